@@ -1,0 +1,37 @@
+import tseslint from 'typescript-eslint';
+
+const nodeBuiltins = ['node:*', 'fs', 'fs/*', 'path', 'crypto', 'http', 'https', 'os', 'child_process', 'net', 'url', 'stream', 'events', 'util', 'worker_threads', 'zlib', 'buffer'];
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'node_modules/**', 'test-results/**', '**/*.config.ts', '**/*.config.js'] },
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      '@typescript-eslint/no-explicit-any': 'off',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+    },
+  },
+  {
+    // The layering: only src-main/electron/ may import electron.
+    files: ['src-main/core/**/*.ts', 'shared/**/*.ts', 'src-renderer/**/*.{ts,tsx}', 'test/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { paths: [{ name: 'electron', message: 'Only src-main/electron/ may import electron.' }] }],
+    },
+  },
+  {
+    // Renderer and shared code run in a browser: no Node built-ins, no native modules.
+    files: ['shared/**/*.ts', 'src-renderer/**/*.{ts,tsx}'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            { name: 'electron', message: 'Only src-main/electron/ may import electron.' },
+            { name: 'better-sqlite3', message: 'The store lives in the core.' },
+          ],
+          patterns: [{ group: nodeBuiltins, message: 'Renderer and shared code must not import Node built-ins.' }],
+        },
+      ],
+    },
+  },
+);

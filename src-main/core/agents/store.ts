@@ -1,0 +1,190 @@
+import type { Db } from '../db/open.js';
+import { stmt } from '../db/stmt.js';
+import { newId, newSecret, randomBase32, sha256Hex, slugify } from '../util/ids.js';
+import { AppError, invalid } from '../errors/app-error.js';
+import { maskToScopes, type ScopeName } from '../../../shared/scopes.js';
+
+export interface AgentRow {
+  id: string;
+  plate: string;
+  owner_id: string;
+  name: string;
+  slug: string;
+  scopes: number;
+  revoked_at: number | null;
+  created_at: number;
+  owner_slug: string;
+  owner_name: string;
+}
+
+export interface AgentDto {
+  agent_id: string;
+  plate: string;
+  name: string;
+  handle: string;
+  owner: { owner_id: string; name: string };
+  scopes: ScopeName[];
+  revoked: boolean;
+  created_at: string;
+}
+
+const SELECT_AGENT = `SELECT a.*, o.slug AS owner_slug, o.name AS owner_name FROM agents a JOIN owners o ON o.id = a.owner_id`;
+
+export function agentHandle(a: { slug: string; owner_slug: string }): string {
+  return `@${a.slug}(${a.owner_slug})`;
+}
+
+export function agentDto(a: AgentRow): AgentDto {
+  return {
+    agent_id: a.id,
+    plate: a.plate,
+    name: a.name,
+    handle: agentHandle(a),
+    owner: { owner_id: a.owner_id, name: a.owner_name },
+    scopes: maskToScopes(a.scopes),
+    revoked: a.revoked_at !== null,
+    created_at: new Date(a.created_at).toISOString(),
+  };
+}
+
+export function getAgentByPlate(db: Db, plate: string): AgentRow | undefined {
+  return stmt(db, `${SELECT_AGENT} WHERE a.plate = ?`).get(plate) as AgentRow | undefined;
+}
+
+export function getAgentById(db: Db, id: string): AgentRow | undefined {
+  return stmt(db, `${SELECT_AGENT} WHERE a.id = ?`).get(id) as AgentRow | undefined;
+}
+
+export function listAgentsOfOwner(db: Db, ownerId: string): AgentRow[] {
+  return stmt(db, `${SELECT_AGENT} WHERE a.owner_id = ? ORDER BY a.created_at`).all(ownerId) as AgentRow[];
+}
+
+export function createAgent(db: Db, ownerId: string, name: string, scopes: number): AgentRow {
+  const trimmed = name.trim();
+  if (!trimmed || trimmed.length > 80) throw invalid('name must be 1 to 80 characters');
+  const owner = stmt(db, 'SELECT plate_prefix FROM owners WHERE id = ?').get(ownerId) as
+    | { plate_prefix: string }
+    | undefined;
+  if (!owner) throw new AppError('NOT_FOUND', 'owner not found');
+  const slug = slugify(trimmed);
+  if (stmt(db, 'SELECT 1 FROM agents WHERE owner_id = ? AND slug = ?').get(ownerId, slug)) {
+    throw new AppError('CONFLICT', `you already have an agent whose handle is @${slug}; choose another name`);
+  }
+  const id = newId('agt');
+  for (let attempt = 0; ; attempt++) {
+    const plate = `${owner.plate_prefix}-AGT-${randomBase32(6)}`;
+    try {
+      stmt(
+        db,
+        'INSERT INTO agents (id, plate, owner_id, name, slug, scopes, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      ).run(id, plate, ownerId, trimmed, slug, scopes, Date.now());
+      break;
+    } catch (err) {
+      if (attempt > 5 || !String((err as Error).message).includes('agents.plate')) throw err;
+    }
+  }
+  return getAgentById(db, id)!;
+}
+
+export function revokeAgent(db: Db, plate: string): void {
+  stmt(db, 'UPDATE agents SET revoked_at = ? WHERE plate = ? AND revoked_at IS NULL').run(Date.now(), plate);
+}
+
+export interface CredentialRow {
+  id: string;
+  agent_id: string;
+  device_id: string;
+  revoked_at: number | null;
+  purpose: string;
+  created_at: number;
+}
+
+/** A new credential (and device) for an agent; the secret is returned once and stored only hashed. */
+export function createCredential(
+  db: Db,
+  agentId: string,
+  deviceName: string | undefined,
+  purpose = 'user',
+): { credentialId: string; credential: string; deviceId: string } {
+  const deviceId = newId('dev');
+  const credentialId = newId('cred');
+  const credential = newSecret('ark_');
+  const now = Date.now();
+  db.transaction(() => {
+    stmt(db, 'INSERT INTO devices (id, agent_id, name, created_at) VALUES (?, ?, ?, ?)').run(
+      deviceId,
+      agentId,
+      (deviceName ?? 'default').slice(0, 80),
+      now,
+    );
+    stmt(
+      db,
+      'INSERT INTO credentials (id, agent_id, device_id, secret_hash, purpose, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+    ).run(credentialId, agentId, deviceId, sha256Hex(credential), purpose, now);
+  })();
+  return { credentialId, credential, deviceId };
+}
+
+export function credentialBySecret(db: Db, secret: string): CredentialRow | undefined {
+  return stmt(db, 'SELECT * FROM credentials WHERE secret_hash = ?').get(sha256Hex(secret)) as
+    | CredentialRow
+    | undefined;
+}
+
+export function listCredentials(db: Db, agentId: string) {
+  return (
+    stmt(
+      db,
+      `SELECT c.id, c.device_id, d.name AS device_name, c.purpose, c.revoked_at, d.revoked_at AS device_revoked_at, c.created_at
+       FROM credentials c JOIN devices d ON d.id = c.device_id WHERE c.agent_id = ? ORDER BY c.created_at`,
+    ).all(agentId) as Array<{
+      id: string;
+      device_id: string;
+      device_name: string;
+      purpose: string;
+      revoked_at: number | null;
+      device_revoked_at: number | null;
+      created_at: number;
+    }>
+  ).map((c) => ({
+    credential_id: c.id,
+    device_id: c.device_id,
+    device: c.device_name,
+    purpose: c.purpose,
+    revoked: c.revoked_at !== null || c.device_revoked_at !== null,
+    created_at: new Date(c.created_at).toISOString(),
+  }));
+}
+
+/** Is any of agent, credential or device revoked? Checked on every call. */
+export function isRevoked(db: Db, agentId: string, credentialId: string, deviceId: string): boolean {
+  const r = stmt(
+    db,
+    `SELECT a.revoked_at AS a, c.revoked_at AS c, d.revoked_at AS d
+     FROM agents a JOIN credentials c ON c.agent_id = a.id JOIN devices d ON d.id = c.device_id
+     WHERE a.id = ? AND c.id = ? AND d.id = ?`,
+  ).get(agentId, credentialId, deviceId) as { a: number | null; c: number | null; d: number | null } | undefined;
+  return !r || r.a !== null || r.c !== null || r.d !== null;
+}
+
+export function credentialOwner(db: Db, credentialId: string): { owner_id: string; plate: string } | undefined {
+  return stmt(
+    db,
+    'SELECT a.owner_id, a.plate FROM credentials c JOIN agents a ON a.id = c.agent_id WHERE c.id = ?',
+  ).get(credentialId) as { owner_id: string; plate: string } | undefined;
+}
+
+export function deviceOwner(db: Db, deviceId: string): { owner_id: string; plate: string } | undefined {
+  return stmt(
+    db,
+    'SELECT a.owner_id, a.plate FROM devices d JOIN agents a ON a.id = d.agent_id WHERE d.id = ?',
+  ).get(deviceId) as { owner_id: string; plate: string } | undefined;
+}
+
+export function revokeCredential(db: Db, credentialId: string): void {
+  stmt(db, 'UPDATE credentials SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(Date.now(), credentialId);
+}
+
+export function revokeDevice(db: Db, deviceId: string): void {
+  stmt(db, 'UPDATE devices SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(Date.now(), deviceId);
+}

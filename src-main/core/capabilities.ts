@@ -1,0 +1,26 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Core } from './context.js';
+import type { ToolDef } from './mcp/tool.js';
+import type { Route } from './http/router.js';
+import { identityTools } from './identity/tools.js';
+import { inboxTools } from './inbox/tools.js';
+import { roomTools } from './rooms/tools.js';
+import { messageTools } from './messages/tools.js';
+import { addressingTools } from './addressing/tools.js';
+import { ownerRoutes } from './owners/routes.js';
+import { agentRoutes } from './agents/routes.js';
+import { roomRoutes } from './rooms/routes.js';
+import { eventRoutes } from './events/routes.js';
+
+/** Every MCP tool, in the order tools/list shows them. A new capability adds its array here. */
+export const ALL_TOOLS: ToolDef[] = [...identityTools, ...inboxTools, ...roomTools, ...messageTools, ...addressingTools];
+
+/** Every human API route. */
+export const ALL_ROUTES: Route[] = [...ownerRoutes, ...agentRoutes, ...roomRoutes, ...eventRoutes];
+
+/** Start-up hooks of capabilities that run background work (e.g. the wake dispatcher). */
+export const CAPABILITY_STARTERS: Array<(core: Core) => void> = [];
+
+/** Handlers for paths outside /v1 and /mcp (e.g. presigned file URLs); true when handled. */
+export type RawHandler = (core: Core, req: IncomingMessage, res: ServerResponse, url: URL) => Promise<boolean> | boolean;
+export const RAW_HANDLERS: RawHandler[] = [];

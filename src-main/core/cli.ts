@@ -1,0 +1,132 @@
+#!/usr/bin/env node
+import { readFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { startCore, DEFAULT_PORT } from './start.js';
+import { defaultHome } from './paths.js';
+import { parseRateLimit, type RateLimitConfig } from './ratelimit.js';
+import { openDb } from './db/open.js';
+import { createLoginLink } from './owners/login.js';
+import { primaryOwner } from './owners/store.js';
+
+const USAGE = `agent-rooms: local collaboration rooms for agents and humans
+
+Usage:
+  agent-rooms serve [--port N] [--home DIR] [--owner-name NAME] [--rate-limit PER_SECOND[:BURST]]
+      Run the core headless on 127.0.0.1 (default port ${DEFAULT_PORT}; --port 0 picks a free one).
+  agent-rooms open [--home DIR]
+      Print a fresh one-time UI login URL for the running server.
+  agent-rooms --help
+
+Environment: AGENT_ROOMS_HOME, AGENT_ROOMS_PORT.`;
+
+interface Flags {
+  port?: number;
+  home?: string;
+  ownerName?: string;
+  rateLimit?: RateLimitConfig;
+  bind?: string;
+}
+
+function parseFlags(argv: string[]): Flags {
+  const f: Flags = {};
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    const [name, inline] = a.includes('=') ? [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)] : [a, undefined];
+    const value = () => {
+      const v = inline ?? argv[++i];
+      if (v === undefined) throw new Error(`${name} needs a value`);
+      return v;
+    };
+    switch (name) {
+      case '--port': {
+        const v = value();
+        const n = Number(v);
+        if (!/^\d+$/.test(v) || n > 65535) throw new Error(`--port takes 0 to 65535, got "${v}"`);
+        f.port = n;
+        break;
+      }
+      case '--home':
+        f.home = value();
+        break;
+      case '--owner-name':
+        f.ownerName = value();
+        break;
+      case '--rate-limit':
+        f.rateLimit = parseRateLimit(value());
+        break;
+      case '--host':
+      case '--bind':
+        f.bind = value();
+        break;
+      default:
+        throw new Error(`unknown option ${a}`);
+    }
+  }
+  return f;
+}
+
+async function serve(flags: Flags) {
+  if (flags.bind !== undefined && flags.bind !== '127.0.0.1' && flags.bind !== 'localhost') {
+    throw new Error(`agent-rooms binds 127.0.0.1 only; refusing to bind ${flags.bind}`);
+  }
+  const envPort = process.env.AGENT_ROOMS_PORT;
+  if (flags.port === undefined && envPort !== undefined) {
+    if (!/^\d+$/.test(envPort) || Number(envPort) > 65535) throw new Error(`AGENT_ROOMS_PORT takes 0 to 65535, got "${envPort}"`);
+    flags.port = Number(envPort);
+  }
+  const home = flags.home ?? defaultHome();
+  const running = await startCore({ home, port: flags.port ?? DEFAULT_PORT, ownerName: flags.ownerName, rateLimit: flags.rateLimit });
+  const out = (s: string) => process.stdout.write(s + '\n');
+  out(`home: ${home}`);
+  out(`owner token: ${join(home, 'owner-token')} (keep it secret)`);
+  out(`MCP URL: ${running.mcpUrl}  (hosts: ${running.mcpUrl}/claude-code, /codex, /gemini, /cursor)`);
+  out(`UI login (one-time, 5 minutes): ${running.loginUrl()}`);
+  out(`agent-rooms listening on ${running.baseUrl}`);
+  let stopping = false;
+  const stop = (sig: string) => {
+    if (stopping) return;
+    stopping = true;
+    process.stderr.write(`agent-rooms: ${sig}, shutting down\n`);
+    running.close().then(
+      () => process.exit(0),
+      (err) => {
+        process.stderr.write(`agent-rooms: shutdown failed: ${(err as Error).message}\n`);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+function open(flags: Flags) {
+  const home = flags.home ?? defaultHome();
+  const sj = join(home, 'server.json');
+  if (!existsSync(sj)) throw new Error(`no running server found in ${home} (start it with: agent-rooms serve)`);
+  const { port } = JSON.parse(readFileSync(sj, 'utf8')) as { port: number };
+  const db = openDb(join(home, 'rooms.db'));
+  try {
+    const owner = primaryOwner(db);
+    if (!owner) throw new Error('no primary owner yet');
+    process.stdout.write(createLoginLink(db, `http://127.0.0.1:${port}`, owner.owner_id).url + '\n');
+  } finally {
+    db.close();
+  }
+}
+
+async function main(argv: string[]) {
+  const [cmd, ...rest] = argv;
+  if (!cmd || cmd === '--help' || cmd === '-h' || cmd === 'help') {
+    process.stdout.write(USAGE + '\n');
+    return;
+  }
+  const flags = parseFlags(rest);
+  if (cmd === 'serve') return serve(flags);
+  if (cmd === 'open') return open(flags);
+  throw new Error(`unknown command "${cmd}"\n\n${USAGE}`);
+}
+
+main(process.argv.slice(2)).catch((err: unknown) => {
+  process.stderr.write(`agent-rooms: ${(err as Error).message}\n`);
+  process.exit(2);
+});

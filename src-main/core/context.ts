@@ -1,0 +1,59 @@
+import type { Db } from './db/open.js';
+import type { PassportService } from './auth/passports.js';
+import type { EventBus } from './events/bus.js';
+import type { RateLimiter } from './ratelimit.js';
+import type { SessionRegistry } from './mcp/sessions.js';
+import type { SigningKey } from './auth/keys.js';
+
+export interface CoreConfig {
+  home: string;
+  /** Idle MCP sessions are closed after this long without a request. */
+  sessionIdleMs: number;
+  log: (line: string) => void;
+}
+
+/** Everything a service function, tool or route may use; one per running core. */
+export interface Core {
+  db: Db;
+  config: CoreConfig;
+  signingKey: SigningKey;
+  passports: PassportService;
+  bus: EventBus;
+  rateLimiter: RateLimiter;
+  sessions: SessionRegistry;
+  /** `http://127.0.0.1:PORT`, known once the server listens. */
+  baseUrl: string;
+  /** Named hooks later capabilities register (e.g. the wake dispatcher). */
+  hooks: CoreHooks;
+}
+
+export interface AgentActedEvent {
+  plate: string;
+  roomId: string;
+  sessionId?: string;
+  tool: string;
+}
+
+export interface CoreHooks {
+  /** An agent acted in a room (sent a message, completed a task, …): wakes waiting on it are handled. */
+  agentActed: Array<(e: AgentActedEvent) => void>;
+  /** What a live instance is working on (the tasks whose lease it holds), for list_instances. */
+  workingOn: Array<(sessionId: string) => Array<{ task_id: string; title: string; room: string }>>;
+  /** Runs when the core stops. */
+  onClose: Array<() => void | Promise<void>>;
+}
+
+export function mcpUrl(core: Core, host?: string): string {
+  return host && host !== 'generic' ? `${core.baseUrl}/mcp/${host}` : `${core.baseUrl}/mcp`;
+}
+
+/** Tells waiting wakes that this instance acted in the room (handled-on-next-act, decisions.md "Wakes"). */
+export function notifyActed(core: Core, e: AgentActedEvent): void {
+  for (const h of core.hooks.agentActed) {
+    try {
+      h(e);
+    } catch (err) {
+      core.config.log(`agentActed hook failed: ${(err as Error).message}`);
+    }
+  }
+}

@@ -1,0 +1,36 @@
+import type { Route } from '../http/router.js';
+import { humanRole } from '../rooms/store.js';
+
+/** Server-Sent Events for the UI: every core event the signed-in owner may see. */
+export const eventRoutes: Route[] = [
+  {
+    method: 'GET',
+    path: '/v1/events',
+    handler: ({ core, owner, req, res }) => {
+      res.writeHead(200, {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-store',
+        connection: 'keep-alive',
+        'x-accel-buffering': 'no',
+      });
+      res.write(`retry: 2000\n\n`);
+      const off = core.bus.on((e) => {
+        if (e.room) {
+          if (!humanRole(core.db, e.room, owner.owner_id)) return;
+        } else if (e.owners && !e.owners.includes(owner.owner_id)) {
+          return;
+        }
+        res.write(`event: ${e.type}\ndata: ${JSON.stringify({ type: e.type, room: e.room, data: e.data ?? null })}\n\n`);
+      });
+      const ping = setInterval(() => res.write(': ping\n\n'), 15_000);
+      ping.unref();
+      const stop = () => {
+        clearInterval(ping);
+        off();
+      };
+      req.on('close', stop);
+      res.on('close', stop);
+      return undefined;
+    },
+  },
+];

@@ -1,0 +1,38 @@
+import type { ServerResponse } from 'node:http';
+import type { Core } from '../context.js';
+import type { AppError } from '../errors/app-error.js';
+import { newErrorId, recordEvidence } from '../errors/evidence.js';
+import type { ApiErrorBody } from '../../../shared/errors.js';
+
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': String(Buffer.byteLength(text)),
+    'cache-control': 'no-store',
+    ...headers,
+  });
+  res.end(text);
+}
+
+/** The human API's error: an HTTP status and `{error: {code, message, error_id}}`, evidence stored. */
+export function sendApiError(
+  core: Core,
+  res: ServerResponse,
+  err: AppError,
+  e: { route?: string; args?: unknown; knownArgs?: ReadonlySet<string>; ownerId?: string } = {},
+): void {
+  const errorId = newErrorId();
+  recordEvidence(core.db, { errorId, surface: 'v1', tool: e.route, error: err, args: e.args, knownArgs: e.knownArgs, ownerId: e.ownerId });
+  const body: ApiErrorBody = { error: { code: err.code, message: err.message, error_id: errorId } };
+  if (err.reason) body.error.reason = err.reason;
+  if (err.retryAfterMs !== undefined) body.error.retry_after_ms = err.retryAfterMs;
+  const headers: Record<string, string> = {};
+  if (err.retryAfterMs !== undefined) headers['retry-after'] = String(Math.ceil(err.retryAfterMs / 1000));
+  if (err.httpStatus === 401) headers['www-authenticate'] = 'Bearer realm="agent-rooms"';
+  sendJson(res, err.httpStatus, body, headers);
+}

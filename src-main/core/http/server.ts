@@ -1,0 +1,189 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { extname, join, normalize, sep } from 'node:path';
+import type { Core } from '../context.js';
+import { Router, Status, type RouteContext } from './router.js';
+import { hostAllowed, originAllowed, sameOrigin } from './guard.js';
+import { sendApiError, sendJson } from './respond.js';
+import { AppError, toAppError } from '../errors/app-error.js';
+import { readBody } from './body.js';
+import { handleMcp } from '../mcp/handler.js';
+import type { ToolRegistry } from '../mcp/registry.js';
+import { isMcpHost } from '../../../shared/hosts.js';
+import { ownerByToken, type Owner } from '../owners/store.js';
+import { SESSION_COOKIE, endUiSession, ownerBySession, readCookie, redeemLoginLink, UI_SESSION_TTL_MS } from '../owners/login.js';
+import { errorDocsHtml } from '../errors/docs.js';
+
+export const API_BODY_LIMIT = 1024 * 1024;
+
+const MIME: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.json': 'application/json',
+  '.woff2': 'font/woff2',
+};
+
+export const CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'";
+
+function htmlPage(res: ServerResponse, status: number, title: string, text: string) {
+  const esc = (s: string) => s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
+  res.writeHead(status, { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': CSP, 'cache-control': 'no-store' });
+  res.end(
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${esc(title)}</title></head><body style="font-family:system-ui;max-width:40rem;margin:4rem auto;padding:0 1rem"><h1>${esc(title)}</h1><p>${esc(text)}</p></body></html>`,
+  );
+}
+
+function authenticateOwner(core: Core, req: IncomingMessage, port: number): Owner {
+  const h = req.headers.authorization;
+  if (h) {
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(h);
+    const owner = m ? ownerByToken(core.db, m[1]!) : undefined;
+    if (!owner) throw new AppError('UNAUTHENTICATED', 'invalid owner token');
+    return owner;
+  }
+  const sid = readCookie(req.headers.cookie, SESSION_COOKIE);
+  const owner = sid ? ownerBySession(core.db, sid) : undefined;
+  if (!owner) throw new AppError('UNAUTHENTICATED', 'sign in: present an owner token as Authorization: Bearer, or use a login link');
+  if (req.method !== 'GET' && req.method !== 'HEAD' && !sameOrigin(req, port)) {
+    throw new AppError('FORBIDDEN', 'cross-origin request refused');
+  }
+  return owner;
+}
+
+export interface HttpDeps {
+  core: Core;
+  registry: ToolRegistry;
+  router: Router;
+  uiDir?: string;
+  /** Routes outside /v1 that a capability serves itself (e.g. presigned file URLs). */
+  rawHandlers: Array<(req: IncomingMessage, res: ServerResponse, url: URL) => Promise<boolean> | boolean>;
+}
+
+export function createHttpServer(deps: HttpDeps, port: () => number): Server {
+  const { core, registry, router } = deps;
+
+  async function handleApi(req: IncomingMessage, res: ServerResponse, url: URL) {
+    const m = router.match(req.method ?? 'GET', url.pathname);
+    if (m === undefined) throw new AppError('NOT_FOUND', `no route ${req.method} ${url.pathname.slice(0, 100)}`);
+    if (m === 405) throw new AppError('INVALID_ARGUMENT', `method ${req.method} not allowed here`, { httpStatus: 405 });
+    const owner = m.route.public ? (undefined as unknown as Owner) : authenticateOwner(core, req, port());
+    let body: Record<string, unknown> = {};
+    if (!m.route.rawBody && req.method !== 'GET' && req.method !== 'HEAD' && req.method !== 'DELETE') {
+      const raw = await readBody(req, API_BODY_LIMIT);
+      if (raw.length) {
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(raw.toString('utf8'));
+        } catch {
+          throw new AppError('INVALID_ARGUMENT', 'body is not valid JSON');
+        }
+        if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new AppError('INVALID_ARGUMENT', 'body must be a JSON object');
+        body = parsed as Record<string, unknown>;
+      }
+    }
+    const ctx: RouteContext = { core, req, res, url, params: m.params, owner, body };
+    try {
+      const out = await m.route.handler(ctx);
+      if (res.headersSent || res.writableEnded) return;
+      if (out instanceof Status) sendJson(res, out.status, out.body);
+      else if (out === undefined) sendJson(res, 204, {});
+      else sendJson(res, 200, out);
+    } catch (err) {
+      const e = toAppError(err);
+      if (e.code === 'INTERNAL') core.config.log(`internal error in ${req.method} ${m.route.path}: ${(err as Error)?.stack ?? err}`);
+      return sendApiError(core, res, e, { route: `${m.route.method} ${m.route.path}`, args: body, knownArgs: new Set(), ownerId: owner?.owner_id });
+    }
+  }
+
+  function handleLogin(req: IncomingMessage, res: ServerResponse, url: URL) {
+    const token = url.searchParams.get('token') ?? '';
+    const r = redeemLoginLink(core.db, token);
+    if (!r.ok) {
+      const why = { unknown: 'This login link is not valid.', used: 'This login link was already used.', expired: 'This login link has expired.' }[r.why];
+      return htmlPage(res, 400, 'Sign-in link not valid', `${why} Run "agent-rooms open" (or use the desktop app) for a fresh link; each link works once, for five minutes.`);
+    }
+    res.writeHead(303, {
+      location: '/',
+      'set-cookie': `${SESSION_COOKIE}=${r.sessionId}; HttpOnly; SameSite=Strict; Path=/; Max-Age=${Math.floor(UI_SESSION_TTL_MS / 1000)}`,
+      'cache-control': 'no-store',
+    });
+    res.end();
+  }
+
+  function handleLogout(req: IncomingMessage, res: ServerResponse) {
+    const sid = readCookie(req.headers.cookie, SESSION_COOKIE);
+    if (sid) endUiSession(core.db, sid);
+    res.writeHead(303, { location: '/', 'set-cookie': `${SESSION_COOKIE}=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0` });
+    res.end();
+  }
+
+  function serveStatic(res: ServerResponse, url: URL) {
+    const dir = deps.uiDir;
+    if (!dir || !existsSync(join(dir, 'index.html'))) {
+      return htmlPage(res, 200, 'Agent Rooms', 'The server is running. The UI bundle is not built: run "npm run build".');
+    }
+    let rel = decodeURIComponent(url.pathname);
+    if (rel.includes('\0')) return htmlPage(res, 400, 'Bad request', 'Bad path.');
+    let file = normalize(join(dir, rel));
+    if (!file.startsWith(dir + sep) && file !== dir) return htmlPage(res, 404, 'Not found', 'No such page.');
+    if (!existsSync(file) || statSync(file).isDirectory()) {
+      rel = '/index.html';
+      file = join(dir, 'index.html');
+    }
+    const type = MIME[extname(file)] ?? 'application/octet-stream';
+    const headers: Record<string, string> = { 'content-type': type, 'x-content-type-options': 'nosniff' };
+    if (type.startsWith('text/html')) {
+      headers['content-security-policy'] = CSP;
+      headers['cache-control'] = 'no-store';
+    } else if (rel.startsWith('/assets/')) {
+      headers['cache-control'] = 'public, max-age=31536000, immutable';
+    }
+    res.writeHead(200, headers);
+    res.end(readFileSync(file));
+  }
+
+  const server = createServer(async (req, res) => {
+    let url: URL;
+    try {
+      url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    } catch {
+      return sendApiError(core, res, new AppError('INVALID_ARGUMENT', 'bad request URL'));
+    }
+    try {
+      if (!hostAllowed(req, port()) || !originAllowed(req)) {
+        return sendApiError(core, res, new AppError('FORBIDDEN', 'Host or Origin not allowed (DNS-rebinding protection)', { reason: 'host_not_allowed' }));
+      }
+      const p = url.pathname;
+      if (p === '/mcp' || p.startsWith('/mcp/')) {
+        const host = p === '/mcp' ? 'generic' : p.slice(5).replace(/\/$/, '');
+        if (host !== 'generic' && !isMcpHost(host)) return sendApiError(core, res, new AppError('NOT_FOUND', `no MCP resource ${p.slice(0, 60)}`));
+        return await handleMcp(core, registry, req, res, host as never, url);
+      }
+      if (p.startsWith('/v1/')) return await handleApi(req, res, url);
+      for (const h of deps.rawHandlers) if (await h(req, res, url)) return;
+      if (p === '/login' && req.method === 'GET') return handleLogin(req, res, url);
+      if (p === '/logout' && req.method === 'POST') return handleLogout(req, res);
+      if (p === '/healthz') return sendJson(res, 200, { ok: true });
+      if (p === '/docs/errors') {
+        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': CSP });
+        return res.end(errorDocsHtml());
+      }
+      if (req.method !== 'GET' && req.method !== 'HEAD') return sendApiError(core, res, new AppError('NOT_FOUND', 'not found'));
+      return serveStatic(res, url);
+    } catch (err) {
+      const e = toAppError(err);
+      if (e.code === 'INTERNAL') core.config.log(`internal error: ${(err as Error)?.stack ?? err}`);
+      if (!res.headersSent) sendApiError(core, res, e);
+      else res.end();
+    }
+  });
+  server.headersTimeout = 20_000;
+  server.requestTimeout = 0; // long uploads and SSE streams; slow-body defence is per stream
+  server.keepAliveTimeout = 5_000;
+  return server;
+}

@@ -1,0 +1,71 @@
+import type { Db } from '../db/open.js';
+import { stmt } from '../db/stmt.js';
+import { newId } from '../util/ids.js';
+
+export type TrustLevel = 'same_owner' | 'trusted' | 'untrusted' | 'human';
+
+export function pendingMentions(db: Db, plate: string): number {
+  return (stmt(db, 'SELECT COUNT(*) AS n FROM mentions WHERE plate = ? AND acked_at IS NULL').get(plate) as { n: number }).n;
+}
+
+export function addInboxItem(
+  db: Db,
+  item: { plate: string; roomId: string; messageId?: string; taskId?: string; kind: 'mention' | 'task' | 'handoff'; trustLevel: TrustLevel },
+): { mention_id: string; seq: number } {
+  const id = newId('mnt');
+  const r = stmt(
+    db,
+    `INSERT INTO mentions (id, plate, room_id, message_id, task_id, kind, trust_level, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq`,
+  ).get(id, item.plate, item.roomId, item.messageId ?? null, item.taskId ?? null, item.kind, item.trustLevel, Date.now()) as {
+    seq: number;
+  };
+  return { mention_id: id, seq: r.seq };
+}
+
+/** Acknowledges the caller's own inbox items; others' ids are ignored. Returns how many changed. */
+export function ackByIds(db: Db, plate: string, ids: readonly string[]): number {
+  let n = 0;
+  const now = Date.now();
+  for (const id of ids) {
+    n += stmt(db, 'UPDATE mentions SET acked_at = ? WHERE id = ? AND plate = ? AND acked_at IS NULL').run(now, id, plate).changes;
+  }
+  return n;
+}
+
+export function ackUpToSeq(db: Db, plate: string, seq: number): number {
+  return stmt(db, 'UPDATE mentions SET acked_at = ? WHERE plate = ? AND seq <= ? AND acked_at IS NULL').run(Date.now(), plate, seq)
+    .changes;
+}
+
+/** Acknowledges the caller's open inbox items of one task (a completed task clears its own wake). */
+export function ackTaskItems(db: Db, plate: string, taskId: string): number {
+  return stmt(db, 'UPDATE mentions SET acked_at = ? WHERE plate = ? AND task_id = ? AND acked_at IS NULL').run(Date.now(), plate, taskId)
+    .changes;
+}
+
+export interface InboxRow {
+  seq: number;
+  id: string;
+  room_id: string;
+  message_id: string | null;
+  task_id: string | null;
+  kind: string;
+  trust_level: string;
+  created_at: number;
+  body: string | null;
+  sender_kind: string | null;
+  sender_plate: string | null;
+  sender_owner_id: string | null;
+  msg_seq: number | null;
+}
+
+export function listInbox(db: Db, plate: string, rooms: string[] | undefined, sinceSeq: number, limit: number): InboxRow[] {
+  const base = `SELECT m.seq, m.id, m.room_id, m.message_id, m.task_id, m.kind, m.trust_level, m.created_at,
+      msg.body, msg.sender_kind, msg.sender_plate, msg.sender_owner_id, msg.seq AS msg_seq
+    FROM mentions m LEFT JOIN messages msg ON msg.id = m.message_id
+    WHERE m.plate = ? AND m.acked_at IS NULL AND m.seq > ?`;
+  if (!rooms) return stmt(db, `${base} ORDER BY m.seq LIMIT ?`).all(plate, sinceSeq, limit) as InboxRow[];
+  const placeholders = rooms.map(() => '?').join(',');
+  return db.prepare(`${base} AND m.room_id IN (${placeholders}) ORDER BY m.seq LIMIT ?`).all(plate, sinceSeq, ...rooms, limit) as InboxRow[];
+}

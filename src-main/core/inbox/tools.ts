@@ -1,0 +1,84 @@
+import { z } from 'zod';
+import { defineTool } from '../mcp/tool.js';
+import { ackByIds, ackUpToSeq, listInbox } from '../inbox/store.js';
+import { requireAgentRoom } from '../rooms/store.js';
+import { invalid } from '../errors/app-error.js';
+import { PAGE_DEFAULT, PAGE_MAX } from '../messages/service.js';
+import { getAgentByPlate, agentHandle } from '../agents/store.js';
+import { stmt } from '../db/stmt.js';
+import { notifyActed } from '../context.js';
+
+const roomId = z.string().min(1).max(200);
+
+export const inboxTools = [
+  defineTool({
+    name: 'check_mentions',
+    scope: 'READ',
+    description:
+      'Pull-mode inbox: your unacknowledged mentions and task items, oldest first, each with mention_id, seq, room, trust_level, optional task_id and the message. Use when you were not woken (pull clients); clear items with ack_mention_ids on send_message, ack_ids on complete_task, or ack_mentions.',
+    input: z.object({
+      room: roomId.optional().describe('Only this room'),
+      rooms: z.array(roomId).max(100).optional().describe('Only these rooms'),
+      since_seq: z.number().int().min(0).optional().describe('Only items with a larger seq'),
+      limit: z.number().int().min(1).max(PAGE_MAX).optional().describe(`Page size, default ${PAGE_DEFAULT}`),
+    }),
+    handler: (ctx, args) => {
+      const { db } = ctx.core;
+      const rooms = args.room ? [args.room, ...(args.rooms ?? [])] : args.rooms;
+      for (const r of rooms ?? []) requireAgentRoom(db, r, ctx.agent.plate);
+      const limit = args.limit ?? PAGE_DEFAULT;
+      const rows = listInbox(db, ctx.agent.plate, rooms, args.since_seq ?? 0, limit);
+      const items = rows.map((r) => {
+        let from: { kind: string; handle: string } | undefined;
+        if (r.sender_kind === 'agent' && r.sender_plate) {
+          const a = getAgentByPlate(db, r.sender_plate);
+          if (a) from = { kind: 'agent', handle: agentHandle(a) };
+        } else if (r.sender_owner_id) {
+          const o = stmt(db, 'SELECT slug FROM owners WHERE id = ?').get(r.sender_owner_id) as { slug: string } | undefined;
+          if (o) from = { kind: 'human', handle: `@${o.slug}` };
+        }
+        return {
+          mention_id: r.id,
+          seq: r.seq,
+          kind: r.kind,
+          room: r.room_id,
+          trust_level: r.trust_level,
+          ...(r.task_id ? { task_id: r.task_id } : {}),
+          ...(r.message_id ? { message: { message_id: r.message_id, seq: r.msg_seq, from, body: r.body } } : {}),
+          created_at: new Date(r.created_at).toISOString(),
+        };
+      });
+      return { items, next_since_seq: rows.length ? rows[rows.length - 1]!.seq : (args.since_seq ?? 0), has_more: rows.length === limit };
+    },
+  }),
+  defineTool({
+    name: 'ack_mentions',
+    scope: 'WRITE',
+    description:
+      'Legacy: mark inbox items handled, by mention_ids or everything up to last_mention_seq. Use only when you handled an item without send_message (ack_mention_ids) or complete_task (ack_ids).',
+    input: z.object({
+      mention_ids: z.array(z.string().min(1).max(200)).max(500).optional(),
+      last_mention_seq: z.number().int().min(0).optional(),
+    }),
+    handler: (ctx, args) => {
+      if (!args.mention_ids && args.last_mention_seq === undefined) throw invalid('give mention_ids or last_mention_seq');
+      const { db } = ctx.core;
+      const rooms = new Set<string>();
+      const ids = args.mention_ids ?? [];
+      for (const id of ids) {
+        const r = stmt(db, 'SELECT room_id FROM mentions WHERE id = ? AND plate = ?').get(id, ctx.agent.plate) as { room_id: string } | undefined;
+        if (r) rooms.add(r.room_id);
+      }
+      const acked = db.transaction(() => {
+        let n = ackByIds(db, ctx.agent.plate, ids);
+        if (args.last_mention_seq !== undefined) {
+          for (const r of stmt(db, 'SELECT DISTINCT room_id FROM mentions WHERE plate = ? AND seq <= ? AND acked_at IS NULL').all(ctx.agent.plate, args.last_mention_seq) as Array<{ room_id: string }>) rooms.add(r.room_id);
+          n += ackUpToSeq(db, ctx.agent.plate, args.last_mention_seq);
+        }
+        return n;
+      })();
+      for (const room of rooms) notifyActed(ctx.core, { plate: ctx.agent.plate, roomId: room, sessionId: ctx.sessionId, tool: 'ack_mentions' });
+      return { acked };
+    },
+  }),
+];

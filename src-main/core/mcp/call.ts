@@ -1,0 +1,118 @@
+import type { Core } from '../context.js';
+import type { ToolRegistry } from './registry.js';
+import type { ToolContext } from './tool.js';
+import type { AgentIdentity } from '../auth/identity.js';
+import type { McpResourceHost } from '../../../shared/hosts.js';
+import { AppError, toAppError } from '../errors/app-error.js';
+import { newErrorId, recordEvidence } from '../errors/evidence.js';
+import { hasScope } from '../../../shared/scopes.js';
+import type { ToolErrorBody } from '../../../shared/errors.js';
+import { ulid } from '../util/ids.js';
+import { pendingMentions } from '../inbox/store.js';
+
+export interface CallToolResult {
+  content: Array<{ type: 'text'; text: string }>;
+  structuredContent: Record<string, unknown>;
+  isError?: boolean;
+  _meta: { pending_mentions: number };
+  [k: string]: unknown;
+}
+
+export function docUrl(core: Core, code: string): string {
+  return `${core.baseUrl}/docs/errors#${code}`;
+}
+
+/** The structured public error of a tool, its evidence stored under the error_id. */
+export function toolError(
+  core: Core,
+  err: AppError,
+  e: { tool?: string; args?: unknown; knownArgs?: ReadonlySet<string>; agent?: AgentIdentity; requestId?: string },
+): ToolErrorBody {
+  const errorId = newErrorId();
+  recordEvidence(core.db, {
+    errorId,
+    surface: 'mcp',
+    tool: e.tool,
+    error: err,
+    args: e.args,
+    knownArgs: e.knownArgs,
+    plate: e.agent?.plate,
+    ownerId: e.agent?.ownerId,
+    requestId: e.requestId,
+  });
+  const body: ToolErrorBody = {
+    code: err.code,
+    message: err.message,
+    http_status: err.httpStatus,
+    error_id: errorId,
+    retryable: err.retryable,
+    doc_url: docUrl(core, err.code),
+    next_action: 'diagnose_error',
+  };
+  if (err.reason) body.reason = err.reason;
+  if (err.retryAfterMs !== undefined) body.retry_after_ms = err.retryAfterMs;
+  return body;
+}
+
+function summarizeIssues(issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>): string {
+  return issues
+    .slice(0, 5)
+    .map((i) => `${i.path.length ? i.path.map(String).join('.') : '(arguments)'}: ${i.message}`)
+    .join('; ');
+}
+
+/** One tools/call: scope first (before any work), then the rate limit, the schema, the handler. */
+export async function callTool(
+  core: Core,
+  registry: ToolRegistry,
+  agent: AgentIdentity,
+  session: { id: string; host: McpResourceHost; toolCalls: number },
+  name: string,
+  args: unknown,
+): Promise<CallToolResult> {
+  const requestId = `req_${ulid()}`;
+  const tool = registry.get(name);
+  let structured: Record<string, unknown>;
+  let isError = false;
+  try {
+    if (!tool) throw new AppError('NOT_FOUND', `unknown tool "${String(name).slice(0, 64)}"; call tools/list for the tools you may use`);
+    if (!hasScope(agent.scopes, tool.scope)) {
+      throw new AppError('SCOPE_MISSING', `${tool.name} needs the ${tool.scope} scope, which this agent does not hold`, {
+        reason: `scope_${tool.scope.toLowerCase()}_missing`,
+      });
+    }
+    core.rateLimiter.take(agent.plate);
+    const parsed = tool.input.safeParse(args ?? {});
+    if (!parsed.success) throw new AppError('INVALID_ARGUMENT', `invalid arguments: ${summarizeIssues(parsed.error.issues)}`);
+    session.toolCalls++;
+    const ctx: ToolContext = { core, agent, sessionId: session.id, host: session.host, requestId };
+    const result = await tool.handler(ctx, parsed.data);
+    structured = (result && typeof result === 'object' && !Array.isArray(result) ? result : { result }) as Record<string, unknown>;
+  } catch (err) {
+    const appErr = toAppError(err);
+    if (appErr.code === 'INTERNAL') core.config.log(`internal error in ${name}: ${(err as Error)?.stack ?? String(err)}`);
+    isError = true;
+    structured = {
+      error: toolError(core, appErr, {
+        tool: tool?.name ?? 'unknown',
+        args,
+        knownArgs: tool ? registry.knownArgNames(tool.name) : undefined,
+        agent,
+        requestId,
+      }),
+    };
+  }
+  let pending = 0;
+  try {
+    pending = pendingMentions(core.db, agent.plate);
+  } catch {
+    // storage trouble is already reported by the call itself
+  }
+  const out: CallToolResult = {
+    content: [{ type: 'text', text: JSON.stringify(structured) }],
+    structuredContent: structured,
+    _meta: { pending_mentions: pending },
+  };
+  if (isError) out.isError = true;
+  return out;
+}

@@ -1,0 +1,156 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { CallToolRequestSchema, ListToolsRequestSchema, isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { Core } from '../context.js';
+import { mcpUrl } from '../context.js';
+import type { ToolRegistry } from './registry.js';
+import type { McpResourceHost } from '../../../shared/hosts.js';
+import type { AgentIdentity } from '../auth/identity.js';
+import { authenticateAgent } from '../auth/authenticate.js';
+import { AppError, toAppError } from '../errors/app-error.js';
+import { newErrorId, recordEvidence } from '../errors/evidence.js';
+import { callTool } from './call.js';
+import { SERVER_INSTRUCTIONS } from './instructions.js';
+import type { McpSession } from './sessions.js';
+import { readBody } from '../http/body.js';
+
+export const MCP_BODY_LIMIT = 1024 * 1024;
+const VERSION = '0.1.0';
+
+function jsonRpcError(res: ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}) {
+  if (res.headersSent) return;
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+}
+
+function bearer(req: IncomingMessage): string | undefined {
+  const h = req.headers.authorization;
+  if (!h) return undefined;
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(h);
+  return m ? m[1] : h;
+}
+
+/** One MCP server per session; tool schemas come prebuilt from the registry. */
+function makeServer(core: Core, registry: ToolRegistry, host: McpResourceHost, session: () => McpSession | undefined): Server {
+  const server = new Server(
+    { name: 'agent-rooms', version: VERSION },
+    {
+      capabilities: { tools: { listChanged: false }, ...(host === 'claude-code' ? { experimental: { 'claude/channel': {} } } : {}) },
+      instructions: SERVER_INSTRUCTIONS,
+    },
+  );
+  server.setRequestHandler(ListToolsRequestSchema, async (_req, extra) => {
+    const id = extra.authInfo?.extra?.identity as AgentIdentity;
+    return { tools: registry.list(id.scopes) };
+  });
+  server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
+    const id = extra.authInfo?.extra?.identity as AgentIdentity;
+    const s = session();
+    const sessionInfo = s ?? { id: extra.sessionId ?? '', host, toolCalls: 0 };
+    return callTool(core, registry, id, sessionInfo, req.params.name, req.params.arguments);
+  });
+  return server;
+}
+
+function unauthorized(core: Core, res: ServerResponse, err: AppError, resource: string) {
+  const errorId = newErrorId();
+  recordEvidence(core.db, { errorId, surface: 'http', tool: 'mcp', error: err });
+  res.writeHead(err.httpStatus, {
+    'content-type': 'application/json',
+    'www-authenticate': `Bearer realm="agent-rooms", error="invalid_token", resource="${resource}"`,
+  });
+  res.end(JSON.stringify({ error: { code: err.code, message: err.message, error_id: errorId, reason: err.reason } }));
+}
+
+/** Handles a request on `/mcp` or `/mcp/<host>`: authentication, the session binding, then the SDK transport. */
+export async function handleMcp(
+  core: Core,
+  registry: ToolRegistry,
+  req: IncomingMessage,
+  res: ServerResponse,
+  host: McpResourceHost,
+  url: URL,
+): Promise<void> {
+  const resource = mcpUrl(core, host);
+  let identity: AgentIdentity;
+  try {
+    identity = await authenticateAgent(core, bearer(req) ?? url.searchParams.get('key') ?? undefined, resource);
+  } catch (err) {
+    return unauthorized(core, res, toAppError(err), resource);
+  }
+  const authReq = req as IncomingMessage & { auth?: unknown };
+  authReq.auth = { token: '', clientId: identity.plate, scopes: [], expiresAt: identity.exp, extra: { identity } };
+
+  let body: unknown;
+  if (req.method === 'POST') {
+    try {
+      const raw = await readBody(req, MCP_BODY_LIMIT);
+      body = JSON.parse(raw.toString('utf8'));
+    } catch (err) {
+      const e = toAppError(err);
+      if (e.code === 'PAYLOAD_TOO_LARGE') return jsonRpcError(res, 413, -32600, `request body over ${MCP_BODY_LIMIT} bytes`);
+      return jsonRpcError(res, 400, -32700, 'Parse error: body is not JSON');
+    }
+  }
+
+  const sid = req.headers['mcp-session-id'];
+  if (typeof sid === 'string' && sid) {
+    const s = core.sessions.get(sid);
+    if (!s || s.host !== host) return jsonRpcError(res, 404, -32001, 'Session not found; initialize a new session');
+    if (s.plate !== identity.plate) return jsonRpcError(res, 403, -32003, 'this session belongs to another agent');
+    s.lastSeen = Date.now();
+    if (req.method === 'GET') {
+      s.getStreams++;
+      res.once('close', () => {
+        s.getStreams--;
+        s.lastSeen = Date.now();
+      });
+    }
+    await s.transport.handleRequest(authReq as never, res, body);
+    return;
+  }
+
+  if (req.method !== 'POST' || !isInitializeRequest(body)) {
+    return jsonRpcError(res, 400, -32000, 'Bad Request: no valid session id; send initialize first');
+  }
+
+  let session: McpSession | undefined;
+  const transport = new StreamableHTTPServerTransport({
+    sessionIdGenerator: () => randomUUID(),
+    onsessioninitialized: (id) => {
+      session = {
+        id,
+        label: id.replace(/-/g, '').slice(0, 8),
+        plate: identity.plate,
+        agentId: identity.agentId,
+        ownerId: identity.ownerId,
+        credentialId: identity.credentialId,
+        deviceId: identity.deviceId,
+        host,
+        transport,
+        server,
+        createdAt: Date.now(),
+        lastSeen: Date.now(),
+        getStreams: 0,
+        toolCalls: 0,
+      };
+      core.sessions.add(session);
+    },
+    onsessionclosed: (id) => {
+      void core.sessions.close(id);
+    },
+  });
+  transport.onclose = () => {
+    if (session) void core.sessions.close(session.id);
+  };
+  const server = makeServer(core, registry, host, () => session);
+  await server.connect(transport);
+  await transport.handleRequest(authReq as never, res, body);
+  if (!session) {
+    // The initialize was refused (e.g. a bad Accept header): keep no state.
+    await transport.close().catch(() => {});
+    await server.close().catch(() => {});
+  }
+}

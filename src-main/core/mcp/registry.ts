@@ -1,0 +1,56 @@
+import { z } from 'zod';
+import type { ToolDef } from './tool.js';
+import { hasScope } from '../../../shared/scopes.js';
+
+export interface ListedTool {
+  name: string;
+  description: string;
+  inputSchema: { type: 'object'; [k: string]: unknown };
+}
+
+/** All tools, with their JSON schemas built once at start-up and their lists cached per scope mask. */
+export class ToolRegistry {
+  private readonly tools = new Map<string, ToolDef>();
+  private readonly listed = new Map<string, ListedTool>();
+  private readonly knownArgs = new Map<string, ReadonlySet<string>>();
+  private readonly byMask = new Map<number, ListedTool[]>();
+
+  constructor(defs: ToolDef[]) {
+    for (const def of defs) {
+      if (this.tools.has(def.name)) throw new Error(`tool ${def.name} registered twice`);
+      this.tools.set(def.name, def);
+      const schema = z.toJSONSchema(def.input, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+      delete schema.$schema;
+      this.listed.set(def.name, {
+        name: def.name,
+        description: def.description,
+        inputSchema: { ...schema, type: 'object' },
+      });
+      this.knownArgs.set(def.name, new Set(Object.keys(def.input.shape)));
+    }
+  }
+
+  get(name: string): ToolDef | undefined {
+    return this.tools.get(name);
+  }
+
+  knownArgNames(name: string): ReadonlySet<string> {
+    return this.knownArgs.get(name) ?? new Set();
+  }
+
+  /** The tools a caller with these scopes may see (advertised ones only). */
+  list(mask: number): ListedTool[] {
+    let l = this.byMask.get(mask);
+    if (!l) {
+      l = [...this.tools.values()]
+        .filter((t) => t.advertised !== false && hasScope(mask, t.scope))
+        .map((t) => this.listed.get(t.name)!);
+      this.byMask.set(mask, l);
+    }
+    return l;
+  }
+
+  names(): string[] {
+    return [...this.tools.keys()];
+  }
+}

@@ -1,0 +1,77 @@
+import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { McpResourceHost } from '../../../shared/hosts.js';
+
+/** One MCP session: one live instance of an agent, bound to the plate that opened it. */
+export interface McpSession {
+  id: string;
+  /** Short label used as the `#session` part of a handle. */
+  label: string;
+  plate: string;
+  agentId: string;
+  ownerId: string;
+  host: McpResourceHost;
+  credentialId: string;
+  deviceId: string;
+  transport: StreamableHTTPServerTransport;
+  server: Server;
+  createdAt: number;
+  lastSeen: number;
+  /** Open GET (server-to-client) streams; a channel push needs one. */
+  getStreams: number;
+  /** Count of tools/call handled, e.g. for the runner's "no tool call back" flag. */
+  toolCalls: number;
+  /** Product feedback is at most once per MCP session. */
+  productFeedbackSent?: boolean;
+}
+
+export class SessionRegistry {
+  private readonly byId = new Map<string, McpSession>();
+  private listeners: Array<(s: McpSession, ev: 'open' | 'close') => void> = [];
+
+  add(s: McpSession): void {
+    this.byId.set(s.id, s);
+    for (const l of this.listeners) l(s, 'open');
+  }
+
+  get(id: string): McpSession | undefined {
+    return this.byId.get(id);
+  }
+
+  /** Closes the transport and server and forgets the session; safe to call twice. */
+  async close(id: string): Promise<void> {
+    const s = this.byId.get(id);
+    if (!s) return;
+    this.byId.delete(id);
+    for (const l of this.listeners) l(s, 'close');
+    await s.transport.close().catch(() => {});
+    await s.server.close().catch(() => {});
+  }
+
+  all(): McpSession[] {
+    return [...this.byId.values()];
+  }
+
+  ofPlate(plate: string): McpSession[] {
+    return this.all().filter((s) => s.plate === plate);
+  }
+
+  get size(): number {
+    return this.byId.size;
+  }
+
+  onChange(l: (s: McpSession, ev: 'open' | 'close') => void): void {
+    this.listeners.push(l);
+  }
+
+  async closeWhere(pred: (s: McpSession) => boolean): Promise<number> {
+    const victims = this.all().filter(pred);
+    await Promise.all(victims.map((s) => this.close(s.id)));
+    return victims.length;
+  }
+
+  /** Closes sessions idle for longer than idleMs; returns how many. */
+  sweep(idleMs: number, now = Date.now()): Promise<number> {
+    return this.closeWhere((s) => now - s.lastSeen > idleMs && s.getStreams === 0);
+  }
+}

@@ -1,0 +1,185 @@
+import type { Core } from '../context.js';
+import type { Db } from '../db/open.js';
+import { immediate } from '../db/open.js';
+import { stmt } from '../db/stmt.js';
+import { newId } from '../util/ids.js';
+import { AppError, invalid } from '../errors/app-error.js';
+import { withIdempotency } from '../idempotency/store.js';
+import { resolveTarget, type ResolvedTarget } from '../addressing/handles.js';
+import { addInboxItem, ackByIds, type TrustLevel } from '../inbox/store.js';
+import { enqueueWake, mayWake } from '../wakes/store.js';
+import { isCrossOwner, touchRoom, trustMode } from '../rooms/store.js';
+import { agentHandle, getAgentByPlate } from '../agents/store.js';
+
+export const MESSAGE_BODY_LIMIT = 64 * 1024;
+export const PAGE_DEFAULT = 50;
+export const PAGE_MAX = 200;
+
+export type Sender = { kind: 'agent'; plate: string; ownerId: string } | { kind: 'human'; ownerId: string };
+
+export interface MessageRecord {
+  message_id: string;
+  seq: number;
+  room: string;
+  sender: { kind: 'agent' | 'human'; plate?: string; owner_id: string; handle: string; name: string };
+  body: string;
+  mentions: Array<{ kind: 'agent' | 'human'; handle: string; plate?: string; owner_id: string }>;
+  parent_id: string | null;
+  created_at: string;
+}
+
+interface MessageRow {
+  id: string;
+  room_id: string;
+  seq: number;
+  sender_kind: 'agent' | 'human';
+  sender_plate: string | null;
+  sender_owner_id: string;
+  body: string;
+  mentions: string;
+  parent_id: string | null;
+  created_at: number;
+}
+
+function senderOf(db: Db, r: MessageRow): MessageRecord['sender'] {
+  if (r.sender_kind === 'agent' && r.sender_plate) {
+    const a = getAgentByPlate(db, r.sender_plate);
+    if (a) return { kind: 'agent', plate: a.plate, owner_id: a.owner_id, handle: agentHandle(a), name: a.name };
+  }
+  const o = stmt(db, 'SELECT name, slug FROM owners WHERE id = ?').get(r.sender_owner_id) as { name: string; slug: string };
+  return { kind: 'human', owner_id: r.sender_owner_id, handle: `@${o.slug}`, name: o.name };
+}
+
+export function messageDto(db: Db, r: MessageRow): MessageRecord {
+  return {
+    message_id: r.id,
+    seq: r.seq,
+    room: r.room_id,
+    sender: senderOf(db, r),
+    body: r.body,
+    mentions: JSON.parse(r.mentions) as MessageRecord['mentions'],
+    parent_id: r.parent_id,
+    created_at: new Date(r.created_at).toISOString(),
+  };
+}
+
+export interface SendInput {
+  roomId: string;
+  body: string;
+  mentionTargets?: string[];
+  parentId?: string;
+  idempotencyKey?: string;
+  ackMentionIds?: string[];
+}
+
+function trustLevelFor(db: Db, roomId: string, recipientOwner: string, actorOwner: string): TrustLevel {
+  if (recipientOwner === actorOwner) return 'same_owner';
+  if (!isCrossOwner(db, roomId)) return 'same_owner';
+  return trustMode(db, roomId, recipientOwner) === 'trust_room' ? 'trusted' : 'untrusted';
+}
+
+/**
+ * Posts a message: the sender is the authenticated agent or owner, never an argument.
+ * Mentions are delivered from the structured targets only (never a scan of the body):
+ * each mentioned agent gets an inbox item, and a wake when it may be woken.
+ */
+export function sendMessage(core: Core, sender: Sender, input: SendInput): MessageRecord & { replayed?: boolean } {
+  const { db } = core;
+  if (Buffer.byteLength(input.body, 'utf8') > MESSAGE_BODY_LIMIT) {
+    throw new AppError('PAYLOAD_TOO_LARGE', `message body over ${MESSAGE_BODY_LIMIT} bytes; share long content as a file (write_file)`);
+  }
+  if (input.body.trim().length === 0) throw invalid('body must not be empty');
+  const targets = [...new Set(input.mentionTargets ?? [])];
+  if (targets.length > 50) throw invalid('at most 50 mention targets');
+  const scopeKey = `send_message:${input.roomId}:${sender.kind === 'agent' ? sender.plate : sender.ownerId}`;
+  const idemArgs = { body: input.body, mentions: targets, parent_id: input.parentId ?? null };
+
+  const result = immediate(db, () =>
+    withIdempotency(db, scopeKey, input.idempotencyKey, idemArgs, () => {
+      const resolved: ResolvedTarget[] = [];
+      const seen = new Set<string>();
+      for (const t of targets) {
+        const r = resolveTarget(db, input.roomId, t);
+        const k = r.kind === 'agent' ? r.plate : `h:${r.owner_id}`;
+        if (!seen.has(k)) {
+          seen.add(k);
+          resolved.push(r);
+        }
+      }
+      if (input.parentId) {
+        const p = stmt(db, 'SELECT room_id FROM messages WHERE id = ?').get(input.parentId) as { room_id: string } | undefined;
+        if (!p || p.room_id !== input.roomId) throw invalid('parent_id is not a message of this room', 'unknown_parent');
+      }
+      const seqRow = stmt(db, 'UPDATE rooms SET next_seq = next_seq + 1 WHERE id = ? RETURNING next_seq - 1 AS seq').get(input.roomId) as
+        | { seq: number }
+        | undefined;
+      if (!seqRow) throw new AppError('NOT_FOUND', 'room not found');
+      const id = newId('msg');
+      const now = Date.now();
+      const mentions = resolved.map((r) =>
+        r.kind === 'agent'
+          ? { kind: 'agent' as const, handle: r.handle, plate: r.plate, owner_id: r.owner_id }
+          : { kind: 'human' as const, handle: r.handle, owner_id: r.owner_id },
+      );
+      stmt(
+        db,
+        `INSERT INTO messages (id, room_id, seq, sender_kind, sender_plate, sender_owner_id, body, mentions, parent_id, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      ).run(
+        id,
+        input.roomId,
+        seqRow.seq,
+        sender.kind,
+        sender.kind === 'agent' ? sender.plate : null,
+        sender.ownerId,
+        input.body,
+        JSON.stringify(mentions),
+        input.parentId ?? null,
+        now,
+      );
+      for (const r of resolved) {
+        if (r.kind !== 'agent') continue;
+        if (sender.kind === 'agent' && r.plate === sender.plate) continue;
+        addInboxItem(db, {
+          plate: r.plate,
+          roomId: input.roomId,
+          messageId: id,
+          kind: 'mention',
+          trustLevel: trustLevelFor(db, input.roomId, r.owner_id, sender.ownerId),
+        });
+        if (mayWake(db, input.roomId, r.plate, sender.ownerId)) {
+          enqueueWake(db, { plate: r.plate, roomId: input.roomId, trigger: 'mention', messageId: id, content: input.body, eventKey: `msg:${id}` });
+        }
+      }
+      if (sender.kind === 'agent' && input.ackMentionIds?.length) ackByIds(db, sender.plate, input.ackMentionIds);
+      touchRoom(db, input.roomId, ['messages']);
+      return messageDto(db, stmt(db, 'SELECT * FROM messages WHERE id = ?').get(id) as MessageRow);
+    }),
+  );
+  if (!result.replayed) {
+    core.bus.emit({ type: 'message.created', room: input.roomId, data: result });
+    if (result.mentions.some((m) => m.kind === 'agent')) core.bus.emit({ type: 'wakes.changed', room: input.roomId });
+  }
+  return result;
+}
+
+export function readHistory(db: Db, roomId: string, limit = PAGE_DEFAULT, beforeSeq?: number) {
+  const n = Math.min(Math.max(1, limit), PAGE_MAX);
+  const rows = (
+    beforeSeq === undefined
+      ? stmt(db, 'SELECT * FROM messages WHERE room_id = ? ORDER BY seq DESC LIMIT ?').all(roomId, n + 1)
+      : stmt(db, 'SELECT * FROM messages WHERE room_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?').all(roomId, beforeSeq, n + 1)
+  ) as MessageRow[];
+  const more = rows.length > n;
+  const page = rows.slice(0, n).reverse();
+  return {
+    messages: page.map((r) => messageDto(db, r)),
+    has_more: more,
+    next_before_seq: more && page.length ? page[0]!.seq : null,
+  };
+}
+
+export function getMessage(db: Db, id: string): MessageRecord | undefined {
+  const r = stmt(db, 'SELECT * FROM messages WHERE id = ?').get(id) as MessageRow | undefined;
+  return r && messageDto(db, r);
+}

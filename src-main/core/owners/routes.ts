@@ -1,0 +1,35 @@
+import { z } from 'zod';
+import type { Route } from '../http/router.js';
+import { Status } from '../http/router.js';
+import { createOwner, listOwners } from './store.js';
+import { createLoginLink } from './login.js';
+import { parseWith } from '../http/validate.js';
+import { AppError } from '../errors/app-error.js';
+
+export const ownerRoutes: Route[] = [
+  { method: 'GET', path: '/v1/me', handler: ({ owner }) => owner },
+  {
+    method: 'GET',
+    path: '/v1/owners',
+    handler: ({ core }) => ({ owners: listOwners(core.db) }),
+  },
+  {
+    method: 'POST',
+    path: '/v1/owners',
+    handler: ({ core, owner, body }) => {
+      if (!owner.is_primary) throw new AppError('FORBIDDEN', 'only the primary owner may create owners');
+      const input = parseWith(
+        z.object({ name: z.string().min(1).max(80), plate_prefix: z.string().regex(/^[A-Z]{2,6}$/, 'must be 2 to 6 capital letters').optional() }),
+        body,
+      );
+      const created = createOwner(core.db, { name: input.name, platePrefix: input.plate_prefix });
+      core.bus.emit({ type: 'owners.changed' });
+      return new Status(201, created);
+    },
+  },
+  {
+    method: 'POST',
+    path: '/v1/login-links',
+    handler: ({ core, owner }) => new Status(201, createLoginLink(core.db, core.baseUrl, owner.owner_id)),
+  },
+];

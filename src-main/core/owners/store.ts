@@ -1,0 +1,87 @@
+import type { Db } from '../db/open.js';
+import { stmt } from '../db/stmt.js';
+import { newId, newSecret, sha256Hex, slugify } from '../util/ids.js';
+import { AppError, invalid } from '../errors/app-error.js';
+
+export interface Owner {
+  owner_id: string;
+  name: string;
+  handle: string;
+  plate_prefix: string;
+  is_primary: boolean;
+  created_at: string;
+}
+
+interface OwnerRow {
+  id: string;
+  name: string;
+  slug: string;
+  plate_prefix: string;
+  is_primary: number;
+  created_at: number;
+}
+
+export function ownerDto(r: OwnerRow): Owner {
+  return {
+    owner_id: r.id,
+    name: r.name,
+    handle: `@${r.slug}`,
+    plate_prefix: r.plate_prefix,
+    is_primary: r.is_primary === 1,
+    created_at: new Date(r.created_at).toISOString(),
+  };
+}
+
+export function derivePlatePrefix(name: string): string {
+  const letters = name.toUpperCase().replace(/[^A-Z]/g, '');
+  return (letters.slice(0, 4) || 'AR').padEnd(2, 'X');
+}
+
+function uniqueSlug(db: Db, base: string): string {
+  let slug = base;
+  for (let i = 2; stmt(db, 'SELECT 1 FROM owners WHERE slug = ?').get(slug); i++) slug = `${base}-${i}`;
+  return slug;
+}
+
+export function createOwner(
+  db: Db,
+  input: { name: string; platePrefix?: string; isPrimary?: boolean },
+): { owner: Owner; token: string } {
+  const name = input.name.trim();
+  if (!name || name.length > 80) throw invalid('name must be 1 to 80 characters');
+  const prefix = input.platePrefix ?? derivePlatePrefix(name);
+  if (!/^[A-Z]{2,6}$/.test(prefix)) throw invalid('plate_prefix must be 2 to 6 capital letters');
+  const token = newSecret('aro_');
+  const id = newId('own');
+  const now = Date.now();
+  stmt(
+    db,
+    'INSERT INTO owners (id, name, slug, plate_prefix, token_hash, is_primary, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+  ).run(id, name, uniqueSlug(db, slugify(name)), prefix, sha256Hex(token), input.isPrimary ? 1 : 0, now);
+  return { owner: getOwner(db, id)!, token };
+}
+
+export function getOwner(db: Db, id: string): Owner | undefined {
+  const r = stmt(db, 'SELECT * FROM owners WHERE id = ?').get(id) as OwnerRow | undefined;
+  return r && ownerDto(r);
+}
+
+export function ownerByToken(db: Db, token: string): Owner | undefined {
+  const r = stmt(db, 'SELECT * FROM owners WHERE token_hash = ?').get(sha256Hex(token)) as OwnerRow | undefined;
+  return r && ownerDto(r);
+}
+
+export function listOwners(db: Db): Owner[] {
+  return (stmt(db, 'SELECT * FROM owners ORDER BY created_at').all() as OwnerRow[]).map(ownerDto);
+}
+
+export function primaryOwner(db: Db): Owner | undefined {
+  const r = stmt(db, 'SELECT * FROM owners WHERE is_primary = 1').get() as OwnerRow | undefined;
+  return r && ownerDto(r);
+}
+
+export function requireOwner(db: Db, id: string): Owner {
+  const o = getOwner(db, id);
+  if (!o) throw new AppError('NOT_FOUND', 'owner not found');
+  return o;
+}

@@ -1,0 +1,175 @@
+import { z } from 'zod';
+import type { Route } from '../http/router.js';
+import { Status } from '../http/router.js';
+import { parseWith } from '../http/validate.js';
+import { AppError } from '../errors/app-error.js';
+import {
+  addAgent,
+  addHuman,
+  createRoom,
+  humanRole,
+  listMembers,
+  removeAgent,
+  requireHumanRoom,
+  roomDto,
+  roomsOfOwner,
+  setTrust,
+  touchRoom,
+  trustMode,
+} from './store.js';
+import { getAgentByPlate } from '../agents/store.js';
+import { getOwner } from '../owners/store.js';
+import { instancesOf } from '../addressing/instances.js';
+import { readHistory, sendMessage, PAGE_MAX } from '../messages/service.js';
+
+export const roomRoutes: Route[] = [
+  {
+    method: 'POST',
+    path: '/v1/rooms',
+    handler: ({ core, owner, body }) => {
+      const input = parseWith(z.object({ name: z.string().min(1).max(100) }), body);
+      const room = createRoom(core.db, owner.owner_id, input.name);
+      core.bus.emit({ type: 'rooms.changed', owners: [owner.owner_id] });
+      return new Status(201, { ...roomDto(core.db, room), role: 'admin', trust: 'blocked' });
+    },
+  },
+  {
+    method: 'GET',
+    path: '/v1/rooms',
+    handler: ({ core, owner }) => ({
+      rooms: roomsOfOwner(core.db, owner.owner_id).map((r) => ({
+        ...roomDto(core.db, r),
+        role: humanRole(core.db, r.id, owner.owner_id),
+        trust: trustMode(core.db, r.id, owner.owner_id),
+      })),
+    }),
+  },
+  {
+    method: 'GET',
+    path: '/v1/rooms/:id',
+    handler: ({ core, owner, params }) => {
+      const r = requireHumanRoom(core.db, params.id!, owner.owner_id);
+      return { ...roomDto(core.db, r), role: humanRole(core.db, r.id, owner.owner_id), trust: trustMode(core.db, r.id, owner.owner_id) };
+    },
+  },
+  {
+    method: 'GET',
+    path: '/v1/rooms/:id/members',
+    handler: ({ core, owner, params }) => {
+      requireHumanRoom(core.db, params.id!, owner.owner_id);
+      const m = listMembers(core.db, params.id!);
+      return { humans: m.humans, agents: m.agents, instances: instancesOf(core, params.id!) };
+    },
+  },
+  {
+    method: 'POST',
+    path: '/v1/rooms/:id/members',
+    handler: ({ core, owner, params, body }) => {
+      const roomId = params.id!;
+      const role = requireHumanRoom(core.db, roomId, owner.owner_id) && humanRole(core.db, roomId, owner.owner_id);
+      const input = parseWith(
+        z.union([
+          z.object({ owner_id: z.string().min(1).max(200), role: z.enum(['admin', 'member']) }),
+          z.object({ plate: z.string().min(1).max(40) }),
+        ]),
+        body,
+      );
+      if ('owner_id' in input) {
+        if (role !== 'admin') throw new AppError('FORBIDDEN', 'only a room admin may add humans', { roomId });
+        if (!getOwner(core.db, input.owner_id)) throw new AppError('NOT_FOUND', 'owner not found');
+        core.db.transaction(() => {
+          addHuman(core.db, roomId, input.owner_id, input.role);
+          touchRoom(core.db, roomId, ['roster']);
+        })();
+      } else {
+        const a = getAgentByPlate(core.db, input.plate);
+        if (!a) throw new AppError('NOT_FOUND', 'agent not found');
+        const ownAgent = a.owner_id === owner.owner_id;
+        const adminWithOwnerPresent = role === 'admin' && humanRole(core.db, roomId, a.owner_id) !== undefined;
+        if (!ownAgent && !adminWithOwnerPresent) {
+          throw new AppError('FORBIDDEN', "an agent is added by its own owner, or by a room admin when the agent's owner is in the room", { roomId });
+        }
+        if (a.revoked_at !== null) throw new AppError('CONFLICT', 'this agent is revoked');
+        core.db.transaction(() => {
+          addAgent(core.db, roomId, a.plate, owner.owner_id);
+          touchRoom(core.db, roomId, ['roster']);
+        })();
+      }
+      core.bus.emit({ type: 'members.changed', room: roomId });
+      const m = listMembers(core.db, roomId);
+      return new Status(201, { humans: m.humans, agents: m.agents });
+    },
+  },
+  {
+    method: 'DELETE',
+    path: '/v1/rooms/:id/agents/:plate',
+    handler: ({ core, owner, params }) => {
+      const roomId = params.id!;
+      requireHumanRoom(core.db, roomId, owner.owner_id);
+      const a = getAgentByPlate(core.db, params.plate!);
+      if (!a) throw new AppError('NOT_FOUND', 'agent not found');
+      if (a.owner_id !== owner.owner_id && humanRole(core.db, roomId, owner.owner_id) !== 'admin') {
+        throw new AppError('FORBIDDEN', 'only the agent’s owner or a room admin may remove it', { roomId });
+      }
+      core.db.transaction(() => {
+        removeAgent(core.db, roomId, a.plate);
+        touchRoom(core.db, roomId, ['roster']);
+      })();
+      core.bus.emit({ type: 'members.changed', room: roomId });
+      return { removed: true };
+    },
+  },
+  {
+    method: 'PUT',
+    path: '/v1/rooms/:id/consent',
+    handler: ({ core, owner, params, body }) => {
+      requireHumanRoom(core.db, params.id!, owner.owner_id);
+      const input = parseWith(z.object({ mode: z.enum(['trust_room', 'blocked']) }), body);
+      core.db.transaction(() => {
+        setTrust(core.db, params.id!, owner.owner_id, input.mode);
+        touchRoom(core.db, params.id!, ['roster']);
+      })();
+      core.bus.emit({ type: 'trust.changed', room: params.id! });
+      return { room: params.id, owner_id: owner.owner_id, mode: input.mode };
+    },
+  },
+  {
+    method: 'GET',
+    path: '/v1/rooms/:id/messages',
+    handler: ({ core, owner, params, url }) => {
+      requireHumanRoom(core.db, params.id!, owner.owner_id);
+      const q = parseWith(
+        z.object({
+          limit: z.coerce.number().int().min(1).max(PAGE_MAX).optional(),
+          before_seq: z.coerce.number().int().min(1).optional(),
+        }),
+        Object.fromEntries(url.searchParams),
+      );
+      return readHistory(core.db, params.id!, q.limit, q.before_seq);
+    },
+  },
+  {
+    method: 'POST',
+    path: '/v1/rooms/:id/messages',
+    handler: ({ core, owner, params, body }) => {
+      requireHumanRoom(core.db, params.id!, owner.owner_id);
+      const input = parseWith(
+        z.object({
+          body: z.string().max(200_000),
+          mention_targets: z.array(z.string().min(1).max(120)).max(50).optional(),
+          parent_id: z.string().min(1).max(200).optional(),
+          idempotency_key: z.string().min(1).max(200).optional(),
+        }),
+        body,
+      );
+      const msg = sendMessage(core, { kind: 'human', ownerId: owner.owner_id }, {
+        roomId: params.id!,
+        body: input.body,
+        mentionTargets: input.mention_targets,
+        parentId: input.parent_id,
+        idempotencyKey: input.idempotency_key,
+      });
+      return new Status(201, msg);
+    },
+  },
+];

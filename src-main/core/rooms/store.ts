@@ -1,0 +1,182 @@
+import type { Db } from '../db/open.js';
+import { stmt } from '../db/stmt.js';
+import { newId } from '../util/ids.js';
+import { AppError, invalid } from '../errors/app-error.js';
+import { getAgentByPlate, agentHandle } from '../agents/store.js';
+
+export type RoomRole = 'admin' | 'member';
+
+interface RoomRow {
+  id: string;
+  name: string;
+  created_by: string;
+  context_version: number;
+  next_seq: number;
+  created_at: number;
+}
+
+export function roomDto(db: Db, r: RoomRow) {
+  return {
+    room_id: r.id,
+    name: r.name,
+    created_by: r.created_by,
+    cross_owner: isCrossOwner(db, r.id),
+    last_seq: r.next_seq - 1,
+    context_version: r.context_version,
+    created_at: new Date(r.created_at).toISOString(),
+  };
+}
+export type RoomDto = ReturnType<typeof roomDto>;
+
+export function getRoom(db: Db, roomId: string): RoomRow | undefined {
+  return stmt(db, 'SELECT * FROM rooms WHERE id = ?').get(roomId) as RoomRow | undefined;
+}
+
+export function createRoom(db: Db, ownerId: string, name: string): RoomRow {
+  const n = name.trim();
+  if (!n || n.length > 100) throw invalid('room name must be 1 to 100 characters');
+  const id = newId('room');
+  const now = Date.now();
+  db.transaction(() => {
+    stmt(db, 'INSERT INTO rooms (id, name, created_by, created_at) VALUES (?, ?, ?, ?)').run(id, n, ownerId, now);
+    stmt(db, 'INSERT INTO room_humans (room_id, owner_id, role, created_at) VALUES (?, ?, ?, ?)').run(id, ownerId, 'admin', now);
+  })();
+  return getRoom(db, id)!;
+}
+
+export function roomsOfOwner(db: Db, ownerId: string): RoomRow[] {
+  return stmt(
+    db,
+    'SELECT r.* FROM rooms r JOIN room_humans h ON h.room_id = r.id WHERE h.owner_id = ? ORDER BY r.created_at',
+  ).all(ownerId) as RoomRow[];
+}
+
+export function roomsOfAgent(db: Db, plate: string): RoomRow[] {
+  return stmt(
+    db,
+    'SELECT r.* FROM rooms r JOIN room_agents a ON a.room_id = r.id WHERE a.plate = ? ORDER BY r.created_at',
+  ).all(plate) as RoomRow[];
+}
+
+export function humanRole(db: Db, roomId: string, ownerId: string): RoomRole | undefined {
+  const r = stmt(db, 'SELECT role FROM room_humans WHERE room_id = ? AND owner_id = ?').get(roomId, ownerId) as
+    | { role: RoomRole }
+    | undefined;
+  return r?.role;
+}
+
+export function isAgentMember(db: Db, roomId: string, plate: string): boolean {
+  return stmt(db, 'SELECT 1 FROM room_agents WHERE room_id = ? AND plate = ?').get(roomId, plate) !== undefined;
+}
+
+/** The room, if the agent is a member; NOT_FOUND or NOT_MEMBER otherwise. Every room tool calls this. */
+export function requireAgentRoom(db: Db, roomId: string, plate: string): RoomRow {
+  const room = getRoom(db, roomId);
+  if (!room) throw new AppError('NOT_FOUND', `room ${roomId.slice(0, 64)} not found; call list_rooms`);
+  if (!isAgentMember(db, roomId, plate)) {
+    throw new AppError('NOT_MEMBER', 'you are not a member of this room; ask its owner to add you', { roomId });
+  }
+  return room;
+}
+
+/** The room, if the human is a member (any role, or admin when asked). */
+export function requireHumanRoom(db: Db, roomId: string, ownerId: string, needAdmin = false): RoomRow {
+  const room = getRoom(db, roomId);
+  const role = room && humanRole(db, roomId, ownerId);
+  if (!room || !role) throw new AppError('NOT_FOUND', 'room not found');
+  if (needAdmin && role !== 'admin') throw new AppError('FORBIDDEN', 'only a room admin may do this', { roomId });
+  return room;
+}
+
+/** Cross-owner: agents of more than one owner are members. */
+export function isCrossOwner(db: Db, roomId: string): boolean {
+  const r = stmt(
+    db,
+    'SELECT COUNT(DISTINCT a.owner_id) AS n FROM room_agents ra JOIN agents a ON a.plate = ra.plate WHERE ra.room_id = ?',
+  ).get(roomId) as { n: number };
+  return r.n > 1;
+}
+
+/** The owners whose agents are in the room. */
+export function agentOwnersOfRoom(db: Db, roomId: string): string[] {
+  return (
+    stmt(db, 'SELECT DISTINCT a.owner_id FROM room_agents ra JOIN agents a ON a.plate = ra.plate WHERE ra.room_id = ?').all(
+      roomId,
+    ) as Array<{ owner_id: string }>
+  ).map((r) => r.owner_id);
+}
+
+export function trustMode(db: Db, roomId: string, ownerId: string): 'trust_room' | 'blocked' {
+  const r = stmt(db, 'SELECT mode FROM room_trust WHERE room_id = ? AND owner_id = ?').get(roomId, ownerId) as
+    | { mode: 'trust_room' | 'blocked' }
+    | undefined;
+  return r?.mode ?? 'blocked';
+}
+
+export function setTrust(db: Db, roomId: string, ownerId: string, mode: 'trust_room' | 'blocked'): void {
+  stmt(
+    db,
+    `INSERT INTO room_trust (room_id, owner_id, mode, updated_at) VALUES (?, ?, ?, ?)
+     ON CONFLICT (room_id, owner_id) DO UPDATE SET mode = excluded.mode, updated_at = excluded.updated_at`,
+  ).run(roomId, ownerId, mode, Date.now());
+}
+
+export function addHuman(db: Db, roomId: string, ownerId: string, role: RoomRole): void {
+  stmt(
+    db,
+    `INSERT INTO room_humans (room_id, owner_id, role, created_at) VALUES (?, ?, ?, ?)
+     ON CONFLICT (room_id, owner_id) DO UPDATE SET role = excluded.role`,
+  ).run(roomId, ownerId, role, Date.now());
+}
+
+export function addAgent(db: Db, roomId: string, plate: string, addedBy: string): void {
+  stmt(db, 'INSERT OR IGNORE INTO room_agents (room_id, plate, added_by, created_at) VALUES (?, ?, ?, ?)').run(
+    roomId,
+    plate,
+    addedBy,
+    Date.now(),
+  );
+}
+
+export function removeAgent(db: Db, roomId: string, plate: string): void {
+  stmt(db, 'DELETE FROM room_agents WHERE room_id = ? AND plate = ?').run(roomId, plate);
+}
+
+export function listMembers(db: Db, roomId: string) {
+  const humans = (
+    stmt(
+      db,
+      `SELECT h.owner_id, h.role, o.name, o.slug FROM room_humans h JOIN owners o ON o.id = h.owner_id
+       WHERE h.room_id = ? ORDER BY h.created_at`,
+    ).all(roomId) as Array<{ owner_id: string; role: RoomRole; name: string; slug: string }>
+  ).map((h) => ({ kind: 'human' as const, owner_id: h.owner_id, name: h.name, handle: `@${h.slug}`, role: h.role }));
+  const agents = (
+    stmt(db, 'SELECT plate FROM room_agents WHERE room_id = ? ORDER BY created_at').all(roomId) as Array<{ plate: string }>
+  ).map((r) => {
+    const a = getAgentByPlate(db, r.plate)!;
+    return {
+      kind: 'agent' as const,
+      plate: a.plate,
+      name: a.name,
+      handle: agentHandle(a),
+      owner: { owner_id: a.owner_id, name: a.owner_name },
+      revoked: a.revoked_at !== null,
+    };
+  });
+  return { humans, agents };
+}
+
+/**
+ * Records a change of the room's durable context and returns the new context_version.
+ * Call inside the transaction that makes the change. Classes: messages, board, files,
+ * focus, decisions, roster, handoffs, workspace.
+ */
+export function touchRoom(db: Db, roomId: string, classes: string[]): number {
+  const r = stmt(db, 'UPDATE rooms SET context_version = context_version + 1 WHERE id = ? RETURNING context_version').get(
+    roomId,
+  ) as { context_version: number } | undefined;
+  if (!r) throw new AppError('NOT_FOUND', 'room not found');
+  const now = Date.now();
+  for (const c of classes) stmt(db, 'INSERT OR IGNORE INTO room_changes (room_id, version, class, created_at) VALUES (?, ?, ?, ?)').run(roomId, r.context_version, c, now);
+  return r.context_version;
+}

@@ -1,0 +1,32 @@
+import { z } from 'zod';
+import { defineTool } from '../mcp/tool.js';
+import { listMembers, requireAgentRoom, roomDto, roomsOfAgent } from './store.js';
+import { instancesOf } from '../addressing/instances.js';
+
+export const roomIdArg = z.string().min(1).max(200).describe('Room id (room_…), from list_rooms');
+
+export const roomTools = [
+  defineTool({
+    name: 'list_rooms',
+    scope: 'READ',
+    description: 'The rooms you are a member of: room id, name, whether it is cross-owner, last message seq and context_version.',
+    input: z.object({}),
+    handler: (ctx) => ({ rooms: roomsOfAgent(ctx.core.db, ctx.agent.plate).map((r) => roomDto(ctx.core.db, r)) }),
+  }),
+  defineTool({
+    name: 'list_members',
+    scope: 'READ',
+    description:
+      'Humans (with role) and agents (with handle and live instances) of a room. Use to find the handle to mention or assign; address agents by handle, not plate.',
+    input: z.object({ room: roomIdArg }),
+    handler: (ctx, args) => {
+      const { db } = ctx.core;
+      requireAgentRoom(db, args.room, ctx.agent.plate);
+      const m = listMembers(db, args.room);
+      return {
+        humans: m.humans,
+        agents: m.agents.map((a) => ({ ...a, live_instances: instancesOf(ctx.core, args.room, a.plate).length })),
+      };
+    },
+  }),
+];

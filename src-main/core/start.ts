@@ -1,0 +1,164 @@
+import { mkdirSync, writeFileSync, readFileSync, existsSync, chmodSync, renameSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { userInfo } from 'node:os';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { openDb } from './db/open.js';
+import { loadSigningKey } from './auth/keys.js';
+import { PassportService } from './auth/passports.js';
+import { EventBus } from './events/bus.js';
+import { RateLimiter, type RateLimitConfig } from './ratelimit.js';
+import { SessionRegistry } from './mcp/sessions.js';
+import { ToolRegistry } from './mcp/registry.js';
+import { Router } from './http/router.js';
+import { createHttpServer } from './http/server.js';
+import type { Core } from './context.js';
+import { ALL_ROUTES, ALL_TOOLS, CAPABILITY_STARTERS, RAW_HANDLERS } from './capabilities.js';
+import { createOwner, ownerByToken, primaryOwner } from './owners/store.js';
+import { createLoginLink } from './owners/login.js';
+import { stmt } from './db/stmt.js';
+import { newSecret, sha256Hex } from './util/ids.js';
+import { packageRoot } from './paths.js';
+
+export const DEFAULT_PORT = 7337;
+
+export interface StartOptions {
+  home: string;
+  /** 0 picks a free port. */
+  port?: number;
+  ownerName?: string;
+  rateLimit?: RateLimitConfig;
+  sessionIdleMs?: number;
+  /** Where diagnostics go (never secrets); default stderr. */
+  log?: (line: string) => void;
+  uiDir?: string;
+}
+
+export interface RunningCore {
+  core: Core;
+  port: number;
+  baseUrl: string;
+  mcpUrl: string;
+  /** The primary owner's token, read from `<home>/owner-token`. */
+  ownerToken: string;
+  /** A fresh one-time UI login URL. */
+  loginUrl: () => string;
+  close: () => Promise<void>;
+}
+
+function writeSecretFile(file: string, text: string) {
+  const tmp = `${file}.tmp`;
+  writeFileSync(tmp, text, { mode: 0o600 });
+  chmodSync(tmp, 0o600);
+  renameSync(tmp, file);
+}
+
+/** Makes sure the primary owner exists and `<home>/owner-token` (0600) holds its token. */
+function ensurePrimaryOwner(core: Core, name: string): string {
+  const file = join(core.config.home, 'owner-token');
+  const existing = existsSync(file) ? readFileSync(file, 'utf8').trim() : '';
+  const primary = primaryOwner(core.db);
+  if (!primary) {
+    const { token } = createOwner(core.db, { name, isPrimary: true });
+    writeSecretFile(file, token + '\n');
+    return token;
+  }
+  if (existing && ownerByToken(core.db, existing)?.owner_id === primary.owner_id) {
+    chmodSync(file, 0o600);
+    return existing;
+  }
+  // The file was lost or replaced: rotate the primary owner's token and write it again.
+  const token = newSecret('aro_');
+  stmt(core.db, 'UPDATE owners SET token_hash = ? WHERE id = ?').run(sha256Hex(token), primary.owner_id);
+  writeSecretFile(file, token + '\n');
+  return token;
+}
+
+/** The one entry: starts the core (store, MCP resources, human API, UI) on 127.0.0.1. */
+export async function startCore(opts: StartOptions): Promise<RunningCore> {
+  const home = opts.home;
+  mkdirSync(home, { recursive: true, mode: 0o700 });
+  mkdirSync(join(home, 'blobs'), { recursive: true });
+  const log = opts.log ?? ((l: string) => process.stderr.write(l + '\n'));
+  const db = openDb(join(home, 'rooms.db'));
+  const signingKey = loadSigningKey(home);
+  const core: Core = {
+    db,
+    config: { home, sessionIdleMs: opts.sessionIdleMs ?? 30 * 60 * 1000, log },
+    signingKey,
+    passports: new PassportService(signingKey),
+    bus: new EventBus(),
+    rateLimiter: new RateLimiter(opts.rateLimit ?? { perSecond: 50, burst: 200 }),
+    sessions: new SessionRegistry(),
+    baseUrl: '',
+    hooks: { agentActed: [], workingOn: [], onClose: [] },
+  };
+  const ownerToken = ensurePrimaryOwner(core, opts.ownerName ?? safeUserName());
+  const registry = new ToolRegistry(ALL_TOOLS);
+  const router = new Router(ALL_ROUTES);
+  const rawHandlers = RAW_HANDLERS.map((h) => (req: IncomingMessage, res: ServerResponse, url: URL) => h(core, req, res, url));
+  let port = opts.port ?? DEFAULT_PORT;
+  const server = createHttpServer(
+    { core, registry, router, uiDir: opts.uiDir ?? join(packageRoot(), 'dist', 'renderer'), rawHandlers },
+    () => port,
+  );
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  port = (server.address() as { port: number }).port;
+  core.baseUrl = `http://127.0.0.1:${port}`;
+  for (const start of CAPABILITY_STARTERS) start(core);
+
+  const sweeper = setInterval(() => {
+    void core.sessions.sweep(core.config.sessionIdleMs);
+  }, Math.min(60_000, Math.max(1000, core.config.sessionIdleMs / 4)));
+  sweeper.unref();
+
+  const serverJson = join(home, 'server.json');
+  writeFileSync(
+    serverJson,
+    JSON.stringify({ pid: process.pid, port, mcp_url: `${core.baseUrl}/mcp`, ui_url: `${core.baseUrl}/` }, null, 2) + '\n',
+  );
+
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    (closing ??= (async () => {
+      clearInterval(sweeper);
+      for (const h of core.hooks.onClose) await h();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        // Streams (SSE, MCP GET) never end by themselves: close them once in-flight requests had their chance.
+        setTimeout(() => server.closeAllConnections(), 2000).unref();
+        server.closeIdleConnections();
+      });
+      await Promise.all(core.sessions.all().map((s) => core.sessions.close(s.id)));
+      db.close();
+      try {
+        const cur = JSON.parse(readFileSync(serverJson, 'utf8')) as { pid: number; port: number };
+        if (cur.pid === process.pid && cur.port === port) rmSync(serverJson);
+      } catch {
+        // already gone
+      }
+    })());
+
+  return {
+    core,
+    port,
+    baseUrl: core.baseUrl,
+    mcpUrl: `${core.baseUrl}/mcp`,
+    ownerToken,
+    loginUrl: () => createLoginLink(db, core.baseUrl, primaryOwner(db)!.owner_id).url,
+    close,
+  };
+}
+
+function safeUserName(): string {
+  try {
+    return userInfo().username || 'owner';
+  } catch {
+    return 'owner';
+  }
+}

@@ -1,0 +1,72 @@
+import { randomBytes, createHash } from 'node:crypto';
+
+const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+
+/** `n` random Crockford base32 characters. */
+export function randomBase32(n: number): string {
+  const bytes = randomBytes(n);
+  let out = '';
+  for (let i = 0; i < n; i++) out += CROCKFORD[bytes[i]! & 31];
+  return out;
+}
+
+let lastTime = 0;
+let lastRandom = '';
+
+/** A ULID: 48-bit time then 80 random bits, Crockford base32; monotonic within one process. */
+export function ulid(now = Date.now()): string {
+  let time = '';
+  let t = now;
+  for (let i = 0; i < 10; i++) {
+    time = CROCKFORD[t % 32] + time;
+    t = Math.floor(t / 32);
+  }
+  let random: string;
+  if (now === lastTime && lastRandom) {
+    random = incrementBase32(lastRandom);
+  } else {
+    random = randomBase32(16);
+  }
+  lastTime = now;
+  lastRandom = random;
+  return time + random;
+}
+
+function incrementBase32(s: string): string {
+  const chars = s.split('');
+  for (let i = chars.length - 1; i >= 0; i--) {
+    const v = CROCKFORD.indexOf(chars[i]!);
+    if (v < 31) {
+      chars[i] = CROCKFORD[v + 1]!;
+      return chars.join('');
+    }
+    chars[i] = '0';
+  }
+  return randomBase32(s.length);
+}
+
+/** A prefixed public id, e.g. `room_01J…`. */
+export function newId(prefix: string): string {
+  return `${prefix}_${ulid().toLowerCase()}`;
+}
+
+/** An opaque secret: prefix + 32 random bytes as base64url (43 characters). */
+export function newSecret(prefix: string): string {
+  return prefix + randomBytes(32).toString('base64url');
+}
+
+export function sha256Hex(s: string | Buffer): string {
+  return createHash('sha256').update(s).digest('hex');
+}
+
+/** A lower-case slug of a display name, used in handles. */
+export function slugify(name: string): string {
+  const s = name
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 40);
+  return s || 'x';
+}

@@ -1,0 +1,125 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { startCore, type RunningCore, type StartOptions } from '../../src-main/core/start.js';
+
+export interface ApiResponse<T = any> {
+  status: number;
+  body: T;
+  headers: Headers;
+}
+
+export interface TestAgent {
+  plate: string;
+  agent_id: string;
+  handle: string;
+  credential: string;
+  credential_id: string;
+  device_id: string;
+}
+
+export interface TestServer {
+  running: RunningCore;
+  home: string;
+  baseUrl: string;
+  ownerToken: string;
+  api<T = any>(method: string, path: string, body?: unknown, token?: string): Promise<ApiResponse<T>>;
+  /** A new agent of the owner with this token (default: primary), with a credential. */
+  agent(name: string, opts?: { scopes?: string[]; token?: string }): Promise<TestAgent>;
+  room(name: string, token?: string): Promise<string>;
+  /** Adds agents (by plate) to a room, as their owner. */
+  join(roomId: string, plate: string, token?: string): Promise<void>;
+  /** An official MCP client connected with this bearer token (credential or passport). */
+  connect(bearer: string, host?: string, opts?: { query?: string }): Promise<Client>;
+  /** A second owner, added as a member of nothing yet. */
+  owner(name: string): Promise<{ owner_id: string; token: string }>;
+  stop(): Promise<void>;
+}
+
+export async function startTestServer(opts: Partial<StartOptions> = {}): Promise<TestServer> {
+  const home = opts.home ?? mkdtempSync(join(tmpdir(), 'agent-rooms-test-'));
+  const logs: string[] = [];
+  const running = await startCore({ home, port: 0, ownerName: 'Ada Owner', log: (l) => logs.push(l), ...opts });
+  const clients: Client[] = [];
+  const api = async (method: string, path: string, body?: unknown, token = running.ownerToken) => {
+    const res = await fetch(running.baseUrl + path, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+    });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      // not JSON
+    }
+    return { status: res.status, body: parsed as any, headers: res.headers };
+  };
+  const ts: TestServer = {
+    running,
+    home,
+    baseUrl: running.baseUrl,
+    ownerToken: running.ownerToken,
+    api,
+    async agent(name, o = {}) {
+      const a = await api('POST', '/v1/agents', { name, ...(o.scopes ? { scopes: o.scopes } : {}) }, o.token);
+      if (a.status !== 201) throw new Error(`agent create failed: ${JSON.stringify(a.body)}`);
+      const c = await api('POST', `/v1/agents/${a.body.plate}/credentials`, { device: 'test' }, o.token);
+      if (c.status !== 201) throw new Error(`credential failed: ${JSON.stringify(c.body)}`);
+      return { plate: a.body.plate, agent_id: a.body.agent_id, handle: a.body.handle, credential: c.body.credential, credential_id: c.body.credential_id, device_id: c.body.device_id };
+    },
+    async room(name, token) {
+      const r = await api('POST', '/v1/rooms', { name }, token);
+      if (r.status !== 201) throw new Error(`room failed: ${JSON.stringify(r.body)}`);
+      return r.body.room_id;
+    },
+    async join(roomId, plate, token) {
+      const r = await api('POST', `/v1/rooms/${roomId}/members`, { plate }, token);
+      if (r.status !== 201) throw new Error(`join failed: ${JSON.stringify(r.body)}`);
+    },
+    async connect(bearer, host, o = {}) {
+      const url = new URL(`${running.baseUrl}/mcp${host ? `/${host}` : ''}${o.query ?? ''}`);
+      const transport = new StreamableHTTPClientTransport(url, {
+        requestInit: bearer ? { headers: { authorization: `Bearer ${bearer}` } } : undefined,
+      });
+      const client = new Client({ name: 'test', version: '1.0.0' });
+      await client.connect(transport);
+      clients.push(client);
+      return client;
+    },
+    async owner(name) {
+      const r = await api('POST', '/v1/owners', { name });
+      if (r.status !== 201) throw new Error(`owner failed: ${JSON.stringify(r.body)}`);
+      return { owner_id: r.body.owner.owner_id, token: r.body.token };
+    },
+    async stop() {
+      await Promise.all(clients.map((c) => c.close().catch(() => {})));
+      await running.close();
+      if (!opts.home) rmSync(home, { recursive: true, force: true });
+    },
+  };
+  return ts;
+}
+
+/** Calls a tool and returns its structured result (throws on a protocol error, not a tool error). */
+export async function call(client: Client, name: string, args: Record<string, unknown> = {}): Promise<any> {
+  const r = await client.callTool({ name, arguments: args });
+  return r;
+}
+
+/** Calls a tool that must succeed and returns structuredContent. */
+export async function ok(client: Client, name: string, args: Record<string, unknown> = {}): Promise<any> {
+  const r: any = await client.callTool({ name, arguments: args });
+  if (r.isError) throw new Error(`${name} failed: ${JSON.stringify(r.structuredContent)}`);
+  return r.structuredContent;
+}
+
+/** Calls a tool that must fail and returns its structured error. */
+export async function fails(client: Client, name: string, args: Record<string, unknown> = {}): Promise<any> {
+  const r: any = await client.callTool({ name, arguments: args });
+  if (!r.isError) throw new Error(`${name} unexpectedly succeeded: ${JSON.stringify(r.structuredContent)}`);
+  return r.structuredContent.error;
+}
