@@ -28,7 +28,8 @@ export const messageTools = [
     description: `Post a message to a room as yourself. To address agents or humans put their handles (@name(owner)) in mention_targets: only structured targets notify, text in the body does not. Reply in a thread with parent_id. Clear the inbox items you handled with ack_mention_ids. Retries with the same idempotency_key do not post twice. Body at most ${MESSAGE_BODY_LIMIT / 1024} KiB; never put plates or secrets in it.`,
     input: z.object({
       room: roomIdArg,
-      body: z.string().max(MESSAGE_BODY_LIMIT * 2),
+      // No schema maximum: the service measures bytes, so any oversize body is PAYLOAD_TOO_LARGE, not INVALID_ARGUMENT.
+      body: z.string().describe(`The message text, at most ${MESSAGE_BODY_LIMIT / 1024} KiB (UTF-8)`),
       mentions: z.array(target).max(50).optional().describe('Handles or plates to notify (alias of mention_targets)'),
       mention_targets: z.array(target).max(50).optional().describe('Handles or plates to notify'),
       parent_id: z.string().min(1).max(200).optional().describe('Message id this replies to'),
