@@ -1,0 +1,177 @@
+import { describe, it, expect, afterEach } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { startTestServer, ok, type TestServer } from '../helpers/server.js';
+import { callChecked, count, expectToolError, INITIALIZE, rawMcp, sessionIdOf, until } from '../helpers/core.js';
+
+const servers: TestServer[] = [];
+async function server(opts: Parameters<typeof startTestServer>[0] = {}) {
+  const s = await startTestServer(opts);
+  servers.push(s);
+  return s;
+}
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => s.stop()));
+});
+
+const whoamiCall = { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'whoami', arguments: {} } };
+
+describe('MCP sessions', () => {
+  it('DELETE ends a session: the old id then gets 404', async () => {
+    const s = await server();
+    const a = await s.agent('Deleter');
+    const c = await s.connect(a.credential);
+    const sid = sessionIdOf(c);
+    expect(s.running.core.sessions.get(sid)).toBeDefined();
+    await (c.transport as StreamableHTTPClientTransport).terminateSession();
+    expect(s.running.core.sessions.get(sid)).toBeUndefined();
+    const r = await rawMcp(s, whoamiCall, { authorization: `Bearer ${a.credential}`, 'mcp-session-id': sid });
+    expect(r.status).toBe(404);
+  });
+
+  it('the idle sweep closes idle sessions; their ids then get 404; a session holding a GET stream is live', async () => {
+    const s = await server({ sessionIdleMs: 200 });
+    const { sessions } = s.running.core;
+    const a = await s.agent('Idler');
+    const auth = { authorization: `Bearer ${a.credential}` };
+    const closed = new Set<string>();
+    sessions.onChange((x, ev) => {
+      if (ev === 'close') closed.add(x.id);
+    });
+
+    // A pull client without a GET stream: swept once idle.
+    const init = await rawMcp(s, INITIALIZE, auth);
+    const rawSid = init.headers.get('mcp-session-id')!;
+    expect(sessions.get(rawSid)).toBeDefined();
+
+    // The official client opens a GET stream (it can receive pushes): it is a live instance, not idle.
+    const c = await s.connect(a.credential);
+    const sid = sessionIdOf(c);
+    await ok(c, 'whoami');
+    await until(() => (sessions.get(sid)?.getStreams ?? 0) > 0, 'the client to open its GET stream');
+
+    await until(() => closed.has(rawSid), 'the sweep to close the idle session');
+    expect((await rawMcp(s, whoamiCall, { ...auth, 'mcp-session-id': rawSid })).status).toBe(404);
+    expect(await sessions.sweep(200, Date.now() + 60_000)).toBe(0);
+    expect(sessions.get(sid)).toBeDefined();
+
+    // Once the client goes away (its stream closes), its session is idle and swept too.
+    await c.close();
+    await until(() => closed.has(sid), 'the sweep to close the abandoned session');
+    expect(sessions.size).toBe(0);
+    expect((await rawMcp(s, whoamiCall, { ...auth, 'mcp-session-id': sid })).status).toBe(404);
+    // A fresh session works.
+    expect((await ok(await s.connect(a.credential), 'whoami')).plate).toBe(a.plate);
+  });
+
+  it('an unknown session id gets 404; a non-initialize POST without a session gets 400 and creates none', async () => {
+    const s = await server();
+    const a = await s.agent('Raw');
+    const auth = { authorization: `Bearer ${a.credential}` };
+    expect((await rawMcp(s, whoamiCall, { ...auth, 'mcp-session-id': 'f00dfeed-0000-4000-8000-000000000000' })).status).toBe(404);
+    const before = s.running.core.sessions.size;
+    const r = await rawMcp(s, whoamiCall, auth);
+    expect(r.status).toBe(400);
+    expect(s.running.core.sessions.size).toBe(before);
+    // A GET without a session is no session either.
+    expect((await rawMcp(s, undefined, auth, { method: 'GET' })).status).toBe(400);
+    expect(s.running.core.sessions.size).toBe(before);
+    // initialize does create one, bound to the resource it was made on.
+    const init = await rawMcp(s, INITIALIZE, auth);
+    expect(init.status).toBe(200);
+    const sid = init.headers.get('mcp-session-id')!;
+    expect(s.running.core.sessions.size).toBe(before + 1);
+    expect((await rawMcp(s, whoamiCall, { ...auth, 'mcp-session-id': sid }, { path: '/mcp/codex' })).status).toBe(404);
+    expect((await rawMcp(s, undefined, auth, { path: '/mcp/unknown-host' })).status).toBe(404);
+  });
+});
+
+describe('rate limit', () => {
+  it('the 6th rapid call is RATE_LIMITED (retryable, retry_after_ms); another plate is unaffected', async () => {
+    const s = await server({ rateLimit: { perSecond: 5, burst: 5 } });
+    const a = await s.agent('Busy');
+    const b = await s.agent('Calm');
+    const ca = await s.connect(a.credential);
+    const cb = await s.connect(b.credential);
+    for (let i = 0; i < 5; i++) await ok(ca, 'whoami');
+    const e = await expectToolError(s, ca, 'whoami', {}, 'RATE_LIMITED');
+    expect(e.retryable).toBe(true);
+    expect(e.http_status).toBe(429);
+    expect(e.retry_after_ms).toBeGreaterThan(0);
+    expect((await ok(cb, 'whoami')).plate).toBe(b.plate);
+    // Waiting retry_after_ms is enough for one more call.
+    await new Promise((r) => setTimeout(r, e.retry_after_ms));
+    await ok(ca, 'whoami');
+  });
+});
+
+describe('idempotency', () => {
+  it('20 concurrent send_message calls with one key leave one message; other arguments are a CONFLICT; keys are per room', async () => {
+    const s = await server();
+    const a = await s.agent('Retrier');
+    const bob = await s.agent('Bob');
+    const room = await s.room('Idem');
+    const room2 = await s.room('Idem 2');
+    for (const r of [room, room2]) {
+      await s.join(r, a.plate);
+      await s.join(r, bob.plate);
+    }
+    const clients: Client[] = [];
+    for (let i = 0; i < 4; i++) clients.push(await s.connect(a.credential));
+    const args = { room, body: 'exactly once', mention_targets: [bob.handle], idempotency_key: 'key-1' };
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => ok(clients[i % 4]!, 'send_message', args)));
+    expect(new Set(results.map((r) => r.message_id)).size).toBe(1);
+    expect(count(s, 'messages', 'room_id = ?', room)).toBe(1);
+    expect(count(s, 'mentions', 'plate = ?', bob.plate)).toBe(1);
+    expect(results.filter((r) => !r.replayed)).toHaveLength(1);
+
+    const e = await expectToolError(s, clients[0]!, 'send_message', { ...args, body: 'something else' }, 'CONFLICT');
+    expect(e.reason).toBe('idempotency_key_reused');
+    expect(count(s, 'messages', 'room_id = ?', room)).toBe(1);
+
+    const other = await ok(clients[0]!, 'send_message', { ...args, room: room2 });
+    expect(other.message_id).not.toBe(results[0].message_id);
+    expect(count(s, 'messages', 'room_id = ?', room2)).toBe(1);
+
+    // Another sender's key of the same name does not alias either.
+    const byBob = await ok(await s.connect(bob.credential), 'send_message', { room, body: 'exactly once', idempotency_key: 'key-1' });
+    expect(byBob.sender.plate).toBe(bob.plate);
+    expect(count(s, 'messages', 'room_id = ?', room)).toBe(2);
+  });
+});
+
+describe('restart', () => {
+  it('messages, inbox items and credentials survive a restart on the same home', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'ar-restart-'));
+    try {
+      const s1 = await startTestServer({ home });
+      const a = await s1.agent('Keeper');
+      const b = await s1.agent('Reader');
+      const room = await s1.room('Durable');
+      await s1.join(room, a.plate);
+      await s1.join(room, b.plate);
+      const sent = await ok(await s1.connect(a.credential), 'send_message', { room, body: 'still here', mention_targets: [b.handle] });
+      const token = s1.ownerToken;
+      await s1.stop();
+
+      const s2 = await startTestServer({ home });
+      servers.push(s2);
+      expect(s2.ownerToken).toBe(token);
+      const cb = await s2.connect(b.credential);
+      const h = await ok(cb, 'read_room', { room });
+      expect(h.messages.map((m: any) => [m.message_id, m.body])).toEqual([[sent.message_id, 'still here']]);
+      const inbox = await callChecked(cb, 'check_mentions', {});
+      expect(inbox.structuredContent.items.map((i: any) => i.message.message_id)).toEqual([sent.message_id]);
+      expect(inbox._meta!.pending_mentions).toBe(1);
+      // seq keeps growing after the restart.
+      expect((await ok(await s2.connect(a.credential), 'send_message', { room, body: 'after' })).seq).toBe(2);
+      expect((await s2.api('GET', '/v1/agents')).body.agents.map((x: any) => x.plate).sort()).toEqual([a.plate, b.plate].sort());
+    } finally {
+      await Promise.all(servers.splice(0).map((s) => s.stop()));
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+});
