@@ -11,7 +11,11 @@ export const ownerRoutes: Route[] = [
   {
     method: 'GET',
     path: '/v1/owners',
-    handler: ({ core }) => ({ owners: listOwners(core.db) }),
+    handler: ({ core, owner }) => {
+      // Owners are the primary owner's to manage (decisions.md: POST /v1/owners); the list is theirs too.
+      if (!owner.is_primary) throw new AppError('FORBIDDEN', 'only the primary owner may list owners');
+      return { owners: listOwners(core.db) };
+    },
   },
   {
     method: 'POST',

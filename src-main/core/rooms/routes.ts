@@ -155,7 +155,8 @@ export const roomRoutes: Route[] = [
       requireHumanRoom(core.db, params.id!, owner.owner_id);
       const input = parseWith(
         z.object({
-          body: z.string().max(200_000),
+          // No schema maximum: sendMessage measures bytes, so any oversize body is PAYLOAD_TOO_LARGE (413).
+          body: z.string(),
           mention_targets: z.array(z.string().min(1).max(120)).max(50).optional(),
           parent_id: z.string().min(1).max(200).optional(),
           idempotency_key: z.string().min(1).max(200).optional(),
