@@ -11,12 +11,14 @@ import { ownerRoutes } from './owners/routes.js';
 import { agentRoutes } from './agents/routes.js';
 import { roomRoutes } from './rooms/routes.js';
 import { eventRoutes } from './events/routes.js';
+import { feedbackTools } from './feedback/tools.js';
+import { feedbackRoutes } from './feedback/routes.js';
 
 /** Every MCP tool, in the order tools/list shows them. A new capability adds its array here. */
-export const ALL_TOOLS: ToolDef[] = [...identityTools, ...inboxTools, ...roomTools, ...messageTools, ...addressingTools];
+export const ALL_TOOLS: ToolDef[] = [...identityTools, ...inboxTools, ...roomTools, ...messageTools, ...addressingTools, ...feedbackTools];
 
 /** Every human API route. */
-export const ALL_ROUTES: Route[] = [...ownerRoutes, ...agentRoutes, ...roomRoutes, ...eventRoutes];
+export const ALL_ROUTES: Route[] = [...ownerRoutes, ...agentRoutes, ...roomRoutes, ...eventRoutes, ...feedbackRoutes];
 
 /** Start-up hooks of capabilities that run background work (e.g. the wake dispatcher). */
 export const CAPABILITY_STARTERS: Array<(core: Core) => void> = [];

@@ -52,12 +52,94 @@ export function fingerprintOf(parts: Array<string | undefined>): string {
   return createHash('sha256').update(parts.map((p) => p ?? '').join('\u0000')).digest('hex').slice(0, 24);
 }
 
+function shapeKeysOf(shape: unknown): string {
+  return shape && typeof shape === 'object' ? Object.keys(shape as object).sort().join(',') : String(shape);
+}
+
+function stringArg(args: unknown, name: string): string | undefined {
+  const v = args && typeof args === 'object' ? (args as Record<string, unknown>)[name] : undefined;
+  return typeof v === 'string' && v.length <= 200 ? v : undefined;
+}
+
+/** Whether the caller (an agent by plate, else a human by owner) is a member of the room. */
+function mayUseRoom(db: Db, e: EvidenceInput, roomId: string): boolean {
+  try {
+    if (e.plate) return stmt(db, 'SELECT 1 FROM room_agents WHERE room_id = ? AND plate = ?').get(roomId, e.plate) !== undefined;
+    if (e.ownerId) return stmt(db, 'SELECT 1 FROM room_humans WHERE room_id = ? AND owner_id = ?').get(roomId, e.ownerId) !== undefined;
+  } catch {
+    // a damaged store records no ids rather than unchecked ones
+  }
+  return false;
+}
+
+/**
+ * The room and task ids the caller was authorised for: those named by the error or the
+ * arguments, kept only when the caller is a member of the room (of the task's room).
+ * A refused caller (NOT_MEMBER) leaves no room id behind.
+ */
+export function authorisedIds(db: Db, e: EvidenceInput): { roomId?: string; taskId?: string } {
+  const out: { roomId?: string; taskId?: string } = {};
+  for (const r of [e.error.roomId, stringArg(e.args, 'room')]) {
+    if (r && mayUseRoom(db, e, r)) {
+      out.roomId = r;
+      break;
+    }
+  }
+  for (const t of [e.error.taskId, stringArg(e.args, 'task_id')]) {
+    if (!t) continue;
+    let room: { room_id: string } | undefined;
+    try {
+      room = stmt(db, 'SELECT room_id FROM tasks WHERE id = ?').get(t) as { room_id: string } | undefined;
+    } catch {
+      room = undefined;
+    }
+    if (room && mayUseRoom(db, e, room.room_id)) {
+      out.taskId = t;
+      out.roomId ??= room.room_id;
+      break;
+    }
+  }
+  return out;
+}
+
+/** Identifies "the same call" (caller, tool, argument names) across a failure and a later retry. */
+export function callKey(plate: string | undefined, tool: string | undefined, shapeKeys: string): string {
+  return fingerprintOf(['call', plate, tool, shapeKeys]);
+}
+
+/** The argument names of a stored shape, as callKey wants them. */
+export function shapeKeysOfStored(argShapeJson: string): string {
+  try {
+    return shapeKeysOf(JSON.parse(argShapeJson));
+  } catch {
+    return '';
+  }
+}
+
+const lastSuccess = new WeakMap<Db, Map<string, number>>();
+
+/** Notes that a call succeeded, so a failure that a retry fixed is not reported (interface.md, reporting step 3). */
+export function noteSuccess(db: Db, plate: string, tool: string, args: unknown, knownArgs: ReadonlySet<string>): void {
+  let m = lastSuccess.get(db);
+  if (!m) {
+    m = new Map();
+    lastSuccess.set(db, m);
+  }
+  if (m.size > 50_000) m.clear();
+  m.set(callKey(plate, tool, shapeKeysOf(argShape(args ?? {}, knownArgs))), Date.now());
+}
+
+/** When the same call (plate, tool, argument names) last succeeded, if it did since this process started. */
+export function lastSucceededAt(db: Db, key: string): number | undefined {
+  return lastSuccess.get(db)?.get(key);
+}
+
 /** Stores what a failure was under its error_id. Never throws: evidence must not mask the failure. */
 export function recordEvidence(db: Db, e: EvidenceInput): void {
   try {
     const shape = e.args === undefined ? {} : argShape(e.args, e.knownArgs ?? new Set());
-    const shapeKeys =
-      shape && typeof shape === 'object' ? Object.keys(shape as object).sort().join(',') : String(shape);
+    const shapeKeys = shapeKeysOf(shape);
+    const ids = authorisedIds(db, e);
     const fingerprint = fingerprintOf([e.surface, e.tool, e.error.code, e.error.reason, shapeKeys]);
     stmt(
       db,
@@ -71,8 +153,8 @@ export function recordEvidence(db: Db, e: EvidenceInput): void {
       e.error.reason ?? null,
       e.error.httpStatus,
       JSON.stringify(shape),
-      e.error.roomId ?? null,
-      e.error.taskId ?? null,
+      ids.roomId ?? null,
+      ids.taskId ?? null,
       e.plate ?? null,
       e.ownerId ?? null,
       e.requestId ?? null,

@@ -4,7 +4,8 @@ import type { ToolContext } from './tool.js';
 import type { AgentIdentity } from '../auth/identity.js';
 import type { McpResourceHost } from '../../../shared/hosts.js';
 import { AppError, toAppError } from '../errors/app-error.js';
-import { newErrorId, recordEvidence } from '../errors/evidence.js';
+import { newErrorId, noteSuccess, recordEvidence } from '../errors/evidence.js';
+import { SPEC_TOOLS } from '../feedback/classify.js';
 import { hasScope } from '../../../shared/scopes.js';
 import type { ToolErrorBody } from '../../../shared/errors.js';
 import { ulid } from '../util/ids.js';
@@ -75,7 +76,11 @@ export async function callTool(
   let structured: Record<string, unknown>;
   let isError = false;
   try {
-    if (!tool) throw new AppError('NOT_FOUND', `unknown tool "${String(name).slice(0, 64)}"; call tools/list for the tools you may use`);
+    if (!tool) {
+      throw new AppError('NOT_FOUND', 'unknown tool; call tools/list for the tools you may use', {
+        reason: 'unknown_tool',
+      });
+    }
     if (!hasScope(agent.scopes, tool.scope)) {
       throw new AppError('SCOPE_MISSING', `${tool.name} needs the ${tool.scope} scope, which this agent does not hold`, {
         reason: `scope_${tool.scope.toLowerCase()}_missing`,
@@ -88,13 +93,15 @@ export async function callTool(
     const ctx: ToolContext = { core, agent, sessionId: session.id, host: session.host, requestId };
     const result = await tool.handler(ctx, parsed.data);
     structured = (result && typeof result === 'object' && !Array.isArray(result) ? result : { result }) as Record<string, unknown>;
+    noteSuccess(core.db, agent.plate, tool.name, args, registry.knownArgNames(tool.name));
   } catch (err) {
     const appErr = toAppError(err);
     if (appErr.code === 'INTERNAL') core.config.log(`internal error in ${name}: ${(err as Error)?.stack ?? String(err)}`);
     isError = true;
     structured = {
       error: toolError(core, appErr, {
-        tool: tool?.name ?? 'unknown',
+        // A name the specification promises is kept (it is public); any other name may carry a secret.
+        tool: tool?.name ?? (SPEC_TOOLS.has(name) ? name : 'unknown'),
         args,
         knownArgs: tool ? registry.knownArgNames(tool.name) : undefined,
         agent,

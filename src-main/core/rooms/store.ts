@@ -72,7 +72,7 @@ export function isAgentMember(db: Db, roomId: string, plate: string): boolean {
 /** The room, if the agent is a member; NOT_FOUND or NOT_MEMBER otherwise. Every room tool calls this. */
 export function requireAgentRoom(db: Db, roomId: string, plate: string): RoomRow {
   const room = getRoom(db, roomId);
-  if (!room) throw new AppError('NOT_FOUND', `room ${roomId.slice(0, 64)} not found; call list_rooms`);
+  if (!room) throw new AppError('NOT_FOUND', 'room not found; call list_rooms for the rooms you are in');
   if (!isAgentMember(db, roomId, plate)) {
     throw new AppError('NOT_MEMBER', 'you are not a member of this room; ask its owner to add you', { roomId });
   }
