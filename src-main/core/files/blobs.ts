@@ -1,0 +1,129 @@
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+
+/**
+ * File bytes under `<home>/blobs/`, one file per content, named by its sha256
+ * (`blobs/ab/abcdef…`), so identical versions share one blob. A blob is written to a temp
+ * file in `blobs/tmp/`, fsynced and renamed into place: a crash never leaves a half file
+ * under a sha256 name. Presigned uploads wait in `blobs/tmp/` until they are released.
+ */
+export class BlobStore {
+  readonly root: string;
+  readonly tmpDir: string;
+
+  constructor(home: string) {
+    this.root = join(home, 'blobs');
+    this.tmpDir = join(this.root, 'tmp');
+    mkdirSync(this.tmpDir, { recursive: true, mode: 0o700 });
+  }
+
+  pathOf(sha256: string): string {
+    if (!/^[0-9a-f]{64}$/.test(sha256)) throw new Error('not a sha256');
+    return join(this.root, sha256.slice(0, 2), sha256);
+  }
+
+  has(sha256: string): boolean {
+    return existsSync(this.pathOf(sha256));
+  }
+
+  /** A fresh temp name for bytes on their way in. */
+  tempPath(label: string): string {
+    return join(this.tmpDir, `${label}.${randomBytes(6).toString('hex')}.part`);
+  }
+
+  /** Where a presigned upload's received bytes wait for complete_file_upload. */
+  uploadPath(fileId: string, version: number): string {
+    return join(this.tmpDir, `${fileId}.v${version}.upload`);
+  }
+
+  /** Stores small bytes durably (synchronous: callable inside a write transaction). */
+  writeSync(sha256: string, bytes: Buffer): void {
+    const dest = this.pathOf(sha256);
+    if (existsSync(dest)) return;
+    const tmp = this.tempPath('inline');
+    const fd = openSync(tmp, 'wx', 0o600);
+    try {
+      let off = 0;
+      while (off < bytes.length) off += writeSync(fd, bytes, off, bytes.length - off);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    this.moveIntoPlace(tmp, dest);
+  }
+
+  /** Moves an already fsynced temp file to its sha256 name (dropping it if that content exists). */
+  adoptSync(tmp: string, sha256: string): void {
+    const dest = this.pathOf(sha256);
+    if (existsSync(dest)) {
+      rmSync(tmp, { force: true });
+      return;
+    }
+    this.moveIntoPlace(tmp, dest);
+  }
+
+  private moveIntoPlace(tmp: string, dest: string) {
+    const dir = join(dest, '..');
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    renameSync(tmp, dest);
+    // The rename itself is durable only once the folder is synced.
+    try {
+      const dfd = openSync(dir, 'r');
+      try {
+        fsyncSync(dfd);
+      } finally {
+        closeSync(dfd);
+      }
+    } catch {
+      // some filesystems refuse to fsync a folder; the rename is still atomic
+    }
+  }
+
+  removeSync(sha256: string): void {
+    try {
+      unlinkSync(this.pathOf(sha256));
+    } catch {
+      // already gone
+    }
+  }
+
+  size(sha256: string): number {
+    return statSync(this.pathOf(sha256)).size;
+  }
+
+  /**
+   * Start-up housekeeping: drops temp files of interrupted writes, uploads nobody waits for,
+   * and blobs no version refers to (left by a crash between the blob and its row).
+   */
+  sweep(isReferenced: (sha256: string) => boolean, isPendingUpload: (name: string) => boolean, olderThanMs: number): number {
+    let removed = 0;
+    const cutoff = Date.now() - olderThanMs;
+    for (const name of readdirSync(this.tmpDir)) {
+      const p = join(this.tmpDir, name);
+      try {
+        if (name.endsWith('.upload') && isPendingUpload(name)) continue;
+        if (statSync(p).mtimeMs > cutoff) continue;
+        unlinkSync(p);
+        removed++;
+      } catch {
+        // raced with a writer; it will be looked at next start
+      }
+    }
+    for (const dir of readdirSync(this.root)) {
+      if (!/^[0-9a-f]{2}$/.test(dir)) continue;
+      for (const name of readdirSync(join(this.root, dir))) {
+        if (!/^[0-9a-f]{64}$/.test(name) || isReferenced(name)) continue;
+        const p = join(this.root, dir, name);
+        try {
+          if (statSync(p).mtimeMs > cutoff) continue;
+          unlinkSync(p);
+          removed++;
+        } catch {
+          // already gone
+        }
+      }
+    }
+    return removed;
+  }
+}

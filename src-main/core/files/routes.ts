@@ -1,0 +1,68 @@
+import { z } from 'zod';
+import type { Route } from '../http/router.js';
+import { Status } from '../http/router.js';
+import { parseWith } from '../http/validate.js';
+import { requireHumanRoom } from '../rooms/store.js';
+import type { FileActor } from './store.js';
+import { completeUpload, deleteFile, fetchFile, listFilesForHumans, shareFile } from './service.js';
+
+const human = (ownerId: string): FileActor => ({ kind: 'human', ownerId });
+const versionQuery = z.object({ v: z.coerce.number().int().min(1).optional() });
+
+/** The UI's file routes: the same presigned flow as the tools, with the human as uploader. */
+export const fileRoutes: Route[] = [
+  {
+    method: 'GET',
+    path: '/v1/rooms/:id/files',
+    handler: ({ core, owner, params }) => ({ files: listFilesForHumans(core, owner.owner_id, params.id!) }),
+  },
+  {
+    method: 'POST',
+    path: '/v1/rooms/:id/files/uploads',
+    handler: ({ core, owner, params, body }) => {
+      requireHumanRoom(core.db, params.id!, owner.owner_id);
+      const input = parseWith(
+        z.object({
+          filename: z.string().min(1).max(4096),
+          content_type: z.string().max(200).optional(),
+          size_bytes: z.number().int().min(0),
+          sha256: z.string().regex(/^[0-9a-fA-F]{64}$/),
+          idempotency_key: z.string().min(1).max(200).optional(),
+        }),
+        body,
+      );
+      const r = shareFile(core, human(owner.owner_id), {
+        roomId: params.id!,
+        filename: input.filename,
+        contentType: input.content_type,
+        sizeBytes: input.size_bytes,
+        sha256: input.sha256,
+        idempotencyKey: input.idempotency_key,
+      });
+      return new Status(r.replayed ? 200 : 201, r);
+    },
+  },
+  {
+    method: 'POST',
+    path: '/v1/rooms/:id/files/:fileId/complete',
+    handler: ({ core, owner, params, body }) => {
+      requireHumanRoom(core.db, params.id!, owner.owner_id);
+      const input = parseWith(z.object({ version: z.number().int().min(1).optional() }), body);
+      return completeUpload(core, human(owner.owner_id), { fileId: params.fileId!, version: input.version, roomId: params.id! });
+    },
+  },
+  {
+    method: 'GET',
+    path: '/v1/rooms/:id/files/:fileId/download',
+    handler: ({ core, owner, params, url }) => {
+      requireHumanRoom(core.db, params.id!, owner.owner_id);
+      const q = parseWith(versionQuery, Object.fromEntries(url.searchParams));
+      return fetchFile(core, human(owner.owner_id), { fileId: params.fileId!, version: q.v, roomId: params.id! });
+    },
+  },
+  {
+    method: 'DELETE',
+    path: '/v1/rooms/:id/files/:fileId',
+    handler: ({ core, owner, params }) => deleteFile(core, human(owner.owner_id), { roomId: params.id!, fileId: params.fileId! }),
+  },
+];

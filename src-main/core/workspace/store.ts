@@ -1,0 +1,130 @@
+import type { Core } from '../context.js';
+import { immediate } from '../db/open.js';
+import { stmt } from '../db/stmt.js';
+import { AppError, invalid } from '../errors/app-error.js';
+import { humanRole, requireAgentRoom, requireHumanRoom, touchRoom } from '../rooms/store.js';
+import { maskToken, openToken, sealToken } from './crypto.js';
+
+interface WorkspaceRow {
+  room_id: string;
+  local_path: string | null;
+  repo_url: string | null;
+  repo_branch: string | null;
+  git_token_enc: Buffer | null;
+  updated_by: string;
+  updated_at: number;
+}
+
+/** A change: a string sets the field, null clears it, undefined keeps it. */
+export interface WorkspaceUpdate {
+  local_path?: string | null;
+  repo_url?: string | null;
+  repo_branch?: string | null;
+  git_token?: string | null;
+}
+
+function row(core: Core, roomId: string): WorkspaceRow | undefined {
+  return stmt(core.db, 'SELECT * FROM room_workspaces WHERE room_id = ?').get(roomId) as WorkspaceRow | undefined;
+}
+
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f]/;
+
+/** Rules of the fields; messages name the field, never its value. */
+function validate(u: WorkspaceUpdate): void {
+  if (typeof u.local_path === 'string' && CONTROL.test(u.local_path)) throw invalid('local_path must not contain control characters');
+  if (typeof u.repo_url === 'string') {
+    let url: URL | undefined;
+    try {
+      url = new URL(u.repo_url);
+    } catch {
+      // scp-like git remotes (git@host:owner/repo.git) are not URLs
+    }
+    if (url && (url.username || url.password)) {
+      throw invalid('repo_url must not carry credentials; put the token in git_token, which is stored encrypted', 'credentials_in_url');
+    }
+    if (CONTROL.test(u.repo_url)) throw invalid('repo_url must not contain control characters');
+  }
+  if (typeof u.repo_branch === 'string' && (CONTROL.test(u.repo_branch) || /\s|\.\.|[~^:?*[\\]/.test(u.repo_branch))) {
+    throw invalid('repo_branch is not a valid git branch name');
+  }
+  if (typeof u.git_token === 'string' && (u.git_token.length === 0 || CONTROL.test(u.git_token) || /\s/.test(u.git_token))) {
+    throw invalid('git_token must be non-empty, without spaces or control characters');
+  }
+}
+
+/** PUT /v1/rooms/:id/workspace: room admins only; the token is sealed before it is stored. */
+export function setWorkspace(core: Core, ownerId: string, roomId: string, u: WorkspaceUpdate) {
+  requireHumanRoom(core.db, roomId, ownerId, true);
+  validate(u);
+  immediate(core.db, () => {
+    const cur = row(core, roomId);
+    const pick = <T>(next: T | undefined, prev: T | null | undefined): T | null => (next === undefined ? (prev ?? null) : next);
+    const token = u.git_token === undefined ? (cur?.git_token_enc ?? null) : u.git_token === null ? null : sealToken(core, roomId, u.git_token);
+    stmt(
+      core.db,
+      `INSERT INTO room_workspaces (room_id, local_path, repo_url, repo_branch, git_token_enc, updated_by, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (room_id) DO UPDATE SET local_path = excluded.local_path, repo_url = excluded.repo_url,
+         repo_branch = excluded.repo_branch, git_token_enc = excluded.git_token_enc,
+         updated_by = excluded.updated_by, updated_at = excluded.updated_at`,
+    ).run(roomId, pick(u.local_path, cur?.local_path), pick(u.repo_url, cur?.repo_url), pick(u.repo_branch, cur?.repo_branch), token, ownerId, Date.now());
+    touchRoom(core.db, roomId, ['workspace']);
+  });
+  core.bus.emit({ type: 'workspace.changed', room: roomId });
+  return maskedWorkspace(core, ownerId, roomId);
+}
+
+/** GET /v1/rooms/:id/workspace: any member of the room; the token masked. */
+export function maskedWorkspace(core: Core, ownerId: string, roomId: string) {
+  requireHumanRoom(core.db, roomId, ownerId);
+  const r = row(core, roomId);
+  let masked: string | null = null;
+  if (r?.git_token_enc) {
+    try {
+      masked = maskToken(openToken(core, roomId, r.git_token_enc));
+    } catch {
+      masked = '••••';
+    }
+  }
+  return {
+    room: roomId,
+    local_path: r?.local_path ?? null,
+    repo_url: r?.repo_url ?? null,
+    repo_branch: r?.repo_branch ?? null,
+    git_token: masked,
+    git_token_set: masked !== null,
+    updated_at: r ? new Date(r.updated_at).toISOString() : null,
+  };
+}
+
+/** read_workspace: only for an agent whose owner is an admin of the room; the token in clear. */
+export function readWorkspaceForAgent(core: Core, agent: { plate: string; ownerId: string }, roomId: string) {
+  requireAgentRoom(core.db, roomId, agent.plate);
+  if (humanRole(core.db, roomId, agent.ownerId) !== 'admin') {
+    throw new AppError('FORBIDDEN', "read_workspace is for agents whose owner is an admin of the room; ask a room admin", {
+      reason: 'not_room_admin',
+      roomId,
+    });
+  }
+  const r = row(core, roomId);
+  let token: string | null = null;
+  if (r?.git_token_enc) {
+    try {
+      token = openToken(core, roomId, r.git_token_enc);
+    } catch {
+      throw new AppError('UNAVAILABLE', 'the stored git token cannot be decrypted (its key changed); ask a room admin to set it again', {
+        retryable: false,
+        roomId,
+      });
+    }
+  }
+  return {
+    room: roomId,
+    local_path: r?.local_path ?? null,
+    repo_url: r?.repo_url ?? null,
+    repo_branch: r?.repo_branch ?? null,
+    git_token: token,
+    note: 'git_token is a git credential: use it only for git, never print or echo it',
+  };
+}

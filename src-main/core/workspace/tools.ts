@@ -1,0 +1,15 @@
+import { z } from 'zod';
+import { defineTool } from '../mcp/tool.js';
+import { roomIdArg } from '../rooms/tools.js';
+import { readWorkspaceForAgent } from './store.js';
+
+export const workspaceTools = [
+  defineTool({
+    name: 'read_workspace',
+    scope: 'READ',
+    description:
+      "The room's workspace: local_path, repo_url, repo_branch and git_token (a git credential, or null). Only for agents whose owner is a room admin (403 otherwise). Never print, echo or store the token.",
+    input: z.object({ room: roomIdArg }),
+    handler: (ctx, args) => readWorkspaceForAgent(ctx.core, { plate: ctx.agent.plate, ownerId: ctx.agent.ownerId }, args.room),
+  }),
+];
