@@ -1,0 +1,62 @@
+import { describe, it, expect } from 'vitest';
+import Database from 'better-sqlite3';
+import { migrate } from '../../src-main/core/db/migrate.js';
+import { MIGRATIONS } from '../../src-main/core/db/migrations/index.js';
+
+const LATEST = Math.max(...MIGRATIONS.map((m) => m.version));
+
+function fresh() {
+  const db = new Database(':memory:');
+  db.pragma('foreign_keys = ON');
+  return db;
+}
+
+describe('migrations', () => {
+  it('are numbered 1..n without gaps or duplicates', () => {
+    const versions = MIGRATIONS.map((m) => m.version).sort((a, b) => a - b);
+    expect(versions).toEqual(versions.map((_, i) => i + 1));
+  });
+
+  it('0001-core: rows written at version 1 survive migrating to the latest; user_version is the latest', () => {
+    const db = fresh();
+    expect(migrate(db, 1)).toBe(1);
+    expect(db.pragma('user_version', { simple: true })).toBe(1);
+    const now = Date.now();
+    db.prepare("INSERT INTO owners (id, name, slug, plate_prefix, token_hash, is_primary, created_at) VALUES ('own_1', 'Ada', 'ada', 'ADA', 'h1', 1, ?)").run(now);
+    db.prepare("INSERT INTO agents (id, plate, owner_id, name, slug, scopes, created_at) VALUES ('agt_1', 'ADA-AGT-ABCDEF', 'own_1', 'Alice', 'alice', 31, ?)").run(now);
+    db.prepare("INSERT INTO devices (id, agent_id, name, created_at) VALUES ('dev_1', 'agt_1', 'laptop', ?)").run(now);
+    db.prepare("INSERT INTO credentials (id, agent_id, device_id, secret_hash, created_at) VALUES ('cred_1', 'agt_1', 'dev_1', 'sh', ?)").run(now);
+    db.prepare("INSERT INTO rooms (id, name, created_by, created_at) VALUES ('room_1', 'Main', 'own_1', ?)").run(now);
+    db.prepare("INSERT INTO room_agents (room_id, plate, added_by, created_at) VALUES ('room_1', 'ADA-AGT-ABCDEF', 'own_1', ?)").run(now);
+    db.prepare("INSERT INTO messages (id, room_id, seq, sender_kind, sender_plate, sender_owner_id, body, created_at) VALUES ('msg_1', 'room_1', 1, 'agent', 'ADA-AGT-ABCDEF', 'own_1', 'hello', ?)").run(now);
+    db.prepare("INSERT INTO mentions (id, plate, room_id, message_id, trust_level, created_at) VALUES ('mnt_1', 'ADA-AGT-ABCDEF', 'room_1', 'msg_1', 'same_owner', ?)").run(now);
+    db.prepare("INSERT INTO wakes (id, plate, room_id, trigger, message_id, content, event_key, created_at) VALUES ('wake_1', 'ADA-AGT-ABCDEF', 'room_1', 'mention', 'msg_1', 'hello', 'msg:msg_1', ?)").run(now);
+
+    expect(migrate(db)).toBe(LATEST);
+    expect(db.pragma('user_version', { simple: true })).toBe(LATEST);
+    expect(db.prepare('SELECT plate, scopes FROM agents').all()).toEqual([{ plate: 'ADA-AGT-ABCDEF', scopes: 31 }]);
+    expect(db.prepare('SELECT body, seq FROM messages').all()).toEqual([{ body: 'hello', seq: 1 }]);
+    expect(db.prepare('SELECT id, acked_at FROM mentions').all()).toEqual([{ id: 'mnt_1', acked_at: null }]);
+    expect(db.prepare('SELECT secret_hash FROM credentials').all()).toEqual([{ secret_hash: 'sh' }]);
+    expect(db.prepare('SELECT status FROM wakes').all()).toEqual([{ status: 'queued' }]);
+    // Migrating again is a no-op.
+    expect(migrate(db)).toBe(LATEST);
+  });
+
+  it('tables are STRICT: a wrong type is rejected', () => {
+    const db = fresh();
+    migrate(db);
+    expect(() =>
+      db.prepare("INSERT INTO owners (id, name, slug, plate_prefix, token_hash, created_at) VALUES ('o', 'n', 's', 'AB', 't', 'yesterday')").run(),
+    ).toThrow(/cannot store TEXT value in INTEGER column/);
+    const strict = db.prepare("SELECT name, strict FROM pragma_table_list WHERE schema = 'main' AND name NOT LIKE 'sqlite_%'").all() as Array<{ name: string; strict: number }>;
+    expect(strict.length).toBeGreaterThan(0);
+    expect(strict.filter((t) => t.strict !== 1).map((t) => t.name)).toEqual([]);
+  });
+
+  it('refuses a database newer than this build', () => {
+    const db = fresh();
+    db.pragma(`user_version = ${LATEST + 1}`);
+    expect(() => migrate(db)).toThrow(/newer than this build/);
+  });
+});
