@@ -1,0 +1,593 @@
+import type { Core } from '../context.js';
+import { notifyActed } from '../context.js';
+import type { Db } from '../db/open.js';
+import { immediate } from '../db/open.js';
+import { stmt } from '../db/stmt.js';
+import { newId } from '../util/ids.js';
+import { AppError, invalid } from '../errors/app-error.js';
+import { withIdempotency } from '../idempotency/store.js';
+import { addInboxItem, ackByIds, ackTaskItems } from '../inbox/store.js';
+import { enqueueWake, mayWake } from '../wakes/store.js';
+import { agentOwnersOfRoom, getRoom, humanRole, isAgentMember, isCrossOwner, requireAgentRoom, requireHumanRoom, touchRoom, trustMode } from '../rooms/store.js';
+import { agentHandle, getAgentByPlate, type AgentRow } from '../agents/store.js';
+import { agentCandidates, parseHandle, PLATE_RE } from '../addressing/handles.js';
+import { ALREADY_CLAIMED, ARCHIVABLE, NOT_ASSIGNED, decide, TASK_STATUSES, type Facts, type Rejection, type TaskStatus, type Trigger } from './transitions.js';
+import {
+  casClaim,
+  dependentsOf,
+  getTaskRow,
+  openDepsOf,
+  replaceDeps,
+  roomDeps,
+  roomTaskRows,
+  taskRecord,
+  toRecord,
+  wouldCycle,
+  type TaskRecord,
+  type TaskRow,
+} from './store.js';
+import { taskPayloadText } from './payload.js';
+
+export type Actor = { kind: 'agent'; plate: string; ownerId: string; sessionId: string } | { kind: 'human'; ownerId: string };
+
+const MAX_DEPS = 100;
+
+function fail(r: Rejection, taskId?: string, roomId?: string): AppError {
+  return new AppError(r.code, r.message, { reason: r.reason, retryable: r.retryable, taskId, roomId });
+}
+
+const taskNotFound = () => new AppError('NOT_FOUND', 'task not found; read_board lists the task ids of a room');
+
+/** The task, if the actor may see it: an agent member of its room, or a human member. */
+export function requireTask(db: Db, actor: Actor, taskId: string, roomId?: string): TaskRow {
+  const t = getTaskRow(db, taskId);
+  if (!t || (roomId !== undefined && t.room_id !== roomId)) throw taskNotFound();
+  if (actor.kind === 'agent') requireAgentRoom(db, t.room_id, actor.plate);
+  else if (!humanRole(db, t.room_id, actor.ownerId)) throw taskNotFound();
+  return t;
+}
+
+/** An agent of the room named by handle (`@name(owner)`) or plate; refused, never guessed, when unknown or ambiguous. */
+export function resolveAssignee(db: Db, roomId: string, assignee: string): AgentRow {
+  const s = assignee.trim();
+  if (PLATE_RE.test(s)) {
+    const a = getAgentByPlate(db, s);
+    if (!a || !isAgentMember(db, roomId, s)) throw invalid('the assignee is not an agent of this room; call list_members', 'unknown_assignee');
+    return a;
+  }
+  const h = parseHandle(s);
+  if (!h) throw invalid('assignee must be an agent handle (@name(owner)) or plate', 'bad_assignee');
+  const c = agentCandidates(db, roomId, h);
+  if (c.length > 1) throw invalid('the assignee handle is ambiguous; add the owner part, @name(owner)', 'ambiguous_assignee');
+  if (c.length === 0) throw invalid('the assignee is not an agent of this room; call list_members', 'unknown_assignee');
+  return getAgentByPlate(db, c[0]!.plate)!;
+}
+
+/**
+ * The consent state of a task that `actorOwnerId` assigns to `assignee`. Same owner: auto.
+ * Across owners the assignee's owner must have Trust on in the room (then accepted);
+ * otherwise the assignment is refused at creation: there is no pending state.
+ */
+export function consentFor(db: Db, roomId: string, actorOwnerId: string, assignee: AgentRow): 'auto' | 'accepted' {
+  if (assignee.owner_id === actorOwnerId) return 'auto';
+  if (trustMode(db, roomId, assignee.owner_id) !== 'trust_room') {
+    throw new AppError(
+      'CONSENT_REQUIRED',
+      "the assignee belongs to another owner whose Trust is off in this room; that owner must turn it on (set_room_consent trust_room) before you can assign their agents",
+      { reason: 'trust_off', roomId },
+    );
+  }
+  return 'accepted';
+}
+
+/** Checks depends_on: tasks of the same room, no duplicates, and no cycle through `taskId`. */
+function validateDeps(db: Db, roomId: string, taskId: string, deps: readonly string[]): string[] {
+  const unique = [...new Set(deps)];
+  if (unique.length > MAX_DEPS) throw invalid(`depends_on holds at most ${MAX_DEPS} tasks`);
+  for (const d of unique) {
+    if (d === taskId) throw invalid('a task cannot depend on itself', 'dependency_cycle');
+    const p = getTaskRow(db, d);
+    if (!p || p.room_id !== roomId) throw invalid('depends_on must name tasks of the same room; read_board lists them', 'unknown_dependency');
+  }
+  if (wouldCycle(db, taskId, unique)) throw invalid('depends_on would create a dependency cycle', 'dependency_cycle');
+  return unique;
+}
+
+function trustLevelOf(assignee: AgentRow, actorOwnerId: string) {
+  return assignee.owner_id === actorOwnerId ? ('same_owner' as const) : ('trusted' as const);
+}
+
+/**
+ * Tells the assignee about its task (inside the transaction): an inbox item, and an
+ * assignment wake when the actor may wake it. A task that still waits on prerequisites
+ * is announced by the successor wake instead, when it becomes claimable.
+ */
+function announceAssignment(db: Db, t: TaskRow, actor: Actor): boolean {
+  if (actor.kind === 'agent' && actor.plate === t.assignee) return false;
+  if (t.status === 'done' || t.status === 'cancelled' || openDepsOf(db, t.id).length > 0) return false;
+  const a = getAgentByPlate(db, t.assignee)!;
+  addInboxItem(db, { plate: t.assignee, roomId: t.room_id, taskId: t.id, kind: 'task', trustLevel: trustLevelOf(a, actor.ownerId) });
+  if (!mayWake(db, t.room_id, t.assignee, actor.ownerId)) return false;
+  return (
+    enqueueWake(db, {
+      plate: t.assignee,
+      roomId: t.room_id,
+      trigger: 'assignment',
+      taskId: t.id,
+      content: taskPayloadText(taskRecord(db, t.id)!),
+      eventKey: `task:${t.id}:assign:${t.assign_count}`,
+    }) !== undefined
+  );
+}
+
+function emitBoard(core: Core, roomId: string, wakes: boolean): void {
+  core.bus.emit({ type: 'board.changed', room: roomId });
+  if (wakes) core.bus.emit({ type: 'wakes.changed', room: roomId });
+}
+
+export interface CreateInput {
+  roomId: string;
+  title: string;
+  definitionOfDone: string;
+  assignee: string;
+  detail?: string;
+  order?: number;
+  dependsOn?: string[];
+  idempotencyKey?: string;
+}
+
+/** create_task and POST /v1/rooms/:id/tasks: same rules for agents and humans. */
+export function createTask(core: Core, actor: Actor, input: CreateInput): TaskRecord & { replayed?: boolean } {
+  const { db } = core;
+  if (actor.kind === 'agent') requireAgentRoom(db, input.roomId, actor.plate);
+  else requireHumanRoom(db, input.roomId, actor.ownerId);
+  if (!input.title.trim()) throw invalid('title must not be empty');
+  if (!input.definitionOfDone.trim()) throw invalid('definition_of_done must not be empty');
+  const actorKey = actor.kind === 'agent' ? actor.plate : actor.ownerId;
+  const idemArgs = {
+    title: input.title,
+    definition_of_done: input.definitionOfDone,
+    assignee: input.assignee,
+    detail: input.detail ?? null,
+    order: input.order ?? null,
+    depends_on: input.dependsOn ?? [],
+  };
+  let woke = false;
+  const result = immediate(db, () =>
+    withIdempotency(db, `create_task:${input.roomId}:${actorKey}`, input.idempotencyKey, idemArgs, () => {
+      const assignee = resolveAssignee(db, input.roomId, input.assignee);
+      const consent = consentFor(db, input.roomId, actor.ownerId, assignee);
+      const id = newId('task');
+      const deps = validateDeps(db, input.roomId, id, input.dependsOn ?? []);
+      const now = Date.now();
+      stmt(
+        db,
+        `INSERT INTO tasks (id, room_id, title, detail, definition_of_done, assignee, sort_order, consent_state,
+           created_by_kind, created_by_plate, created_by_owner, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      ).run(
+        id,
+        input.roomId,
+        input.title.trim(),
+        input.detail ?? null,
+        input.definitionOfDone,
+        assignee.plate,
+        input.order ?? null,
+        consent,
+        actor.kind,
+        actor.kind === 'agent' ? actor.plate : null,
+        actor.ownerId,
+        now,
+        now,
+      );
+      replaceDeps(db, id, deps);
+      woke = announceAssignment(db, getTaskRow(db, id)!, actor);
+      touchRoom(db, input.roomId, ['board']);
+      return taskRecord(db, id)!;
+    }),
+  );
+  if (!result.replayed) emitBoard(core, input.roomId, woke);
+  return result;
+}
+
+export interface UpdateInput {
+  title?: string;
+  detail?: string | null;
+  definitionOfDone?: string;
+  order?: number | null;
+  dependsOn?: string[];
+}
+
+/** update_task: the assignee or the agent that created the task edits an unfinished task. */
+export function updateTask(core: Core, actor: Extract<Actor, { kind: 'agent' }>, taskId: string, patch: UpdateInput): TaskRecord {
+  const { db } = core;
+  const rec = immediate(db, () => {
+    const t = requireTask(db, actor, taskId);
+    if (t.assignee !== actor.plate && t.created_by_plate !== actor.plate) {
+      throw new AppError('FORBIDDEN', 'only the assignee or the agent that created a task may edit it', { reason: 'not_assigned', taskId });
+    }
+    if (t.status === 'done' || t.status === 'cancelled' || t.archived_at !== null) {
+      throw new AppError('CONFLICT', 'a finished or archived task cannot be edited', { reason: 'task_finished', taskId });
+    }
+    if (patch.title !== undefined && !patch.title.trim()) throw invalid('title must not be empty');
+    if (patch.definitionOfDone !== undefined && !patch.definitionOfDone.trim()) throw invalid('definition_of_done must not be empty');
+    if (patch.dependsOn !== undefined) replaceDeps(db, t.id, validateDeps(db, t.room_id, t.id, patch.dependsOn));
+    stmt(
+      db,
+      `UPDATE tasks SET title = ?, detail = ?, definition_of_done = ?, sort_order = ?, updated_at = ? WHERE id = ?`,
+    ).run(
+      patch.title?.trim() ?? t.title,
+      patch.detail !== undefined ? patch.detail : t.detail,
+      patch.definitionOfDone ?? t.definition_of_done,
+      patch.order !== undefined ? patch.order : t.sort_order,
+      Date.now(),
+      t.id,
+    );
+    touchRoom(db, t.room_id, ['board']);
+    return taskRecord(db, t.id)!;
+  });
+  emitBoard(core, rec.room, false);
+  return rec;
+}
+
+function factsOf(db: Db, t: TaskRow, actor: Actor | { kind: 'server'; plate: string }, extra: Partial<Facts> = {}): Facts {
+  return {
+    actor: actor.kind,
+    status: t.status,
+    isAssignee: actor.kind !== 'human' && t.assignee === actor.plate,
+    openDeps: t.status === 'todo' ? openDepsOf(db, t.id).length : 0,
+    ...extra,
+  };
+}
+
+function decideOrThrow(db: Db, trigger: Trigger, t: TaskRow, actor: Actor, extra: Partial<Facts> = {}): TaskStatus {
+  const d = decide(trigger, factsOf(db, t, actor, extra));
+  if (!d.ok) throw fail(d.reject, t.id, t.room_id);
+  return d.to;
+}
+
+/**
+ * claim_task: one atomic compare-and-swap. The decision names why a claim is refused;
+ * the conditional UPDATE … RETURNING is what makes exactly one concurrent claim win.
+ */
+export function claimTask(core: Core, actor: Extract<Actor, { kind: 'agent' }>, taskId: string, instanceId: string): TaskRecord & { claimed: boolean } {
+  const { db } = core;
+  const out = immediate(db, () => {
+    const t = requireTask(db, actor, taskId);
+    if (t.archived_at !== null) throw new AppError('CONFLICT', 'an archived task cannot be claimed', { reason: 'not_claimable', taskId });
+    decideOrThrow(db, 'claim_task', t, actor, { heldByOtherInstance: t.status === 'doing' && t.lease_instance_id !== instanceId });
+    if (t.status === 'doing') return { rec: taskRecord(db, t.id)!, claimed: false };
+    const won = casClaim(db, t.id, actor.plate, instanceId, Date.now());
+    if (!won) {
+      const again = decide('claim_task', factsOf(db, getTaskRow(db, t.id)!, actor, { heldByOtherInstance: true }));
+      throw fail(again.ok ? ALREADY_CLAIMED : again.reject, t.id, t.room_id);
+    }
+    touchRoom(db, t.room_id, ['board']);
+    return { rec: taskRecord(db, t.id)!, claimed: true };
+  });
+  if (out.claimed) emitBoard(core, out.rec.room, false);
+  return { ...out.rec, claimed: out.claimed };
+}
+
+/**
+ * The server-owned running receipt (an assigned push started running): todo -> doing with
+ * `instanceId` holding the lease, only if the task is assigned to `plate`, todo, and every
+ * prerequisite is done. Returns whether it moved. The caller emits board.changed.
+ */
+export function receiveRunning(db: Db, taskId: string, plate: string, instanceId: string): boolean {
+  return immediate(db, () => {
+    const t = getTaskRow(db, taskId);
+    if (!t || t.archived_at !== null) return false;
+    const d = decide('running_receipt', factsOf(db, t, { kind: 'server', plate }));
+    if (!d.ok) return false;
+    if (!casClaim(db, taskId, plate, instanceId, Date.now())) return false;
+    touchRoom(db, t.room_id, ['board']);
+    return true;
+  });
+}
+
+/** renew_lease: a heartbeat from the holding instance only. It changes nothing but the lease time. */
+export function renewLease(core: Core, actor: Extract<Actor, { kind: 'agent' }>, taskId: string, instanceId: string): TaskRecord {
+  const { db } = core;
+  const rec = immediate(db, () => {
+    const t = requireTask(db, actor, taskId);
+    if (t.assignee !== actor.plate) throw fail(NOT_ASSIGNED, t.id);
+    const r = stmt(
+      db,
+      "UPDATE tasks SET lease_renewed_at = ? WHERE id = ? AND status = 'doing' AND lease_instance_id = ? RETURNING id",
+    ).get(Date.now(), t.id, instanceId);
+    if (!r) {
+      throw new AppError(
+        'CONFLICT',
+        t.status === 'doing' ? 'another instance holds this lease; only the holder renews it' : 'the task is not in doing; there is no lease to renew',
+        { reason: t.status === 'doing' ? 'not_lease_holder' : 'not_doing', taskId: t.id },
+      );
+    }
+    return taskRecord(db, t.id)!;
+  });
+  core.bus.emit({ type: 'board.changed', room: rec.room });
+  return rec;
+}
+
+/** Leaves doing: the lease goes with it. */
+const LEAVE_DOING = 'lease_instance_id = NULL, lease_renewed_at = NULL';
+
+/** release_task (self-release by the assignee) and the admin force-release: doing -> todo. */
+export function releaseTask(core: Core, actor: Actor, taskId: string, roomId?: string): TaskRecord {
+  const { db } = core;
+  const rec = immediate(db, () => {
+    const t = requireTask(db, actor, taskId, roomId);
+    const humanAllowed = actor.kind === 'human' ? humanRole(db, t.room_id, actor.ownerId) === 'admin' || ownerOf(db, t.assignee) === actor.ownerId : undefined;
+    decideOrThrow(db, 'release_task', t, actor, { humanAllowed });
+    stmt(db, `UPDATE tasks SET status = 'todo', ${LEAVE_DOING}, updated_at = ? WHERE id = ? AND status = 'doing'`).run(Date.now(), t.id);
+    touchRoom(db, t.room_id, ['board']);
+    return taskRecord(db, t.id)!;
+  });
+  emitBoard(core, rec.room, false);
+  return rec;
+}
+
+function ownerOf(db: Db, plate: string): string | undefined {
+  return getAgentByPlate(db, plate)?.owner_id;
+}
+
+export interface StatusInput {
+  status: TaskStatus;
+  reason?: string;
+  resultRef?: string;
+  summary?: string;
+  artifacts?: string[];
+  next?: string;
+}
+
+/** set_status: todo, blocked or failed; done is refused (complete_task is the only way into done). */
+export function setStatus(core: Core, actor: Extract<Actor, { kind: 'agent' }>, taskId: string, input: StatusInput): TaskRecord {
+  const { db } = core;
+  const rec = immediate(db, () => {
+    const t = requireTask(db, actor, taskId);
+    const to = decideOrThrow(db, 'set_status', t, actor, { target: input.status });
+    writeStatus(db, t, to, input);
+    touchRoom(db, t.room_id, ['board']);
+    return taskRecord(db, t.id)!;
+  });
+  emitBoard(core, rec.room, false);
+  notifyActed(core, { plate: actor.plate, roomId: rec.room, sessionId: actor.sessionId, tool: 'set_status' });
+  return rec;
+}
+
+/** Writes a status step and its board record; the reason is kept only for blocked and failed. */
+function writeStatus(db: Db, t: TaskRow, to: TaskStatus, input: StatusInput & { handoffNotes?: string }): void {
+  const reason = to === 'blocked' || to === 'failed' ? (input.reason ?? null) : null;
+  const leaving = to !== 'doing';
+  const r = stmt(
+    db,
+    `UPDATE tasks SET status = ?, reason = ?, result_ref = coalesce(?, result_ref), summary = coalesce(?, summary),
+       artifacts = coalesce(?, artifacts), next = coalesce(?, next), handoff_notes = coalesce(?, handoff_notes),
+       completed_at = CASE WHEN ? = 'done' THEN ? ELSE completed_at END,
+       lease_instance_id = CASE WHEN ? THEN NULL ELSE lease_instance_id END,
+       lease_renewed_at = CASE WHEN ? THEN NULL ELSE lease_renewed_at END,
+       updated_at = ?
+     WHERE id = ? AND status = ? AND assignee = ?`,
+  ).run(
+    to,
+    reason,
+    input.resultRef ?? null,
+    input.summary ?? null,
+    input.artifacts ? JSON.stringify(input.artifacts) : null,
+    input.next ?? null,
+    input.handoffNotes ?? null,
+    to,
+    Date.now(),
+    leaving ? 1 : 0,
+    leaving ? 1 : 0,
+    Date.now(),
+    t.id,
+    t.status,
+    t.assignee,
+  );
+  if (r.changes !== 1) throw new AppError('CONFLICT', 'the task changed meanwhile; read_board and try again', { reason: 'task_changed', taskId: t.id });
+}
+
+export interface CompleteInput extends StatusInput {
+  handoffNotes?: string;
+  ackIds?: string[];
+}
+
+/**
+ * complete_task. With done it is one transaction: the status and board record, the handoff
+ * delivered to every direct successor, and a successor wake (payload carrying the handoff
+ * notes verbatim) for each task this completion just unblocked. ack_ids clear inbox items.
+ */
+export function completeTask(
+  core: Core,
+  actor: Extract<Actor, { kind: 'agent' }>,
+  taskId: string,
+  input: CompleteInput,
+): TaskRecord & { unblocked: string[] } {
+  const { db } = core;
+  const hasNotes = input.handoffNotes !== undefined && input.handoffNotes.trim().length > 0;
+  let woke = false;
+  const out = immediate(db, () => {
+    const t = requireTask(db, actor, taskId);
+    const to = decideOrThrow(db, 'complete_task', t, actor, { target: input.status, hasHandoffNotes: hasNotes });
+    writeStatus(db, t, to, to === 'done' ? input : { ...input, handoffNotes: undefined });
+    const unblocked: string[] = [];
+    if (to === 'done') {
+      const notes = input.handoffNotes!;
+      const now = Date.now();
+      for (const d of dependentsOf(db, t.id)) {
+        if (d.archived_at !== null || d.status === 'cancelled') continue;
+        stmt(
+          db,
+          `INSERT OR IGNORE INTO task_handoffs (id, room_id, from_task_id, to_task_id, from_plate, to_plate, notes, created_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+        ).run(newId('hof'), t.room_id, t.id, d.id, t.assignee, d.assignee, notes, now);
+        if (d.status !== 'todo' || openDepsOf(db, d.id).length > 0) continue;
+        unblocked.push(d.id);
+        const a = getAgentByPlate(db, d.assignee)!;
+        addInboxItem(db, { plate: d.assignee, roomId: d.room_id, taskId: d.id, kind: 'handoff', trustLevel: trustLevelOf(a, actor.ownerId) });
+        if (mayWake(db, d.room_id, d.assignee, actor.ownerId)) {
+          const id = enqueueWake(db, {
+            plate: d.assignee,
+            roomId: d.room_id,
+            trigger: 'successor',
+            taskId: d.id,
+            content: taskPayloadText(taskRecord(db, d.id)!, notes),
+            eventKey: `task:${d.id}:successor:${t.id}`,
+          });
+          woke ||= id !== undefined;
+        }
+      }
+    }
+    ackTaskItems(db, actor.plate, t.id);
+    if (input.ackIds?.length) ackByIds(db, actor.plate, input.ackIds);
+    touchRoom(db, t.room_id, to === 'done' ? ['board', 'handoffs'] : ['board']);
+    return { rec: taskRecord(db, t.id)!, unblocked };
+  });
+  emitBoard(core, out.rec.room, woke);
+  notifyActed(core, { plate: actor.plate, roomId: out.rec.room, sessionId: actor.sessionId, tool: 'complete_task' });
+  return { ...out.rec, unblocked: out.unblocked };
+}
+
+/** Human cancellation: any status -> cancelled (room admin or the assignee's owner). */
+export function cancelTask(core: Core, actor: Extract<Actor, { kind: 'human' }>, roomId: string, taskId: string): TaskRecord {
+  const { db } = core;
+  const rec = immediate(db, () => {
+    const t = requireTask(db, actor, taskId, roomId);
+    const humanAllowed = humanRole(db, t.room_id, actor.ownerId) === 'admin' || ownerOf(db, t.assignee) === actor.ownerId;
+    decideOrThrow(db, 'cancel', t, actor, { humanAllowed });
+    stmt(db, `UPDATE tasks SET status = 'cancelled', ${LEAVE_DOING}, updated_at = ? WHERE id = ?`).run(Date.now(), t.id);
+    touchRoom(db, t.room_id, ['board']);
+    return taskRecord(db, t.id)!;
+  });
+  emitBoard(core, rec.room, false);
+  return rec;
+}
+
+/** May this human reassign in this room? The solo-room owner, or a room admin when the room is cross-owner. */
+export function mayReassign(db: Db, roomId: string, ownerId: string): boolean {
+  const role = humanRole(db, roomId, ownerId);
+  if (!role) return false;
+  if (isCrossOwner(db, roomId)) return role === 'admin';
+  const owners = agentOwnersOfRoom(db, roomId);
+  return owners.length === 1 ? owners[0] === ownerId : role === 'admin';
+}
+
+/**
+ * Human reassignment: the status is unchanged and the task gets a new assignee. Crossing
+ * owners obeys Trust like creation does. The new assignee is told (inbox and assignment wake).
+ */
+export function reassignTask(core: Core, actor: Extract<Actor, { kind: 'human' }>, roomId: string, taskId: string, assignee: string): TaskRecord {
+  const { db } = core;
+  let woke = false;
+  const rec = immediate(db, () => {
+    const t = requireTask(db, actor, taskId, roomId);
+    decideOrThrow(db, 'reassign', t, actor, { humanAllowed: mayReassign(db, t.room_id, actor.ownerId) });
+    const a = resolveAssignee(db, t.room_id, assignee);
+    if (a.plate === t.assignee) return taskRecord(db, t.id)!;
+    const consent = consentFor(db, t.room_id, actor.ownerId, a);
+    stmt(db, 'UPDATE tasks SET assignee = ?, consent_state = ?, assign_count = assign_count + 1, updated_at = ? WHERE id = ?').run(
+      a.plate,
+      consent,
+      Date.now(),
+      t.id,
+    );
+    woke = announceAssignment(db, getTaskRow(db, t.id)!, actor);
+    touchRoom(db, t.room_id, ['board']);
+    return taskRecord(db, t.id)!;
+  });
+  emitBoard(core, rec.room, woke);
+  return rec;
+}
+
+/** archive_task / POST …/archive: a finished task leaves the board but stays readable by id. */
+export function archiveTask(core: Core, actor: Actor, taskId: string, roomId?: string): TaskRecord {
+  const { db } = core;
+  const rec = immediate(db, () => {
+    const t = requireTask(db, actor, taskId, roomId);
+    const allowed =
+      actor.kind === 'agent'
+        ? t.assignee === actor.plate || t.created_by_plate === actor.plate
+        : humanRole(db, t.room_id, actor.ownerId) === 'admin' || ownerOf(db, t.assignee) === actor.ownerId || t.created_by_owner === actor.ownerId;
+    if (!allowed) {
+      throw new AppError('FORBIDDEN', 'only the assignee, the task creator or a room admin may archive a task', { reason: 'not_assigned', taskId: t.id });
+    }
+    if (!ARCHIVABLE.includes(t.status)) {
+      throw new AppError('CONFLICT', 'only done, failed or cancelled tasks can be archived', { reason: 'not_finished', taskId: t.id });
+    }
+    if (t.archived_at === null) {
+      stmt(db, 'UPDATE tasks SET archived_at = ?, updated_at = ? WHERE id = ?').run(Date.now(), Date.now(), t.id);
+      touchRoom(db, t.room_id, ['board']);
+    }
+    return taskRecord(db, t.id)!;
+  });
+  emitBoard(core, rec.room, false);
+  return rec;
+}
+
+export interface BoardFilter {
+  /** A plate or handle. */
+  assignee?: string;
+  statuses?: ReadonlyArray<TaskStatus | 'archived'>;
+}
+
+export interface Board {
+  lanes: Array<{ assignee: string; handle: string; tasks: TaskRecord[] }>;
+  done: TaskRecord[];
+  context_version: number;
+}
+
+const OPEN_STATUSES: ReadonlySet<TaskStatus> = new Set(['todo', 'doing', 'blocked', 'failed']);
+
+/**
+ * The board: one lane per agent of the room (in join order; then any other assignee),
+ * tasks ordered by order then creation; finished tasks in the done view, newest first.
+ * Cancelled and archived tasks appear only when `statuses` asks for them.
+ */
+export function readBoard(db: Db, roomId: string, filter: BoardFilter = {}): Board {
+  const room = getRoom(db, roomId)!;
+  const plateFilter = filter.assignee ? resolveAssignee(db, roomId, filter.assignee).plate : undefined;
+  const asked = filter.statuses?.length ? new Set(filter.statuses) : undefined;
+  const includeArchived = asked?.has('archived') ?? false;
+  const statusSet: ReadonlySet<TaskStatus> = asked
+    ? new Set(TASK_STATUSES.filter((s) => asked.has(s)).length ? TASK_STATUSES.filter((s) => asked.has(s)) : TASK_STATUSES)
+    : new Set([...OPEN_STATUSES, 'done']);
+  const onlyArchived = asked !== undefined && includeArchived && asked.size === 1;
+
+  const deps = new Map<string, string[]>();
+  const open = new Map<string, string[]>();
+  for (const e of roomDeps(db, roomId)) {
+    (deps.get(e.task_id) ?? deps.set(e.task_id, []).get(e.task_id)!).push(e.depends_on);
+    if (!e.done) (open.get(e.task_id) ?? open.set(e.task_id, []).get(e.task_id)!).push(e.depends_on);
+  }
+  const handles = new Map<string, string>();
+  const lanes = new Map<string, TaskRecord[]>();
+  const members = stmt(db, 'SELECT plate FROM room_agents WHERE room_id = ? ORDER BY created_at, plate').all(roomId) as Array<{ plate: string }>;
+  for (const m of members) if (!plateFilter || m.plate === plateFilter) lanes.set(m.plate, []);
+  const done: TaskRecord[] = [];
+  const now = Date.now();
+  for (const r of roomTaskRows(db, roomId)) {
+    if (plateFilter && r.assignee !== plateFilter) continue;
+    if (!statusSet.has(r.status)) continue;
+    if (r.archived_at !== null ? !includeArchived : onlyArchived) continue;
+    const rec = toRecord(db, r, deps.get(r.id) ?? [], open.get(r.id) ?? [], handles, now);
+    if (r.status === 'done') done.push(rec);
+    else (lanes.get(r.assignee) ?? lanes.set(r.assignee, []).get(r.assignee)!).push(rec);
+  }
+  done.sort((a, b) => (b.completed_at ?? '').localeCompare(a.completed_at ?? '') || b.task_id.localeCompare(a.task_id));
+  return {
+    lanes: [...lanes].map(([plate, tasks]) => ({ assignee: plate, handle: handleOf(db, plate, handles), tasks })),
+    done,
+    context_version: room.context_version,
+  };
+}
+
+function handleOf(db: Db, plate: string, cache: Map<string, string>): string {
+  let h = cache.get(plate);
+  if (h === undefined) {
+    const a = getAgentByPlate(db, plate);
+    h = a ? agentHandle(a) : '';
+    cache.set(plate, h);
+  }
+  return h;
+}

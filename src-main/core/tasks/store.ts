@@ -1,0 +1,201 @@
+import type { Db } from '../db/open.js';
+import { stmt } from '../db/stmt.js';
+import { agentHandle, getAgentByPlate } from '../agents/store.js';
+import type { TaskStatus } from './transitions.js';
+
+/** decisions.md "Limits": a doing task whose lease was not renewed for this long is flagged stale. */
+export const LEASE_STALE_MS = 120_000;
+
+export interface TaskRow {
+  id: string;
+  room_id: string;
+  title: string;
+  detail: string | null;
+  definition_of_done: string;
+  assignee: string;
+  sort_order: number | null;
+  status: TaskStatus;
+  consent_state: 'auto' | 'accepted';
+  lease_instance_id: string | null;
+  lease_renewed_at: number | null;
+  result_ref: string | null;
+  reason: string | null;
+  summary: string | null;
+  artifacts: string;
+  next: string | null;
+  handoff_notes: string | null;
+  created_by_kind: 'agent' | 'human';
+  created_by_plate: string | null;
+  created_by_owner: string;
+  assign_count: number;
+  completed_at: number | null;
+  archived_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface TaskRecord {
+  task_id: string;
+  room: string;
+  title: string;
+  detail: string | null;
+  definition_of_done: string;
+  assignee: string;
+  assignee_handle: string;
+  order: number | null;
+  depends_on: string[];
+  status: TaskStatus;
+  consent_state: 'auto' | 'accepted';
+  blocked_by: string[];
+  lease: { instance_id: string | null; renewed_at: string | null; stale: boolean };
+  result_ref: string | null;
+  reason: string | null;
+  summary: string | null;
+  artifacts: string[];
+  next: string | null;
+  handoff_notes: string | null;
+  archived: boolean;
+  completed_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+export function isStale(r: Pick<TaskRow, 'status' | 'lease_renewed_at'>, now = Date.now()): boolean {
+  return r.status === 'doing' && r.lease_renewed_at !== null && now - r.lease_renewed_at > LEASE_STALE_MS;
+}
+
+/** The public task record; `handles` caches plate -> handle across a board. */
+export function toRecord(
+  db: Db,
+  r: TaskRow,
+  dependsOn: string[],
+  blockedBy: string[],
+  handles: Map<string, string> = new Map(),
+  now = Date.now(),
+): TaskRecord {
+  let handle = handles.get(r.assignee);
+  if (handle === undefined) {
+    const a = getAgentByPlate(db, r.assignee);
+    handle = a ? agentHandle(a) : '';
+    handles.set(r.assignee, handle);
+  }
+  return {
+    task_id: r.id,
+    room: r.room_id,
+    title: r.title,
+    detail: r.detail,
+    definition_of_done: r.definition_of_done,
+    assignee: r.assignee,
+    assignee_handle: handle,
+    order: r.sort_order,
+    depends_on: dependsOn,
+    status: r.status,
+    consent_state: r.consent_state,
+    blocked_by: blockedBy,
+    lease: { instance_id: r.lease_instance_id, renewed_at: iso(r.lease_renewed_at), stale: isStale(r, now) },
+    result_ref: r.result_ref,
+    reason: r.reason,
+    summary: r.summary,
+    artifacts: JSON.parse(r.artifacts) as string[],
+    next: r.next,
+    handoff_notes: r.handoff_notes,
+    archived: r.archived_at !== null,
+    completed_at: iso(r.completed_at),
+    created_at: iso(r.created_at)!,
+    updated_at: iso(r.updated_at)!,
+  };
+}
+
+export function getTaskRow(db: Db, id: string): TaskRow | undefined {
+  return stmt(db, 'SELECT * FROM tasks WHERE id = ?').get(id) as TaskRow | undefined;
+}
+
+export function depsOf(db: Db, id: string): string[] {
+  return (stmt(db, 'SELECT depends_on FROM task_deps WHERE task_id = ? ORDER BY rowid').all(id) as Array<{ depends_on: string }>).map(
+    (r) => r.depends_on,
+  );
+}
+
+/** Prerequisites of a task that are not done yet. */
+export function openDepsOf(db: Db, id: string): string[] {
+  return (
+    stmt(
+      db,
+      `SELECT d.depends_on FROM task_deps d JOIN tasks p ON p.id = d.depends_on
+       WHERE d.task_id = ? AND p.status <> 'done' ORDER BY d.rowid`,
+    ).all(id) as Array<{ depends_on: string }>
+  ).map((r) => r.depends_on);
+}
+
+export function taskRecord(db: Db, id: string): TaskRecord | undefined {
+  const r = getTaskRow(db, id);
+  return r && toRecord(db, r, depsOf(db, id), openDepsOf(db, id));
+}
+
+export function replaceDeps(db: Db, id: string, deps: readonly string[]): void {
+  stmt(db, 'DELETE FROM task_deps WHERE task_id = ?').run(id);
+  for (const d of deps) stmt(db, 'INSERT INTO task_deps (task_id, depends_on) VALUES (?, ?)').run(id, d);
+}
+
+/**
+ * Would `id` depending on `deps` close a cycle? True when some dep already reaches `id`
+ * through existing edges (self, two-cycles and long cycles alike).
+ */
+export function wouldCycle(db: Db, id: string, deps: readonly string[]): boolean {
+  const seen = new Set<string>();
+  const stack = [...deps];
+  while (stack.length) {
+    const t = stack.pop()!;
+    if (t === id) return true;
+    if (seen.has(t)) continue;
+    seen.add(t);
+    for (const r of stmt(db, 'SELECT depends_on FROM task_deps WHERE task_id = ?').all(t) as Array<{ depends_on: string }>) {
+      stack.push(r.depends_on);
+    }
+  }
+  return false;
+}
+
+/** Tasks that depend directly on `id`. */
+export function dependentsOf(db: Db, id: string): TaskRow[] {
+  return stmt(db, 'SELECT t.* FROM task_deps d JOIN tasks t ON t.id = d.task_id WHERE d.depends_on = ? ORDER BY t.created_at, t.id').all(
+    id,
+  ) as TaskRow[];
+}
+
+/**
+ * The atomic claim: todo -> doing for the assignee, only while no prerequisite is open.
+ * One conditional UPDATE … RETURNING; run it inside an immediate transaction.
+ */
+export function casClaim(db: Db, id: string, plate: string, instanceId: string, now: number): TaskRow | undefined {
+  return stmt(
+    db,
+    `UPDATE tasks SET status = 'doing', lease_instance_id = ?, lease_renewed_at = ?, updated_at = ?
+     WHERE id = ? AND assignee = ? AND status = 'todo' AND archived_at IS NULL
+       AND NOT EXISTS (SELECT 1 FROM task_deps d JOIN tasks p ON p.id = d.depends_on WHERE d.task_id = tasks.id AND p.status <> 'done')
+     RETURNING *`,
+  ).get(instanceId, now, now, id, plate) as TaskRow | undefined;
+}
+
+/** Tasks whose lease this instance holds (list_instances' "working on"). */
+export function tasksHeldBy(db: Db, instanceId: string): Array<{ task_id: string; title: string; room: string }> {
+  return stmt(db, "SELECT id AS task_id, title, room_id AS room FROM tasks WHERE lease_instance_id = ? AND status = 'doing'").all(
+    instanceId,
+  ) as Array<{ task_id: string; title: string; room: string }>;
+}
+
+export function roomTaskRows(db: Db, roomId: string): TaskRow[] {
+  return stmt(db, 'SELECT * FROM tasks WHERE room_id = ? ORDER BY sort_order IS NULL, sort_order, created_at, id').all(roomId) as TaskRow[];
+}
+
+/** Every dependency edge of a room, with whether the prerequisite is done. */
+export function roomDeps(db: Db, roomId: string): Array<{ task_id: string; depends_on: string; done: number }> {
+  return stmt(
+    db,
+    `SELECT d.task_id, d.depends_on, p.status = 'done' AS done FROM task_deps d
+     JOIN tasks t ON t.id = d.task_id JOIN tasks p ON p.id = d.depends_on
+     WHERE t.room_id = ? ORDER BY d.rowid`,
+  ).all(roomId) as Array<{ task_id: string; depends_on: string; done: number }>;
+}
