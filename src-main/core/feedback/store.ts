@@ -566,6 +566,7 @@ export function submitTaskFeedback(db: Db, input: TaskFeedbackInput) {
       input.outcome === 'issue' ? (input.origin ?? (legacy ? 'agent_noticed' : null)) : null,
       fingerprint,
       seen + 1,
+      now,
     );
   });
   const row = stmt(db, 'SELECT * FROM task_feedback WHERE plate = ? AND step_key = ?').get(input.plate, stepKey) as TaskFeedbackRow;
