@@ -11,6 +11,11 @@ import { ownerRoutes } from './owners/routes.js';
 import { agentRoutes } from './agents/routes.js';
 import { roomRoutes } from './rooms/routes.js';
 import { eventRoutes } from './events/routes.js';
+import { wakeRoutes } from './wakes/routes.js';
+import { startWakeDispatcher } from './wakes/dispatcher.js';
+import { contextTools } from './context/tools.js';
+import { contextRoutes } from './context/routes.js';
+import { startContextPruner } from './context/service.js';
 import { taskTools } from './tasks/tools.js';
 import { taskRoutes } from './tasks/routes.js';
 import { tasksHeldBy } from './tasks/store.js';
@@ -18,14 +23,16 @@ import { feedbackTools } from './feedback/tools.js';
 import { feedbackRoutes } from './feedback/routes.js';
 
 /** Every MCP tool, in the order tools/list shows them. A new capability adds its array here. */
-export const ALL_TOOLS: ToolDef[] = [...identityTools, ...inboxTools, ...roomTools, ...messageTools, ...addressingTools, ...taskTools, ...feedbackTools];
+export const ALL_TOOLS: ToolDef[] = [...identityTools, ...inboxTools, ...roomTools, ...messageTools, ...addressingTools, ...contextTools, ...taskTools, ...feedbackTools];
 
 /** Every human API route. */
-export const ALL_ROUTES: Route[] = [...ownerRoutes, ...agentRoutes, ...roomRoutes, ...eventRoutes, ...taskRoutes, ...feedbackRoutes];
+export const ALL_ROUTES: Route[] = [...ownerRoutes, ...agentRoutes, ...roomRoutes, ...eventRoutes, ...taskRoutes, ...feedbackRoutes, ...wakeRoutes, ...contextRoutes];
 
 /** Start-up hooks of capabilities that run background work (e.g. the wake dispatcher). */
 export const CAPABILITY_STARTERS: Array<(core: Core) => void> = [
   (core) => core.hooks.workingOn.push((sessionId) => tasksHeldBy(core.db, sessionId)),
+  startWakeDispatcher,
+  startContextPruner,
 ];
 
 /** Handlers for paths outside /v1 and /mcp (e.g. presigned file URLs); true when handled. */

@@ -1,0 +1,334 @@
+import { useEffect, useState, type FormEvent } from 'react';
+import { RUNNER_HOSTS, useAgents, type RunnerHost } from '../stores/agents';
+import { describeError } from '../api';
+import { href, navigate } from '../router';
+import type { Agent, MintedCredential, Runner, ScopeName } from '../types';
+import { SCOPE_NAMES } from '../../../shared/scopes';
+import { Loading, ErrorNote, Empty } from './States';
+import { Confirm, Dialog } from './Dialog';
+import { connectionInstructions, urlsFromOrigin } from './connect';
+
+const SCOPE_HELP: Record<ScopeName, string> = {
+  READ: 'read rooms, board, files listing, members, mentions',
+  WRITE: 'send messages, create, claim and finish tasks',
+  UPLOAD: 'share, write and delete files',
+  DOWNLOAD: 'read and fetch files',
+  INVOKE: 'be woken by mentions and assignments',
+};
+
+function CopyButton({ text, label }: { text: string; label: string }) {
+  const [done, setDone] = useState(false);
+  return (
+    <button
+      type="button"
+      onClick={async () => {
+        try {
+          await navigator.clipboard.writeText(text);
+          setDone(true);
+          setTimeout(() => setDone(false), 2000);
+        } catch {
+          setDone(false);
+        }
+      }}
+    >
+      {done ? 'Copied' : label}
+    </button>
+  );
+}
+
+function Instructions({ secret, urls }: { secret: string; urls: Parameters<typeof connectionInstructions>[0] }) {
+  const all = connectionInstructions(urls, secret);
+  const [tab, setTab] = useState(all[0]!.host);
+  const cur = all.find((i) => i.host === tab)!;
+  return (
+    <div className="instructions">
+      <div role="tablist" aria-label="Host" className="tabs small">
+        {all.map((i) => (
+          <button key={i.host} type="button" role="tab" aria-selected={i.host === tab} onClick={() => setTab(i.host)}>
+            {i.title}
+          </button>
+        ))}
+      </div>
+      <div role="tabpanel" aria-label={cur.title}>
+        <p>{cur.where}</p>
+        <pre className="snippet" data-testid={`snippet-${cur.host}`}>
+          {cur.text}
+        </pre>
+        <CopyButton text={cur.text} label={`Copy ${cur.title} setup`} />
+      </div>
+    </div>
+  );
+}
+
+function MintedDialog({ minted, onClose }: { minted: MintedCredential; onClose: () => void }) {
+  return (
+    <Dialog title="New credential" onClose={onClose} wide>
+      <p className="note" role="note">
+        This is the only time the credential is shown. Copy it now; the server keeps only a hash of it.
+      </p>
+      <div className="row">
+        <code className="secret" data-testid="minted-credential">
+          {minted.credential}
+        </code>
+        <CopyButton text={minted.credential} label="Copy credential" />
+      </div>
+      <h3>Connect a host</h3>
+      <Instructions secret={minted.credential} urls={minted.mcp_urls} />
+      <div className="row end">
+        <button type="button" className="primary" onClick={onClose}>
+          I have copied it
+        </button>
+      </div>
+    </Dialog>
+  );
+}
+
+function RunnerRow({ agent, host }: { agent: Agent; host: RunnerHost }) {
+  const runner = useAgents((s) => s.runners[agent.plate]?.[host]);
+  const presets = useAgents((s) => s.presets.filter((p) => p.host === host));
+  const { saveRunner, removeRunner } = useAgents.getState();
+  const [mode, setMode] = useState<'preset' | 'command'>(runner && !runner.preset ? 'command' : 'preset');
+  const [preset, setPreset] = useState(runner?.preset ?? presets[0]?.preset ?? '');
+  const [command, setCommand] = useState(runner?.command ?? '');
+  const [args, setArgs] = useState((runner?.args ?? []).join(' '));
+  const [cwd, setCwd] = useState(runner?.cwd ?? '');
+  const [timeout, setTimeoutS] = useState(runner?.timeout_ms ? String(runner.timeout_ms / 1000) : '');
+  const [msg, setMsg] = useState<string>();
+  const id = `rn-${agent.plate}-${host}`;
+  async function submit(e: FormEvent) {
+    e.preventDefault();
+    const common = { ...(cwd.trim() ? { cwd: cwd.trim() } : {}), ...(timeout ? { timeout_ms: Math.round(Number(timeout) * 1000) } : {}) };
+    const body: Runner = mode === 'preset' ? { preset: preset || presets[0]?.preset, ...common } : { command: command.trim(), args: args.trim() ? args.trim().split(/\s+/) : [], ...common };
+    const r = await saveRunner(agent.plate, host, body);
+    setMsg(r.ok ? 'Saved.' : describeError(r.error));
+  }
+  return (
+    <form className="runner" onSubmit={submit} aria-labelledby={`${id}-h`}>
+      <h4 id={`${id}-h`}>
+        {host} {runner ? <span className="badge ok">configured: {runner.preset ?? [runner.command, ...(runner.args ?? [])].join(' ')}</span> : <span className="badge">none</span>}
+      </h4>
+      <div className="row wrap">
+        <label htmlFor={`${id}-mode`}>Kind</label>
+        <select id={`${id}-mode`} value={mode} onChange={(e) => setMode(e.target.value as 'preset' | 'command')}>
+          <option value="preset">Preset</option>
+          <option value="command">Custom command</option>
+        </select>
+        {mode === 'preset' ? (
+          <>
+            <label htmlFor={`${id}-preset`}>Preset</label>
+            <select id={`${id}-preset`} value={preset} onChange={(e) => setPreset(e.target.value)}>
+              {presets.map((p) => (
+                <option key={p.preset} value={p.preset}>
+                  {p.preset}
+                </option>
+              ))}
+            </select>
+          </>
+        ) : (
+          <>
+            <label htmlFor={`${id}-cmd`}>Command</label>
+            <input id={`${id}-cmd`} value={command} onChange={(e) => setCommand(e.target.value)} placeholder="/usr/local/bin/my-agent" />
+            <label htmlFor={`${id}-args`}>Arguments</label>
+            <input id={`${id}-args`} value={args} onChange={(e) => setArgs(e.target.value)} placeholder="-p" />
+          </>
+        )}
+        <label htmlFor={`${id}-cwd`}>Working dir</label>
+        <input id={`${id}-cwd`} value={cwd} onChange={(e) => setCwd(e.target.value)} placeholder="/abs/path (optional)" />
+        <label htmlFor={`${id}-to`}>Timeout (s)</label>
+        <input id={`${id}-to`} type="number" min={1} value={timeout} onChange={(e) => setTimeoutS(e.target.value)} className="short" placeholder="600" />
+        <button type="submit">Save runner</button>
+        {runner && (
+          <button type="button" className="danger" onClick={async () => setMsg((await removeRunner(agent.plate, host)).ok ? 'Removed.' : 'Could not remove.')}>
+            Remove
+          </button>
+        )}
+      </div>
+      {msg && <p role="status">{msg}</p>}
+    </form>
+  );
+}
+
+function AgentDetail({ agent }: { agent: Agent }) {
+  const creds = useAgents((s) => s.credentials[agent.plate]);
+  const runnersLoaded = useAgents((s) => !!s.runners[agent.plate]);
+  const { loadCredentials, mint, revokeAgent, revokeCredential, revokeDevice, loadRunners, loadPresets } = useAgents.getState();
+  const [device, setDevice] = useState('');
+  const [minted, setMinted] = useState<MintedCredential | null>(null);
+  const [confirm, setConfirm] = useState<null | { title: string; text: string; action: string; run: () => Promise<unknown> }>(null);
+  const [err, setErr] = useState<string>();
+  useEffect(() => {
+    void loadCredentials(agent.plate);
+    void loadRunners(agent.plate);
+    void loadPresets();
+  }, [agent.plate, loadCredentials, loadRunners, loadPresets]);
+
+  return (
+    <section className="agent-detail" aria-labelledby="ag-h">
+      <h2 id="ag-h">
+        {agent.name} <span className="muted">{agent.handle}</span> {agent.revoked && <span className="badge warn">revoked</span>}
+      </h2>
+      <p>
+        Plate <code>{agent.plate}</code> · scopes {agent.scopes.join(', ') || 'none'}
+      </p>
+      {err && <ErrorNote error={err} />}
+      <h3>Credentials</h3>
+      {!creds ? (
+        <Loading what="credentials" />
+      ) : creds.length === 0 ? (
+        <Empty>No credentials yet: mint one to connect a host.</Empty>
+      ) : (
+        <table className="table">
+          <thead>
+            <tr>
+              <th scope="col">Device</th>
+              <th scope="col">Created</th>
+              <th scope="col">State</th>
+              <th scope="col">Actions</th>
+            </tr>
+          </thead>
+          <tbody>
+            {creds.map((c) => (
+              <tr key={c.credential_id}>
+                <td>{c.device}</td>
+                <td>{new Date(c.created_at).toLocaleString()}</td>
+                <td>{c.revoked ? <span className="badge warn">revoked</span> : <span className="badge ok">active</span>}</td>
+                <td className="row">
+                  {!c.revoked && (
+                    <>
+                      <button
+                        type="button"
+                        onClick={() => setConfirm({ title: 'Revoke credential?', text: `Clients using this credential (${c.device}) stop working on their next call.`, action: 'Revoke credential', run: () => revokeCredential(agent.plate, c.credential_id) })}
+                      >
+                        Revoke credential
+                      </button>
+                      <button
+                        type="button"
+                        onClick={() => setConfirm({ title: 'Revoke device?', text: `Every credential of the device “${c.device}” stops working on its next call.`, action: 'Revoke device', run: () => revokeDevice(agent.plate, c.device_id) })}
+                      >
+                        Revoke device
+                      </button>
+                    </>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {!agent.revoked && (
+        <form
+          className="row wrap"
+          onSubmit={async (e) => {
+            e.preventDefault();
+            const r = await mint(agent.plate, device.trim());
+            if (r.ok) {
+              setMinted(r.data);
+              setDevice('');
+              setErr(undefined);
+            } else setErr(describeError(r.error));
+          }}
+        >
+          <label htmlFor="mint-device">Device name</label>
+          <input id="mint-device" value={device} onChange={(e) => setDevice(e.target.value)} placeholder="laptop" maxLength={80} />
+          <button type="submit" className="primary">
+            Mint credential
+          </button>
+        </form>
+      )}
+      <h3>Connect a host</h3>
+      <p className="muted">Mint a credential to get these with the secret filled in; here it is a placeholder.</p>
+      <Instructions secret="<credential>" urls={urlsFromOrigin(window.location.origin)} />
+      <h3>Runners</h3>
+      <p className="muted">A runner lets the server start this agent headless when it is woken and no live Claude Code session listens. The wake arrives on stdin.</p>
+      {runnersLoaded ? RUNNER_HOSTS.map((h) => <RunnerRow key={h} agent={agent} host={h} />) : <Loading what="runners" />}
+      {!agent.revoked && (
+        <>
+          <h3>Danger zone</h3>
+          <button type="button" className="danger" onClick={() => setConfirm({ title: 'Revoke agent?', text: `${agent.name} loses access everywhere at once; its live sessions end.`, action: 'Revoke agent', run: () => revokeAgent(agent.plate) })}>
+            Revoke agent
+          </button>
+        </>
+      )}
+      {minted && <MintedDialog minted={minted} onClose={() => setMinted(null)} />}
+      {confirm && (
+        <Confirm
+          title={confirm.title}
+          text={confirm.text}
+          action={confirm.action}
+          onConfirm={async () => {
+            const r = (await confirm.run()) as { ok: boolean; error?: Parameters<typeof describeError>[0] };
+            if (!r.ok && r.error) setErr(describeError(r.error));
+          }}
+          onClose={() => setConfirm(null)}
+        />
+      )}
+    </section>
+  );
+}
+
+export function AgentsView({ plate }: { plate?: string }) {
+  const { agents, status, error, load, create } = useAgents();
+  const [name, setName] = useState('');
+  const [scopes, setScopes] = useState<ScopeName[]>([...SCOPE_NAMES]);
+  const [err, setErr] = useState<string>();
+  useEffect(() => {
+    void load();
+  }, [load]);
+  const selected = agents.find((a) => a.plate === plate);
+
+  return (
+    <div className="agents grid-side">
+      <section aria-labelledby="agents-h">
+        <h1 id="agents-h">Your agents</h1>
+        {status === 'loading' && <Loading what="agents" />}
+        {status === 'error' && <ErrorNote error={error} what="agents" retry={() => void load()} />}
+        {status === 'ready' && agents.length === 0 && <Empty>No agents yet. Create one below.</Empty>}
+        <ul className="list">
+          {agents.map((a) => (
+            <li key={a.plate}>
+              <a href={href('agents', a.plate)} aria-current={a.plate === plate ? 'page' : undefined}>
+                {a.name}
+              </a>{' '}
+              <span className="muted">{a.handle}</span> {a.revoked && <span className="badge warn">revoked</span>}
+            </li>
+          ))}
+        </ul>
+        <form
+          className="stack"
+          onSubmit={async (e) => {
+            e.preventDefault();
+            if (!name.trim()) return;
+            const r = await create(name.trim(), scopes);
+            if (r.ok) {
+              setName('');
+              setErr(undefined);
+              navigate('agents', r.data.plate);
+            } else setErr(describeError(r.error));
+          }}
+        >
+          <h2>New agent</h2>
+          <label htmlFor="agent-name">Name</label>
+          <input id="agent-name" value={name} onChange={(e) => setName(e.target.value)} maxLength={80} placeholder="Reviewer" />
+          <fieldset>
+            <legend>Scopes</legend>
+            {SCOPE_NAMES.map((s) => (
+              <label key={s} className="check">
+                <input type="checkbox" checked={scopes.includes(s)} onChange={(e) => setScopes(e.target.checked ? [...scopes, s] : scopes.filter((x) => x !== s))} /> {s}{' '}
+                <span className="muted">— {SCOPE_HELP[s]}</span>
+              </label>
+            ))}
+          </fieldset>
+          <button type="submit" className="primary" disabled={!name.trim()}>
+            Create agent
+          </button>
+          {err && (
+            <p role="alert" className="error-text">
+              {err}
+            </p>
+          )}
+        </form>
+      </section>
+      {selected ? <AgentDetail key={selected.plate} agent={selected} /> : <section className="muted pad">{agents.length ? 'Pick an agent to see its credentials, connection setup and runners.' : ''}</section>}
+    </div>
+  );
+}

@@ -1,0 +1,175 @@
+import { useId, useMemo, useRef, useState, type KeyboardEvent } from 'react';
+import { describeError } from '../api';
+
+export interface Candidate {
+  handle: string;
+  label: string;
+  kind: 'agent' | 'human' | 'instance';
+}
+
+const TOKEN_RE = /@[a-z0-9][a-z0-9-]*(?:\([a-z0-9-]+\))?(?:#[A-Za-z0-9]+)?/gi;
+
+/** The handles of known members written in a text: these become the structured mention targets. */
+export function mentionTargets(text: string, candidates: Candidate[]): string[] {
+  const known = new Map(candidates.map((c) => [c.handle.toLowerCase(), c.handle]));
+  const out = new Set<string>();
+  for (const m of text.matchAll(TOKEN_RE)) {
+    const h = known.get(m[0].toLowerCase());
+    if (h) out.add(h);
+  }
+  return [...out];
+}
+
+/**
+ * A message composer: typing @ opens a list of handles (arrows, Enter or Tab to pick,
+ * Escape to dismiss); Enter sends, Shift+Enter is a new line.
+ */
+export function Composer({
+  candidates,
+  onSend,
+  label,
+  placeholder,
+}: {
+  candidates: Candidate[];
+  onSend: (body: string, targets: string[]) => Promise<{ ok: true } | { ok: false; error: Parameters<typeof describeError>[0] }>;
+  label: string;
+  placeholder?: string;
+}) {
+  const [text, setText] = useState('');
+  const [caret, setCaret] = useState(0);
+  const [active, setActive] = useState(0);
+  const [dismissed, setDismissed] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [err, setErr] = useState<string>();
+  const ref = useRef<HTMLTextAreaElement>(null);
+  const id = useId();
+
+  const query = useMemo(() => {
+    const before = text.slice(0, caret);
+    const m = /(^|\s)@([a-z0-9\-()#]*)$/i.exec(before);
+    return m ? { start: before.length - m[2]!.length - 1, q: m[2]!.toLowerCase() } : null;
+  }, [text, caret]);
+  const matches = useMemo(
+    () => (query ? candidates.filter((c) => c.handle.slice(1).toLowerCase().startsWith(query.q) || c.label.toLowerCase().includes(query.q)).slice(0, 8) : []),
+    [query, candidates],
+  );
+  const open = !!query && !dismissed && matches.length > 0;
+
+  function pick(c: Candidate) {
+    if (!query) return;
+    const next = text.slice(0, query.start) + c.handle + ' ' + text.slice(caret);
+    const pos = query.start + c.handle.length + 1;
+    setText(next);
+    setCaret(pos);
+    setActive(0);
+    requestAnimationFrame(() => {
+      ref.current?.focus();
+      ref.current?.setSelectionRange(pos, pos);
+    });
+  }
+
+  async function send() {
+    const body = text.trim();
+    if (!body || busy) return;
+    setBusy(true);
+    const r = await onSend(body, mentionTargets(body, candidates));
+    setBusy(false);
+    if (r.ok) {
+      setText('');
+      setCaret(0);
+      setErr(undefined);
+    } else setErr(describeError(r.error));
+  }
+
+  function onKeyDown(e: KeyboardEvent<HTMLTextAreaElement>) {
+    if (open) {
+      if (e.key === 'ArrowDown') {
+        e.preventDefault();
+        setActive((a) => (a + 1) % matches.length);
+        return;
+      }
+      if (e.key === 'ArrowUp') {
+        e.preventDefault();
+        setActive((a) => (a - 1 + matches.length) % matches.length);
+        return;
+      }
+      if (e.key === 'Enter' || e.key === 'Tab') {
+        e.preventDefault();
+        pick(matches[Math.min(active, matches.length - 1)]!);
+        return;
+      }
+      if (e.key === 'Escape') {
+        e.preventDefault();
+        setDismissed(true);
+        return;
+      }
+    }
+    if (e.key === 'Enter' && !e.shiftKey) {
+      e.preventDefault();
+      void send();
+    }
+  }
+
+  return (
+    <form
+      className="composer"
+      onSubmit={(e) => {
+        e.preventDefault();
+        void send();
+      }}
+    >
+      <label htmlFor={`${id}-text`} className="sr-only">
+        {label}
+      </label>
+      <div className="composer-box">
+        <textarea
+          id={`${id}-text`}
+          ref={ref}
+          value={text}
+          rows={2}
+          placeholder={placeholder ?? 'Write a message; @ to mention'}
+          role="combobox"
+          aria-autocomplete="list"
+          aria-expanded={open}
+          aria-controls={`${id}-list`}
+          aria-activedescendant={open ? `${id}-opt-${active}` : undefined}
+          onChange={(e) => {
+            setText(e.target.value);
+            setCaret(e.target.selectionStart);
+            setDismissed(false);
+            setActive(0);
+          }}
+          onSelect={(e) => setCaret(e.currentTarget.selectionStart)}
+          onKeyDown={onKeyDown}
+          maxLength={65536}
+        />
+        <ul id={`${id}-list`} role="listbox" className="autocomplete" hidden={!open} aria-label="Mention suggestions">
+          {open &&
+            matches.map((c, i) => (
+              <li
+                key={c.handle}
+                id={`${id}-opt-${i}`}
+                role="option"
+                aria-selected={i === active}
+                className={i === active ? 'active' : ''}
+                onMouseDown={(e) => {
+                  e.preventDefault();
+                  pick(c);
+                }}
+              >
+                <strong>{c.handle}</strong> <span className="muted">{c.label}</span>
+              </li>
+            ))}
+        </ul>
+        <button type="submit" disabled={busy || !text.trim()}>
+          Send
+        </button>
+      </div>
+      {err && (
+        <p role="alert" className="error-text">
+          {err}
+        </p>
+      )}
+    </form>
+  );
+}

@@ -1,0 +1,137 @@
+import { useEffect, useState, type FormEvent } from 'react';
+import { useRooms } from '../stores/rooms';
+import { useAgents } from '../stores/agents';
+import { useSession } from '../stores/session';
+import { describeError } from '../api';
+import type { Role, Room } from '../types';
+import { Loading, ErrorNote, Empty, Disabled } from './States';
+import { TrustToggle } from './TrustToggle';
+
+export function MembersView({ room }: { room: Room }) {
+  const roomId = room.room_id;
+  const m = useRooms((s) => s.members[roomId]);
+  const owners = useRooms((s) => s.owners);
+  const { addHuman, addAgent, loadMembers } = useRooms.getState();
+  const myAgents = useAgents((s) => s.agents);
+  const me = useSession((s) => s.me);
+  const [ownerId, setOwnerId] = useState('');
+  const [role, setRole] = useState<Role>('member');
+  const [plate, setPlate] = useState('');
+  const [err, setErr] = useState<string>();
+  useEffect(() => {
+    if (useAgents.getState().status === 'idle') void useAgents.getState().load();
+  }, []);
+
+  if (!m || (m.status === 'loading' && !m.data)) return <Loading what="members" />;
+  if (!m.data) return <ErrorNote error={m.error} what="members" retry={() => void loadMembers(roomId)} />;
+  const data = m.data;
+  const humanIds = new Set(data.humans.map((h) => h.owner_id));
+  const agentPlates = new Set(data.agents.map((a) => a.plate));
+  const addableOwners = owners.filter((o) => !humanIds.has(o.owner_id));
+  const addableAgents = myAgents.filter((a) => !a.revoked && !agentPlates.has(a.plate));
+
+  async function submitHuman(e: FormEvent) {
+    e.preventDefault();
+    if (!ownerId) return;
+    const r = await addHuman(roomId, ownerId, role);
+    setErr(r.ok ? undefined : describeError(r.error));
+    if (r.ok) setOwnerId('');
+  }
+  async function submitAgent(e: FormEvent) {
+    e.preventDefault();
+    if (!plate) return;
+    const r = await addAgent(roomId, plate);
+    setErr(r.ok ? undefined : describeError(r.error));
+    if (r.ok) setPlate('');
+  }
+
+  return (
+    <div className="members grid2">
+      <section aria-labelledby="h-humans">
+        <h2 id="h-humans">Humans</h2>
+        <ul className="list">
+          {data.humans.map((h) => (
+            <li key={h.owner_id}>
+              <strong>{h.name}</strong> <span className="muted">{h.handle}</span> <span className="badge">{h.role}</span>
+              {h.owner_id === me?.owner_id && <span className="muted"> (you)</span>}
+            </li>
+          ))}
+        </ul>
+        {room.role === 'admin' ? (
+          <form className="row wrap" onSubmit={submitHuman}>
+            <label htmlFor="add-owner">Add a human</label>
+            <select id="add-owner" value={ownerId} onChange={(e) => setOwnerId(e.target.value)}>
+              <option value="">Choose…</option>
+              {addableOwners.map((o) => (
+                <option key={o.owner_id} value={o.owner_id}>
+                  {o.name} {o.handle}
+                </option>
+              ))}
+            </select>
+            <label htmlFor="add-role">Role</label>
+            <select id="add-role" value={role} onChange={(e) => setRole(e.target.value as Role)}>
+              <option value="member">member</option>
+              <option value="admin">admin</option>
+            </select>
+            <button type="submit" disabled={!ownerId}>
+              Add human
+            </button>
+          </form>
+        ) : (
+          <Disabled label="Add human" reason="Only a room admin may add humans." />
+        )}
+        <h2>Your Trust in this room</h2>
+        <TrustToggle room={room} />
+      </section>
+      <section aria-labelledby="h-agents">
+        <h2 id="h-agents">Agents</h2>
+        {data.agents.length === 0 ? (
+          <Empty>No agents yet. Add one of yours below.</Empty>
+        ) : (
+          <ul className="list">
+            {data.agents.map((a) => {
+              const live = data.instances.filter((i) => i.plate === a.plate);
+              return (
+                <li key={a.plate} data-agent={a.handle}>
+                  <strong>{a.name}</strong> <span className="muted">{a.handle}</span> <span className="muted">agent of {a.owner.name}</span>
+                  {a.revoked && <span className="badge warn">revoked</span>}
+                  {live.length ? <span className="badge ok">live ×{live.length}</span> : <span className="badge">offline</span>}
+                  {live.length > 0 && (
+                    <ul className="instances">
+                      {live.map((i) => (
+                        <li key={i.instance_id}>
+                          <code>{i.handle}</code> on {i.host}
+                          {i.streaming ? ', listening' : ''} —{' '}
+                          {i.working_on.length ? <>working on {i.working_on.map((w) => `“${w.title}”`).join(', ')}</> : <span className="muted">idle</span>}
+                        </li>
+                      ))}
+                    </ul>
+                  )}
+                </li>
+              );
+            })}
+          </ul>
+        )}
+        <form className="row wrap" onSubmit={submitAgent}>
+          <label htmlFor="add-agent">Add one of your agents</label>
+          <select id="add-agent" value={plate} onChange={(e) => setPlate(e.target.value)}>
+            <option value="">{addableAgents.length ? 'Choose…' : 'No agents to add'}</option>
+            {addableAgents.map((a) => (
+              <option key={a.plate} value={a.plate}>
+                {a.name} {a.handle}
+              </option>
+            ))}
+          </select>
+          <button type="submit" disabled={!plate}>
+            Add agent
+          </button>
+        </form>
+        {err && (
+          <p role="alert" className="error-text">
+            {err}
+          </p>
+        )}
+      </section>
+    </div>
+  );
+}

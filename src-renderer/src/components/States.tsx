@@ -1,0 +1,44 @@
+import type { ReactNode } from 'react';
+import { describeError, type ApiError } from '../api';
+
+export function Loading({ what }: { what: string }) {
+  return (
+    <p className="state loading" role="status" aria-live="polite">
+      <span className="spinner" aria-hidden="true" /> Loading {what}…
+    </p>
+  );
+}
+
+export function Empty({ children }: { children: ReactNode }) {
+  return <div className="state empty">{children}</div>;
+}
+
+export function ErrorNote({ error, retry, what }: { error?: ApiError | string; retry?: () => void; what?: string }) {
+  if (!error) return null;
+  const text = typeof error === 'string' ? error : describeError(error);
+  return (
+    <div className="state error" role="alert">
+      <span>
+        {what ? `Could not load ${what}: ` : ''}
+        {text}
+      </span>
+      {retry && (
+        <button type="button" onClick={retry}>
+          Try again
+        </button>
+      )}
+    </div>
+  );
+}
+
+/** A control the rules do not allow now: disabled, with the reason next to it for everyone. */
+export function Disabled({ label, reason }: { label: string; reason: string }) {
+  return (
+    <span className="disabled-action">
+      <button type="button" disabled title={reason}>
+        {label}
+      </button>
+      <span className="reason">{reason}</span>
+    </span>
+  );
+}

@@ -1,0 +1,105 @@
+import { useEffect } from 'react';
+import { useWakes } from '../stores/wakes';
+import { usePlateHandles } from './ChatView';
+import type { Room } from '../types';
+import { Loading, ErrorNote, Empty } from './States';
+
+const str = (v: unknown) => (v === null || v === undefined ? '' : String(v));
+
+export function WakesView({ room }: { room: Room }) {
+  const roomId = room.room_id;
+  const wakes = useWakes((s) => s.rooms[roomId]);
+  const fb = useWakes((s) => s.feedback[roomId]);
+  const { load, loadFeedback } = useWakes.getState();
+  const plates = usePlateHandles(roomId);
+  useEffect(() => {
+    void load(roomId);
+    void loadFeedback(roomId);
+  }, [roomId, load, loadFeedback]);
+  const who = (plate: unknown) => plates.get(str(plate)) ?? '@agent';
+
+  return (
+    <div className="stack">
+      <section aria-labelledby="wk-h">
+        <h2 id="wk-h">Wake log</h2>
+        <p className="muted">Each mention or assignment that woke an agent: queued, running, handled or failed.</p>
+        {!wakes || (wakes.status === 'loading' && !wakes.data) ? (
+          <Loading what="wakes" />
+        ) : !wakes.data ? (
+          <ErrorNote error={wakes.error} what="wakes" retry={() => void load(roomId)} />
+        ) : wakes.data.length === 0 ? (
+          <Empty>No wakes yet. Mention an agent that holds INVOKE, or assign it a task.</Empty>
+        ) : (
+          <table className="table" data-testid="wakes">
+            <thead>
+              <tr>
+                <th scope="col">When</th>
+                <th scope="col">Agent</th>
+                <th scope="col">Trigger</th>
+                <th scope="col">Via</th>
+                <th scope="col">Status</th>
+                <th scope="col">Details</th>
+              </tr>
+            </thead>
+            <tbody>
+              {wakes.data.map((w) => (
+                <tr key={w.wake_id}>
+                  <td>{w.created_at ? new Date(w.created_at).toLocaleString() : ''}</td>
+                  <td>{who(w.plate)}</td>
+                  <td>{w.trigger}</td>
+                  <td>{[w.target, w.host].filter(Boolean).join(' / ')}</td>
+                  <td>
+                    <span className={`status-badge w-${w.status}`}>{w.status}</span>
+                    {w.no_tool_call && (
+                      <span className="badge warn" title="The wake was handled but the agent made no tool call back">
+                        handled without any tool call
+                      </span>
+                    )}
+                  </td>
+                  <td>
+                    {w.reason && <div>Reason: {w.reason}</div>}
+                    {w.exit_code !== null && w.exit_code !== undefined && <div>Exit code {w.exit_code}</div>}
+                    {(w.stdout_tail || w.stderr_tail) && (
+                      <details>
+                        <summary>Output tail</summary>
+                        {w.stdout_tail && <pre>{w.stdout_tail}</pre>}
+                        {w.stderr_tail && <pre className="stderr">{w.stderr_tail}</pre>}
+                      </details>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </section>
+      <section aria-labelledby="fb-h">
+        <h2 id="fb-h">Task feedback</h2>
+        {!fb || (fb.status === 'loading' && !fb.data) ? (
+          <Loading what="feedback" />
+        ) : !fb.data ? (
+          <ErrorNote error={fb.error} what="feedback" retry={() => void loadFeedback(roomId)} />
+        ) : fb.data.task_feedback.length === 0 && fb.data.product_feedback.length === 0 ? (
+          <Empty>No feedback from agents in this room yet.</Empty>
+        ) : (
+          <ul className="list">
+            {fb.data.task_feedback.map((f) => (
+              <li key={str(f.feedback_id)}>
+                <strong>{who(f.plate)}</strong> on task <code>{str(f.task_id)}</code>: <span className={`badge ${f.outcome === 'issue' ? 'warn' : 'ok'}`}>{str(f.outcome)}</span>
+                {f.severity ? <span className="badge">{str(f.severity)}</span> : null}
+                {(f.recurrence as { recurring?: boolean } | undefined)?.recurring && <span className="badge warn">recurring</span>}
+                {f.issue ? <p>{str(f.issue)}</p> : null}
+                {f.recommended_fix ? <p className="muted">Fix: {str(f.recommended_fix)}</p> : null}
+              </li>
+            ))}
+            {fb.data.product_feedback.map((f, i) => (
+              <li key={`p${i}`}>
+                <strong>{who(f.plate)}</strong> product feedback: <pre>{JSON.stringify(f.answers ?? f, null, 1)}</pre>
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
+    </div>
+  );
+}

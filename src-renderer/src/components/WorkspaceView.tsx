@@ -1,0 +1,95 @@
+import { useEffect, useState, type FormEvent } from 'react';
+import { useWorkspace } from '../stores/workspace';
+import { describeError } from '../api';
+import type { Room, Workspace } from '../types';
+import { Loading, ErrorNote } from './States';
+
+function WorkspaceForm({ room, ws }: { room: Room; ws: Workspace }) {
+  const save = useWorkspace((s) => s.save);
+  const [localPath, setLocalPath] = useState(ws.local_path ?? '');
+  const [repoUrl, setRepoUrl] = useState(ws.repo_url ?? '');
+  const [branch, setBranch] = useState(ws.repo_branch ?? '');
+  // The new token lives only in this field until it is sent; the current one is never read back.
+  const [token, setToken] = useState('');
+  const [clearToken, setClearToken] = useState(false);
+  const [msg, setMsg] = useState<{ ok: boolean; text: string }>();
+  const [busy, setBusy] = useState(false);
+  const admin = room.role === 'admin';
+
+  async function submit(e: FormEvent) {
+    e.preventDefault();
+    setBusy(true);
+    const r = await save(room.room_id, {
+      local_path: localPath.trim() || null,
+      repo_url: repoUrl.trim() || null,
+      repo_branch: branch.trim() || null,
+      ...(token ? { git_token: token } : clearToken ? { git_token: null } : {}),
+    });
+    setBusy(false);
+    if (r.ok) {
+      setToken('');
+      setClearToken(false);
+      setMsg({ ok: true, text: 'Workspace saved.' });
+    } else setMsg({ ok: false, text: describeError(r.error) });
+  }
+
+  return (
+    <form className="stack narrow" onSubmit={submit}>
+      {!admin && <p className="note">Only room admins can change the workspace. You can see it; agents of admins can read it with read_workspace.</p>}
+      <label htmlFor="ws-path">Local path</label>
+      <input id="ws-path" value={localPath} onChange={(e) => setLocalPath(e.target.value)} disabled={!admin} placeholder="/home/me/src/project" />
+      <label htmlFor="ws-url">Repository URL</label>
+      <input id="ws-url" value={repoUrl} onChange={(e) => setRepoUrl(e.target.value)} disabled={!admin} placeholder="https://github.com/org/repo.git" />
+      <label htmlFor="ws-branch">Branch</label>
+      <input id="ws-branch" value={branch} onChange={(e) => setBranch(e.target.value)} disabled={!admin} placeholder="main" />
+      <label htmlFor="ws-token">Git token</label>
+      <p className="muted" id="ws-token-current" data-testid="token-current">
+        {ws.git_token ? <>Current token: <code>{ws.git_token}</code> (masked; it cannot be read back, only replaced or removed)</> : 'No token set.'}
+      </p>
+      <input
+        id="ws-token"
+        type="password"
+        autoComplete="new-password"
+        value={token}
+        onChange={(e) => setToken(e.target.value)}
+        disabled={!admin}
+        placeholder={ws.git_token ? 'Type a new token to replace it' : 'Paste a token'}
+        aria-describedby="ws-token-current"
+      />
+      {ws.git_token && admin && (
+        <label className="check">
+          <input type="checkbox" checked={clearToken} onChange={(e) => setClearToken(e.target.checked)} disabled={!!token} /> Remove the token
+        </label>
+      )}
+      {msg && (
+        <p role={msg.ok ? 'status' : 'alert'} className={msg.ok ? 'ok-text' : 'error-text'}>
+          {msg.text}
+        </p>
+      )}
+      {admin && (
+        <button type="submit" className="primary" disabled={busy}>
+          Save workspace
+        </button>
+      )}
+    </form>
+  );
+}
+
+export function WorkspaceView({ room }: { room: Room }) {
+  const st = useWorkspace((s) => s.rooms[room.room_id]);
+  const load = useWorkspace((s) => s.load);
+  useEffect(() => {
+    void load(room.room_id);
+  }, [room.room_id, load]);
+  if (!st || (st.status === 'loading' && !st.data)) return <Loading what="the workspace" />;
+  if (!st.data) return <ErrorNote error={st.error} what="the workspace" retry={() => void load(room.room_id)} />;
+  // Re-key on the saved values so the form shows what the server holds after a save.
+  const k = `${st.data.local_path}|${st.data.repo_url}|${st.data.repo_branch}|${st.data.git_token}`;
+  return (
+    <section aria-labelledby="ws-h">
+      <h2 id="ws-h">Workspace</h2>
+      <p className="muted">Where the room’s work lives. Admin agents read it with read_workspace; the token is a git credential and is stored encrypted.</p>
+      <WorkspaceForm key={k} room={room} ws={st.data} />
+    </section>
+  );
+}

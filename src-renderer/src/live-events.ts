@@ -1,0 +1,130 @@
+/** One EventSource on /v1/events; each named event refreshes the stores that hold its data. */
+import { useRooms } from './stores/rooms';
+import { useChat } from './stores/chat';
+import { useBoard } from './stores/board';
+import { useFiles } from './stores/files';
+import { useAgents } from './stores/agents';
+import { useWakes } from './stores/wakes';
+import { useWorkspace } from './stores/workspace';
+import type { Message } from './types';
+
+interface EventData {
+  type: string;
+  room?: string;
+  data: unknown;
+}
+
+export type LiveState = 'connecting' | 'live' | 'reconnecting';
+let liveListeners: Array<(s: LiveState) => void> = [];
+let liveState: LiveState = 'connecting';
+export function onLiveState(f: (s: LiveState) => void): () => void {
+  liveListeners.push(f);
+  f(liveState);
+  return () => {
+    liveListeners = liveListeners.filter((l) => l !== f);
+  };
+}
+function setLive(s: LiveState) {
+  liveState = s;
+  for (const l of liveListeners) l(s);
+}
+
+/** Coalesces bursts (an agent completing many tasks) into one refetch per key. */
+const timers = new Map<string, ReturnType<typeof setTimeout>>();
+function soon(key: string, f: () => void, ms = 120) {
+  if (timers.has(key)) return;
+  timers.set(
+    key,
+    setTimeout(() => {
+      timers.delete(key);
+      f();
+    }, ms),
+  );
+}
+
+function refreshRoom(room: string, what: string) {
+  if (what === 'board' && useBoard.getState().rooms[room]) soon(`board:${room}`, () => void useBoard.getState().load(room));
+  if (what === 'members' && useRooms.getState().members[room]) soon(`members:${room}`, () => void useRooms.getState().loadMembers(room));
+  if (what === 'files' && useFiles.getState().rooms[room]) soon(`files:${room}`, () => void useFiles.getState().load(room));
+  if (what === 'wakes' && useWakes.getState().rooms[room]) soon(`wakes:${room}`, () => void useWakes.getState().load(room), 250);
+  if (what === 'feedback' && useWakes.getState().feedback[room]) soon(`feedback:${room}`, () => void useWakes.getState().loadFeedback(room), 250);
+  if (what === 'workspace' && useWorkspace.getState().rooms[room]) soon(`workspace:${room}`, () => void useWorkspace.getState().load(room));
+}
+
+/** Everything loaded, again: after a reconnect events may have been missed. */
+function refreshAll() {
+  void useRooms.getState().load();
+  for (const room of Object.keys(useChat.getState().rooms)) void useChat.getState().loadLatest(room);
+  for (const room of Object.keys(useRooms.getState().members)) refreshRoom(room, 'members');
+  for (const room of Object.keys(useBoard.getState().rooms)) refreshRoom(room, 'board');
+  for (const room of Object.keys(useFiles.getState().rooms)) refreshRoom(room, 'files');
+  for (const room of Object.keys(useWakes.getState().rooms)) refreshRoom(room, 'wakes');
+  if (useAgents.getState().status === 'ready') void useAgents.getState().load();
+}
+
+const HANDLERS: Record<string, (e: EventData) => void> = {
+  'message.created': (e) => useChat.getState().receive(e.data as Message),
+  'rooms.changed': () => soon('rooms', () => void useRooms.getState().load()),
+  'members.changed': (e) => {
+    if (e.room) refreshRoom(e.room, 'members');
+    soon('rooms', () => void useRooms.getState().load());
+  },
+  'instances.changed': (e) => e.room && refreshRoom(e.room, 'members'),
+  'trust.changed': (e) => {
+    soon('rooms', () => void useRooms.getState().load());
+    if (e.room) refreshRoom(e.room, 'members');
+  },
+  'board.changed': (e) => {
+    if (!e.room) return;
+    refreshRoom(e.room, 'board');
+    // What each live instance works on follows its leases.
+    refreshRoom(e.room, 'members');
+    refreshRoom(e.room, 'feedback');
+  },
+  'tasks.changed': (e) => e.room && refreshRoom(e.room, 'board'),
+  'files.changed': (e) => e.room && refreshRoom(e.room, 'files'),
+  'workspace.changed': (e) => e.room && refreshRoom(e.room, 'workspace'),
+  'wakes.changed': (e) => e.room && refreshRoom(e.room, 'wakes'),
+  'feedback.changed': (e) => {
+    if (e.room) refreshRoom(e.room, 'feedback');
+    if (useWakes.getState().reports.data) soon('reports', () => void useWakes.getState().loadReports());
+  },
+  'reports.changed': () => {
+    if (useWakes.getState().reports.data) soon('reports', () => void useWakes.getState().loadReports());
+  },
+  'agents.changed': () => {
+    if (useAgents.getState().status !== 'idle') soon('agents', () => void useAgents.getState().load());
+  },
+  'runners.changed': () => {
+    for (const plate of Object.keys(useAgents.getState().runners)) soon(`runners:${plate}`, () => void useAgents.getState().loadRunners(plate));
+  },
+  'owners.changed': () => soon('owners', () => void useRooms.getState().loadOwners()),
+};
+
+let source: EventSource | null = null;
+
+export function startEvents(): void {
+  if (source) return;
+  source = new EventSource('/v1/events');
+  let wasOpen = false;
+  source.onopen = () => {
+    if (wasOpen) refreshAll();
+    wasOpen = true;
+    setLive('live');
+  };
+  source.onerror = () => setLive('reconnecting');
+  for (const [type, handle] of Object.entries(HANDLERS)) {
+    source.addEventListener(type, (ev) => {
+      try {
+        handle(JSON.parse((ev as MessageEvent<string>).data) as EventData);
+      } catch {
+        // a malformed event is ignored; the next refetch repairs the view
+      }
+    });
+  }
+}
+
+export function stopEvents(): void {
+  source?.close();
+  source = null;
+}

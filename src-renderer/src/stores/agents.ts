@@ -1,0 +1,97 @@
+import { create } from 'zustand';
+import { del, enc, get, post, put, type ApiError, type ApiResult } from '../api';
+import type { Agent, Credential, MintedCredential, Runner, ScopeName } from '../types';
+
+export const RUNNER_HOSTS = ['claude-code', 'codex', 'gemini', 'cursor'] as const;
+export type RunnerHost = (typeof RUNNER_HOSTS)[number];
+export interface RunnerPreset {
+  preset: string;
+  host: string;
+  command: string;
+  args: string[];
+}
+
+interface AgentsState {
+  agents: Agent[];
+  status: 'idle' | 'loading' | 'ready' | 'error';
+  error?: ApiError;
+  credentials: Record<string, Credential[]>;
+  runners: Record<string, Partial<Record<RunnerHost, Runner | null>>>;
+  load: () => Promise<void>;
+  create: (name: string, scopes: ScopeName[]) => Promise<ApiResult<Agent>>;
+  loadCredentials: (plate: string) => Promise<void>;
+  /** The secret goes to the caller (the one-time display) and is never kept in the store. */
+  mint: (plate: string, device: string) => Promise<ApiResult<MintedCredential>>;
+  revokeAgent: (plate: string) => Promise<ApiResult<unknown>>;
+  revokeCredential: (plate: string, credentialId: string) => Promise<ApiResult<unknown>>;
+  revokeDevice: (plate: string, deviceId: string) => Promise<ApiResult<unknown>>;
+  loadRunners: (plate: string) => Promise<void>;
+  presets: RunnerPreset[];
+  loadPresets: () => Promise<void>;
+  saveRunner: (plate: string, host: RunnerHost, runner: Runner) => Promise<ApiResult<unknown>>;
+  removeRunner: (plate: string, host: RunnerHost) => Promise<ApiResult<unknown>>;
+}
+
+export const useAgents = create<AgentsState>((set, getState) => ({
+  agents: [],
+  status: 'idle',
+  credentials: {},
+  runners: {},
+  presets: [],
+  load: async () => {
+    if (getState().status !== 'ready') set({ status: 'loading' });
+    const r = await get<{ agents: Agent[] }>('/v1/agents');
+    if (r.ok) set({ agents: r.data.agents, status: 'ready', error: undefined });
+    else set({ status: 'error', error: r.error });
+  },
+  create: async (name, scopes) => {
+    const r = await post<Agent>('/v1/agents', { name, scopes });
+    if (r.ok) await getState().load();
+    return r;
+  },
+  loadCredentials: async (plate) => {
+    const r = await get<{ credentials: Credential[] }>(`/v1/agents/${enc(plate)}/credentials`);
+    if (r.ok) set((s) => ({ credentials: { ...s.credentials, [plate]: r.data.credentials } }));
+  },
+  mint: async (plate, device) => {
+    const r = await post<MintedCredential>(`/v1/agents/${enc(plate)}/credentials`, device ? { device } : {});
+    if (r.ok) void getState().loadCredentials(plate);
+    return r;
+  },
+  revokeAgent: async (plate) => {
+    const r = await post(`/v1/agents/${enc(plate)}/revoke`, {});
+    if (r.ok) await getState().load();
+    return r;
+  },
+  revokeCredential: async (plate, id) => {
+    const r = await del(`/v1/credentials/${enc(id)}`);
+    if (r.ok) await getState().loadCredentials(plate);
+    return r;
+  },
+  revokeDevice: async (plate, id) => {
+    const r = await post(`/v1/devices/${enc(id)}/revoke`, {});
+    if (r.ok) await getState().loadCredentials(plate);
+    return r;
+  },
+  loadRunners: async (plate) => {
+    const r = await get<{ runners: Runner[] }>(`/v1/agents/${enc(plate)}/runners`);
+    if (!r.ok) return;
+    const byHost = Object.fromEntries(RUNNER_HOSTS.map((h) => [h, r.data.runners.find((x) => x.host === h) ?? null]));
+    set((s) => ({ runners: { ...s.runners, [plate]: byHost } }));
+  },
+  loadPresets: async () => {
+    if (getState().presets.length) return;
+    const r = await get<{ presets: RunnerPreset[] }>('/v1/runner-presets');
+    if (r.ok) set({ presets: r.data.presets });
+  },
+  saveRunner: async (plate, host, runner) => {
+    const r = await put(`/v1/agents/${enc(plate)}/runners/${host}`, runner);
+    if (r.ok) await getState().loadRunners(plate);
+    return r;
+  },
+  removeRunner: async (plate, host) => {
+    const r = await del(`/v1/agents/${enc(plate)}/runners/${host}`);
+    if (r.ok) await getState().loadRunners(plate);
+    return r;
+  },
+}));

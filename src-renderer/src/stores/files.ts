@@ -1,0 +1,96 @@
+import { create } from 'zustand';
+import { del, enc, get, post, type ApiError, type ApiResult } from '../api';
+import type { RoomFile } from '../types';
+
+export interface Upload {
+  id: string;
+  roomId: string;
+  filename: string;
+  loaded: number;
+  total: number;
+  phase: 'hashing' | 'uploading' | 'completing' | 'done' | 'failed';
+  error?: string;
+}
+
+interface FilesState {
+  rooms: Record<string, { files?: RoomFile[]; status: 'loading' | 'ready' | 'error'; error?: ApiError }>;
+  uploads: Upload[];
+  load: (roomId: string) => Promise<void>;
+  upload: (roomId: string, file: File) => Promise<void>;
+  download: (roomId: string, fileId: string) => Promise<ApiResult<{ download_url: string }>>;
+  remove: (roomId: string, fileId: string) => Promise<ApiResult<unknown>>;
+  dismiss: (id: string) => void;
+}
+
+async function sha256Hex(file: Blob): Promise<string> {
+  const digest = await crypto.subtle.digest('SHA-256', await file.arrayBuffer());
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+/** PUT the bytes with XMLHttpRequest: fetch cannot report upload progress. */
+function putWithProgress(url: string, file: File, contentType: string, onProgress: (loaded: number) => void): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open('PUT', url);
+    xhr.setRequestHeader('content-type', contentType);
+    xhr.upload.onprogress = (e) => onProgress(e.loaded);
+    xhr.onload = () => resolve({ status: xhr.status, text: xhr.responseText });
+    xhr.onerror = () => reject(new Error('network error during upload'));
+    xhr.send(file);
+  });
+}
+
+export const useFiles = create<FilesState>((set, getState) => {
+  const patch = (id: string, p: Partial<Upload>) => set((s) => ({ uploads: s.uploads.map((u) => (u.id === id ? { ...u, ...p } : u)) }));
+  return {
+    rooms: {},
+    uploads: [],
+    load: async (roomId) => {
+      if (!getState().rooms[roomId]) set((s) => ({ rooms: { ...s.rooms, [roomId]: { status: 'loading' } } }));
+      const r = await get<{ files: RoomFile[] }>(`/v1/rooms/${enc(roomId)}/files`);
+      set((s) => ({
+        rooms: { ...s.rooms, [roomId]: r.ok ? { status: 'ready', files: r.data.files } : { status: 'error', error: r.error, files: s.rooms[roomId]?.files } },
+      }));
+    },
+    upload: async (roomId, file) => {
+      const id = crypto.randomUUID();
+      const contentType = file.type || 'application/octet-stream';
+      set((s) => ({ uploads: [...s.uploads, { id, roomId, filename: file.name, loaded: 0, total: file.size, phase: 'hashing' }] }));
+      try {
+        const sha256 = await sha256Hex(file);
+        const start = await post<{ file_id: string; upload_url: string }>(`/v1/rooms/${enc(roomId)}/files/uploads`, {
+          filename: file.name,
+          content_type: contentType,
+          size_bytes: file.size,
+          sha256,
+        });
+        if (!start.ok) return patch(id, { phase: 'failed', error: start.error.message });
+        patch(id, { phase: 'uploading' });
+        const put = await putWithProgress(start.data.upload_url, file, contentType, (loaded) => patch(id, { loaded }));
+        if (put.status < 200 || put.status >= 300) {
+          let msg = `upload refused (HTTP ${put.status})`;
+          try {
+            msg = (JSON.parse(put.text) as { error?: { message?: string } }).error?.message ?? msg;
+          } catch {
+            // not JSON
+          }
+          return patch(id, { phase: 'failed', error: msg });
+        }
+        patch(id, { phase: 'completing', loaded: file.size });
+        const done = await post(`/v1/rooms/${enc(roomId)}/files/${enc(start.data.file_id)}/complete`, {});
+        if (!done.ok) return patch(id, { phase: 'failed', error: done.error.message });
+        patch(id, { phase: 'done' });
+        void getState().load(roomId);
+      } catch (err) {
+        patch(id, { phase: 'failed', error: (err as Error).message });
+      }
+    },
+    download: (roomId, fileId) => get<{ download_url: string }>(`/v1/rooms/${enc(roomId)}/files/${enc(fileId)}/download`),
+    remove: async (roomId, fileId) => {
+      const r = await del(`/v1/rooms/${enc(roomId)}/files/${enc(fileId)}`);
+      if (r.ok) void getState().load(roomId);
+      return r;
+    },
+    dismiss: (id) => set((s) => ({ uploads: s.uploads.filter((u) => u.id !== id) })),
+  };
+});
