@@ -41,3 +41,218 @@ export function mayWake(db: Db, roomId: string, plate: string, actorOwnerId: str
   if (!isCrossOwner(db, roomId)) return true;
   return trustMode(db, roomId, a.owner_id) === 'trust_room';
 }
+
+export type WakeStatus = 'queued' | 'running' | 'handled' | 'failed';
+/** Where a wake went: a channel push, a spawned runner, or the inbox (pull). */
+export type WakeTarget = 'channel' | 'runner' | 'pull';
+
+export interface WakeRow {
+  seq: number;
+  id: string;
+  plate: string;
+  room_id: string;
+  trigger: WakeTrigger;
+  task_id: string | null;
+  message_id: string | null;
+  content: string;
+  event_key: string;
+  host: string | null;
+  instance_id: string | null;
+  status: WakeStatus;
+  reason: string | null;
+  created_at: number;
+  started_at: number | null;
+  ended_at: number | null;
+  target: WakeTarget | null;
+  context_version: number | null;
+  deadline_at: number | null;
+  exit_code: number | null;
+  stdout_tail: string | null;
+  stderr_tail: string | null;
+  tool_calls: number | null;
+  flagged_no_tool_call: number;
+  run_credential_id: string | null;
+}
+
+export function getWake(db: Db, id: string): WakeRow | undefined {
+  return stmt(db, 'SELECT * FROM wakes WHERE id = ?').get(id) as WakeRow | undefined;
+}
+
+/** The oldest queued wake of every (agent, room): the only ones that may start (FIFO). */
+export function queueHeads(db: Db): WakeRow[] {
+  return stmt(
+    db,
+    `SELECT w.* FROM wakes w
+     JOIN (SELECT MIN(seq) AS seq FROM wakes WHERE status = 'queued' GROUP BY plate, room_id) h ON h.seq = w.seq
+     ORDER BY w.seq`,
+  ).all() as WakeRow[];
+}
+
+/** Is a wake already running on this queue key (instance, room, host)? */
+export function keyBusy(db: Db, instanceId: string, roomId: string, host: string): boolean {
+  return (
+    stmt(db, "SELECT 1 FROM wakes WHERE status = 'running' AND instance_id = ? AND room_id = ? AND host = ? LIMIT 1").get(
+      instanceId,
+      roomId,
+      host,
+    ) !== undefined
+  );
+}
+
+/** Moves a queued wake to running on a key; false when it was not queued any more (never runs twice). */
+export function markRunning(
+  db: Db,
+  id: string,
+  run: { target: 'channel' | 'runner'; host: string; instanceId: string; contextVersion: number; deadlineAt?: number; runCredentialId?: string },
+): boolean {
+  return (
+    stmt(
+      db,
+      `UPDATE wakes SET status = 'running', target = ?, host = ?, instance_id = ?, context_version = ?, deadline_at = ?,
+         run_credential_id = ?, reason = NULL, started_at = ?
+       WHERE id = ? AND status = 'queued'`,
+    ).run(run.target, run.host, run.instanceId, run.contextVersion, run.deadlineAt ?? null, run.runCredentialId ?? null, Date.now(), id)
+      .changes === 1
+  );
+}
+
+/** Notes that a queued wake waits in the inbox for a pull client (no live channel session, no runner). */
+export function markPull(db: Db, id: string): void {
+  stmt(
+    db,
+    `UPDATE wakes SET target = 'pull', reason = 'waiting in the inbox: no live channel session or runner for this agent'
+     WHERE id = ? AND status = 'queued' AND target IS NOT 'pull'`,
+  ).run(id);
+}
+
+export interface RunOutcome {
+  exitCode?: number | null;
+  stdoutTail?: string;
+  stderrTail?: string;
+  toolCalls?: number;
+  flaggedNoToolCall?: boolean;
+}
+
+/** Ends a running wake; false when it had already ended. */
+export function finishWake(db: Db, id: string, status: 'handled' | 'failed', reason: string | null, out: RunOutcome = {}): boolean {
+  return (
+    stmt(
+      db,
+      `UPDATE wakes SET status = ?, reason = ?, ended_at = ?, exit_code = ?, stdout_tail = ?, stderr_tail = ?, tool_calls = ?,
+         flagged_no_tool_call = ?
+       WHERE id = ? AND status = 'running'`,
+    ).run(
+      status,
+      reason,
+      Date.now(),
+      out.exitCode ?? null,
+      out.stdoutTail ?? null,
+      out.stderrTail ?? null,
+      out.toolCalls ?? null,
+      out.flaggedNoToolCall ? 1 : 0,
+      id,
+    ).changes === 1
+  );
+}
+
+/** A queued wake that can never run (agent revoked, left the room, lost INVOKE). */
+export function dropQueued(db: Db, id: string, reason: string): void {
+  stmt(db, "UPDATE wakes SET status = 'failed', reason = ?, ended_at = ? WHERE id = ? AND status = 'queued'").run(reason, Date.now(), id);
+}
+
+/** Channel wakes of this instance in this room: handled now that the instance acted there. */
+export function handleChannelWakes(db: Db, instanceId: string, roomId: string): number {
+  return stmt(
+    db,
+    `UPDATE wakes SET status = 'handled', reason = NULL, ended_at = ?
+     WHERE status = 'running' AND target = 'channel' AND instance_id = ? AND room_id = ?`,
+  ).run(Date.now(), instanceId, roomId).changes;
+}
+
+/** Queued pull wakes of an agent in a room: handled once the agent acted there. */
+export function handlePullWakes(db: Db, plate: string, roomId: string): number {
+  return stmt(
+    db,
+    `UPDATE wakes SET status = 'handled', reason = 'handled by pull: the agent acted in the room', ended_at = ?
+     WHERE status = 'queued' AND target = 'pull' AND plate = ? AND room_id = ?`,
+  ).run(Date.now(), plate, roomId).changes;
+}
+
+export function runningWakes(db: Db): WakeRow[] {
+  return stmt(db, "SELECT * FROM wakes WHERE status = 'running' ORDER BY seq").all() as WakeRow[];
+}
+
+/** Wakes a previous process left running: failed visibly, never run again. Returns them. */
+export function failLeftRunning(db: Db, reason: string): WakeRow[] {
+  return db.transaction(() => {
+    const rows = runningWakes(db);
+    for (const r of rows) finishWake(db, r.id, 'failed', reason);
+    return rows;
+  })();
+}
+
+export interface WakeDto {
+  wake_id: string;
+  plate: string;
+  room: string;
+  trigger: WakeTrigger;
+  task_id: string | null;
+  message_id: string | null;
+  status: WakeStatus;
+  target: WakeTarget | null;
+  host: string | null;
+  instance_id: string | null;
+  reason: string | null;
+  context_version: number | null;
+  exit_code: number | null;
+  stdout_tail: string | null;
+  stderr_tail: string | null;
+  tool_calls: number | null;
+  no_tool_call: boolean;
+  created_at: string;
+  started_at: string | null;
+  ended_at: string | null;
+}
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+export function wakeDto(r: WakeRow): WakeDto {
+  return {
+    wake_id: r.id,
+    plate: r.plate,
+    room: r.room_id,
+    trigger: r.trigger,
+    task_id: r.task_id,
+    message_id: r.message_id,
+    status: r.status,
+    target: r.target,
+    host: r.host,
+    instance_id: r.instance_id,
+    reason: r.reason,
+    context_version: r.context_version,
+    exit_code: r.exit_code,
+    stdout_tail: r.stdout_tail,
+    stderr_tail: r.stderr_tail,
+    tool_calls: r.tool_calls,
+    no_tool_call: r.flagged_no_tool_call === 1,
+    created_at: iso(r.created_at)!,
+    started_at: iso(r.started_at),
+    ended_at: iso(r.ended_at),
+  };
+}
+
+/** The wake log, newest first, of a room or an agent (optionally one status). */
+export function listWakes(db: Db, by: { roomId?: string; plate?: string; status?: WakeStatus; limit: number; beforeSeq?: number }): WakeRow[] {
+  const where: string[] = [];
+  const args: unknown[] = [];
+  const filter = (sql: string, v: unknown) => {
+    where.push(sql);
+    args.push(v);
+  };
+  if (by.roomId) filter('room_id = ?', by.roomId);
+  if (by.plate) filter('plate = ?', by.plate);
+  if (by.status) filter('status = ?', by.status);
+  if (by.beforeSeq !== undefined) filter('seq < ?', by.beforeSeq);
+  const sql = `SELECT * FROM wakes ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY seq DESC LIMIT ?`;
+  return stmt(db, sql).all(...args, by.limit) as WakeRow[];
+}

@@ -1,0 +1,387 @@
+import { statSync } from 'node:fs';
+import type { Core, AgentActedEvent } from '../context.js';
+import { mcpUrl } from '../context.js';
+import { immediate } from '../db/open.js';
+import { stmt } from '../db/stmt.js';
+import { agentHandle, createCredential, getAgentByPlate, revokeCredential, type AgentRow } from '../agents/store.js';
+import { getRoom, isAgentMember } from '../rooms/store.js';
+import { hasScope } from '../../../shared/scopes.js';
+import { receiveRunning } from '../tasks/service.js';
+import type { McpSession } from '../mcp/sessions.js';
+import {
+  dropQueued,
+  failLeftRunning,
+  finishWake,
+  handleChannelWakes,
+  handlePullWakes,
+  keyBusy,
+  markPull,
+  markRunning,
+  queueHeads,
+  runningWakes,
+  type WakeRow,
+} from './store.js';
+import { channelSessionOf, channelTimeoutMs, pushChannel } from './channel.js';
+import { firstRunner, runProcess, type ProcessOutcome, type RunnerConfig, type RunningProcess } from './runners.js';
+
+export const RESTART_REASON = 'server restarted while the wake was running';
+export const SHUTDOWN_REASON = 'server shut down while the wake was running';
+/** The safety net behind the event-driven kicks; also how often channel timeouts are checked. */
+const POLL_MS = 1000;
+
+/** The envelope of a wake (decisions.md "Wakes"); the channel push carries it as string meta. */
+export interface WakeEnvelope {
+  wake_id: string;
+  plate: string;
+  handle: string;
+  room: string;
+  host: string;
+  trigger: WakeRow['trigger'];
+  context_version: number;
+  task_id?: string;
+  message_id?: string;
+}
+
+function envelopeOf(w: WakeRow, a: AgentRow, host: string, handle: string, contextVersion: number): WakeEnvelope {
+  return {
+    wake_id: w.id,
+    plate: a.plate,
+    handle,
+    room: w.room_id,
+    host,
+    trigger: w.trigger,
+    context_version: contextVersion,
+    ...(w.task_id ? { task_id: w.task_id } : {}),
+    ...(w.message_id ? { message_id: w.message_id } : {}),
+  };
+}
+
+export function envelopeMeta(e: WakeEnvelope): Record<string, string> {
+  return Object.fromEntries(Object.entries(e).map(([k, v]) => [k, String(v)]));
+}
+
+/** The room workspace's local folder, when the workspace capability has one that exists. */
+function workspaceFolder(core: Core, roomId: string): string | undefined {
+  try {
+    const r = stmt(core.db, 'SELECT local_path FROM room_workspaces WHERE room_id = ?').get(roomId) as { local_path: string | null } | undefined;
+    return r?.local_path ?? undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function isDir(p: string): boolean {
+  try {
+    return statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** The server's own AGENT_ROOMS_* settings are not the runner's business. */
+function runnerBaseEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('AGENT_ROOMS_')) env[k] = v;
+  return env;
+}
+
+interface ActiveRun {
+  wakeId: string;
+  credentialId: string;
+  proc: RunningProcess;
+}
+
+/**
+ * The wake dispatcher: takes the oldest queued wake of each (agent, room), picks its target
+ * (a live claude-code channel session, else the agent's first runner, else the inbox), and
+ * starts it when nothing runs on that queue key (instance, room, host). Event-driven
+ * (core.bus) with a slow poll behind it. All state lives in the wakes table.
+ */
+export class WakeDispatcher {
+  private stopped = false;
+  private scheduled = false;
+  private readonly runs = new Map<string, ActiveRun>();
+  /** Tool calls of closed sessions, by the run credential that opened them. */
+  private readonly toolCallsByCredential = new Map<string, number>();
+  private timer?: NodeJS.Timeout;
+  private unsubscribe?: () => void;
+
+  constructor(private readonly core: Core) {}
+
+  start(): void {
+    const { core } = this;
+    for (const w of failLeftRunning(core.db, RESTART_REASON)) {
+      if (w.run_credential_id) revokeCredential(core.db, w.run_credential_id);
+    }
+    this.unsubscribe = core.bus.on((e) => {
+      if (e.type === 'wakes.changed' || e.type === 'message.created' || e.type === 'board.changed') this.kick();
+    });
+    core.sessions.onChange((s, ev) => this.onSession(s, ev));
+    core.hooks.agentActed.push((e) => this.onActed(e));
+    core.hooks.onClose.push(() => this.stop());
+    this.timer = setInterval(() => this.tick(), POLL_MS);
+    this.timer.unref();
+    this.kick();
+  }
+
+  /** Schedules one dispatch pass (coalesced). */
+  kick(): void {
+    if (this.stopped || this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      this.tick();
+    });
+  }
+
+  private changed(roomId: string): void {
+    this.core.bus.emit({ type: 'wakes.changed', room: roomId });
+  }
+
+  tick(): void {
+    if (this.stopped) return;
+    try {
+      this.expireChannelWakes();
+      for (const head of queueHeads(this.core.db)) this.dispatch(head);
+    } catch (err) {
+      this.core.config.log(`wake dispatch failed: ${(err as Error).message}`);
+    }
+  }
+
+  private expireChannelWakes(): void {
+    const { db } = this.core;
+    const now = Date.now();
+    for (const w of runningWakes(db)) {
+      if (w.target !== 'channel') continue;
+      if (w.deadline_at !== null && w.deadline_at <= now) {
+        const secs = Math.round(channelTimeoutMs() / 1000);
+        if (finishWake(db, w.id, 'failed', `the pushed session did not act in the room within ${secs} s`)) this.changed(w.room_id);
+      } else if (!this.core.sessions.get(w.instance_id ?? '')) {
+        if (finishWake(db, w.id, 'failed', 'the session closed before acting in the room')) this.changed(w.room_id);
+      }
+    }
+  }
+
+  private dispatch(w: WakeRow): void {
+    const { core } = this;
+    const { db } = core;
+    const a = getAgentByPlate(db, w.plate);
+    let drop: string | undefined;
+    if (!a || a.revoked_at !== null) drop = 'the agent was revoked';
+    else if (!isAgentMember(db, w.room_id, w.plate)) drop = 'the agent is no longer a member of the room';
+    else if (!hasScope(a.scopes, 'INVOKE')) drop = 'the agent no longer holds INVOKE';
+    if (drop || !a) {
+      dropQueued(db, w.id, drop ?? 'the agent was revoked');
+      this.changed(w.room_id);
+      this.kick();
+      return;
+    }
+    const session = channelSessionOf(core, w.plate);
+    if (session) {
+      if (!keyBusy(db, session.id, w.room_id, 'claude-code')) this.startChannel(w, a, session);
+      return;
+    }
+    const runner = firstRunner(db, w.plate);
+    if (runner) {
+      if (!keyBusy(db, runnerInstanceId(runner), w.room_id, runner.host)) this.startRunner(w, a, runner);
+      return;
+    }
+    if (w.target !== 'pull') {
+      markPull(db, w.id);
+      this.changed(w.room_id);
+    }
+  }
+
+  /** Marks the wake running and, for a task wake, gives the running receipt: one transaction. */
+  private begin(w: WakeRow, run: Parameters<typeof markRunning>[2], withReceipt = true): boolean {
+    const { db } = this.core;
+    let receipt = false;
+    const ok = immediate(db, () => {
+      if (!markRunning(db, w.id, run)) return false;
+      if (withReceipt && w.task_id && (w.trigger === 'assignment' || w.trigger === 'successor')) {
+        receipt = receiveRunning(db, w.task_id, w.plate, run.instanceId);
+      }
+      return true;
+    });
+    if (ok) {
+      this.changed(w.room_id);
+      if (receipt) this.core.bus.emit({ type: 'board.changed', room: w.room_id });
+    }
+    return ok;
+  }
+
+  private contextVersion(roomId: string): number {
+    return getRoom(this.core.db, roomId)?.context_version ?? 0;
+  }
+
+  private startChannel(w: WakeRow, a: AgentRow, session: McpSession): void {
+    const version = this.contextVersion(w.room_id);
+    const ok = this.begin(w, {
+      target: 'channel',
+      host: 'claude-code',
+      instanceId: session.id,
+      contextVersion: version,
+      deadlineAt: Date.now() + channelTimeoutMs(),
+    });
+    if (!ok) return;
+    const env = envelopeOf(w, a, 'claude-code', `${agentHandle(a)}#${session.label}`, version);
+    pushChannel(session, w.content, envelopeMeta(env)).catch(() => {
+      if (this.stopped) return;
+      if (finishWake(this.core.db, w.id, 'failed', 'the channel push could not be delivered to the session')) this.changed(w.room_id);
+      this.kick();
+    });
+  }
+
+  private startRunner(w: WakeRow, a: AgentRow, runner: RunnerConfig): void {
+    const { core } = this;
+    const { db } = core;
+    const cwd = runner.cwd ?? workspaceFolder(core, w.room_id) ?? core.config.home;
+    const version = this.contextVersion(w.room_id);
+    const instanceId = runnerInstanceId(runner);
+    if (!isDir(cwd)) {
+      if (this.begin(w, { target: 'runner', host: runner.host, instanceId, contextVersion: version }, false)) {
+        finishWake(db, w.id, 'failed', 'the runner working folder does not exist');
+        this.changed(w.room_id);
+        this.kick();
+      }
+      return;
+    }
+    const cred = createCredential(db, a.id, 'runner', 'runner');
+    if (!this.begin(w, { target: 'runner', host: runner.host, instanceId, contextVersion: version, runCredentialId: cred.credentialId })) {
+      revokeCredential(db, cred.credentialId);
+      return;
+    }
+    const envelope = envelopeOf(w, a, runner.host, agentHandle(a), version);
+    let proc: RunningProcess;
+    try {
+      proc = runProcess({
+        command: runner.command,
+        args: runner.args,
+        cwd,
+        env: {
+          ...runnerBaseEnv(),
+          ...runner.env,
+          AGENT_ROOMS_WAKE: JSON.stringify(envelope),
+          AGENT_ROOMS_MCP_URL: `${mcpUrl(core, runner.host)}?key=${cred.credential}`,
+        },
+        stdin: w.content,
+        timeoutMs: runner.timeout_ms,
+        secrets: [cred.credential],
+      });
+    } catch {
+      revokeCredential(db, cred.credentialId);
+      finishWake(db, w.id, 'failed', 'the runner command could not be started');
+      this.changed(w.room_id);
+      return;
+    }
+    this.runs.set(w.id, { wakeId: w.id, credentialId: cred.credentialId, proc });
+    void proc.done.then((outcome) => this.endRun(w, runner, cred.credentialId, outcome));
+  }
+
+  private async endRun(w: WakeRow, runner: RunnerConfig, credentialId: string, o: ProcessOutcome): Promise<void> {
+    if (this.stopped) return;
+    const { core } = this;
+    revokeCredential(core.db, credentialId);
+    // Closing the run's sessions folds their tool calls into the count (onSession) while the run is still listed.
+    await core.sessions.closeWhere((s) => s.credentialId === credentialId);
+    this.runs.delete(w.id);
+    const toolCalls = this.toolCallsByCredential.get(credentialId) ?? 0;
+    this.toolCallsByCredential.delete(credentialId);
+    if (this.stopped) return;
+    const handled = !o.spawnError && !o.timedOut && !o.killedReason && o.exitCode === 0;
+    let reason: string | null = null;
+    if (o.spawnError) reason = `the runner command could not be started (${o.spawnError})`;
+    else if (o.timedOut) reason = `the runner timed out after ${runner.timeout_ms} ms`;
+    else if (o.killedReason) reason = o.killedReason;
+    else if (o.exitCode !== 0 && o.exitCode !== null) reason = `the runner exited with code ${o.exitCode}`;
+    else if (o.signal) reason = `the runner was ended by ${o.signal}`;
+    else if (!handled) reason = 'the runner ended without an exit code';
+    if (handled && toolCalls === 0) reason = 'the runner exited 0 without a single tool call back';
+    finishWake(core.db, w.id, handled ? 'handled' : 'failed', reason, {
+      exitCode: o.exitCode,
+      stdoutTail: o.stdoutTail,
+      stderrTail: o.stderrTail,
+      toolCalls,
+      flaggedNoToolCall: handled && toolCalls === 0,
+    });
+    this.changed(w.room_id);
+    this.kick();
+  }
+
+  private onSession(s: McpSession, ev: 'open' | 'close'): void {
+    if (this.stopped) return;
+    if (ev === 'open') {
+      if (s.host === 'claude-code') setTimeout(() => this.kick(), 50).unref();
+      return;
+    }
+    for (const run of this.runs.values()) {
+      if (run.credentialId === s.credentialId) {
+        this.toolCallsByCredential.set(s.credentialId, (this.toolCallsByCredential.get(s.credentialId) ?? 0) + s.toolCalls);
+      }
+    }
+    if (s.host === 'claude-code') this.kick();
+  }
+
+  private onActed(e: AgentActedEvent): void {
+    if (this.stopped) return;
+    const { db } = this.core;
+    let n = 0;
+    if (e.sessionId) n += handleChannelWakes(db, e.sessionId, e.roomId);
+    n += handlePullWakes(db, e.plate, e.roomId);
+    if (n) {
+      this.changed(e.roomId);
+      this.kick();
+    }
+  }
+
+  /** Live tool calls of a run so far (sessions still open plus closed ones). */
+  toolCallsOf(wakeId: string): number | undefined {
+    const run = this.runs.get(wakeId);
+    if (!run) return undefined;
+    let n = this.toolCallsByCredential.get(run.credentialId) ?? 0;
+    for (const s of this.core.sessions.all()) if (s.credentialId === run.credentialId) n += s.toolCalls;
+    return n;
+  }
+
+  /** Stops dispatching; running runners are killed and every running wake is failed with a reason. */
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    this.unsubscribe?.();
+    const runs = [...this.runs.values()];
+    for (const r of runs) r.proc.kill(SHUTDOWN_REASON);
+    const { db } = this.core;
+    immediate(db, () => {
+      for (const w of runningWakes(db)) {
+        const run = runs.find((r) => r.wakeId === w.id);
+        finishWake(db, w.id, 'failed', w.target === 'runner' ? 'server shut down while the runner was running' : SHUTDOWN_REASON, {
+          toolCalls: run ? this.toolCallsOf(w.id) : undefined,
+        });
+        if (w.run_credential_id) revokeCredential(db, w.run_credential_id);
+      }
+    });
+    // Give runners a moment to end on SIGTERM, then make sure none outlives the server.
+    await Promise.race([Promise.all(runs.map((r) => r.proc.done)), new Promise((r) => setTimeout(r, 1500).unref())]);
+    for (const r of runs) r.proc.forceKill();
+    this.runs.clear();
+  }
+}
+
+/** A runner is its own instance: one per agent and host (decisions.md "Wakes"). */
+export function runnerInstanceId(r: Pick<RunnerConfig, 'plate' | 'host'>): string {
+  return `runner:${r.plate}:${r.host}`;
+}
+
+const dispatchers = new WeakMap<Core, WakeDispatcher>();
+
+/** The CAPABILITY_STARTERS entry: one dispatcher per running core. */
+export function startWakeDispatcher(core: Core): void {
+  const d = new WakeDispatcher(core);
+  dispatchers.set(core, d);
+  d.start();
+}
+
+export function dispatcherOf(core: Core): WakeDispatcher | undefined {
+  return dispatchers.get(core);
+}

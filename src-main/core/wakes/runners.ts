@@ -1,0 +1,253 @@
+import { spawn } from 'node:child_process';
+import type { Db } from '../db/open.js';
+import { stmt } from '../db/stmt.js';
+import { RUNNER_PRESETS, RUNNER_TIMEOUT_DEFAULT_MS, type RunnerPreset } from './presets.js';
+
+/** What an owner configured for one agent on one host. */
+export interface RunnerConfig {
+  plate: string;
+  host: string;
+  preset: RunnerPreset | null;
+  command: string;
+  args: string[];
+  /** null: the room workspace's local_path, else the server's home. */
+  cwd: string | null;
+  timeout_ms: number;
+  env: Record<string, string>;
+  created_at: number;
+  updated_at: number;
+}
+
+interface RunnerRow {
+  plate: string;
+  host: string;
+  preset: string | null;
+  command: string;
+  args: string;
+  cwd: string | null;
+  timeout_ms: number;
+  env: string;
+  created_at: number;
+  updated_at: number;
+}
+
+function fromRow(r: RunnerRow): RunnerConfig {
+  return {
+    ...r,
+    preset: r.preset as RunnerPreset | null,
+    args: JSON.parse(r.args) as string[],
+    env: JSON.parse(r.env) as Record<string, string>,
+  };
+}
+
+export type RunnerInput =
+  | { preset: RunnerPreset; cwd?: string; timeout_ms?: number }
+  | { command: string; args?: string[]; cwd?: string; timeout_ms?: number; env?: Record<string, string> };
+
+/** Creates or replaces the runner of (agent, host); a replaced runner keeps its place in the order. */
+export function putRunner(db: Db, plate: string, host: string, input: RunnerInput): RunnerConfig {
+  const now = Date.now();
+  const p = 'preset' in input ? RUNNER_PRESETS[input.preset] : undefined;
+  const command = p ? p.command : (input as { command: string }).command;
+  const args = p ? [...p.args] : ((input as { args?: string[] }).args ?? []);
+  const env = 'env' in input && input.env ? input.env : {};
+  stmt(
+    db,
+    `INSERT INTO runners (plate, host, preset, command, args, cwd, timeout_ms, env, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT (plate, host) DO UPDATE SET preset = excluded.preset, command = excluded.command, args = excluded.args,
+       cwd = excluded.cwd, timeout_ms = excluded.timeout_ms, env = excluded.env, updated_at = excluded.updated_at`,
+  ).run(
+    plate,
+    host,
+    'preset' in input ? input.preset : null,
+    command,
+    JSON.stringify(args),
+    input.cwd ?? null,
+    input.timeout_ms ?? RUNNER_TIMEOUT_DEFAULT_MS,
+    JSON.stringify(env),
+    now,
+    now,
+  );
+  return getRunner(db, plate, host)!;
+}
+
+export function getRunner(db: Db, plate: string, host: string): RunnerConfig | undefined {
+  const r = stmt(db, 'SELECT * FROM runners WHERE plate = ? AND host = ?').get(plate, host) as RunnerRow | undefined;
+  return r && fromRow(r);
+}
+
+export function deleteRunner(db: Db, plate: string, host: string): boolean {
+  return stmt(db, 'DELETE FROM runners WHERE plate = ? AND host = ?').run(plate, host).changes === 1;
+}
+
+/** decisions.md "Wakes": with runners on several hosts, the first configured one is woken. */
+export function firstRunner(db: Db, plate: string): RunnerConfig | undefined {
+  const r = stmt(db, 'SELECT * FROM runners WHERE plate = ? ORDER BY created_at, host LIMIT 1').get(plate) as RunnerRow | undefined;
+  return r && fromRow(r);
+}
+
+export function runnersOf(db: Db, plate: string): RunnerConfig[] {
+  return (stmt(db, 'SELECT * FROM runners WHERE plate = ? ORDER BY created_at, host').all(plate) as RunnerRow[]).map(fromRow);
+}
+
+/** The human-facing shape: the env values are the owner's own, but may hold secrets, so only names show. */
+export function runnerDto(r: RunnerConfig) {
+  return {
+    plate: r.plate,
+    host: r.host,
+    ...(r.preset ? { preset: r.preset } : {}),
+    command: r.command,
+    args: r.args,
+    cwd: r.cwd,
+    timeout_ms: r.timeout_ms,
+    env: Object.fromEntries(Object.keys(r.env).map((k) => [k, '***'])),
+    created_at: new Date(r.created_at).toISOString(),
+    updated_at: new Date(r.updated_at).toISOString(),
+  };
+}
+
+/** Output kept for the human: the last 4 KiB of each stream. */
+export const TAIL_BYTES = 4096;
+const CREDENTIAL_RE = /ark_[A-Za-z0-9_-]{20,}/g;
+
+/** Keeps the last bytes of a stream; enough slack that a secret cut at the edge is dropped, not half-shown. */
+class Tail {
+  private chunks: Buffer[] = [];
+  private size = 0;
+  constructor(private readonly keep: number) {}
+  push(b: Buffer) {
+    this.chunks.push(b);
+    this.size += b.length;
+    while (this.chunks.length > 1 && this.size - this.chunks[0]!.length >= this.keep) this.size -= this.chunks.shift()!.length;
+  }
+  text(secrets: string[]): string {
+    let s = Buffer.concat(this.chunks).subarray(-this.keep).toString('utf8');
+    for (const secret of secrets) if (secret) s = s.split(secret).join('***');
+    s = s.replace(CREDENTIAL_RE, 'ark_***');
+    const bytes = Buffer.from(s, 'utf8');
+    return bytes.length <= TAIL_BYTES ? s : bytes.subarray(bytes.length - TAIL_BYTES).toString('utf8').replace(/^\uFFFD+/, '');
+  }
+}
+
+export interface ProcessOutcome {
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  timedOut: boolean;
+  killedReason?: string;
+  /** The command could not be started at all (e.g. ENOENT). */
+  spawnError?: string;
+  stdoutTail: string;
+  stderrTail: string;
+}
+
+export interface RunningProcess {
+  pid: number | undefined;
+  done: Promise<ProcessOutcome>;
+  /** Kills the whole process group (SIGTERM, then SIGKILL); the outcome carries the reason. */
+  kill(reason: string): void;
+  /** SIGKILL to the whole group, now. */
+  forceKill(): void;
+}
+
+/**
+ * Spawns a runner without a shell, in its own process group, with the content on stdin.
+ * On timeout or kill the whole group gets SIGTERM, then SIGKILL a moment later.
+ */
+export function runProcess(opts: {
+  command: string;
+  args: string[];
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  stdin: string;
+  timeoutMs: number;
+  /** Masked in the kept output. */
+  secrets: string[];
+}): RunningProcess {
+  const out = new Tail(TAIL_BYTES * 2);
+  const err = new Tail(TAIL_BYTES * 2);
+  let timedOut = false;
+  let killedReason: string | undefined;
+  let spawnError: string | undefined;
+  const child = spawn(opts.command, opts.args, {
+    cwd: opts.cwd,
+    env: opts.env,
+    shell: false,
+    detached: process.platform !== 'win32',
+    stdio: ['pipe', 'pipe', 'pipe'],
+    windowsHide: true,
+  });
+  const killGroup = (signal: NodeJS.Signals) => {
+    if (child.pid === undefined) return;
+    try {
+      if (process.platform !== 'win32') process.kill(-child.pid, signal);
+      else child.kill(signal);
+    } catch {
+      // already gone
+    }
+  };
+  let hardKill: NodeJS.Timeout | undefined;
+  const terminate = () => {
+    killGroup('SIGTERM');
+    hardKill ??= setTimeout(() => killGroup('SIGKILL'), 2000);
+    hardKill.unref();
+  };
+  const timer = setTimeout(() => {
+    timedOut = true;
+    terminate();
+  }, opts.timeoutMs);
+  timer.unref();
+
+  child.stdout!.on('data', (b: Buffer) => out.push(b));
+  child.stderr!.on('data', (b: Buffer) => err.push(b));
+  // A runner that does not read its stdin must not crash the server with EPIPE.
+  child.stdin!.on('error', () => {});
+  child.stdin!.end(opts.stdin);
+
+  const done = new Promise<ProcessOutcome>((resolve) => {
+    let settled = false;
+    let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+    const settle = () => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      // Whatever the runner left behind in its group goes with it.
+      if (child.pid !== undefined && process.platform !== 'win32') killGroup('SIGKILL');
+      if (hardKill) clearTimeout(hardKill);
+      resolve({
+        exitCode: exit?.code ?? null,
+        signal: exit?.signal ?? null,
+        timedOut,
+        killedReason,
+        spawnError,
+        stdoutTail: out.text(opts.secrets),
+        stderrTail: err.text(opts.secrets),
+      });
+    };
+    child.once('error', (e: NodeJS.ErrnoException) => {
+      spawnError = e.code ?? 'spawn failed';
+      settle();
+    });
+    child.once('exit', (code, signal) => {
+      exit = { code, signal };
+      // Grandchildren may hold the pipes open: do not wait on them for long.
+      setTimeout(settle, 1000).unref();
+    });
+    child.once('close', (code, signal) => {
+      exit ??= { code, signal };
+      settle();
+    });
+  });
+
+  return {
+    pid: child.pid,
+    done,
+    kill(reason: string) {
+      killedReason ??= reason;
+      terminate();
+    },
+    forceKill() {
+      killGroup('SIGKILL');
+    },
+  };
+}

@@ -1,0 +1,253 @@
+import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startTestServer, ok, type TestServer, type TestAgent } from '../helpers/server.js';
+import { fixtureRunner, readRunnerLog, waitFor } from './wakes-helpers.js';
+
+describe('wakes: spawned runners', () => {
+  let s: TestServer;
+  let dir: string;
+  beforeAll(async () => {
+    s = await startTestServer({ rateLimit: { perSecond: 0, burst: 1 } });
+    dir = mkdtempSync(join(tmpdir(), 'agent-rooms-runner-'));
+  });
+  afterAll(async () => s.stop());
+
+  async function runnerAgent(name: string, extra: Record<string, unknown> = {}): Promise<TestAgent & { log: string }> {
+    const a = await s.agent(name);
+    const log = join(dir, `${name}.log`);
+    const r = await s.api('PUT', `/v1/agents/${a.plate}/runners/codex`, fixtureRunner(log, extra));
+    expect(r.status).toBe(200);
+    return { ...a, log };
+  }
+  const wakesOf = async (plate: string) => (await s.api('GET', `/v1/agents/${plate}/wakes`)).body.wakes as any[];
+  const mention = (room: string, handle: string, body: string) =>
+    s.api('POST', `/v1/rooms/${room}/messages`, { body, mention_targets: [handle] }).then((r) => {
+      expect(r.status).toBe(201);
+      return r.body;
+    });
+
+  it('a mention spawns the runner, which connects back with the MCP client and replies in the room', async () => {
+    const a = await runnerAgent('Replier');
+    const room = await s.room('Reply room');
+    await s.join(room, a.plate);
+    const body = 'please look at the parser\n  (two spaces, "quotes")';
+    const msg = await mention(room, a.handle, body);
+
+    const reply = await waitFor(async () => {
+      const h = await s.api('GET', `/v1/rooms/${room}/messages`);
+      return (h.body.messages as any[]).find((m) => m.sender.plate === a.plate);
+    }, 'the runner reply');
+    expect(reply.body).toBe(`reply: ${body}`);
+
+    const [w] = await waitFor(async () => {
+      const ws = await wakesOf(a.plate);
+      return ws.length === 1 && ws[0].status === 'handled' && ws;
+    }, 'the wake to be handled');
+    expect(w).toMatchObject({ trigger: 'mention', target: 'runner', host: 'codex', message_id: msg.message_id, exit_code: 0, no_tool_call: false });
+    expect(w.tool_calls).toBeGreaterThanOrEqual(1);
+
+    const start = readRunnerLog(a.log).find((l) => l.event === 'start')!;
+    expect(start.stdin).toBe(body); // nothing injected: the raw body only
+    expect(start.has_key).toBe(true);
+    expect(start.wake).toEqual({
+      wake_id: w.wake_id,
+      plate: a.plate,
+      handle: a.handle,
+      room,
+      host: 'codex',
+      trigger: 'mention',
+      context_version: w.context_version,
+      message_id: msg.message_id,
+    });
+    expect(typeof start.wake.context_version).toBe('number');
+    // With no workspace configured the runner works in the server's home.
+    expect(start.cwd).toBe(s.home);
+
+    // The run's credential was revoked when the run ended.
+    const creds = (await s.api('GET', `/v1/agents/${a.plate}/credentials`)).body.credentials as any[];
+    const runnerCreds = creds.filter((c) => c.purpose === 'runner');
+    expect(runnerCreds).toHaveLength(1);
+    expect(runnerCreds[0].revoked).toBe(true);
+
+    // The room's wake log shows the same wake.
+    const roomLog = await s.api('GET', `/v1/rooms/${room}/wakes`);
+    expect(roomLog.body.wakes.map((x: any) => x.wake_id)).toEqual([w.wake_id]);
+  });
+
+  it('an assigned task goes doing under the runner, then done with handoff notes; the successor gets them verbatim', async () => {
+    const builder = await runnerAgent('Builder');
+    const reviewer = await runnerAgent('Checker');
+    const room = await s.room('Task room');
+    await s.join(room, builder.plate);
+    await s.join(room, reviewer.plate);
+    // The successor task first (it waits on its prerequisite, so its creation wakes no one).
+    const first = await s.api('POST', `/v1/rooms/${room}/tasks`, { title: 'Build it', definition_of_done: 'it builds', assignee: builder.handle });
+    expect(first.status).toBe(201);
+    const second = await s.api('POST', `/v1/rooms/${room}/tasks`, {
+      title: 'Review it',
+      definition_of_done: 'reviewed',
+      assignee: reviewer.handle,
+      depends_on: [first.body.task_id],
+    });
+    expect(second.status).toBe(201);
+
+    const done = await waitFor(async () => {
+      const t = await s.api('GET', `/v1/rooms/${room}/tasks/${second.body.task_id}`);
+      return t.body.status === 'done' && t.body;
+    }, 'the successor task to be done');
+    expect(done.summary).toBe('done by runner');
+
+    const bLog = readRunnerLog(builder.log);
+    const saw = bLog.find((l) => l.event === 'saw_task')!;
+    expect(saw.status).toBe('doing'); // the running receipt: todo -> doing before the agent did anything
+    expect(saw.lease?.instance_id).toBe(`runner:${builder.plate}:codex`);
+    const notes = bLog.find((l) => l.event === 'completed')!.notes!;
+    const firstTask = await s.api('GET', `/v1/rooms/${room}/tasks/${first.body.task_id}`);
+    expect(firstTask.body).toMatchObject({ status: 'done', handoff_notes: notes });
+    expect(JSON.parse(bLog.find((l) => l.event === 'start')!.stdin!).task.task_id).toBe(first.body.task_id);
+
+    const rStart = readRunnerLog(reviewer.log).find((l) => l.event === 'start')!;
+    expect(rStart.wake).toMatchObject({ trigger: 'successor', task_id: second.body.task_id, plate: reviewer.plate });
+    const payload = JSON.parse(rStart.stdin!);
+    expect(payload.handoff_notes).toBe(notes);
+    expect(payload.task.task_id).toBe(second.body.task_id);
+    expect(Object.keys(payload).sort()).toEqual(['handoff_notes', 'task']);
+
+    const bw = await wakesOf(builder.plate);
+    expect(bw.map((w) => [w.trigger, w.status])).toEqual([['assignment', 'handled']]);
+    const rw = await waitFor(async () => {
+      const x = await wakesOf(reviewer.plate);
+      return x.every((w) => w.status !== 'running') && x;
+    }, 'the successor run to end');
+    expect(rw.map((w) => [w.trigger, w.status])).toEqual([['successor', 'handled']]);
+  });
+
+  it('three mentions to one runner run one after another, in order', async () => {
+    const a = await runnerAgent('Serial');
+    const room = await s.room('FIFO room');
+    await s.join(room, a.plate);
+    for (const n of [1, 2, 3]) await mention(room, a.handle, `job ${n}`);
+    await waitFor(async () => (await wakesOf(a.plate)).filter((w) => w.status === 'handled').length === 3, 'three handled wakes');
+    const events = readRunnerLog(a.log)
+      .filter((l) => l.event === 'start' || l.event === 'end')
+      .map((l) => `${l.event} ${l.event === 'start' ? l.stdin : readRunnerLog(a.log).find((x) => x.event === 'start' && x.pid === l.pid)!.stdin}`);
+    expect(events).toEqual(['start job 1', 'end job 1', 'start job 2', 'end job 2', 'start job 3', 'end job 3']);
+  });
+
+  it('wakes of two rooms run in parallel', async () => {
+    const a = await runnerAgent('Parallel');
+    const roomA = await s.room('Parallel A');
+    const roomB = await s.room('Parallel B');
+    await s.join(roomA, a.plate);
+    await s.join(roomB, a.plate);
+    // Each run waits until the other room's run has started too: serial runs would fail.
+    const barrier = join(dir, 'barrier');
+    await mention(roomA, a.handle, `barrier:${barrier}`);
+    await mention(roomB, a.handle, `barrier:${barrier}`);
+    const ws = await waitFor(async () => {
+      const w = await wakesOf(a.plate);
+      return w.length === 2 && w.every((x) => x.status !== 'queued' && x.status !== 'running') && w;
+    }, 'both wakes to end');
+    expect(ws.map((w) => w.status)).toEqual(['handled', 'handled']);
+  });
+
+  it('a failing runner is failed with its output tails kept and the credential masked', async () => {
+    const a = await runnerAgent('Failing');
+    const room = await s.room('Fail room');
+    await s.join(room, a.plate);
+    await mention(room, a.handle, 'fail now');
+    const w = await waitFor(async () => (await wakesOf(a.plate)).find((x) => x.status === 'failed'), 'the failed wake');
+    expect(w.reason).toBe('the runner exited with code 3');
+    expect(w.exit_code).toBe(3);
+    expect(w.stdout_tail).toContain(`connecting to ${s.baseUrl}/mcp/codex?key=`);
+    expect(w.stderr_tail).toContain('could not use');
+    expect(w.stdout_tail).not.toMatch(/ark_[A-Za-z0-9_-]{43}/);
+    expect(w.stderr_tail).not.toMatch(/ark_[A-Za-z0-9_-]{43}/);
+  });
+
+  it('a run that exits 0 without a tool call back is handled but flagged', async () => {
+    const a = await runnerAgent('Silent');
+    const room = await s.room('Silent room');
+    await s.join(room, a.plate);
+    await mention(room, a.handle, 'silent please');
+    const w = await waitFor(async () => (await wakesOf(a.plate)).find((x) => x.status === 'handled'), 'the handled wake');
+    expect(w).toMatchObject({ no_tool_call: true, tool_calls: 0, exit_code: 0 });
+  });
+
+  it('a runner over its timeout is killed and failed', async () => {
+    const a = await runnerAgent('Slow', { timeout_ms: 300 });
+    const room = await s.room('Slow room');
+    await s.join(room, a.plate);
+    await mention(room, a.handle, 'sleep');
+    const w = await waitFor(async () => (await wakesOf(a.plate)).find((x) => x.status === 'failed'), 'the timed-out wake');
+    expect(w.reason).toBe('the runner timed out after 300 ms');
+    const start = readRunnerLog(a.log).find((l) => l.event === 'start')!;
+    expect(() => process.kill(start.pid, 0)).toThrow();
+  });
+
+  it('a runner that cannot start is failed with a reason', async () => {
+    const a = await s.agent('Missing');
+    expect((await s.api('PUT', `/v1/agents/${a.plate}/runners/gemini`, { command: join(dir, 'no-such-command') })).status).toBe(200);
+    const room = await s.room('Missing room');
+    await s.join(room, a.plate);
+    await mention(room, a.handle, 'hello');
+    const w = await waitFor(async () => (await wakesOf(a.plate)).find((x) => x.status === 'failed'), 'the failed wake');
+    expect(w.reason).toBe('the runner command could not be started (ENOENT)');
+  });
+
+  it('runners are configured per agent and host by their owner: presets, GET, DELETE, validation', async () => {
+    const a = await s.agent('Configured');
+    const put = await s.api('PUT', `/v1/agents/${a.plate}/runners/claude-code`, { preset: 'claude -p', timeout_ms: 60_000 });
+    expect(put.status).toBe(200);
+    expect(put.body).toMatchObject({ host: 'claude-code', preset: 'claude -p', command: 'claude', args: ['-p'], timeout_ms: 60_000, cwd: null });
+    const custom = await s.api('PUT', `/v1/agents/${a.plate}/runners/codex`, { command: '/usr/bin/env', args: ['x'], cwd: '/tmp', env: { TOKEN: 'secret-value' } });
+    expect(custom.status).toBe(200);
+    expect(custom.body.env).toEqual({ TOKEN: '***' });
+    expect(JSON.stringify(custom.body)).not.toContain('secret-value');
+    expect((await s.api('GET', `/v1/agents/${a.plate}/runners/claude-code`)).body.preset).toBe('claude -p');
+    expect((await s.api('GET', `/v1/agents/${a.plate}/runners`)).body.runners.map((r: any) => r.host)).toEqual(['claude-code', 'codex']);
+
+    expect((await s.api('PUT', `/v1/agents/${a.plate}/runners/vim`, { preset: 'claude -p' })).status).toBe(400);
+    expect((await s.api('PUT', `/v1/agents/${a.plate}/runners/codex`, { preset: 'emacs' })).status).toBe(400);
+    expect((await s.api('PUT', `/v1/agents/${a.plate}/runners/codex`, { command: 'x', cwd: 'relative/dir' })).status).toBe(400);
+    expect((await s.api('PUT', `/v1/agents/${a.plate}/runners/codex`, { command: 'x', env: { AGENT_ROOMS_MCP_URL: 'y' } })).status).toBe(400);
+    expect((await s.api('PUT', `/v1/agents/${a.plate}/runners/codex`, { command: 'x', timeout_ms: 0 })).status).toBe(400);
+
+    const other = await s.owner('Bob Other');
+    expect((await s.api('GET', `/v1/agents/${a.plate}/runners/claude-code`, undefined, other.token)).status).toBe(404);
+    expect((await s.api('PUT', `/v1/agents/${a.plate}/runners/codex`, { preset: 'codex exec' }, other.token)).status).toBe(404);
+
+    expect((await s.api('DELETE', `/v1/agents/${a.plate}/runners/claude-code`)).status).toBe(200);
+    expect((await s.api('GET', `/v1/agents/${a.plate}/runners/claude-code`)).status).toBe(404);
+    expect((await s.api('DELETE', `/v1/agents/${a.plate}/runners/claude-code`)).status).toBe(404);
+  });
+
+  it('the runner works in the room workspace folder when one is set', async () => {
+    const a = await runnerAgent('Worker');
+    const room = await s.room('Workspace room');
+    await s.join(room, a.plate);
+    const folder = mkdtempSync(join(tmpdir(), 'agent-rooms-ws-'));
+    const ws = await s.api('PUT', `/v1/rooms/${room}/workspace`, { local_path: folder });
+    expect(ws.status).toBe(200);
+    await mention(room, a.handle, 'where are you');
+    await waitFor(async () => (await wakesOf(a.plate)).some((w) => w.status === 'handled'), 'the handled wake');
+    expect(readRunnerLog(a.log).find((l) => l.event === 'start')!.cwd).toBe(folder);
+  });
+
+  it('with runners on no host the mention waits in the inbox (pull) and is handled when the agent acts', async () => {
+    const a = await s.agent('Puller');
+    const room = await s.room('Pull room');
+    await s.join(room, a.plate);
+    await mention(room, a.handle, 'pull me');
+    const w = await waitFor(async () => (await wakesOf(a.plate)).find((x) => x.target === 'pull'), 'the wake marked pull');
+    expect(w.status).toBe('queued');
+    const c = await s.connect(a.credential);
+    const inbox = await ok(c, 'check_mentions', { room });
+    expect(inbox.items).toHaveLength(1);
+    await ok(c, 'send_message', { room, body: 'seen', ack_mention_ids: [inbox.items[0].mention_id] });
+    const after = await wakesOf(a.plate);
+    expect(after[0]).toMatchObject({ wake_id: w.wake_id, status: 'handled' });
+  });
+});
