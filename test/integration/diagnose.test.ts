@@ -211,6 +211,8 @@ describe('evidence store and diagnose_error', () => {
       expect(section![1]).toMatch(/What to do:/);
       expect(section![1]!.replace(/<[^>]+>/g, '').length).toBeGreaterThan(60);
     }
+    // Feedback consent is explained where CONSENT_REQUIRED is.
+    expect(/<section id="CONSENT_REQUIRED">([\s\S]*?)<\/section>/.exec(html)![1]).toMatch(/set_feedback_consent/);
     // A real error's doc_url is that page, anchored at the code.
     const e = await fails(ca, 'read_room', { room: 'room_missing' });
     const u = new URL(e.doc_url);

@@ -230,4 +230,41 @@ describe('error reporting: the six-step sequence of interface.md section 4', () 
       expect(rep.note).toBe(ordinary[i]);
     }
   });
+
+  it('ties a report to a task of the caller’s rooms, and the same incident is not accepted twice through task feedback', async () => {
+    await ok(c, 'set_feedback_consent', { bugs: true });
+    const t = await ok(c, 'create_task', { room, title: 'Ship', definition_of_done: 'shipped', assignee: a.plate });
+    await ok(c, 'claim_task', { task_id: t.task_id });
+    await ok(c, 'complete_task', { task_id: t.task_id, status: 'failed', reason: 'store fault' });
+    const faults: string[] = [];
+    breakMessages(s);
+    try {
+      for (let i = 0; i < 3; i++) faults.push((await fails(c, 'send_message', { room, body: 'progress' })).error_id);
+    } finally {
+      repairMessages(s);
+    }
+    expect((await fails(c, 'report_error', { error_id: faults[0]!, task_id: 'task_unknown' })).code).toBe('NOT_FOUND');
+    const rep = await ok(c, 'report_error', { error_id: faults[0]!, task_id: t.task_id, impact: 'degraded' });
+    expect(rep).toMatchObject({ task_id: t.task_id, room, impact: 'degraded' });
+    const issue = {
+      room,
+      task_id: t.task_id,
+      outcome: 'issue',
+      evidence: { tool: 'send_message', expected: 'the message is posted', got: 'INTERNAL' },
+      issue: 'Posting progress failed with a server fault. The room never saw the update. The task failed as a result.',
+      recommended_fix: 'Keep the messages table intact. Check the store at start-up. Report the damage to the owner.',
+      severity: 'blocker',
+      origin: 'agent_noticed',
+    };
+    // Already sent through report_error: not again as task feedback.
+    const dup = await fails(c, 'submit_task_feedback', { ...issue, error_id: faults[0]! });
+    expect(dup.code).toBe('CONFLICT');
+    expect(dup.reason).toBe('already_reported');
+    // Sent as task feedback first: report_error then refuses it.
+    const fb = await ok(c, 'submit_task_feedback', { ...issue, error_id: faults[1]! });
+    expect(fb.error_id).toBe(faults[1]);
+    const twice = await fails(c, 'report_error', { error_id: faults[1]! });
+    expect(twice.reason).toBe('already_reported');
+    expect((await ok(c, 'report_error', { error_id: faults[2]! })).recorded).toBe(true);
+  });
 });
