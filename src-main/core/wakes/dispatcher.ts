@@ -154,8 +154,8 @@ export class WakeDispatcher {
     for (const w of runningWakes(db)) {
       if (w.target !== 'channel') continue;
       if (w.deadline_at !== null && w.deadline_at <= now) {
-        const secs = Math.round(channelTimeoutMs() / 1000);
-        if (finishWake(db, w.id, 'failed', `the pushed session did not act in the room within ${secs} s`)) this.changed(w.room_id);
+        const ms = channelTimeoutMs();
+        if (finishWake(db, w.id, 'failed', `the pushed session did not act in the room within ${ms} ms`)) this.changed(w.room_id);
       } else if (!this.core.sessions.get(w.instance_id ?? '')) {
         if (finishWake(db, w.id, 'failed', 'the session closed before acting in the room')) this.changed(w.room_id);
       }

@@ -1,0 +1,124 @@
+import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { z } from 'zod';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { startTestServer, ok, type TestServer } from '../helpers/server.js';
+import { waitFor } from './wakes-helpers.js';
+
+const ChannelNotification = z.object({
+  method: z.literal('notifications/claude/channel'),
+  params: z.object({ content: z.string(), meta: z.record(z.string(), z.string()) }),
+});
+type Pushed = z.infer<typeof ChannelNotification>['params'];
+
+describe('wakes: Claude Code channel push', () => {
+  let s: TestServer;
+  beforeAll(async () => {
+    s = await startTestServer({ rateLimit: { perSecond: 0, burst: 1 } });
+  });
+  afterAll(async () => s.stop());
+
+  const wakesOf = async (plate: string) => (await s.api('GET', `/v1/agents/${plate}/wakes`)).body.wakes as any[];
+  const mention = async (room: string, handle: string, body: string) => {
+    const r = await s.api('POST', `/v1/rooms/${room}/messages`, { body, mention_targets: [handle] });
+    expect(r.status).toBe(201);
+    return r.body;
+  };
+
+  /** A claude-code session that collects channel pushes, once its GET stream is open. */
+  async function channelClient(credential: string, room: string): Promise<{ client: Client; pushed: Pushed[] }> {
+    const client = await s.connect(credential, 'claude-code');
+    const pushed: Pushed[] = [];
+    client.setNotificationHandler(ChannelNotification, (n) => {
+      pushed.push(n.params);
+    });
+    await waitFor(async () => {
+      const m = await s.api('GET', `/v1/rooms/${room}/members`);
+      return (m.body.instances as any[]).some((i) => i.host === 'claude-code' && i.streaming);
+    }, 'the GET stream');
+    return { client, pushed };
+  }
+
+  it('declares claude/channel on /mcp/claude-code only', async () => {
+    const a = await s.agent('Declarer');
+    const cc = await s.connect(a.credential, 'claude-code');
+    expect(cc.getServerCapabilities()?.experimental).toEqual({ 'claude/channel': {} });
+    const generic = await s.connect(a.credential);
+    expect(generic.getServerCapabilities()?.experimental).toBeUndefined();
+  });
+
+  it('pushes a mention into the live session; handled when it acts in the room; the next waits its turn', async () => {
+    const a = await s.agent('Pushed');
+    const room = await s.room('Channel room');
+    await s.join(room, a.plate);
+    const { client, pushed } = await channelClient(a.credential, room);
+
+    const m1 = await mention(room, a.handle, 'first: review the diff');
+    await waitFor(() => pushed.length === 1, 'the first push');
+    expect(pushed[0]!.content).toBe('first: review the diff');
+    const meta = pushed[0]!.meta;
+    const [w1] = await wakesOf(a.plate);
+    expect(w1).toMatchObject({ status: 'running', target: 'channel', host: 'claude-code', message_id: m1.message_id });
+    expect(meta).toEqual({
+      wake_id: w1.wake_id,
+      plate: a.plate,
+      handle: expect.stringMatching(new RegExp(`^${a.handle.replace(/[()]/g, '\\$&')}#[0-9a-f]{8}$`)),
+      room,
+      host: 'claude-code',
+      trigger: 'mention',
+      context_version: String(w1.context_version),
+      message_id: m1.message_id,
+    });
+    const me = await ok(client, 'whoami');
+    expect(meta.handle.endsWith(`#${me.session_id.replace(/-/g, '').slice(0, 8)}`)).toBe(true);
+
+    // A second mention to the same session queues behind the first (one running per key).
+    const m2 = await mention(room, a.handle, 'second: and the tests');
+    const queued = await wakesOf(a.plate);
+    expect(queued.map((w) => w.status)).toEqual(['queued', 'running']);
+
+    // Acting in the room handles the running wake; the next one is pushed.
+    await ok(client, 'send_message', { room, body: 'on it' });
+    await waitFor(() => pushed.length === 2, 'the second push');
+    expect(pushed[1]).toMatchObject({ content: 'second: and the tests', meta: { message_id: m2.message_id, trigger: 'mention' } });
+    const after = await wakesOf(a.plate);
+    expect(after.map((w) => w.status)).toEqual(['running', 'handled']);
+
+    await ok(client, 'ack_mentions', { last_mention_seq: 1_000_000 });
+    await waitFor(async () => (await wakesOf(a.plate)).every((w) => w.status === 'handled'), 'both handled');
+  });
+
+  it('a session without a GET stream is not a channel target: the mention waits for pull', async () => {
+    const a = await s.agent('NoStream');
+    const room = await s.room('No stream room');
+    await s.join(room, a.plate);
+    // A generic (/mcp) session can never take a channel push.
+    await s.connect(a.credential);
+    await mention(room, a.handle, 'anyone there?');
+    const w = await waitFor(async () => (await wakesOf(a.plate)).find((x) => x.target === 'pull'), 'the pull wake');
+    expect(w.status).toBe('queued');
+  });
+
+  it('a pull wake is pushed once a claude-code session with a stream connects', async () => {
+    const a = await s.agent('Latecomer');
+    const room = await s.room('Late room');
+    await s.join(room, a.plate);
+    await mention(room, a.handle, 'while you were away');
+    await waitFor(async () => (await wakesOf(a.plate)).find((x) => x.target === 'pull'), 'the pull wake');
+    const { pushed } = await channelClient(a.credential, room);
+    await waitFor(() => pushed.length === 1, 'the push');
+    expect(pushed[0]!.content).toBe('while you were away');
+  });
+
+  it('a pushed wake whose session closes before acting is failed with a reason', async () => {
+    const a = await s.agent('Leaver');
+    const room = await s.room('Leave room');
+    await s.join(room, a.plate);
+    const { client, pushed } = await channelClient(a.credential, room);
+    await mention(room, a.handle, 'are you there');
+    await waitFor(() => pushed.length === 1, 'the push');
+    const transport = client.transport as { terminateSession?: () => Promise<void> } | undefined;
+    await transport!.terminateSession!();
+    const w = await waitFor(async () => (await wakesOf(a.plate)).find((x) => x.status === 'failed'), 'the failed wake');
+    expect(w.reason).toBe('the session closed before acting in the room');
+  });
+});
