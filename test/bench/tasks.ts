@@ -1,0 +1,205 @@
+/**
+ * Benchmark of the board: read_board on a room with 10,000 tasks in 50 lanes, and 50-way
+ * claim_task contention, each beside a bare-echo baseline (the SDK's McpServer with one
+ * `echo` tool over StreamableHTTPServerTransport on node:http, in this same process,
+ * called the same way). Run: `npx tsx test/bench/tasks.ts`.
+ */
+import { createServer, type Server as HttpServer } from 'node:http';
+import { randomUUID } from 'node:crypto';
+import { pathToFileURL } from 'node:url';
+import type { AddressInfo } from 'node:net';
+import { z } from 'zod';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { startTestServer, type TestAgent } from '../helpers/server.js';
+import { createTask, claimTask } from '../../src-main/core/tasks/service.js';
+
+export interface BenchRow {
+  bench: string;
+  what: string;
+  n: number;
+  p50_ms: number;
+  p99_ms: number;
+  baseline_p50_ms: number;
+  baseline_p99_ms: number;
+}
+
+const TASKS = 10_000;
+const LANES = 50;
+const BOARD_READS = 40;
+const CLAIM_ROUNDS = 15;
+const CONTENDERS = 50;
+
+function pct(xs: number[], p: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const i = Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1));
+  return Math.round(s[i]! * 100) / 100;
+}
+
+async function timed(fn: () => Promise<unknown>): Promise<number> {
+  const t0 = performance.now();
+  await fn();
+  return performance.now() - t0;
+}
+
+async function mcpClient(url: string, bearer?: string): Promise<Client> {
+  const transport = new StreamableHTTPClientTransport(new URL(url), {
+    requestInit: bearer ? { headers: { authorization: `Bearer ${bearer}` } } : undefined,
+  });
+  const c = new Client({ name: 'bench', version: '1.0.0' });
+  await c.connect(transport);
+  return c;
+}
+
+/** The baseline: a minimal McpServer with one echo tool, one transport per MCP session. */
+async function startEchoServer(): Promise<{ url: string; close: () => Promise<void> }> {
+  const transports = new Map<string, StreamableHTTPServerTransport>();
+  const http: HttpServer = createServer((req, res) => {
+    void (async () => {
+      const sid = req.headers['mcp-session-id'];
+      let t = typeof sid === 'string' ? transports.get(sid) : undefined;
+      if (!t) {
+        const transport = new StreamableHTTPServerTransport({
+          sessionIdGenerator: () => randomUUID(),
+          onsessioninitialized: (id) => void transports.set(id, transport),
+        });
+        const mcp = new McpServer({ name: 'echo', version: '1.0.0' });
+        mcp.registerTool('echo', { description: 'echo', inputSchema: { text: z.string() } }, async ({ text }) => ({
+          content: [{ type: 'text' as const, text }],
+        }));
+        await mcp.connect(transport);
+        t = transport;
+      }
+      await t.handleRequest(req, res);
+    })().catch(() => {
+      if (!res.headersSent) res.writeHead(500).end();
+    });
+  });
+  await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
+  const { port } = http.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    close: async () => {
+      await Promise.all([...transports.values()].map((t) => t.close().catch(() => {})));
+      http.closeAllConnections();
+      await new Promise<void>((r) => http.close(() => r()));
+    },
+  };
+}
+
+export async function runTasksBench(log: (line: string) => void = () => {}): Promise<BenchRow[]> {
+  const s = await startTestServer({ rateLimit: { perSecond: 0, burst: 0 } });
+  const echo = await startEchoServer();
+  const clients: Client[] = [];
+  try {
+    const { core } = s.running;
+    const room = await s.room('Bench');
+    const agents: TestAgent[] = [];
+    for (let i = 0; i < LANES; i++) {
+      const a = await s.agent(`Lane ${i}`);
+      await s.join(room, a.plate);
+      agents.push(a);
+    }
+    const ownerId = (await s.api('GET', '/v1/me')).body.owner_id as string;
+
+    // Seed through the service layer, each lane's agent creating its own tasks (no wakes to queue).
+    log(`seeding ${TASKS} tasks in ${LANES} lanes`);
+    core.db.transaction(() => {
+      for (let i = 0; i < TASKS; i++) {
+        const a = agents[i % LANES]!;
+        createTask(core, { kind: 'agent', plate: a.plate, ownerId, sessionId: 'seed' }, {
+          roomId: room,
+          title: `Task ${i}`,
+          definitionOfDone: 'the bench says so',
+          assignee: a.plate,
+          detail: `Detail of task ${i}`,
+          order: i % 7,
+        });
+      }
+    })();
+    // Some lanes are busy, as on a real board.
+    const some = core.db.prepare('SELECT id, assignee FROM tasks WHERE room_id = ? LIMIT 500').all(room) as Array<{ id: string; assignee: string }>;
+    for (const t of some.filter((_, i) => i % 5 === 0)) {
+      claimTask(core, { kind: 'agent', plate: t.assignee, ownerId, sessionId: 'seed' }, t.id, 'seed-instance');
+    }
+
+    const reader = await s.connect(agents[0]!.credential);
+    const echoClient = await mcpClient(echo.url);
+    clients.push(reader, echoClient);
+
+    log('read_board');
+    const first: any = await reader.callTool({ name: 'read_board', arguments: { room } });
+    const seen = first.structuredContent.lanes.reduce((n: number, l: any) => n + l.tasks.length, 0) + first.structuredContent.done.length;
+    if (seen !== TASKS || first.structuredContent.lanes.length !== LANES) throw new Error(`board shows ${seen} tasks in ${first.structuredContent.lanes.length} lanes`);
+    const board: number[] = [];
+    const boardBase: number[] = [];
+    for (let i = 0; i < BOARD_READS; i++) {
+      board.push(await timed(() => reader.callTool({ name: 'read_board', arguments: { room } })));
+      boardBase.push(await timed(() => echoClient.callTool({ name: 'echo', arguments: { text: 'x' } })));
+    }
+
+    log('claim contention');
+    const contender = agents[1]!;
+    const sessions = await Promise.all(Array.from({ length: CONTENDERS }, () => s.connect(contender.credential)));
+    const echoSessions = await Promise.all(Array.from({ length: CONTENDERS }, () => mcpClient(echo.url)));
+    clients.push(...sessions, ...echoSessions);
+    const claims: number[] = [];
+    const claimsBase: number[] = [];
+    for (let round = 0; round < CLAIM_ROUNDS; round++) {
+      const t = createTask(core, { kind: 'agent', plate: contender.plate, ownerId, sessionId: 'seed' }, {
+        roomId: room,
+        title: `Contended ${round}`,
+        definitionOfDone: 'one winner',
+        assignee: contender.plate,
+      });
+      let winners = 0;
+      claims.push(
+        await timed(async () => {
+          const rs: any[] = await Promise.all(sessions.map((c) => c.callTool({ name: 'claim_task', arguments: { task_id: t.task_id } })));
+          winners = rs.filter((r) => !r.isError).length;
+        }),
+      );
+      if (winners !== 1) throw new Error(`round ${round}: ${winners} winners`);
+      claimsBase.push(await timed(() => Promise.all(echoSessions.map((c) => c.callTool({ name: 'echo', arguments: { text: 'x' } })))));
+    }
+
+    return [
+      {
+        bench: 'read_board',
+        what: `${TASKS} tasks, ${LANES} lanes`,
+        n: BOARD_READS,
+        p50_ms: pct(board, 50),
+        p99_ms: pct(board, 99),
+        baseline_p50_ms: pct(boardBase, 50),
+        baseline_p99_ms: pct(boardBase, 99),
+      },
+      {
+        bench: 'claim_task x50',
+        what: `${CONTENDERS} sessions, time until all claims resolved`,
+        n: CLAIM_ROUNDS,
+        p50_ms: pct(claims, 50),
+        p99_ms: pct(claims, 99),
+        baseline_p50_ms: pct(claimsBase, 50),
+        baseline_p99_ms: pct(claimsBase, 99),
+      },
+    ];
+  } finally {
+    await Promise.all(clients.map((c) => c.close().catch(() => {})));
+    await echo.close();
+    await s.stop();
+  }
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  runTasksBench((l) => process.stderr.write(`${l}\n`))
+    .then((rows) => {
+      console.table(rows);
+      process.exit(0);
+    })
+    .catch((err) => {
+      console.error(err);
+      process.exit(1);
+    });
+}
