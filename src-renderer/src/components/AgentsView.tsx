@@ -85,7 +85,8 @@ function MintedDialog({ minted, onClose }: { minted: MintedCredential; onClose: 
 
 function RunnerRow({ agent, host }: { agent: Agent; host: RunnerHost }) {
   const runner = useAgents((s) => s.runners[agent.plate]?.[host]);
-  const presets = useAgents((s) => s.presets.filter((p) => p.host === host));
+  const allPresets = useAgents((s) => s.presets);
+  const presets = allPresets.filter((p) => p.host === host);
   const { saveRunner, removeRunner } = useAgents.getState();
   const [mode, setMode] = useState<'preset' | 'command'>(runner && !runner.preset ? 'command' : 'preset');
   const [preset, setPreset] = useState(runner?.preset ?? presets[0]?.preset ?? '');

@@ -20,7 +20,8 @@ function isQuarantined(f: { status?: string; quarantined?: boolean }) {
 export function FilesView({ room }: { room: Room }) {
   const roomId = room.room_id;
   const state = useFiles((s) => s.rooms[roomId]);
-  const uploads = useFiles((s) => s.uploads.filter((u) => u.roomId === roomId));
+  const allUploads = useFiles((s) => s.uploads);
+  const uploads = allUploads.filter((u) => u.roomId === roomId);
   const { load, upload, download, remove, dismiss } = useFiles.getState();
   const [over, setOver] = useState(false);
   const [deleting, setDeleting] = useState<RoomFile | null>(null);

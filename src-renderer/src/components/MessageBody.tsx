@@ -36,7 +36,24 @@ export function MessageBody({ body, mentions, meId, plates }: { body: string; me
     last = m.index + tok.length;
   }
   if (last < body.length) parts.push(body.slice(last));
-  return <div className="body">{parts}</div>;
+  // Structured mentions the body does not spell out are still shown, as addressed-to chips.
+  const lower = body.toLowerCase();
+  const unspoken = handles.filter((h) => !lower.includes(h.toLowerCase()));
+  return (
+    <>
+      <div className="body">{parts}</div>
+      {unspoken.length > 0 && (
+        <div className="addressed">
+          to{' '}
+          {unspoken.map((h) => (
+            <mark key={h} className={`mention ${mine.has(h.toLowerCase()) ? 'me' : ''}`}>
+              {h}
+            </mark>
+          ))}
+        </div>
+      )}
+    </>
+  );
 }
 
 /** Replaces raw plates in plain text (titles, notes) by handles. */

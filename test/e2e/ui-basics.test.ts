@@ -1,0 +1,162 @@
+import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import type { Browser } from 'playwright-core';
+import { startTestServer, ok, type TestServer, type TestAgent } from '../helpers/server.js';
+import { browserSkipReason, launchBrowser, screenshot, signedInPage } from '../helpers/browser.js';
+
+const skip = browserSkipReason();
+if (skip) console.warn(skip);
+
+describe.skipIf(!!skip)('UI: sign-in, rooms, chat, agents', () => {
+  let s: TestServer;
+  let browser: Browser;
+  let agent: TestAgent;
+
+  beforeAll(async () => {
+    s = await startTestServer();
+    browser = await launchBrowser();
+    agent = await s.agent('Reviewer');
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await s?.stop();
+  });
+
+  it('a stale or reused login link gets a clear page; without a session the UI says how to sign in', async () => {
+    const ctx = await browser.newContext();
+    const page = await ctx.newPage();
+    await page.goto(s.baseUrl + '/');
+    await expect.poll(() => page.getByText('You are not signed in').isVisible()).toBe(true);
+
+    const url = s.running.loginUrl();
+    await page.goto(url);
+    await page.getByTestId('signed-in-as').waitFor();
+    const cookies = await ctx.cookies();
+    const session = cookies.find((c) => c.name === 'ar_session')!;
+    expect(session.httpOnly).toBe(true);
+    expect(session.sameSite).toBe('Strict');
+
+    const other = await browser.newContext();
+    const p2 = await other.newPage();
+    const reused = await p2.goto(url);
+    expect(reused!.status()).toBe(400);
+    await expect.poll(() => p2.textContent('body')).toContain('already used');
+    const bogus = await p2.goto(s.baseUrl + '/login?token=nonsense');
+    expect(bogus!.status()).toBe(400);
+    await expect.poll(() => p2.textContent('body')).toContain('not valid');
+    await other.close();
+    await ctx.close();
+  });
+
+  it('creates a room, adds an agent, shows it live, and an agent message appears without a refresh', async () => {
+    const { context, page } = await signedInPage(browser, s.running.loginUrl());
+    await page.getByLabel('New room').fill('Design review');
+    await page.getByRole('button', { name: 'Create room' }).click();
+    await page.getByRole('heading', { name: 'Design review', level: 1 }).waitFor();
+    const roomId = decodeURIComponent(/#\/rooms\/([^/]+)/.exec(page.url())![1]!);
+
+    await page.getByRole('link', { name: 'Members' }).click();
+    await page.getByLabel('Add one of your agents').selectOption(agent.plate);
+    await page.getByRole('button', { name: 'Add agent' }).click();
+    const row = page.locator(`[data-agent="${agent.handle}"]`);
+    await row.waitFor();
+    await expect.poll(() => row.textContent()).toContain('offline');
+
+    const client = await s.connect(agent.credential);
+    await ok(client, 'whoami');
+    await expect.poll(() => row.textContent(), { timeout: 10_000 }).toContain('live ×1');
+    await screenshot(page, 'members');
+
+    await page.getByRole('link', { name: 'Chat' }).click();
+    await page.getByText('No messages yet').waitFor();
+    // The agent writes its own plate in the body: the page shows its handle instead.
+    await ok(client, 'send_message', { room: roomId, body: `Hello from ${agent.plate}, please look at the diff`, mention_targets: ['@ada-owner'] });
+    const msg = page.locator('article.msg', { hasText: 'please look at the diff' });
+    await msg.waitFor({ timeout: 10_000 });
+    expect(await msg.textContent()).not.toContain(agent.plate);
+    expect(await msg.textContent()).toContain(agent.handle);
+    expect(await msg.getAttribute('class')).toContain('mentions-me');
+    expect(await page.locator('mark.mention.me').count()).toBeGreaterThan(0);
+
+    // A human message with an @mention picked from the autocomplete reaches the agent's inbox.
+    const box = page.getByRole('combobox', { name: 'Message the room' });
+    await box.click();
+    await box.pressSequentially('@rev');
+    await page.getByRole('option', { name: new RegExp(agent.handle.replace(/[()]/g, '\\$&')) }).first().waitFor();
+    await box.press('Enter');
+    expect(await box.inputValue()).toBe(`${agent.handle} `);
+    await box.pressSequentially('can you check the tests?');
+    await box.press('Enter');
+    await page.locator('article.msg', { hasText: 'can you check the tests?' }).waitFor();
+    const inbox = await ok(client, 'check_mentions', { room: roomId });
+    const item = inbox.items.find((i: any) => i.message?.body?.includes('can you check the tests?'));
+    expect(item).toBeTruthy();
+    expect(item.message.from.handle).toBe('@ada-owner');
+    await screenshot(page, 'chat');
+
+    // A thread reply carries parent_id.
+    await msg.getByRole('button', { name: 'Reply in thread' }).click();
+    const reply = page.getByRole('combobox', { name: 'Reply in thread' });
+    await reply.fill('on it');
+    await reply.press('Enter');
+    const history = await ok(client, 'read_room', { room: roomId });
+    const replied = history.messages.find((m: any) => m.body === 'on it');
+    expect(replied.parent_id).toBe(history.messages.find((m: any) => m.body.includes('please look at the diff')).message_id);
+
+    const dark = await signedInPage(browser, s.running.loginUrl(), { colorScheme: 'dark' });
+    await dark.page.goto(`${s.baseUrl}/#/rooms/${roomId}/chat`);
+    await dark.page.locator('article.msg').first().waitFor();
+    await screenshot(dark.page, 'chat-dark');
+    await dark.context.close();
+    await context.close();
+  });
+
+  it('mints a credential that is shown once, with connection instructions for each host', async () => {
+    const { context, page } = await signedInPage(browser, s.running.loginUrl());
+    await page.goto(`${s.baseUrl}/#/agents`);
+    await page.getByLabel('Name').fill('Builder');
+    await page.getByRole('button', { name: 'Create agent' }).click();
+    await page.getByRole('heading', { name: /Builder/, level: 2 }).waitFor();
+    await page.getByLabel('Device name').fill('laptop');
+    await page.getByRole('button', { name: 'Mint credential' }).click();
+    const dialog = page.getByRole('dialog', { name: 'New credential' });
+    await dialog.waitFor();
+    const secret = (await dialog.getByTestId('minted-credential').textContent())!.trim();
+    expect(secret).toMatch(/^ark_[A-Za-z0-9_-]{43}$/);
+    expect(await dialog.getByRole('button', { name: 'Copy credential' }).isVisible()).toBe(true);
+    const claude = await dialog.getByTestId('snippet-claude-code').textContent();
+    expect(claude).toContain('claude mcp add --transport http');
+    expect(claude).toContain(secret);
+    for (const [tab, needle] of [
+      ['Codex', '[mcp_servers.agent-rooms]'],
+      ['Gemini CLI', '"httpUrl"'],
+      ['Cursor', '"mcpServers"'],
+      ['Any MCP client', '/mcp'],
+    ] as const) {
+      await dialog.getByRole('tab', { name: tab }).click();
+      expect(await dialog.locator('pre.snippet').textContent()).toContain(needle);
+    }
+    await screenshot(page, 'credential-once');
+    // The secret really works.
+    const c = await s.connect(secret);
+    expect((await ok(c, 'whoami')).name).toBe('Builder');
+
+    await dialog.getByRole('button', { name: 'I have copied it' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    await page.getByRole('cell', { name: 'laptop' }).waitFor();
+    expect(await page.content()).not.toContain(secret);
+    await page.reload();
+    await page.getByRole('cell', { name: 'laptop' }).waitFor();
+    expect(await page.content()).not.toContain(secret);
+    await screenshot(page, 'agents');
+    await context.close();
+  });
+
+  it('signs out through the POST /logout form', async () => {
+    const { context, page } = await signedInPage(browser, s.running.loginUrl());
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByText('You are not signed in').waitFor();
+    const me = await page.evaluate(async () => (await fetch('/v1/me')).status);
+    expect(me).toBe(401);
+    await context.close();
+  });
+});

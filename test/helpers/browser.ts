@@ -1,0 +1,45 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+export const UI_DIR = join(ROOT, 'dist', 'renderer');
+export const SHOTS = join(ROOT, 'test-results', 'screenshots');
+
+/** Why the browser tests cannot run here, or undefined when they can. */
+export function browserSkipReason(): string | undefined {
+  if (!existsSync(CHROMIUM)) return `Chromium not found at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH): skipping browser tests`;
+  if (!existsSync(join(UI_DIR, 'index.html'))) return `UI bundle not built at ${UI_DIR} (npm run build): skipping browser tests`;
+  return undefined;
+}
+
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+}
+
+/** A browser context signed in through a one-time login URL (which sets the HttpOnly cookie). */
+export async function signedInPage(browser: Browser, loginUrl: string, opts: { width?: number; height?: number; colorScheme?: 'light' | 'dark' } = {}): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({
+    viewport: { width: opts.width ?? 1280, height: opts.height ?? 800 },
+    colorScheme: opts.colorScheme ?? 'light',
+    acceptDownloads: true,
+  });
+  context.setDefaultTimeout(15_000);
+  const page = await context.newPage();
+  await page.goto(loginUrl);
+  await page.getByTestId('signed-in-as').waitFor();
+  return { context, page };
+}
+
+export async function screenshot(page: Page, name: string): Promise<string> {
+  mkdirSync(SHOTS, { recursive: true });
+  const file = join(SHOTS, `${name}.png`);
+  await page.screenshot({ path: file });
+  return file;
+}
