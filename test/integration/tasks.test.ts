@@ -421,6 +421,20 @@ describe('tasks: transition table and rules', () => {
     expect(JSON.stringify(bad.body)).not.toContain('nobody');
   });
 
+  it('humans archive finished tasks with POST …/archive: off the board, still readable by id', async () => {
+    const t = await task();
+    expect((await s.api('POST', `/v1/rooms/${room}/tasks/${t.task_id}/archive`)).status).toBe(409);
+    await s.api('POST', `/v1/rooms/${room}/tasks/${t.task_id}/cancel`);
+    const r = await s.api('POST', `/v1/rooms/${room}/tasks/${t.task_id}/archive`);
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ archived: true, status: 'cancelled' });
+    const board = (await s.api('GET', `/v1/rooms/${room}/board?status=cancelled`)).body;
+    expect(board.lanes.flatMap((x: any) => x.tasks).map((x: any) => x.task_id)).not.toContain(t.task_id);
+    const archived = (await s.api('GET', `/v1/rooms/${room}/board?status=archived`)).body;
+    expect(archived.lanes.flatMap((x: any) => x.tasks).map((x: any) => x.task_id)).toContain(t.task_id);
+    expect((await get(t.task_id)).task_id).toBe(t.task_id);
+  });
+
   it('a non-member agent cannot read or act on the board', async () => {
     const stranger = await s.agent('Stranger');
     const c = await s.connect(stranger.credential);
