@@ -182,9 +182,10 @@ export function BoardView({ room }: { room: Room }) {
         </button>
       </header>
       {rb.error && <ErrorNote error={rb.error} what="the latest board" />}
-      {lanes.length === 0 || (board?.lanes.length === 0 && tasks.length === 0) ? (
-        <Empty>No tasks yet. Add agents to the room, then create a task for one of them.</Empty>
-      ) : (
+      {tasks.length === 0 && (
+        <Empty>{board?.lanes.length ? 'No tasks yet. Create one with “New task”.' : 'No tasks yet. Add agents to the room on the Members tab, then create a task for one of them.'}</Empty>
+      )}
+      {lanes.length > 0 && (
         <div className="lanes">
           {lanes.map((l) => (
             <section key={l.key} className={`lane ${l.key === '__done__' ? 'done-lane' : ''}`} aria-label={`Lane ${l.title}`}>
