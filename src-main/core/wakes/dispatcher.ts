@@ -138,6 +138,11 @@ export class WakeDispatcher {
     this.core.bus.emit({ type: 'wakes.changed', room: roomId });
   }
 
+  /** After the push was written or the process spawned (the UI and the benchmark listen). */
+  private started(w: WakeRow, target: 'channel' | 'runner'): void {
+    this.core.bus.emit({ type: 'wake.started', room: w.room_id, data: { wake_id: w.id, plate: w.plate, target } });
+  }
+
   tick(): void {
     if (this.stopped) return;
     try {
@@ -230,6 +235,7 @@ export class WakeDispatcher {
       if (finishWake(this.core.db, w.id, 'failed', 'the channel push could not be delivered to the session')) this.changed(w.room_id);
       this.kick();
     });
+    this.started(w, 'channel');
   }
 
   private startRunner(w: WakeRow, a: AgentRow, runner: RunnerConfig): void {
@@ -275,6 +281,7 @@ export class WakeDispatcher {
       return;
     }
     this.runs.set(w.id, { wakeId: w.id, credentialId: cred.credentialId, proc });
+    this.started(w, 'runner');
     void proc.done.then((outcome) => this.endRun(w, runner, cred.credentialId, outcome));
   }
 
