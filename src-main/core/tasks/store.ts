@@ -98,7 +98,7 @@ export function toRecord(
     result_ref: r.result_ref,
     reason: r.reason,
     summary: r.summary,
-    artifacts: JSON.parse(r.artifacts) as string[],
+    artifacts: r.artifacts === '[]' ? [] : (JSON.parse(r.artifacts) as string[]),
     next: r.next,
     handoff_notes: r.handoff_notes,
     archived: r.archived_at !== null,
@@ -186,8 +186,26 @@ export function tasksHeldBy(db: Db, instanceId: string): Array<{ task_id: string
   ) as Array<{ task_id: string; title: string; room: string }>;
 }
 
+const BOARD_COLUMNS = [
+  'id', 'room_id', 'title', 'detail', 'definition_of_done', 'assignee', 'sort_order', 'status', 'consent_state',
+  'lease_instance_id', 'lease_renewed_at', 'result_ref', 'reason', 'summary', 'artifacts', 'next', 'handoff_notes',
+  'created_by_kind', 'created_by_plate', 'created_by_owner', 'assign_count', 'completed_at', 'archived_at', 'created_at', 'updated_at',
+] as const;
+
+/**
+ * A room's tasks in lane order (order, unset last, then creation). Read in raw mode and
+ * shaped here: on a 10,000-task board that is several times faster than row objects.
+ */
 export function roomTaskRows(db: Db, roomId: string): TaskRow[] {
-  return stmt(db, 'SELECT * FROM tasks WHERE room_id = ? ORDER BY sort_order IS NULL, sort_order, created_at, id').all(roomId) as TaskRow[];
+  const q = stmt(db, `SELECT ${BOARD_COLUMNS.join(', ')} FROM tasks WHERE room_id = ? ORDER BY sort_order IS NULL, sort_order, created_at, id`);
+  const raw = q.raw(true).all(roomId) as unknown[][];
+  q.raw(false);
+  return raw.map((v) => ({
+    id: v[0], room_id: v[1], title: v[2], detail: v[3], definition_of_done: v[4], assignee: v[5], sort_order: v[6], status: v[7],
+    consent_state: v[8], lease_instance_id: v[9], lease_renewed_at: v[10], result_ref: v[11], reason: v[12], summary: v[13],
+    artifacts: v[14], next: v[15], handoff_notes: v[16], created_by_kind: v[17], created_by_plate: v[18], created_by_owner: v[19],
+    assign_count: v[20], completed_at: v[21], archived_at: v[22], created_at: v[23], updated_at: v[24],
+  }) as TaskRow);
 }
 
 /** Every dependency edge of a room, with whether the prerequisite is done. */
