@@ -1,0 +1,217 @@
+/**
+ * The shared baseline of every benchmark in test/bench/: the SDK's bare `echo` tool on a
+ * minimal McpServer, served with StreamableHTTPServerTransport on node:http with stateful
+ * sessions (as our server does), measured with the same client and load shapes as ours.
+ * Benches compare their tools against it in the same process, never against a fixed time.
+ */
+import { createServer, type IncomingMessage } from 'node:http';
+import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import { setMaxListeners } from 'node:events';
+import { z } from 'zod';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+
+export interface EchoBaseline {
+  /** The MCP endpoint, `http://127.0.0.1:PORT/mcp`. */
+  url: string;
+  close(): Promise<void>;
+}
+
+function readJson(req: IncomingMessage): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      try {
+        resolve(chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : undefined);
+      } catch (e) {
+        reject(e as Error);
+      }
+    });
+    req.on('error', reject);
+  });
+}
+
+/** Starts the bare echo server on 127.0.0.1 and a free port. */
+export async function startEchoBaseline(): Promise<EchoBaseline> {
+  const transports = new Map<string, StreamableHTTPServerTransport>();
+  const servers: McpServer[] = [];
+  const http = createServer(async (req, res) => {
+    try {
+      const body = req.method === 'POST' ? await readJson(req) : undefined;
+      const sid = req.headers['mcp-session-id'];
+      if (typeof sid === 'string') {
+        const t = transports.get(sid);
+        if (!t) {
+          res.writeHead(404).end();
+          return;
+        }
+        await t.handleRequest(req, res, body);
+        return;
+      }
+      if (req.method !== 'POST' || !isInitializeRequest(body)) {
+        res.writeHead(400).end();
+        return;
+      }
+      const transport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (id) => void transports.set(id, transport),
+      });
+      transport.onclose = () => {
+        if (transport.sessionId) transports.delete(transport.sessionId);
+      };
+      const server = new McpServer({ name: 'echo-baseline', version: '1.0.0' });
+      server.registerTool('echo', { description: 'Echoes the message', inputSchema: { message: z.string() } }, async ({ message }) => ({
+        content: [{ type: 'text', text: message }],
+      }));
+      servers.push(server);
+      await server.connect(transport);
+      await transport.handleRequest(req, res, body);
+    } catch {
+      if (!res.headersSent) res.writeHead(500).end();
+    }
+  });
+  await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
+  const port = (http.address() as { port: number }).port;
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    async close() {
+      await Promise.all([...transports.values()].map((t) => t.close().catch(() => {})));
+      await Promise.all(servers.map((s) => s.close().catch(() => {})));
+      http.closeAllConnections();
+      await new Promise<void>((r) => http.close(() => r()));
+    },
+  };
+}
+
+/** An official MCP client on `url`, with optional headers (e.g. Authorization). */
+export async function benchClient(url: string, headers?: Record<string, string>): Promise<Client> {
+  const client = new Client({ name: 'bench', version: '1.0.0' });
+  const transport = new StreamableHTTPClientTransport(new URL(url), headers ? { requestInit: { headers } } : undefined);
+  await client.connect(transport);
+  // Every request of the SDK client hangs an abort listener on one long-lived signal, released
+  // only when the request is collected: thousands of calls trip Node's leak warning, not a leak.
+  const signal = (transport as unknown as { _abortController?: AbortController })._abortController?.signal;
+  if (signal) setMaxListeners(0, signal);
+  return client;
+}
+
+export interface BenchRow {
+  name: string;
+  mode: string;
+  calls: number;
+  calls_per_s: number;
+  p50_ms: number;
+  p99_ms: number;
+  /** Process CPU time (user + system, client and server together) per call. */
+  cpu_us_per_call: number;
+  /** p50 divided by the baseline's p50 in the same mode. */
+  p50_vs_baseline?: number;
+  /** calls/s divided by the baseline's calls/s in the same mode. */
+  throughput_vs_baseline?: number;
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (!sorted.length) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
+}
+
+/** One call of a benchmarked tool; throws if the tool reported an error. */
+export type BenchCall = (client: Client, clientIndex: number, i: number) => Promise<unknown>;
+
+/** Calls `call` `perClient` times from each client (all clients at once) after a warm-up; latencies per call. */
+export async function runLoad(
+  name: string,
+  mode: string,
+  clients: Client[],
+  call: BenchCall,
+  opts: { perClient: number; warmup?: number },
+): Promise<BenchRow> {
+  const warmup = opts.warmup ?? 50;
+  await Promise.all(clients.map(async (c, ci) => {
+    for (let i = 0; i < warmup; i++) await call(c, ci, -1 - i);
+  }));
+  const latencies: number[] = [];
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  await Promise.all(
+    clients.map(async (c, ci) => {
+      for (let i = 0; i < opts.perClient; i++) {
+        const s = performance.now();
+        await call(c, ci, i);
+        latencies.push(performance.now() - s);
+      }
+    }),
+  );
+  const elapsed = (performance.now() - t0) / 1000;
+  const cpu = process.cpuUsage(cpu0);
+  latencies.sort((a, b) => a - b);
+  return {
+    name,
+    mode,
+    calls: latencies.length,
+    calls_per_s: latencies.length / elapsed,
+    p50_ms: percentile(latencies, 50),
+    p99_ms: percentile(latencies, 99),
+    cpu_us_per_call: (cpu.user + cpu.system) / latencies.length,
+  };
+}
+
+/**
+ * The median round of repeated runs of the same load (by p50; calls/s and CPU medians too):
+ * benchmarks alternate their tool and the baseline in rounds, so that a busy machine weighs
+ * on both alike.
+ */
+export function medianOfRounds(rounds: BenchRow[]): BenchRow {
+  const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  return {
+    name: rounds[0]!.name,
+    mode: rounds[0]!.mode,
+    calls: rounds.reduce((n, r) => n + r.calls, 0),
+    calls_per_s: med(rounds.map((r) => r.calls_per_s)),
+    p50_ms: med(rounds.map((r) => r.p50_ms)),
+    p99_ms: med(rounds.map((r) => r.p99_ms)),
+    cpu_us_per_call: med(rounds.map((r) => r.cpu_us_per_call)),
+  };
+}
+
+/** Fills the ratios of each row against the baseline row of the same mode. */
+export function compareToBaseline(rows: BenchRow[], baselineName: string): BenchRow[] {
+  for (const r of rows) {
+    const b = rows.find((x) => x.name === baselineName && x.mode === r.mode);
+    if (!b) continue;
+    r.p50_vs_baseline = r.p50_ms / b.p50_ms;
+    r.throughput_vs_baseline = r.calls_per_s / b.calls_per_s;
+  }
+  return rows;
+}
+
+export function formatTable(rows: BenchRow[]): string {
+  const head = ['tool', 'mode', 'calls', 'calls/s', 'p50 ms', 'p99 ms', 'CPU µs/call', 'p50 / echo', 'calls/s / echo'];
+  const body = rows.map((r) => [
+    r.name,
+    r.mode,
+    String(r.calls),
+    r.calls_per_s.toFixed(0),
+    r.p50_ms.toFixed(3),
+    r.p99_ms.toFixed(3),
+    r.cpu_us_per_call.toFixed(0),
+    r.p50_vs_baseline === undefined ? '' : `${r.p50_vs_baseline.toFixed(2)}x`,
+    r.throughput_vs_baseline === undefined ? '' : `${r.throughput_vs_baseline.toFixed(2)}x`,
+  ]);
+  const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  return [line(head), line(widths.map((w) => '-'.repeat(w))), ...body.map(line)].join('\n');
+}
+
+/** One call of the baseline's echo tool. */
+export const echoCall: BenchCall = async (c) => {
+  const r = await c.callTool({ name: 'echo', arguments: { message: 'hello' } });
+  if (r.isError) throw new Error('echo failed');
+};
+
+export const BASELINE_NAME = 'echo (SDK baseline)';
