@@ -124,6 +124,38 @@ describe('wakes: spawned runners', () => {
     expect(rw.map((w) => [w.trigger, w.status])).toEqual([['successor', 'handled']]);
   });
 
+  it('a human reassignment wakes the new assignee with the task; the old assignee is no longer woken for it', async () => {
+    const first = await s.agent('Dropped');
+    const next = await runnerAgent('Picked');
+    const room = await s.room('Reassign room');
+    await s.join(room, first.plate);
+    await s.join(room, next.plate);
+    const t = await s.api('POST', `/v1/rooms/${room}/tasks`, { title: 'Port it', definition_of_done: 'ported', assignee: first.handle });
+    expect(t.status).toBe(201);
+    // The first assignee has no runner and no session: its wake waits for pull.
+    await waitFor(async () => (await wakesOf(first.plate)).find((w) => w.target === 'pull'), 'the pull wake');
+    const r = await s.api('POST', `/v1/rooms/${room}/tasks/${t.body.task_id}/assign`, { assignee: next.handle });
+    expect(r.status).toBe(200);
+    const done = await waitFor(async () => {
+      const x = await s.api('GET', `/v1/rooms/${room}/tasks/${t.body.task_id}`);
+      return x.body.status === 'done' && x.body;
+    }, 'the reassigned task to be done');
+    expect(done.assignee).toBe(next.plate);
+    const start = readRunnerLog(next.log).find((l) => l.event === 'start')!;
+    expect(start.wake).toMatchObject({ trigger: 'assignment', task_id: t.body.task_id });
+    expect(JSON.parse(start.stdin!).task).toMatchObject({ task_id: t.body.task_id, assignee: next.plate });
+
+    // The old assignee's wake is dropped, never delivered, even to a session that connects now.
+    const cc = await s.connect(first.credential, 'claude-code');
+    let pushes = 0;
+    cc.fallbackNotificationHandler = async () => {
+      pushes++;
+    };
+    const old = await waitFor(async () => (await wakesOf(first.plate)).find((w) => w.status === 'failed'), 'the stale wake to be dropped');
+    expect(old.reason).toBe('the task was reassigned to another agent');
+    expect(pushes).toBe(0);
+  });
+
   it('three mentions to one runner run one after another, in order', async () => {
     const a = await runnerAgent('Serial');
     const room = await s.room('FIFO room');

@@ -7,6 +7,7 @@ import { agentHandle, createCredential, getAgentByPlate, revokeCredential, type 
 import { getRoom, isAgentMember } from '../rooms/store.js';
 import { hasScope } from '../../../shared/scopes.js';
 import { receiveRunning } from '../tasks/service.js';
+import { getTaskRow, type TaskRow } from '../tasks/store.js';
 import type { McpSession } from '../mcp/sessions.js';
 import {
   dropQueued,
@@ -175,6 +176,7 @@ export class WakeDispatcher {
     if (!a || a.revoked_at !== null) drop = 'the agent was revoked';
     else if (!isAgentMember(db, w.room_id, w.plate)) drop = 'the agent is no longer a member of the room';
     else if (!hasScope(a.scopes, 'INVOKE')) drop = 'the agent no longer holds INVOKE';
+    else if (w.task_id) drop = staleTaskReason(getTaskRow(db, w.task_id), w.plate);
     if (drop || !a) {
       dropQueued(db, w.id, drop ?? 'the agent was revoked');
       this.changed(w.room_id);
@@ -373,6 +375,15 @@ export class WakeDispatcher {
     for (const r of runs) r.proc.forceKill();
     this.runs.clear();
   }
+}
+
+/** Why a task wake has nothing left to do: the task moved to someone else, or is over. */
+function staleTaskReason(t: TaskRow | undefined, plate: string): string | undefined {
+  if (!t) return 'the task no longer exists';
+  if (t.assignee !== plate) return 'the task was reassigned to another agent';
+  if (t.archived_at !== null) return 'the task was archived';
+  if (t.status === 'done' || t.status === 'cancelled') return `the task is already ${t.status}`;
+  return undefined;
 }
 
 /** A runner is its own instance: one per agent and host (decisions.md "Wakes"). */
