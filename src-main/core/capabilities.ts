@@ -16,6 +16,7 @@ import { startWakeDispatcher } from './wakes/dispatcher.js';
 import { contextTools } from './context/tools.js';
 import { contextRoutes } from './context/routes.js';
 import { startContextPruner } from './context/service.js';
+import { startInstanceEvents } from './ui/live.js';
 import { taskTools } from './tasks/tools.js';
 import { taskRoutes } from './tasks/routes.js';
 import { tasksHeldBy } from './tasks/store.js';
@@ -33,6 +34,7 @@ export const CAPABILITY_STARTERS: Array<(core: Core) => void> = [
   (core) => core.hooks.workingOn.push((sessionId) => tasksHeldBy(core.db, sessionId)),
   startWakeDispatcher,
   startContextPruner,
+  startInstanceEvents,
 ];
 
 /** Handlers for paths outside /v1 and /mcp (e.g. presigned file URLs); true when handled. */
