@@ -435,6 +435,33 @@ describe('tasks: transition table and rules', () => {
     expect((await get(t.task_id)).task_id).toBe(t.task_id);
   });
 
+  it('unknown ids and junk arguments get a structured public error, never INTERNAL, and never echo the values', async () => {
+    const junk = 'task_SECRET-VALUE-123';
+    const calls: Array<[string, Record<string, unknown>]> = [
+      ['claim_task', { task_id: junk }],
+      ['renew_lease', { task_id: junk }],
+      ['release_task', { task_id: junk }],
+      ['set_status', { task_id: junk, status: 'todo' }],
+      ['complete_task', { task_id: junk, status: 'done', handoff_notes: 'n' }],
+      ['update_task', { task_id: junk, depends_on: [junk] }],
+      ['archive_task', { task_id: junk }],
+      ['read_board', { room: junk }],
+      ['read_board', { room, assignee: '@SECRET-VALUE-123' }],
+      ['create_task', { room, title: 't', definition_of_done: 'd', assignee: 'SECRET-VALUE-123' }],
+      ['create_task', { room, title: 't', definition_of_done: 'd', assignee: worker.handle, depends_on: [junk] }],
+      ['create_task', { room, title: 42, definition_of_done: null, assignee: [] }],
+      ['set_status', { task_id: junk, status: 'SECRET-VALUE-123' }],
+    ];
+    for (const [name, args] of calls) {
+      const e = await fails(l, name, args);
+      expect(e.code).not.toBe('INTERNAL');
+      expect(e.error_id).toMatch(/^err_/);
+      expect(e.message).not.toContain('SECRET-VALUE-123');
+    }
+    const bad = await s.api('POST', `/v1/rooms/${room}/tasks/${junk}/assign`, { assignee: worker.handle });
+    expect(bad.status).toBe(404);
+  });
+
   it('a non-member agent cannot read or act on the board', async () => {
     const stranger = await s.agent('Stranger');
     const c = await s.connect(stranger.credential);
