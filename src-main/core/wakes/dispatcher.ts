@@ -90,7 +90,12 @@ interface ActiveRun {
   wakeId: string;
   credentialId: string;
   proc: RunningProcess;
+  /** A task run holds the task's lease as the runner instance; the server renews it while the process lives. */
+  lease?: { taskId: string; instanceId: string; renewedAt: number };
 }
+
+/** How often a live runner's task lease is renewed for it (well inside the 120 s stale limit). */
+const RUNNER_LEASE_RENEW_MS = 30_000;
 
 /**
  * The wake dispatcher: takes the oldest queued wake of each (agent, room), picks its target
@@ -148,6 +153,7 @@ export class WakeDispatcher {
     if (this.stopped) return;
     try {
       this.expireChannelWakes();
+      this.renewRunnerLeases();
       for (const head of queueHeads(this.core.db)) this.dispatch(head);
     } catch (err) {
       this.core.config.log(`wake dispatch failed: ${(err as Error).message}`);
@@ -165,6 +171,24 @@ export class WakeDispatcher {
       } else if (!this.core.sessions.get(w.instance_id ?? '')) {
         if (finishWake(db, w.id, 'failed', 'the session closed before acting in the room')) this.changed(w.room_id);
       }
+    }
+  }
+
+  /**
+   * A runner is an instance that cannot call renew_lease itself (its MCP sessions are other
+   * instances): while its process lives, the server keeps the lease it holds fresh, so the
+   * task turns stale only when the run is gone.
+   */
+  private renewRunnerLeases(): void {
+    const now = Date.now();
+    for (const run of this.runs.values()) {
+      if (!run.lease || now - run.lease.renewedAt < RUNNER_LEASE_RENEW_MS) continue;
+      run.lease.renewedAt = now;
+      stmt(this.core.db, "UPDATE tasks SET lease_renewed_at = ? WHERE id = ? AND status = 'doing' AND lease_instance_id = ?").run(
+        now,
+        run.lease.taskId,
+        run.lease.instanceId,
+      );
     }
   }
 
@@ -282,7 +306,8 @@ export class WakeDispatcher {
       this.changed(w.room_id);
       return;
     }
-    this.runs.set(w.id, { wakeId: w.id, credentialId: cred.credentialId, proc });
+    const lease = w.task_id ? { taskId: w.task_id, instanceId, renewedAt: Date.now() } : undefined;
+    this.runs.set(w.id, { wakeId: w.id, credentialId: cred.credentialId, proc, lease });
     this.started(w, 'runner');
     void proc.done.then((outcome) => this.endRun(w, runner, cred.credentialId, outcome));
   }
