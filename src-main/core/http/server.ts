@@ -6,7 +6,7 @@ import { Router, Status, type RouteContext } from './router.js';
 import { hostAllowed, originAllowed, sameOrigin } from './guard.js';
 import { sendApiError, sendJson } from './respond.js';
 import { AppError, toAppError } from '../errors/app-error.js';
-import { readBody } from './body.js';
+import { bodyTimeouts, readBody } from './body.js';
 import { handleMcp } from '../mcp/handler.js';
 import type { ToolRegistry } from '../mcp/registry.js';
 import { isMcpHost } from '../../../shared/hosts.js';
@@ -15,6 +15,21 @@ import { SESSION_COOKIE, endUiSession, ownerBySession, readCookie, redeemLoginLi
 import { errorDocsHtml } from '../errors/docs.js';
 
 export const API_BODY_LIMIT = 1024 * 1024;
+
+/**
+ * Slow-client defences: the whole request head must arrive within headersMs, and a request
+ * body within bodyMs (http/body.ts). Streams (SSE, MCP GET) are not limited once their request is in.
+ * Mutable so tests can shorten them before starting a server.
+ */
+export const httpTimeouts = {
+  headersMs: 20_000,
+  get bodyMs(): number {
+    return bodyTimeouts.ms;
+  },
+  set bodyMs(v: number) {
+    bodyTimeouts.ms = v;
+  },
+};
 
 const MIME: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -147,7 +162,8 @@ export function createHttpServer(deps: HttpDeps, port: () => number): Server {
     res.end(readFileSync(file));
   }
 
-  const server = createServer(async (req, res) => {
+  // Expired request heads are found by a periodic check: run it often enough for headersMs to hold.
+  const server = createServer({ connectionsCheckingInterval: Math.max(250, Math.min(5_000, Math.floor(httpTimeouts.headersMs / 4))) }, async (req, res) => {
     let url: URL;
     try {
       url = new URL(req.url ?? '/', 'http://127.0.0.1');
@@ -182,8 +198,8 @@ export function createHttpServer(deps: HttpDeps, port: () => number): Server {
       else res.end();
     }
   });
-  server.headersTimeout = 20_000;
-  server.requestTimeout = 0; // long uploads and SSE streams; slow-body defence is per stream
+  server.headersTimeout = httpTimeouts.headersMs;
+  server.requestTimeout = 0; // long uploads and SSE streams; slow-body defence is per body (bodyTimeouts)
   server.keepAliveTimeout = 5_000;
   return server;
 }

@@ -90,7 +90,9 @@ export async function handleMcp(
       body = JSON.parse(raw.toString('utf8'));
     } catch (err) {
       const e = toAppError(err);
-      if (e.code === 'PAYLOAD_TOO_LARGE') return jsonRpcError(res, 413, -32600, `request body over ${MCP_BODY_LIMIT} bytes`);
+      // Refused unread: close the connection rather than drain the rest of the body.
+      if (e.code === 'PAYLOAD_TOO_LARGE') return jsonRpcError(res, 413, -32600, `request body over ${MCP_BODY_LIMIT} bytes`, { connection: 'close' });
+      if (e.httpStatus === 408) return jsonRpcError(res, 408, -32600, 'request body not received in time', { connection: 'close' });
       return jsonRpcError(res, 400, -32700, 'Parse error: body is not JSON');
     }
   }
