@@ -154,7 +154,14 @@ export class WakeDispatcher {
     try {
       this.expireChannelWakes();
       this.renewRunnerLeases();
-      for (const head of queueHeads(this.core.db)) this.dispatch(head);
+      for (const head of queueHeads(this.core.db)) {
+        // One wake that cannot start must not hold up the other queues; the poll retries it.
+        try {
+          this.dispatch(head);
+        } catch (err) {
+          this.core.config.log(`wake dispatch failed: ${(err as Error).message}`);
+        }
+      }
     } catch (err) {
       this.core.config.log(`wake dispatch failed: ${(err as Error).message}`);
     }
