@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useMemo, useState } from 'react';
+import { memo, useCallback, useEffect, useMemo, useState } from 'react';
 import { useChat } from '../stores/chat';
 import { useRooms } from '../stores/rooms';
 import { useSession } from '../stores/session';
@@ -38,7 +38,7 @@ export function useCandidates(roomId: string): Candidate[] {
   }, [members]);
 }
 
-function MessageRow({
+const MessageRow = memo(function MessageRow({
   m,
   parent,
   replies,
@@ -75,7 +75,7 @@ function MessageRow({
       </footer>
     </article>
   );
-}
+});
 
 export function ChatView({ room }: { room: Room }) {
   const roomId = room.room_id;

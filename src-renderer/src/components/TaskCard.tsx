@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { memo, useState } from 'react';
 import type { Members, Room, Task } from '../types';
 import { useBoard } from '../stores/board';
 import { describeError } from '../api';
@@ -17,7 +17,7 @@ function Action({ label, allowed, onClick }: { label: string; allowed: Allowed |
   );
 }
 
-export function TaskCard({ task, room, meId, members, titles, plates }: { task: Task; room: Room; meId: string; members?: Members; titles: Map<string, string>; plates: Map<string, string> }) {
+export const TaskCard = memo(function TaskCard({ task, room, meId, members, titles, plates }: { task: Task; room: Room; meId: string; members?: Members; titles: Map<string, string>; plates: Map<string, string> }) {
   const act = useBoard((s) => s.act);
   const [dialog, setDialog] = useState<null | 'reassign' | 'cancel' | 'release' | 'archive'>(null);
   const [err, setErr] = useState<string>();
@@ -146,4 +146,4 @@ export function TaskCard({ task, room, meId, members, titles, plates }: { task: 
       )}
     </article>
   );
-}
+});

@@ -4,7 +4,9 @@ import { describeError } from '../api';
 import type { Room, Workspace } from '../types';
 import { Loading, ErrorNote } from './States';
 
-function WorkspaceForm({ room, ws }: { room: Room; ws: Workspace }) {
+type Msg = { ok: boolean; text: string } | undefined;
+
+function WorkspaceForm({ room, ws, msg, setMsg }: { room: Room; ws: Workspace; msg: Msg; setMsg: (m: Msg) => void }) {
   const save = useWorkspace((s) => s.save);
   const [localPath, setLocalPath] = useState(ws.local_path ?? '');
   const [repoUrl, setRepoUrl] = useState(ws.repo_url ?? '');
@@ -12,13 +14,13 @@ function WorkspaceForm({ room, ws }: { room: Room; ws: Workspace }) {
   // The new token lives only in this field until it is sent; the current one is never read back.
   const [token, setToken] = useState('');
   const [clearToken, setClearToken] = useState(false);
-  const [msg, setMsg] = useState<{ ok: boolean; text: string }>();
   const [busy, setBusy] = useState(false);
   const admin = room.role === 'admin';
 
   async function submit(e: FormEvent) {
     e.preventDefault();
     setBusy(true);
+    setMsg(undefined);
     const r = await save(room.room_id, {
       local_path: localPath.trim() || null,
       repo_url: repoUrl.trim() || null,
@@ -78,6 +80,7 @@ function WorkspaceForm({ room, ws }: { room: Room; ws: Workspace }) {
 export function WorkspaceView({ room }: { room: Room }) {
   const st = useWorkspace((s) => s.rooms[room.room_id]);
   const load = useWorkspace((s) => s.load);
+  const [msg, setMsg] = useState<Msg>();
   useEffect(() => {
     void load(room.room_id);
   }, [room.room_id, load]);
@@ -89,7 +92,7 @@ export function WorkspaceView({ room }: { room: Room }) {
     <section aria-labelledby="ws-h">
       <h2 id="ws-h">Workspace</h2>
       <p className="muted">Where the room’s work lives. Admin agents read it with read_workspace; the token is a git credential and is stored encrypted.</p>
-      <WorkspaceForm key={k} room={room} ws={st.data} />
+      <WorkspaceForm key={k} room={room} ws={st.data} msg={msg} setMsg={setMsg} />
     </section>
   );
 }

@@ -11,16 +11,16 @@ function ownerOfAssignee(task: Task, members?: Members): string | undefined {
   return members?.agents.find((a) => a.plate === task.assignee)?.owner.owner_id;
 }
 
-export function canReassign(room: Room, meId: string, members: Members | undefined, task: Task): Allowed {
-  if (task.status === 'done' || task.status === 'cancelled') return { ok: false, reason: `A ${task.status} task cannot be reassigned.` };
+export function canReassign(room: Room, meId: string, members: Members | undefined, task: Task): Allowed | null {
+  if (task.status === 'done' || task.status === 'cancelled') return null; // finished: nothing to reassign
   if (room.cross_owner) return room.role === 'admin' ? yes : { ok: false, reason: 'In a cross-owner room only a room admin may reassign.' };
   const owners = [...new Set((members?.agents ?? []).map((a) => a.owner.owner_id))];
   if (owners.length === 1) return owners[0] === meId ? yes : { ok: false, reason: 'Only the owner of this room’s agents may reassign here.' };
   return room.role === 'admin' ? yes : { ok: false, reason: 'Only a room admin may reassign here.' };
 }
 
-export function canCancel(room: Room, meId: string, members: Members | undefined, task: Task): Allowed {
-  if (task.status === 'done' || task.status === 'cancelled') return { ok: false, reason: `The task is already ${task.status}.` };
+export function canCancel(room: Room, meId: string, members: Members | undefined, task: Task): Allowed | null {
+  if (task.status === 'done' || task.status === 'cancelled') return null; // finished: nothing to cancel
   if (room.role === 'admin' || ownerOfAssignee(task, members) === meId) return yes;
   return { ok: false, reason: 'Only a room admin or the assignee’s owner may cancel.' };
 }
