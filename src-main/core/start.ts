@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { userInfo } from 'node:os';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { openDb } from './db/open.js';
+import { startCheckpointer } from './db/checkpoint.js';
 import { loadSigningKey } from './auth/keys.js';
 import { PassportService } from './auth/passports.js';
 import { EventBus } from './events/bus.js';
@@ -79,7 +80,9 @@ export async function startCore(opts: StartOptions): Promise<RunningCore> {
   mkdirSync(home, { recursive: true, mode: 0o700 });
   mkdirSync(join(home, 'blobs'), { recursive: true });
   const log = opts.log ?? ((l: string) => process.stderr.write(l + '\n'));
-  const db = openDb(join(home, 'rooms.db'));
+  const dbFile = join(home, 'rooms.db');
+  const db = openDb(dbFile);
+  const checkpointer = startCheckpointer(db, dbFile);
   const signingKey = loadSigningKey(home);
   const core: Core = {
     db,
@@ -135,6 +138,7 @@ export async function startCore(opts: StartOptions): Promise<RunningCore> {
         server.closeIdleConnections();
       });
       await Promise.all(core.sessions.all().map((s) => core.sessions.close(s.id)));
+      await checkpointer.stop();
       db.close();
       try {
         const cur = JSON.parse(readFileSync(serverJson, 'utf8')) as { pid: number; port: number };

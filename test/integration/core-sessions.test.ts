@@ -1,5 +1,5 @@
 import { describe, it, expect, afterEach } from 'vitest';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -171,6 +171,31 @@ describe('restart', () => {
       expect((await s2.api('GET', '/v1/agents')).body.agents.map((x: any) => x.plate).sort()).toEqual([a.plate, b.plate].sort());
     } finally {
       await Promise.all(servers.splice(0).map((s) => s.stop()));
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('storage', () => {
+  it('the WAL is checkpointed in the background, and a clean stop leaves no WAL behind', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'ar-wal-'));
+    try {
+      const s = await startTestServer({ home });
+      const a = await s.agent('Writer');
+      const room = await s.room('Wal');
+      await s.join(room, a.plate);
+      const c = await s.connect(a.credential);
+      const marker = `checkpoint-marker-${Date.now()}`;
+      await ok(c, 'send_message', { room, body: marker });
+      // Far below the automatic threshold: only the background checkpointer copies it into rooms.db.
+      await until(() => readFileSync(join(home, 'rooms.db')).includes(marker), 'the message to reach rooms.db');
+      await s.stop();
+      expect(existsSync(join(home, 'rooms.db-wal'))).toBe(false);
+      const again = await startTestServer({ home });
+      servers.push(again);
+      expect((await ok(await again.connect(a.credential), 'read_room', { room })).messages.map((m: any) => m.body)).toEqual([marker]);
+    } finally {
+      await Promise.all(servers.splice(0).map((x) => x.stop()));
       rmSync(home, { recursive: true, force: true });
     }
   });

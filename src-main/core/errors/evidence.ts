@@ -104,7 +104,8 @@ export function authorisedIds(db: Db, e: EvidenceInput): { roomId?: string; task
 
 /** Identifies "the same call" (caller, tool, argument names) across a failure and a later retry. */
 export function callKey(plate: string | undefined, tool: string | undefined, shapeKeys: string): string {
-  return fingerprintOf(['call', plate, tool, shapeKeys]);
+  // An in-memory map key only: no need to hash it (this runs on every successful call).
+  return ['call', plate ?? '', tool ?? '', shapeKeys].join('\u0000');
 }
 
 /** The argument names of a stored shape, as callKey wants them. */
@@ -126,7 +127,21 @@ export function noteSuccess(db: Db, plate: string, tool: string, args: unknown, 
     lastSuccess.set(db, m);
   }
   if (m.size > 50_000) m.clear();
-  m.set(callKey(plate, tool, shapeKeysOf(argShape(args ?? {}, knownArgs))), Date.now());
+  m.set(callKey(plate, tool, argNamesKey(args ?? {}, knownArgs)), Date.now());
+}
+
+/** shapeKeysOf(argShape(args, known)) without building the shape: this runs on every successful call. */
+function argNamesKey(args: unknown, known: ReadonlySet<string>): string {
+  if (args === null || typeof args !== 'object' || Array.isArray(args)) return shapeKeysOf(argShape(args, known));
+  const names: string[] = [];
+  let unknown = false;
+  for (const k in args as Record<string, unknown>) {
+    if (!Object.prototype.hasOwnProperty.call(args, k)) continue;
+    if (known.has(k)) names.push(k);
+    else unknown = true;
+  }
+  if (unknown) names.push('<unknown keys>');
+  return names.sort().join(',');
 }
 
 /** When the same call (plate, tool, argument names) last succeeded, if it did since this process started. */

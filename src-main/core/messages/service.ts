@@ -41,21 +41,34 @@ interface MessageRow {
   created_at: number;
 }
 
-function senderOf(db: Db, r: MessageRow): MessageRecord['sender'] {
-  if (r.sender_kind === 'agent' && r.sender_plate) {
-    const a = getAgentByPlate(db, r.sender_plate);
+function lookupSender(db: Db, kind: 'agent' | 'human', plate: string | null, ownerId: string): MessageRecord['sender'] {
+  if (kind === 'agent' && plate) {
+    const a = getAgentByPlate(db, plate);
     if (a) return { kind: 'agent', plate: a.plate, owner_id: a.owner_id, handle: agentHandle(a), name: a.name };
   }
-  const o = stmt(db, 'SELECT name, slug FROM owners WHERE id = ?').get(r.sender_owner_id) as { name: string; slug: string };
-  return { kind: 'human', owner_id: r.sender_owner_id, handle: `@${o.slug}`, name: o.name };
+  const o = stmt(db, 'SELECT name, slug FROM owners WHERE id = ?').get(ownerId) as { name: string; slug: string };
+  return { kind: 'human', owner_id: ownerId, handle: `@${o.slug}`, name: o.name };
 }
 
-export function messageDto(db: Db, r: MessageRow): MessageRecord {
+/** Sender lookups memoised for one page of history (a page usually has few distinct senders). */
+type SenderCache = Map<string, MessageRecord['sender']>;
+
+function senderOf(db: Db, r: MessageRow, cache?: SenderCache): MessageRecord['sender'] {
+  const key = `${r.sender_kind}:${r.sender_plate ?? ''}:${r.sender_owner_id}`;
+  let s = cache?.get(key);
+  if (!s) {
+    s = lookupSender(db, r.sender_kind, r.sender_plate, r.sender_owner_id);
+    cache?.set(key, s);
+  }
+  return s;
+}
+
+export function messageDto(db: Db, r: MessageRow, cache?: SenderCache): MessageRecord {
   return {
     message_id: r.id,
     seq: r.seq,
     room: r.room_id,
-    sender: senderOf(db, r),
+    sender: senderOf(db, r, cache),
     body: r.body,
     mentions: JSON.parse(r.mentions) as MessageRecord['mentions'],
     parent_id: r.parent_id,
@@ -72,9 +85,9 @@ export interface SendInput {
   ackMentionIds?: string[];
 }
 
-function trustLevelFor(db: Db, roomId: string, recipientOwner: string, actorOwner: string): TrustLevel {
+function trustLevelFor(db: Db, roomId: string, recipientOwner: string, actorOwner: string, crossOwner: () => boolean): TrustLevel {
   if (recipientOwner === actorOwner) return 'same_owner';
-  if (!isCrossOwner(db, roomId)) return 'same_owner';
+  if (!crossOwner()) return 'same_owner';
   return trustMode(db, roomId, recipientOwner) === 'trust_room' ? 'trusted' : 'untrusted';
 }
 
@@ -121,6 +134,7 @@ export function sendMessage(core: Core, sender: Sender, input: SendInput): Messa
           ? { kind: 'agent' as const, handle: r.handle, plate: r.plate, owner_id: r.owner_id }
           : { kind: 'human' as const, handle: r.handle, owner_id: r.owner_id },
       );
+      const mentionsJson = JSON.stringify(mentions);
       stmt(
         db,
         `INSERT INTO messages (id, room_id, seq, sender_kind, sender_plate, sender_owner_id, body, mentions, parent_id, created_at)
@@ -133,10 +147,12 @@ export function sendMessage(core: Core, sender: Sender, input: SendInput): Messa
         sender.kind === 'agent' ? sender.plate : null,
         sender.ownerId,
         input.body,
-        JSON.stringify(mentions),
+        mentionsJson,
         input.parentId ?? null,
         now,
       );
+      let crossOwner: boolean | undefined;
+      const isCross = () => (crossOwner ??= isCrossOwner(db, input.roomId));
       for (const r of resolved) {
         if (r.kind !== 'agent') continue;
         if (sender.kind === 'agent' && r.plate === sender.plate) continue;
@@ -145,7 +161,7 @@ export function sendMessage(core: Core, sender: Sender, input: SendInput): Messa
           roomId: input.roomId,
           messageId: id,
           kind: 'mention',
-          trustLevel: trustLevelFor(db, input.roomId, r.owner_id, sender.ownerId),
+          trustLevel: trustLevelFor(db, input.roomId, r.owner_id, sender.ownerId, isCross),
         });
         if (mayWake(db, input.roomId, r.plate, sender.ownerId)) {
           enqueueWake(db, { plate: r.plate, roomId: input.roomId, trigger: 'mention', messageId: id, content: input.body, eventKey: `msg:${id}` });
@@ -153,7 +169,18 @@ export function sendMessage(core: Core, sender: Sender, input: SendInput): Messa
       }
       if (sender.kind === 'agent' && input.ackMentionIds?.length) ackByIds(db, sender.plate, input.ackMentionIds);
       touchRoom(db, input.roomId, ['messages']);
-      return messageDto(db, stmt(db, 'SELECT * FROM messages WHERE id = ?').get(id) as MessageRow);
+      // The record from the values in hand: what a later read_room returns for this row.
+      const record: MessageRecord = {
+        message_id: id,
+        seq: seqRow.seq,
+        room: input.roomId,
+        sender: lookupSender(db, sender.kind, sender.kind === 'agent' ? sender.plate : null, sender.ownerId),
+        body: input.body,
+        mentions,
+        parent_id: input.parentId ?? null,
+        created_at: new Date(now).toISOString(),
+      };
+      return record;
     }),
   );
   if (!result.replayed) {
@@ -172,8 +199,9 @@ export function readHistory(db: Db, roomId: string, limit = PAGE_DEFAULT, before
   ) as MessageRow[];
   const more = rows.length > n;
   const page = rows.slice(0, n).reverse();
+  const senders: SenderCache = new Map();
   return {
-    messages: page.map((r) => messageDto(db, r)),
+    messages: page.map((r) => messageDto(db, r, senders)),
     has_more: more,
     next_before_seq: more && page.length ? page[0]!.seq : null,
   };
