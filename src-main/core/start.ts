@@ -104,13 +104,20 @@ export async function startCore(opts: StartOptions): Promise<RunningCore> {
     { core, registry, router, uiDir: opts.uiDir ?? join(packageRoot(), 'dist', 'renderer'), rawHandlers },
     () => port,
   );
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, '127.0.0.1', () => {
+        server.off('error', reject);
+        resolve();
+      });
     });
-  });
+  } catch (err) {
+    // E.g. the port is taken: leave nothing open behind us, so the caller can retry on another port.
+    await checkpointer.stop();
+    db.close();
+    throw err;
+  }
   port = (server.address() as { port: number }).port;
   core.baseUrl = `http://127.0.0.1:${port}`;
   for (const start of CAPABILITY_STARTERS) start(core);
