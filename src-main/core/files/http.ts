@@ -1,6 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createReadStream, renameSync, rmSync, statSync } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { createReadStream, createWriteStream, renameSync, rmSync, statSync, type WriteStream } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -77,14 +76,9 @@ async function receiveUpload(core: Core, req: IncomingMessage, res: ServerRespon
       cb(null, chunk);
     },
   });
-  const fh = await open(tmp, 'wx', 0o600);
   try {
-    try {
-      await pipeline(req, meter, fh.createWriteStream({ autoClose: false, emitClose: false }));
-      await fh.sync();
-    } finally {
-      await fh.close();
-    }
+    // flush: the bytes are fsynced before the file closes, so a crash never leaves a short upload behind.
+    await streamInto(req, meter, createWriteStream(tmp, { flags: 'wx', mode: 0o600, flush: true }));
   } catch (err) {
     rmSync(tmp, { force: true });
     throw err;
@@ -105,6 +99,37 @@ async function receiveUpload(core: Core, req: IncomingMessage, res: ServerRespon
     matches_declaration: received === v.size_bytes && sha256 === v.sha256,
     status: 'quarantined',
     next: 'call complete_file_upload with this file_id to release the file',
+  });
+}
+
+/**
+ * req -> meter -> file with backpressure (pipe): at most a few chunks are ever in memory.
+ * Settles when the file has been flushed and closed, or on the first failure of any side.
+ */
+function streamInto(req: IncomingMessage, meter: Transform, file: WriteStream): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let settled = false;
+    const fail = (err: unknown) => {
+      if (settled) return;
+      settled = true;
+      req.unpipe(meter);
+      meter.destroy();
+      file.destroy();
+      reject(err);
+    };
+    req.on('error', fail);
+    req.on('close', () => {
+      if (!req.complete) fail(new AppError('UNAVAILABLE', 'the upload was interrupted; PUT the bytes again', { retryable: true }));
+    });
+    meter.on('error', fail);
+    file.on('error', fail);
+    // 'close' comes after 'finish', once the descriptor is flushed and closed.
+    file.on('close', () => {
+      if (settled) return;
+      settled = true;
+      resolve();
+    });
+    req.pipe(meter).pipe(file);
   });
 }
 

@@ -10,7 +10,6 @@ export const MAX_DEPTH = 32;
 const DEVICE_NAMES = /^(con|prn|aux|nul|clock\$|conin\$|conout\$|com[0-9¹²³]|lpt[0-9¹²³])$/i;
 // Characters that are not portable in a file name (Windows reserves them; ':' also opens NTFS streams).
 const NOT_PORTABLE = /[<>:"|?*]/;
-// eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
 const refuse = (why: string) => invalid(`path refused: ${why}`, 'bad_path');
