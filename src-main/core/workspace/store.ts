@@ -27,7 +27,6 @@ function row(core: Core, roomId: string): WorkspaceRow | undefined {
   return stmt(core.db, 'SELECT * FROM room_workspaces WHERE room_id = ?').get(roomId) as WorkspaceRow | undefined;
 }
 
-// eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
 /** Rules of the fields; messages name the field, never its value. */
