@@ -147,6 +147,23 @@ describe('files: inline tools', () => {
     expect((await ok(c, 'write_file', { room, path: 'del/x.txt', content: 'again' })).version).toBe(1);
   });
 
+  it('file changes bump the room context_version; reads do not; fetch_file serves inline files too', async () => {
+    const version = async () => (await s.api('GET', `/v1/rooms/${room}`)).body.context_version as number;
+    const v0 = await version();
+    const w = await ok(c, 'write_file', { room, path: 'ctx/a.txt', content: 'a' });
+    const v1 = await version();
+    expect(v1).toBeGreaterThan(v0);
+    await ok(c, 'read_file', { room, path: 'ctx/a.txt' });
+    await ok(c, 'list_files', { room });
+    expect(await version()).toBe(v1);
+    const f = await ok(c, 'fetch_file', { file_id: w.file_id });
+    const g = await fetch(f.download_url);
+    expect(g.headers.get('content-type')).toBe('text/plain; charset=utf-8');
+    expect(await g.text()).toBe('a');
+    await ok(c, 'delete_file', { room, path: 'ctx/a.txt' });
+    expect(await version()).toBeGreaterThan(v1);
+  });
+
   it('over 256 KiB decoded fails PAYLOAD_TOO_LARGE and names share_file', async () => {
     const limit = 256 * 1024;
     expect((await ok(c, 'write_file', { room, path: 'big/at-limit.bin', content: Buffer.alloc(limit, 7).toString('base64'), encoding: 'base64' })).size_bytes).toBe(limit);

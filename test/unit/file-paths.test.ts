@@ -25,6 +25,7 @@ describe('normaliseFilePath', () => {
     ['a..b.txt', 'a..b.txt'],
     ['console.log', 'console.log'], // only exact device stems are refused
     ['com10', 'com10'],
+    ['emoji-\u{1F600}.txt', 'emoji-\u{1F600}.txt'],
   ])('%j -> %j', (input, out) => {
     expect(normaliseFilePath(input)).toBe(out);
   });
@@ -46,6 +47,8 @@ describe('normaliseFilePath', () => {
     'a\u0000b',
     'a\nb',
     'a\u007fb',
+    'half\uD800.txt',
+    '\uDC00x',
     'CON',
     'con.txt',
     'Nul',

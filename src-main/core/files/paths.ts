@@ -11,6 +11,8 @@ const DEVICE_NAMES = /^(con|prn|aux|nul|clock\$|conin\$|conout\$|com[0-9¹²³]|
 // Characters that are not portable in a file name (Windows reserves them; ':' also opens NTFS streams).
 const NOT_PORTABLE = /[<>:"|?*]/;
 const CONTROL = /[\u0000-\u001f\u007f]/;
+// Half of a UTF-16 pair: it cannot be stored as UTF-8 and would come back as another name.
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 const refuse = (why: string) => invalid(`path refused: ${why}`, 'bad_path');
 
@@ -23,6 +25,7 @@ const refuse = (why: string) => invalid(`path refused: ${why}`, 'bad_path');
 export function normaliseFilePath(input: string): string {
   if (typeof input !== 'string' || input.length === 0) throw refuse('the path is empty');
   if (CONTROL.test(input)) throw refuse('it contains NUL or control characters');
+  if (LONE_SURROGATE.test(input)) throw refuse('it is not valid Unicode');
   if (input.includes('\\')) throw refuse('it contains a backslash; separate folders with /');
   if (/^[a-zA-Z]:/.test(input)) throw refuse('it starts with a drive letter');
   if (input.startsWith('/')) throw refuse('it is absolute; give a path relative to the room');
