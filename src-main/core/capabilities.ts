@@ -11,27 +11,34 @@ import { ownerRoutes } from './owners/routes.js';
 import { agentRoutes } from './agents/routes.js';
 import { roomRoutes } from './rooms/routes.js';
 import { eventRoutes } from './events/routes.js';
+import { fileTools } from './files/tools.js';
+import { fileRoutes } from './files/routes.js';
+import { handleFileUrl } from './files/http.js';
+import { sweepBlobs } from './files/service.js';
+import { workspaceTools } from './workspace/tools.js';
+import { workspaceRoutes } from './workspace/routes.js';
+import { feedbackTools } from './feedback/tools.js';
+import { feedbackRoutes } from './feedback/routes.js';
+import { taskTools } from './tasks/tools.js';
+import { taskRoutes } from './tasks/routes.js';
+import { tasksHeldBy } from './tasks/store.js';
 import { wakeRoutes } from './wakes/routes.js';
 import { startWakeDispatcher } from './wakes/dispatcher.js';
 import { contextTools } from './context/tools.js';
 import { contextRoutes } from './context/routes.js';
 import { startContextPruner } from './context/service.js';
 import { startInstanceEvents } from './ui/live.js';
-import { taskTools } from './tasks/tools.js';
-import { taskRoutes } from './tasks/routes.js';
-import { tasksHeldBy } from './tasks/store.js';
-import { feedbackTools } from './feedback/tools.js';
-import { feedbackRoutes } from './feedback/routes.js';
 
 /** Every MCP tool, in the order tools/list shows them. A new capability adds its array here. */
-export const ALL_TOOLS: ToolDef[] = [...identityTools, ...inboxTools, ...roomTools, ...messageTools, ...addressingTools, ...contextTools, ...taskTools, ...feedbackTools];
+export const ALL_TOOLS: ToolDef[] = [...identityTools, ...inboxTools, ...roomTools, ...messageTools, ...addressingTools, ...contextTools, ...fileTools, ...workspaceTools, ...taskTools, ...feedbackTools];
 
 /** Every human API route. */
-export const ALL_ROUTES: Route[] = [...ownerRoutes, ...agentRoutes, ...roomRoutes, ...eventRoutes, ...taskRoutes, ...feedbackRoutes, ...wakeRoutes, ...contextRoutes];
+export const ALL_ROUTES: Route[] = [...ownerRoutes, ...agentRoutes, ...roomRoutes, ...eventRoutes, ...fileRoutes, ...workspaceRoutes, ...taskRoutes, ...feedbackRoutes, ...wakeRoutes, ...contextRoutes];
 
 /** Start-up hooks of capabilities that run background work (e.g. the wake dispatcher). */
 export const CAPABILITY_STARTERS: Array<(core: Core) => void> = [
   (core) => core.hooks.workingOn.push((sessionId) => tasksHeldBy(core.db, sessionId)),
+  (core) => setImmediate(() => sweepBlobs(core)),
   startWakeDispatcher,
   startContextPruner,
   startInstanceEvents,
@@ -39,4 +46,4 @@ export const CAPABILITY_STARTERS: Array<(core: Core) => void> = [
 
 /** Handlers for paths outside /v1 and /mcp (e.g. presigned file URLs); true when handled. */
 export type RawHandler = (core: Core, req: IncomingMessage, res: ServerResponse, url: URL) => Promise<boolean> | boolean;
-export const RAW_HANDLERS: RawHandler[] = [];
+export const RAW_HANDLERS: RawHandler[] = [handleFileUrl];

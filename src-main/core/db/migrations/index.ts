@@ -1,8 +1,9 @@
 import type { Migration } from '../migrate.js';
 import { migration0001 } from './0001-core.js';
 import { migration0002 } from './0002-tasks.js';
+import { migration0003 } from './0003-files.js';
 import { migration0004 } from './0004-wakes.js';
 import { migration0005 } from './0005-feedback.js';
 
 /** Every migration, in order. A new one is a new file and one line here. */
-export const MIGRATIONS: Migration[] = [migration0001, migration0002, migration0004, migration0005];
+export const MIGRATIONS: Migration[] = [migration0001, migration0002, migration0003, migration0004, migration0005];
