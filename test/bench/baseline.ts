@@ -8,6 +8,7 @@ import { createServer, type IncomingMessage } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { setMaxListeners } from 'node:events';
+import { Worker } from 'node:worker_threads';
 import { z } from 'zod';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -107,8 +108,10 @@ export interface BenchRow {
   calls_per_s: number;
   p50_ms: number;
   p99_ms: number;
-  /** Process CPU time (user + system, client and server together) per call. */
+  /** Process CPU time (user + system, every thread: clients, servers, SQLite checkpointer) per call. */
   cpu_us_per_call: number;
+  /** Busy time of the servers' event loop per call, when the clients run in the load worker. */
+  server_us_per_call?: number;
   /** p50 divided by the baseline's p50 in the same mode. */
   p50_vs_baseline?: number;
   /** calls/s divided by the baseline's calls/s in the same mode. */
@@ -176,6 +179,7 @@ export function medianOfRounds(rounds: BenchRow[]): BenchRow {
     p50_ms: med(rounds.map((r) => r.p50_ms)),
     p99_ms: med(rounds.map((r) => r.p99_ms)),
     cpu_us_per_call: med(rounds.map((r) => r.cpu_us_per_call)),
+    ...(rounds[0]!.server_us_per_call === undefined ? {} : { server_us_per_call: med(rounds.map((r) => r.server_us_per_call!)) }),
   };
 }
 
@@ -191,7 +195,7 @@ export function compareToBaseline(rows: BenchRow[], baselineName: string): Bench
 }
 
 export function formatTable(rows: BenchRow[]): string {
-  const head = ['tool', 'mode', 'calls', 'calls/s', 'p50 ms', 'p99 ms', 'CPU µs/call', 'p50 / echo', 'calls/s / echo'];
+  const head = ['tool', 'mode', 'calls', 'calls/s', 'p50 ms', 'p99 ms', 'server µs/call', 'CPU µs/call', 'p50 / echo', 'calls/s / echo'];
   const body = rows.map((r) => [
     r.name,
     r.mode,
@@ -199,6 +203,7 @@ export function formatTable(rows: BenchRow[]): string {
     r.calls_per_s.toFixed(0),
     r.p50_ms.toFixed(3),
     r.p99_ms.toFixed(3),
+    r.server_us_per_call === undefined ? '' : r.server_us_per_call.toFixed(0),
     r.cpu_us_per_call.toFixed(0),
     r.p50_vs_baseline === undefined ? '' : `${r.p50_vs_baseline.toFixed(2)}x`,
     r.throughput_vs_baseline === undefined ? '' : `${r.throughput_vs_baseline.toFixed(2)}x`,
@@ -215,3 +220,72 @@ export const echoCall: BenchCall = async (c) => {
 };
 
 export const BASELINE_NAME = 'echo (SDK baseline)';
+
+/**
+ * The official MCP clients in a worker thread (test/bench/load-worker.mjs): the servers under
+ * test keep the main thread's event loop to themselves, and its busy time per call is the
+ * server's own cost (`server_us_per_call`), apart from the clients'.
+ */
+export class LoadWorker {
+  private readonly worker = new Worker(new URL('./load-worker.mjs', import.meta.url));
+  private nextId = 1;
+
+  private request(msg: Record<string, unknown>, onWarm?: () => void): Promise<any> {
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      const onMessage = (m: any) => {
+        if (m.id !== id) return;
+        if (m.phase === 'warm') {
+          onWarm?.();
+          this.worker.postMessage({ type: 'go' });
+          return;
+        }
+        this.worker.off('message', onMessage);
+        if (m.ok) resolve(m);
+        else reject(new Error(m.error));
+      };
+      this.worker.on('message', onMessage);
+      this.worker.postMessage({ ...msg, id });
+    });
+  }
+
+  /** Connects a named pool of clients (one per entry) and keeps it for later runs. */
+  async connect(pool: string, clients: Array<{ url: string; headers?: Record<string, string> }>): Promise<void> {
+    await this.request({ type: 'connect', pool, clients });
+  }
+
+  /** Every client of the pool calls `tool` `perClient` times at once (after a warm-up), client i with args[i]. */
+  async run(
+    name: string,
+    mode: string,
+    pool: string,
+    tool: string,
+    args: Array<Record<string, unknown>>,
+    opts: { perClient: number; warmup?: number },
+  ): Promise<BenchRow> {
+    let elu0: ReturnType<typeof performance.eventLoopUtilization> | undefined;
+    let cpu0: NodeJS.CpuUsage | undefined;
+    const r = await this.request({ type: 'run', pool, tool, args, perClient: opts.perClient, warmup: opts.warmup ?? 50 }, () => {
+      elu0 = performance.eventLoopUtilization();
+      cpu0 = process.cpuUsage();
+    });
+    const elu = performance.eventLoopUtilization(elu0);
+    const cpu = process.cpuUsage(cpu0);
+    const latencies = (r.latencies as number[]).sort((a, b) => a - b);
+    return {
+      name,
+      mode,
+      calls: latencies.length,
+      calls_per_s: latencies.length / (r.elapsedMs / 1000),
+      p50_ms: percentile(latencies, 50),
+      p99_ms: percentile(latencies, 99),
+      cpu_us_per_call: (cpu.user + cpu.system) / latencies.length,
+      server_us_per_call: (elu.active * 1000) / latencies.length,
+    };
+  }
+
+  async close(): Promise<void> {
+    await this.request({ type: 'close' }).catch(() => {});
+    await this.worker.terminate();
+  }
+}

@@ -1,25 +1,14 @@
 /**
  * Core benchmark: whoami and send_message (with a mention) against the SDK's bare echo
- * tool, same process, same client, same transport. Run: npx tsx test/bench/core.ts
+ * tool: one process, the same official client (in a load worker thread) and transport,
+ * alternated in rounds. Run: npx tsx test/bench/core.ts
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { startCore } from '../../src-main/core/start.js';
-import {
-  BASELINE_NAME,
-  benchClient,
-  compareToBaseline,
-  echoCall,
-  formatTable,
-  medianOfRounds,
-  runLoad,
-  startEchoBaseline,
-  type BenchCall,
-  type BenchRow,
-} from './baseline.js';
+import { BASELINE_NAME, LoadWorker, compareToBaseline, formatTable, medianOfRounds, startEchoBaseline, type BenchRow } from './baseline.js';
 
 export interface CoreBenchOptions {
   /** Calls per round from one client. */
@@ -51,7 +40,7 @@ export async function runCoreBench(opts: CoreBenchOptions = {}): Promise<BenchRo
   const echo = await startEchoBaseline();
   const home = mkdtempSync(join(tmpdir(), 'agent-rooms-bench-'));
   const running = await startCore({ home, port: 0, ownerName: 'Bench Owner', rateLimit: { perSecond: 0, burst: 0 }, log: () => {} });
-  const clients: Client[] = [];
+  const load = new LoadWorker();
   try {
     const { baseUrl, ownerToken } = running;
     const room = (await api(baseUrl, ownerToken, 'POST', '/v1/rooms', { name: 'Bench' })).room_id as string;
@@ -62,47 +51,40 @@ export async function runCoreBench(opts: CoreBenchOptions = {}): Promise<BenchRo
       await api(baseUrl, ownerToken, 'POST', `/v1/rooms/${room}/members`, { plate: a.plate });
       agents.push({ handle: a.handle, credential: c.credential });
     }
-    const connect = async (url: string, credential?: string) => {
-      const c = await benchClient(url, credential ? { authorization: `Bearer ${credential}` } : undefined);
-      clients.push(c);
-      return c;
-    };
-    const whoami: BenchCall = async (c) => {
-      const r = await c.callTool({ name: 'whoami', arguments: {} });
-      if (r.isError) throw new Error(`whoami failed: ${JSON.stringify(r.structuredContent)}`);
-    };
-    const sendMessage: BenchCall = async (c, ci) => {
-      const r = await c.callTool({
-        name: 'send_message',
-        arguments: { room, body: 'Build is green; please review the diff.', mention_targets: [agents[(ci + 1) % agents.length]!.handle] },
-      });
-      if (r.isError) throw new Error(`send_message failed: ${JSON.stringify(r.structuredContent)}`);
-    };
+    const ours = (a: { credential: string }) => ({ url: running.mcpUrl, headers: { authorization: `Bearer ${a.credential}` } });
+    await load.connect('echo-1', [{ url: echo.url }]);
+    await load.connect('echo-n', agents.map(() => ({ url: echo.url })));
+    await load.connect('ours-1', [ours(agents[0]!)]);
+    await load.connect('ours-n', agents.map(ours));
 
-    const echoOne = [await connect(echo.url)];
-    const echoMany = await Promise.all(agents.map(() => connect(echo.url)));
-    const ours = [await connect(running.mcpUrl, agents[0]!.credential)];
-    const oursMany = await Promise.all(agents.map((a) => connect(running.mcpUrl, a.credential)));
+    const echoArgs = agents.map(() => ({ message: 'hello' }));
+    const whoamiArgs = agents.map(() => ({}));
+    // Each client mentions the next agent: one inbox item and one durable wake per message.
+    const sendArgs = agents.map((_, i) => ({
+      room,
+      body: 'Build is green; please review the diff.',
+      mention_targets: [agents[(i + 1) % agents.length]!.handle],
+    }));
     const concurrent = `${concurrentClients} clients`;
-    const plan: Array<[string, string, Client[], BenchCall, number]> = [
-      [BASELINE_NAME, 'sequential', echoOne, echoCall, sequentialCalls],
-      ['whoami', 'sequential', ours, whoami, sequentialCalls],
-      ['send_message + mention', 'sequential', ours, sendMessage, sequentialCalls],
-      [BASELINE_NAME, concurrent, echoMany, echoCall, perClient],
-      ['whoami', concurrent, oursMany, whoami, perClient],
-      ['send_message + mention', concurrent, oursMany, sendMessage, perClient],
+    const plan: Array<[string, string, string, string, Array<Record<string, unknown>>, number]> = [
+      [BASELINE_NAME, 'sequential', 'echo-1', 'echo', echoArgs, sequentialCalls],
+      ['whoami', 'sequential', 'ours-1', 'whoami', whoamiArgs, sequentialCalls],
+      ['send_message + mention', 'sequential', 'ours-1', 'send_message', sendArgs, sequentialCalls],
+      [BASELINE_NAME, concurrent, 'echo-n', 'echo', echoArgs, perClient],
+      ['whoami', concurrent, 'ours-n', 'whoami', whoamiArgs, perClient],
+      ['send_message + mention', concurrent, 'ours-n', 'send_message', sendArgs, perClient],
     ];
     const results = new Map<string, BenchRow[]>();
     for (let round = 0; round < rounds; round++) {
-      for (const [name, mode, cs, fn, n] of plan) {
-        const row = await runLoad(name, mode, cs, fn, { perClient: n, warmup: round === 0 ? 50 : 5 });
+      for (const [name, mode, pool, tool, args, n] of plan) {
+        const row = await load.run(name, mode, pool, tool, args, { perClient: n, warmup: round === 0 ? 50 : 5 });
         const key = `${name}|${mode}`;
         results.set(key, [...(results.get(key) ?? []), row]);
       }
     }
     return compareToBaseline([...results.values()].map(medianOfRounds), BASELINE_NAME);
   } finally {
-    await Promise.all(clients.map((c) => c.close().catch(() => {})));
+    await load.close();
     await running.close();
     await echo.close();
     rmSync(home, { recursive: true, force: true });

@@ -47,8 +47,29 @@ export function agentDto(a: AgentRow): AgentDto {
   };
 }
 
+/**
+ * Agent rows by plate, read on nearly every call (senders, mentions, wakes). This module is
+ * the only writer of agents (and owners' names and slugs never change), so a row is kept
+ * until an agent is created or revoked here.
+ */
+const agentsByPlate = new WeakMap<Db, Map<string, Readonly<AgentRow>>>();
+
+function forgetAgents(db: Db): void {
+  agentsByPlate.get(db)?.clear();
+}
+
 export function getAgentByPlate(db: Db, plate: string): AgentRow | undefined {
-  return stmt(db, `${SELECT_AGENT} WHERE a.plate = ?`).get(plate) as AgentRow | undefined;
+  let rows = agentsByPlate.get(db);
+  if (!rows) agentsByPlate.set(db, (rows = new Map()));
+  const known = rows.get(plate);
+  if (known) return known as AgentRow;
+  const row = stmt(db, `${SELECT_AGENT} WHERE a.plate = ?`).get(plate) as AgentRow | undefined;
+  // Inside a transaction the row may yet be rolled back: use it, do not keep it.
+  if (row && !db.inTransaction) {
+    if (rows.size > 10_000) rows.clear();
+    rows.set(plate, Object.freeze(row));
+  }
+  return row;
 }
 
 export function getAgentById(db: Db, id: string): AgentRow | undefined {
@@ -71,6 +92,7 @@ export function createAgent(db: Db, ownerId: string, name: string, scopes: numbe
     throw new AppError('CONFLICT', `you already have an agent whose handle is @${slug}; choose another name`);
   }
   const id = newId('agt');
+  forgetAgents(db);
   for (let attempt = 0; ; attempt++) {
     const plate = `${owner.plate_prefix}-AGT-${randomBase32(6)}`;
     try {
@@ -87,6 +109,7 @@ export function createAgent(db: Db, ownerId: string, name: string, scopes: numbe
 }
 
 export function revokeAgent(db: Db, plate: string): void {
+  forgetAgents(db);
   stmt(db, 'UPDATE agents SET revoked_at = ? WHERE plate = ? AND revoked_at IS NULL').run(Date.now(), plate);
 }
 

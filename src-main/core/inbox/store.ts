@@ -4,8 +4,26 @@ import { newId } from '../util/ids.js';
 
 export type TrustLevel = 'same_owner' | 'trusted' | 'untrusted' | 'human';
 
+/**
+ * Unacknowledged mentions per plate, as last counted. Every tool result carries the count, and
+ * counting is linear in the backlog, so it is kept here and forgotten whenever this module
+ * (the only writer of the inbox) changes that plate's items.
+ */
+const pendingCounts = new WeakMap<Db, Map<string, number>>();
+
+function forgetPending(db: Db, plate: string): void {
+  pendingCounts.get(db)?.delete(plate);
+}
+
 export function pendingMentions(db: Db, plate: string): number {
-  return (stmt(db, 'SELECT COUNT(*) AS n FROM mentions WHERE plate = ? AND acked_at IS NULL').get(plate) as { n: number }).n;
+  let counts = pendingCounts.get(db);
+  if (!counts) pendingCounts.set(db, (counts = new Map()));
+  const known = counts.get(plate);
+  if (known !== undefined) return known;
+  const n = (stmt(db, 'SELECT COUNT(*) AS n FROM mentions WHERE plate = ? AND acked_at IS NULL').get(plate) as { n: number }).n;
+  // Inside a transaction the count may yet be rolled back: use it, do not keep it.
+  if (!db.inTransaction) counts.set(plate, n);
+  return n;
 }
 
 export function addInboxItem(
@@ -13,6 +31,7 @@ export function addInboxItem(
   item: { plate: string; roomId: string; messageId?: string; taskId?: string; kind: 'mention' | 'task' | 'handoff'; trustLevel: TrustLevel },
 ): { mention_id: string; seq: number } {
   const id = newId('mnt');
+  forgetPending(db, item.plate);
   const r = stmt(
     db,
     `INSERT INTO mentions (id, plate, room_id, message_id, task_id, kind, trust_level, created_at)
@@ -27,6 +46,7 @@ export function addInboxItem(
 export function ackByIds(db: Db, plate: string, ids: readonly string[]): number {
   let n = 0;
   const now = Date.now();
+  forgetPending(db, plate);
   for (const id of ids) {
     n += stmt(db, 'UPDATE mentions SET acked_at = ? WHERE id = ? AND plate = ? AND acked_at IS NULL').run(now, id, plate).changes;
   }
@@ -34,12 +54,14 @@ export function ackByIds(db: Db, plate: string, ids: readonly string[]): number 
 }
 
 export function ackUpToSeq(db: Db, plate: string, seq: number): number {
+  forgetPending(db, plate);
   return stmt(db, 'UPDATE mentions SET acked_at = ? WHERE plate = ? AND seq <= ? AND acked_at IS NULL').run(Date.now(), plate, seq)
     .changes;
 }
 
 /** Acknowledges the caller's open inbox items of one task (a completed task clears its own wake). */
 export function ackTaskItems(db: Db, plate: string, taskId: string): number {
+  forgetPending(db, plate);
   return stmt(db, 'UPDATE mentions SET acked_at = ? WHERE plate = ? AND task_id = ? AND acked_at IS NULL').run(Date.now(), plate, taskId)
     .changes;
 }
