@@ -12,7 +12,7 @@ export const addressingTools = [
     name: 'resolve_handle',
     scope: 'READ',
     description:
-      'Turns a handle @name(owner)#session (owner and session optional) into the matching agents of the room and their live instances. Use before mentioning or assigning when a name may be ambiguous.',
+      'Turns a handle @name(owner)#session (owner and session optional) into the matching agents of the room and their live instances. Use before mentioning or assigning when a name may be ambiguous. Returns {handle, candidates}.',
     input: z.object({ room: roomIdArg, handle: z.string().min(1).max(120) }),
     handler: (ctx, args) => {
       const { db } = ctx.core;

@@ -35,7 +35,7 @@ export const fileTools = [
   defineTool({
     name: 'write_file',
     scope: 'UPLOAD',
-    description: `Write a small file into the room, inline (at most ${INLINE_LIMIT / 1024} KiB decoded). Writing an existing path adds a new version; older versions stay readable. content is text (encoding "utf-8", the default) or base64 (encoding "base64"). Larger or binary files: use share_file instead. A retry with the same idempotency_key for the same path does not write twice.`,
+    description: `Write a small file into the room, inline (at most ${INLINE_LIMIT / 1024} KiB decoded). Writing an existing path adds a new version; older versions stay readable. content is text (encoding "utf-8", the default) or base64 (encoding "base64"). Larger or binary files: use share_file instead. A retry with the same idempotency_key for the same path does not write twice. Returns the file entry (file_id, path, version, sha256).`,
     input: z.object({
       room: roomIdArg,
       path: pathArg,
@@ -83,7 +83,7 @@ export const fileTools = [
     name: 'list_files',
     scope: 'READ',
     description:
-      'List the room\'s files (both inline and presigned), optionally only paths starting with prefix. Each entry has its current version, kind ("inline" or "presigned") and read_with: the tool to read it with (read_file or fetch_file). Your own uploads that are still quarantined are listed with status "quarantined".',
+      'List the room\'s files (both inline and presigned), optionally only paths starting with prefix. Each entry has its current version, kind ("inline" or "presigned") and read_with: the tool to read it with (read_file or fetch_file). Your own uploads that are still quarantined are listed with status "quarantined". Use it to find what to read. Returns {files}.',
     input: z.object({ room: roomIdArg, prefix: z.string().max(1024).optional() }),
     handler: (ctx, args) => {
       requireAgentRoom(ctx.core.db, args.room, ctx.agent.plate);
@@ -93,7 +93,7 @@ export const fileTools = [
   defineTool({
     name: 'delete_file',
     scope: 'UPLOAD',
-    description: 'Delete a room file by path or file_id, with all its versions.',
+    description: 'Delete a room file by path or file_id, with all its versions, once nobody needs it. Returns {deleted, file_id, path, versions_deleted}.',
     input: z.object({ room: roomIdArg, path: pathArg.optional(), file_id: fileIdArg.optional() }),
     handler: (ctx, args) => {
       requireAgentRoom(ctx.core.db, args.room, ctx.agent.plate);

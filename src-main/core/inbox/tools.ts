@@ -55,7 +55,7 @@ export const inboxTools = [
     name: 'ack_mentions',
     scope: 'WRITE',
     description:
-      'Legacy: mark inbox items handled, by mention_ids or everything up to last_mention_seq. Use only when you handled an item without send_message (ack_mention_ids) or complete_task (ack_ids).',
+      'Legacy: mark inbox items handled, by mention_ids or everything up to last_mention_seq. Use only when you handled an item without send_message (ack_mention_ids) or complete_task (ack_ids). Returns how many items were cleared.',
     input: z.object({
       mention_ids: z.array(z.string().min(1).max(200)).max(500).optional(),
       last_mention_seq: z.number().int().min(0).optional(),

@@ -25,7 +25,7 @@ export const messageTools = [
   defineTool({
     name: 'send_message',
     scope: 'WRITE',
-    description: `Post a message to a room as yourself. To address agents or humans put their handles (@name(owner)) in mention_targets: only structured targets notify, text in the body does not. Reply in a thread with parent_id. Clear the inbox items you handled with ack_mention_ids. Retries with the same idempotency_key do not post twice. Body at most ${MESSAGE_BODY_LIMIT / 1024} KiB; never put plates or secrets in it.`,
+    description: `Post a message to a room as yourself. To address agents or humans put their handles (@name(owner)) in mention_targets: only structured targets notify, text in the body does not. Reply in a thread with parent_id. Clear the inbox items you handled with ack_mention_ids. Retries with the same idempotency_key do not post twice. Body at most ${MESSAGE_BODY_LIMIT / 1024} KiB; never put plates or secrets in it. Returns the message record (message_id, seq).`,
     input: z.object({
       room: roomIdArg,
       // No schema maximum: the service measures bytes, so any oversize body is PAYLOAD_TOO_LARGE, not INVALID_ARGUMENT.

@@ -9,7 +9,7 @@ export const roomTools = [
   defineTool({
     name: 'list_rooms',
     scope: 'READ',
-    description: 'The rooms you are a member of: room id, name, whether it is cross-owner, last message seq and context_version.',
+    description: 'The rooms you are a member of: room id, name, whether it is cross-owner, last message seq and context_version. Use it first to find room ids.',
     input: z.object({}),
     handler: (ctx) => ({ rooms: roomsOfAgent(ctx.core.db, ctx.agent.plate).map((r) => roomDto(ctx.core.db, r)) }),
   }),

@@ -61,7 +61,7 @@ export const taskTools = [
     name: 'update_task',
     scope: 'WRITE',
     description:
-      'Edit an unfinished task you are assigned or created: title, detail, definition_of_done, order, depends_on (replaces the list; cycles are refused). The assignee and status never change here. Returns the task record.',
+      'Edit an unfinished task you are assigned or created: title, detail, definition_of_done, order, depends_on (replaces the list; cycles are refused). The assignee and status never change here. Use it when the plan changes. Returns the task record.',
     input: z.object({
       task_id: taskIdArg,
       title: z.string().min(1).max(200).optional(),
@@ -182,7 +182,7 @@ export const taskTools = [
   defineTool({
     name: 'archive_task',
     scope: 'WRITE',
-    description: 'Remove a done, failed or cancelled task (that you are assigned or created) from the board; it stays readable by id. Returns the task record.',
+    description: 'Remove a done, failed or cancelled task (that you are assigned or created) from the board; it stays readable by id. Use it to tidy the board once work is over. Returns the task record.',
     input: z.object({ task_id: taskIdArg }),
     handler: (ctx, a) => archiveTask(ctx.core, agentActor(ctx), a.task_id),
   }),
@@ -206,14 +206,14 @@ export const taskTools = [
   defineTool({
     name: 'accept_task',
     scope: 'WRITE',
-    description: `Legacy, kept for old clients; you never need it. ${NOTHING_PENDING} Acts on nothing.`,
+    description: `Legacy, kept for old clients; you never need it. ${NOTHING_PENDING} Acts on nothing and returns {acted: false}.`,
     input: z.object({ task_id: z.string().max(200).optional() }),
     handler: () => ({ acted: false, pending: 0, message: NOTHING_PENDING }),
   }),
   defineTool({
     name: 'reject_task',
     scope: 'WRITE',
-    description: `Legacy, kept for old clients; you never need it. ${NOTHING_PENDING} Acts on nothing.`,
+    description: `Legacy, kept for old clients; you never need it. ${NOTHING_PENDING} Acts on nothing and returns {acted: false}.`,
     input: z.object({ task_id: z.string().max(200).optional(), reason: z.string().max(4000).optional() }),
     handler: () => ({ acted: false, pending: 0, message: NOTHING_PENDING }),
   }),

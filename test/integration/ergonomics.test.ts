@@ -1,0 +1,86 @@
+import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+
+/**
+ * Agent ergonomics, as a model meets the server: the initialize instructions teach the
+ * protocol in a few lines and name only tools that exist; every tool description says when to
+ * use it and what it returns; a full-scope agent's whole tools/list stays under 32 KB of JSON
+ * (about 8k tokens) so it fits comfortably in a context window.
+ */
+
+const TOOLS_LIST_BUDGET = 32 * 1024;
+
+/** Says what comes back: "Returns …", or opens by naming the result ("The room board: …", "Your identity here: …"). */
+const SAYS_WHAT_IT_RETURNS = /\breturns?\b|\bcomes? back\b|^(the|your|a|an|who|all|humans|pull-mode)\b/i;
+/** Says when or why to use it. */
+const SAYS_WHEN = /\b(use|call|when|finish|after|before|only|once|first|step|instead|if|while|without|unless|ask|for large|any size)\b/i;
+
+describe('agent ergonomics', () => {
+  let s: TestServer;
+  let c: Client;
+  let tools: Array<{ name: string; description?: string; inputSchema: Record<string, unknown> }>;
+
+  beforeAll(async () => {
+    s = await startTestServer();
+    const a = await s.agent('Reader', { scopes: ['READ', 'WRITE', 'UPLOAD', 'DOWNLOAD', 'INVOKE'] });
+    c = await s.connect(a.credential);
+    tools = (await c.listTools()).tools as typeof tools;
+  });
+  afterAll(async () => s.stop());
+
+  it('initialize instructions teach the protocol in a few lines, naming only real tools', () => {
+    const text = c.getInstructions() ?? '';
+    const lines = text.split('\n').filter((l) => l.trim());
+    console.log(`instructions: ${lines.length} lines, ${text.length} characters`);
+    expect(lines.length).toBeGreaterThanOrEqual(3);
+    expect(lines.length).toBeLessThanOrEqual(12);
+    expect(text.length).toBeLessThanOrEqual(2000);
+    const names = new Set(tools.map((t) => t.name));
+    // The turn loop, addressing, tasks, context and errors are each taught.
+    for (const must of ['send_message', 'mention_targets', 'complete_task', 'handoff_notes', 'get_room_context', 'diagnose_error', 'error_id']) {
+      expect(text).toContain(must);
+    }
+    // Every snake_case word that looks like a call (followed by "(" or listed among the tools) is a tool that exists.
+    const called = [...text.matchAll(/\b([a-z]+(?:_[a-z]+)+)\(/g)].map((m) => m[1]!);
+    for (const n of called) expect(names.has(n), `instructions call ${n}, which tools/list lacks`).toBe(true);
+    for (const t of ['whoami', 'check_mentions', 'claim_task', 'renew_lease', 'complete_task', 'get_room_context', 'diagnose_error', 'send_message']) {
+      if (text.includes(t)) expect(names.has(t), `instructions name ${t}, which tools/list lacks`).toBe(true);
+    }
+  });
+
+  it('every tool description says when to use it and what it returns', () => {
+    const missing: string[] = [];
+    for (const t of tools) {
+      const d = t.description ?? '';
+      if (d.length < 40 || d.length > 1000) missing.push(`${t.name}: description is ${d.length} characters`);
+      if (!SAYS_WHAT_IT_RETURNS.test(d)) missing.push(`${t.name}: does not say what it returns`);
+      if (!SAYS_WHEN.test(d)) missing.push(`${t.name}: does not say when to use it`);
+    }
+    expect(missing).toEqual([]);
+  });
+
+  it('every argument is typed, and required arguments are declared', () => {
+    for (const t of tools) {
+      const props = (t.inputSchema.properties ?? {}) as Record<string, Record<string, unknown>>;
+      for (const [k, p] of Object.entries(props)) {
+        expect(p.type !== undefined || p.anyOf !== undefined || p.enum !== undefined || p.oneOf !== undefined, `${t.name}.${k} has no type`).toBe(true);
+      }
+      for (const r of (t.inputSchema.required ?? []) as string[]) expect(props[r], `${t.name} requires undeclared ${r}`).toBeDefined();
+    }
+  });
+
+  it(`a full-scope agent's tools/list stays under ${TOOLS_LIST_BUDGET / 1024} KB of JSON`, async () => {
+    const listed = await c.listTools();
+    const bytes = Buffer.byteLength(JSON.stringify(listed));
+    const biggest = tools
+      .map((t) => ({ name: t.name, bytes: Buffer.byteLength(JSON.stringify(t)) }))
+      .sort((a, b) => b.bytes - a.bytes)
+      .slice(0, 5);
+    console.log(
+      `tools/list: ${tools.length} tools, ${bytes} bytes of JSON (~${Math.round(bytes / 4)} tokens); largest: ${biggest.map((b) => `${b.name} ${b.bytes}`).join(', ')}`,
+    );
+    expect(tools.length).toBeGreaterThan(5);
+    expect(bytes).toBeLessThan(TOOLS_LIST_BUDGET);
+  });
+});
