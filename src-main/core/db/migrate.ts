@@ -11,8 +11,9 @@ export interface Migration {
 /** Brings the database to the newest version, one migration per transaction. */
 export function migrate(db: Database.Database, upTo = Infinity): number {
   const sorted = [...MIGRATIONS].sort((a, b) => a.version - b.version);
+  // Versions run 1..N without gaps: a gap would let a database skip a migration that lands later.
   sorted.forEach((m, i) => {
-    if (i > 0 && m.version === sorted[i - 1]!.version) throw new Error(`two migrations have version ${m.version}`);
+    if (m.version !== i + 1) throw new Error(`migration ${m.name} has version ${m.version}, expected ${i + 1}`);
   });
   const latest = sorted.length ? sorted[sorted.length - 1]!.version : 0;
   let current = db.pragma('user_version', { simple: true }) as number;

@@ -19,6 +19,7 @@ import {
   markPull,
   markRunning,
   queueHeads,
+  olderQueued,
   runningWakes,
   type WakeRow,
 } from './store.js';
@@ -106,6 +107,8 @@ const RUNNER_LEASE_RENEW_MS = 30_000;
 export class WakeDispatcher {
   private stopped = false;
   private scheduled = false;
+  /** The next pass also looks at wakes parked for pull clients. */
+  private fullPending = false;
   private readonly runs = new Map<string, ActiveRun>();
   /** Tool calls of closed sessions, by the run credential that opened them. */
   private readonly toolCallsByCredential = new Map<string, number>();
@@ -120,23 +123,27 @@ export class WakeDispatcher {
       if (w.run_credential_id) revokeCredential(core.db, w.run_credential_id);
     }
     this.unsubscribe = core.bus.on((e) => {
-      if (e.type === 'wakes.changed' || e.type === 'message.created' || e.type === 'board.changed') this.kick();
+      if (e.type === 'runners.changed') this.kick(true);
+      else if (e.type === 'wakes.changed' || e.type === 'message.created' || e.type === 'board.changed') this.kick();
     });
     core.sessions.onChange((s, ev) => this.onSession(s, ev));
     core.hooks.agentActed.push((e) => this.onActed(e));
     core.hooks.onClose.push(() => this.stop());
-    this.timer = setInterval(() => this.tick(), POLL_MS);
+    this.timer = setInterval(() => this.tick(true), POLL_MS);
     this.timer.unref();
-    this.kick();
+    this.kick(true);
   }
 
-  /** Schedules one dispatch pass (coalesced). */
-  kick(): void {
+  /** Schedules one dispatch pass (coalesced); `full` also reconsiders wakes parked for pull. */
+  kick(full = false): void {
+    if (full) this.fullPending = true;
     if (this.stopped || this.scheduled) return;
     this.scheduled = true;
     setImmediate(() => {
       this.scheduled = false;
-      this.tick();
+      const all = this.fullPending;
+      this.fullPending = false;
+      this.tick(all);
     });
   }
 
@@ -149,12 +156,12 @@ export class WakeDispatcher {
     this.core.bus.emit({ type: 'wake.started', room: w.room_id, data: { wake_id: w.id, plate: w.plate, target } });
   }
 
-  tick(): void {
+  tick(includePull = false): void {
     if (this.stopped) return;
     try {
       this.expireChannelWakes();
       this.renewRunnerLeases();
-      for (const head of queueHeads(this.core.db)) {
+      for (const head of queueHeads(this.core.db, includePull)) {
         // One wake that cannot start must not hold up the other queues; the poll retries it.
         try {
           this.dispatch(head);
@@ -199,9 +206,11 @@ export class WakeDispatcher {
     }
   }
 
-  private dispatch(w: WakeRow): void {
+  private dispatch(head: WakeRow): void {
     const { core } = this;
     const { db } = core;
+    // A head found without the pull-parked wakes may have older ones queued before it.
+    const w = head.target === 'pull' ? head : (olderQueued(db, head.plate, head.room_id, head.seq) ?? head);
     const a = getAgentByPlate(db, w.plate);
     let drop: string | undefined;
     if (!a || a.revoked_at !== null) drop = 'the agent was revoked';
@@ -352,7 +361,7 @@ export class WakeDispatcher {
   private onSession(s: McpSession, ev: 'open' | 'close'): void {
     if (this.stopped) return;
     if (ev === 'open') {
-      if (s.host === 'claude-code') setTimeout(() => this.kick(), 50).unref();
+      if (s.host === 'claude-code') setTimeout(() => this.kick(true), 50).unref();
       return;
     }
     for (const run of this.runs.values()) {

@@ -79,13 +79,37 @@ export function getWake(db: Db, id: string): WakeRow | undefined {
 }
 
 /** The oldest queued wake of every (agent, room): the only ones that may start (FIFO). */
-export function queueHeads(db: Db): WakeRow[] {
+/**
+ * The oldest queued wake of each (agent, room). Wakes parked for a pull client are left out
+ * unless `includePull`: they only move when a channel session or runner appears, which the
+ * dispatcher checks on its slow poll and on session and runner changes, so the per-message
+ * pass does not grow with the inbox backlog.
+ */
+export function queueHeads(db: Db, includePull = false): WakeRow[] {
+  if (includePull) {
+    return stmt(
+      db,
+      `SELECT w.* FROM wakes w
+       JOIN (SELECT MIN(seq) AS seq FROM wakes WHERE status = 'queued' GROUP BY plate, room_id) h ON h.seq = w.seq
+       ORDER BY w.seq`,
+    ).all() as WakeRow[];
+  }
   return stmt(
     db,
     `SELECT w.* FROM wakes w
-     JOIN (SELECT MIN(seq) AS seq FROM wakes WHERE status = 'queued' GROUP BY plate, room_id) h ON h.seq = w.seq
+     JOIN (SELECT MIN(seq) AS seq FROM wakes INDEXED BY wakes_dispatchable
+           WHERE status = 'queued' AND target IS NOT 'pull' GROUP BY plate, room_id) h ON h.seq = w.seq
      ORDER BY w.seq`,
   ).all() as WakeRow[];
+}
+
+/** The oldest queued wake of an (agent, room) before `seq`, if any: FIFO holds across pull-parked wakes. */
+export function olderQueued(db: Db, plate: string, roomId: string, seq: number): WakeRow | undefined {
+  return stmt(db, "SELECT * FROM wakes WHERE plate = ? AND room_id = ? AND status = 'queued' AND seq < ? ORDER BY seq LIMIT 1").get(
+    plate,
+    roomId,
+    seq,
+  ) as WakeRow | undefined;
 }
 
 /** Is a wake already running on this queue key (instance, room, host)? */
