@@ -46,7 +46,7 @@ describe('human API (/v1)', () => {
     expect(them.body).toMatchObject({ owner_id: teammate.owner_id, name: 'Tess Mate', is_primary: false });
   });
 
-  it('owners: only the primary owner creates and lists them; the token is shown once', async () => {
+  it('owners: only the primary owner creates them, every owner reads the directory; the token is shown once', async () => {
     const created = await s.api('POST', '/v1/owners', { name: 'Third Person', plate_prefix: 'THP' });
     expect(created.status).toBe(201);
     expect(created.body.owner).toMatchObject({ name: 'Third Person', plate_prefix: 'THP', is_primary: false });
@@ -58,7 +58,10 @@ describe('human API (/v1)', () => {
     expect(JSON.stringify(listed.body)).not.toContain(created.body.token);
 
     expectApiError(await s.api('POST', '/v1/owners', { name: 'Sneaky' }, teammate.token), 403, 'FORBIDDEN');
-    expectApiError(await s.api('GET', '/v1/owners', undefined, teammate.token), 403, 'FORBIDDEN');
+    // Any owner reads the directory (to add humans to rooms they administer); no tokens in it.
+    const seen = await s.api('GET', '/v1/owners', undefined, teammate.token);
+    expect(seen.status).toBe(200);
+    expect(JSON.stringify(seen.body)).not.toContain('aro_');
     expectApiError(await s.api('POST', '/v1/owners', { name: '' }), 400, 'INVALID_ARGUMENT');
     expectApiError(await s.api('POST', '/v1/owners', { name: 'X', plate_prefix: 'lower' }), 400, 'INVALID_ARGUMENT');
     expectApiError(await s.api('POST', '/v1/owners', 'not json'), 400, 'INVALID_ARGUMENT');
