@@ -121,6 +121,21 @@ describe('resource limits on the wire', () => {
     });
   }
 
+  for (const path of ['/mcp', '/v1/rooms']) {
+    it(`${path}: an unauthenticated client streaming a huge body gets 401 and is cut off, not drained`, async () => {
+      const chunk = Buffer.concat([Buffer.from((64 * 1024).toString(16) + '\r\n'), Buffer.alloc(64 * 1024, 0x20), Buffer.from('\r\n')]);
+      let n = 0;
+      const r = await raw(
+        s.running.port,
+        `POST ${path} HTTP/1.1\r\nhost: ${host()}\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n`,
+        () => (n++ < 512 ? chunk : null),
+      );
+      expect(r.status).toBe(401);
+      expect(r.closedByServer).toBe(true);
+      expect(r.sentBeforeAnswer).toBeLessThan(16 * MIB);
+    });
+  }
+
   it('slowloris on headers: a client dribbling header lines is cut off while a normal client is served', async () => {
     const c = await s.connect(a.credential);
     let n = 0;

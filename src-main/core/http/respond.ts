@@ -34,7 +34,7 @@ export function sendApiError(
   const headers: Record<string, string> = {};
   if (err.retryAfterMs !== undefined) headers['retry-after'] = String(Math.ceil(err.retryAfterMs / 1000));
   if (err.httpStatus === 401) headers['www-authenticate'] = 'Bearer realm="agent-rooms"';
-  // The body was refused unread (too large, too slow): close rather than drain the rest of it.
-  if (err.httpStatus === 413 || err.httpStatus === 408) headers.connection = 'close';
+  // The body was refused unread (unauthenticated, too large, too slow): close rather than drain the rest of it.
+  if (err.httpStatus === 401 || err.httpStatus === 413 || err.httpStatus === 408) headers.connection = 'close';
   sendJson(res, err.httpStatus, body, headers);
 }

@@ -60,6 +60,8 @@ function unauthorized(core: Core, res: ServerResponse, err: AppError, resource: 
   res.writeHead(err.httpStatus, {
     'content-type': 'application/json',
     'www-authenticate': `Bearer realm="agent-rooms", error="invalid_token", resource="${resource}"`,
+    // Refused before the body was read: close rather than drain whatever body an unauthenticated client sends.
+    connection: 'close',
   });
   res.end(JSON.stringify({ error: { code: err.code, message: err.message, error_id: errorId, reason: err.reason } }));
 }
