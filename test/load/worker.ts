@@ -36,7 +36,9 @@ export type Ack =
   | { op: 'finished'; iterations: number; reconnects: number };
 
 const job = JSON.parse(process.env.LOAD_WORKER ?? '{}') as WorkerJob;
-const emit = (a: Ack) => process.stdout.write(JSON.stringify(a) + '\n');
+const emit = (a: Ack): void => {
+  process.stdout.write(JSON.stringify(a) + '\n');
+};
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 let client: Client | undefined;
