@@ -338,6 +338,9 @@ function verify(home: string, acks: Ack[], violations: string[]): CrashReport {
     for (const [id, n] of runs) if (n > 1) v(`wake ${id} ran ${n} times`);
     const handled = db.prepare("SELECT id FROM wakes WHERE status = 'handled'").all() as Array<{ id: string }>;
     for (const h of handled) if (!runs.has(h.id)) v(`wake ${h.id} is handled but its runner never ran`);
+    // Lost: a wake that was queued for a runner and never dispatched, even after the queue had time to drain.
+    const lost = db.prepare("SELECT COUNT(*) AS n FROM wakes WHERE status = 'queued' AND COALESCE(target, '') <> 'pull'").get() as { n: number };
+    if (lost.n) v(`${lost.n} wakes still queued for a runner after the queue drained`);
     const stuck = db.prepare("SELECT COUNT(*) AS n FROM wakes WHERE status = 'running'").get() as { n: number };
     if (stuck.n) v(`${stuck.n} wakes still running after a clean stop`);
     const silent = db.prepare("SELECT COUNT(*) AS n FROM wakes WHERE status = 'failed' AND (reason IS NULL OR reason = '')").get() as { n: number };
