@@ -100,6 +100,9 @@ export function VirtualList<T>(p: VirtualListProps<T>) {
   useLayoutEffect(() => {
     const el = scroller.current;
     if (!el) return;
+    // A scroll whose event has not been handled yet (new rows landed first) is the reader's
+    // latest place: take it, or the stale anchor would throw the view back.
+    if (Math.abs(el.scrollTop - view.top) > 1) rememberAnchor();
     if (stickToBottom && atBottom.current) {
       if (Math.abs(el.scrollTop - (el.scrollHeight - el.clientHeight)) > 1) el.scrollTop = el.scrollHeight;
     } else if (anchor.current) {
