@@ -4,16 +4,10 @@
  * `echo` tool over StreamableHTTPServerTransport on node:http, in this same process,
  * called the same way). Run: `npx tsx test/bench/tasks.ts`.
  */
-import { createServer, type Server as HttpServer } from 'node:http';
-import { randomUUID } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
-import type { AddressInfo } from 'node:net';
-import { z } from 'zod';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { startTestServer, type TestAgent } from '../helpers/server.js';
+import { startEchoBaseline, benchClient } from './baseline.js';
 import { createTask, claimTask } from '../../src-main/core/tasks/service.js';
 
 export interface BenchRow {
@@ -44,54 +38,9 @@ async function timed(fn: () => Promise<unknown>): Promise<number> {
   return performance.now() - t0;
 }
 
-async function mcpClient(url: string, bearer?: string): Promise<Client> {
-  const transport = new StreamableHTTPClientTransport(new URL(url), {
-    requestInit: bearer ? { headers: { authorization: `Bearer ${bearer}` } } : undefined,
-  });
-  const c = new Client({ name: 'bench', version: '1.0.0' });
-  await c.connect(transport);
-  return c;
-}
-
-/** The baseline: a minimal McpServer with one echo tool, one transport per MCP session. */
-async function startEchoServer(): Promise<{ url: string; close: () => Promise<void> }> {
-  const transports = new Map<string, StreamableHTTPServerTransport>();
-  const http: HttpServer = createServer((req, res) => {
-    void (async () => {
-      const sid = req.headers['mcp-session-id'];
-      let t = typeof sid === 'string' ? transports.get(sid) : undefined;
-      if (!t) {
-        const transport = new StreamableHTTPServerTransport({
-          sessionIdGenerator: () => randomUUID(),
-          onsessioninitialized: (id) => void transports.set(id, transport),
-        });
-        const mcp = new McpServer({ name: 'echo', version: '1.0.0' });
-        mcp.registerTool('echo', { description: 'echo', inputSchema: { text: z.string() } }, async ({ text }) => ({
-          content: [{ type: 'text' as const, text }],
-        }));
-        await mcp.connect(transport);
-        t = transport;
-      }
-      await t.handleRequest(req, res);
-    })().catch(() => {
-      if (!res.headersSent) res.writeHead(500).end();
-    });
-  });
-  await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
-  const { port } = http.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/mcp`,
-    close: async () => {
-      await Promise.all([...transports.values()].map((t) => t.close().catch(() => {})));
-      http.closeAllConnections();
-      await new Promise<void>((r) => http.close(() => r()));
-    },
-  };
-}
-
 export async function runTasksBench(log: (line: string) => void = () => {}): Promise<BenchRow[]> {
   const s = await startTestServer({ rateLimit: { perSecond: 0, burst: 0 } });
-  const echo = await startEchoServer();
+  const echo = await startEchoBaseline();
   const clients: Client[] = [];
   try {
     const { core } = s.running;
@@ -126,7 +75,7 @@ export async function runTasksBench(log: (line: string) => void = () => {}): Pro
     }
 
     const reader = await s.connect(agents[0]!.credential);
-    const echoClient = await mcpClient(echo.url);
+    const echoClient = await benchClient(echo.url);
     clients.push(reader, echoClient);
 
     log('read_board');
@@ -137,13 +86,13 @@ export async function runTasksBench(log: (line: string) => void = () => {}): Pro
     const boardBase: number[] = [];
     for (let i = 0; i < BOARD_READS; i++) {
       board.push(await timed(() => reader.callTool({ name: 'read_board', arguments: { room } })));
-      boardBase.push(await timed(() => echoClient.callTool({ name: 'echo', arguments: { text: 'x' } })));
+      boardBase.push(await timed(() => echoClient.callTool({ name: 'echo', arguments: { message: 'x' } })));
     }
 
     log('claim contention');
     const contender = agents[1]!;
     const sessions = await Promise.all(Array.from({ length: CONTENDERS }, () => s.connect(contender.credential)));
-    const echoSessions = await Promise.all(Array.from({ length: CONTENDERS }, () => mcpClient(echo.url)));
+    const echoSessions = await Promise.all(Array.from({ length: CONTENDERS }, () => benchClient(echo.url)));
     clients.push(...sessions, ...echoSessions);
     const claims: number[] = [];
     const claimsBase: number[] = [];
@@ -162,7 +111,7 @@ export async function runTasksBench(log: (line: string) => void = () => {}): Pro
         }),
       );
       if (winners !== 1) throw new Error(`round ${round}: ${winners} winners`);
-      claimsBase.push(await timed(() => Promise.all(echoSessions.map((c) => c.callTool({ name: 'echo', arguments: { text: 'x' } })))));
+      claimsBase.push(await timed(() => Promise.all(echoSessions.map((c) => c.callTool({ name: 'echo', arguments: { message: 'x' } })))));
     }
 
     return [

@@ -2,9 +2,25 @@ import { randomBytes, createHash } from 'node:crypto';
 
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 
+// Ids are minted on every write: draw their randomness from a pooled buffer instead of a
+// randomBytes call each (secrets below still take their own fresh bytes).
+const POOL_SIZE = 4096;
+let pool = Buffer.alloc(0);
+let poolAt = 0;
+
+function randomPoolBytes(n: number): Buffer {
+  if (poolAt + n > pool.length) {
+    pool = randomBytes(Math.max(POOL_SIZE, n));
+    poolAt = 0;
+  }
+  const out = pool.subarray(poolAt, poolAt + n);
+  poolAt += n;
+  return out;
+}
+
 /** `n` random Crockford base32 characters. */
 export function randomBase32(n: number): string {
-  const bytes = randomBytes(n);
+  const bytes = randomPoolBytes(n);
   let out = '';
   for (let i = 0; i < n; i++) out += CROCKFORD[bytes[i]! & 31];
   return out;

@@ -233,10 +233,7 @@ export class WakeDispatcher {
       if (!keyBusy(db, runnerInstanceId(runner), w.room_id, runner.host)) this.startRunner(w, a, runner);
       return;
     }
-    if (w.target !== 'pull') {
-      markPull(db, w.id);
-      this.changed(w.room_id);
-    }
+    if (markPull(db, w.plate, w.room_id) > 0) this.changed(w.room_id);
   }
 
   /** Marks the wake running and, for a task wake, gives the running receipt: one transaction. */

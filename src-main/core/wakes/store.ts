@@ -140,13 +140,17 @@ export function markRunning(
   );
 }
 
-/** Notes that a queued wake waits in the inbox for a pull client (no live channel session, no runner). */
-export function markPull(db: Db, id: string): void {
-  stmt(
+/**
+ * Notes that an agent's queued wakes in a room wait in the inbox for a pull client (no live
+ * channel session, no runner): all of them at once, so none is looked at again per message.
+ * Returns how many changed.
+ */
+export function markPull(db: Db, plate: string, roomId: string): number {
+  return stmt(
     db,
     `UPDATE wakes SET target = 'pull', reason = 'waiting in the inbox: no live channel session or runner for this agent'
-     WHERE id = ? AND status = 'queued' AND target IS NOT 'pull'`,
-  ).run(id);
+     WHERE plate = ? AND room_id = ? AND status = 'queued' AND target IS NOT 'pull'`,
+  ).run(plate, roomId).changes;
 }
 
 export interface RunOutcome {
