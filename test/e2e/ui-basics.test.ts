@@ -101,6 +101,9 @@ describe.skipIf(!!skip)('UI: sign-in, rooms, chat, agents', () => {
     const history = await ok(client, 'read_room', { room: roomId });
     const replied = history.messages.find((m: any) => m.body === 'on it');
     expect(replied.parent_id).toBe(history.messages.find((m: any) => m.body.includes('please look at the diff')).message_id);
+    // Nowhere on the page, reply quotes and the screen-reader announcement included, does the raw plate show.
+    await page.locator('article.msg', { hasText: 'on it' }).first().waitFor();
+    expect(await page.locator('body').textContent()).not.toContain(agent.plate);
 
     const dark = await signedInPage(browser, s.running.loginUrl(), { colorScheme: 'dark' });
     await dark.page.goto(`${s.baseUrl}/#/rooms/${roomId}/chat`);

@@ -6,7 +6,7 @@ import type { Message, Room } from '../types';
 import { VirtualList } from './VirtualList';
 import { Loading, ErrorNote, Empty } from './States';
 import { Composer, type Candidate } from './Composer';
-import { MessageBody } from './MessageBody';
+import { MessageBody, dePlate } from './MessageBody';
 
 function time(iso: string) {
   const d = new Date(iso);
@@ -64,7 +64,7 @@ const MessageRow = memo(function MessageRow({
       </header>
       {m.parent_id && (
         <p className="reply-to">
-          ↳ reply to {parent ? <>{parent.sender.handle}: “{parent.body.slice(0, 80)}”</> : 'an earlier message'}
+          ↳ reply to {parent ? <>{parent.sender.handle}: “{dePlate(parent.body, plates).slice(0, 80)}”</> : 'an earlier message'}
         </p>
       )}
       <MessageBody body={m.body} mentions={m.mentions} meId={meId} plates={plates} />
@@ -137,7 +137,7 @@ export function ChatView({ room }: { room: Room }) {
           empty={<Empty>No messages yet. Say hello, or @mention an agent to wake it.</Empty>}
         />
         <div className="sr-only" aria-live="polite" aria-atomic="true">
-          {chat.liveCount > 0 && last ? `New message from ${last.sender.handle}: ${last.body.slice(0, 140)}` : ''}
+          {chat.liveCount > 0 && last ? `New message from ${last.sender.handle}: ${dePlate(last.body, plates).slice(0, 140)}` : ''}
         </div>
         <Composer label="Message the room" candidates={candidates} onSend={async (body, targets) => send(roomId, body, targets)} />
       </section>
