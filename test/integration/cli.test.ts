@@ -16,7 +16,7 @@ describe('agent-rooms serve', () => {
     expect(sj).toMatchObject({ port: s.port, mcp_url: `${s.baseUrl}/mcp`, ui_url: `${s.baseUrl}/` });
     const me = await fetch(`${s.baseUrl}/v1/me`, { headers: { authorization: `Bearer ${s.ownerToken}` } });
     expect(me.status).toBe(200);
-    expect((await me.json()).is_primary).toBe(true);
+    expect(((await me.json()) as { is_primary: boolean }).is_primary).toBe(true);
     expect(s.stdout()).not.toContain(s.ownerToken);
     expect(await s.stop()).toBe(0);
     expect(existsSync(join(home, 'server.json'))).toBe(false);

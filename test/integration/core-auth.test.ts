@@ -110,7 +110,7 @@ describe('authentication on the MCP resources', () => {
   it('a passport from POST /v1/auth/passport, a bearer credential and ?key= all work', async () => {
     const minted = await fetch(`${s.baseUrl}/v1/auth/passport`, { method: 'POST', headers: { authorization: `Bearer ${a.credential}` } });
     expect(minted.status).toBe(200);
-    const p = await minted.json();
+    const p = (await minted.json()) as { token_type: string; expires_in: number; passport: string };
     expect(p.token_type).toBe('Bearer');
     expect(p.expires_in).toBeGreaterThan(800);
     expect(p.expires_in).toBeLessThanOrEqual(900);
@@ -129,7 +129,7 @@ describe('authentication on the MCP resources', () => {
 
     const bad = await fetch(`${s.baseUrl}/v1/auth/passport`, { method: 'POST', headers: { authorization: 'Bearer ark_nope' } });
     expect(bad.status).toBe(401);
-    expect((await bad.json()).error).toMatchObject({ code: 'UNAUTHENTICATED', error_id: expect.stringMatching(/^err_/) });
+    expect(((await bad.json()) as any).error).toMatchObject({ code: 'UNAUTHENTICATED', error_id: expect.stringMatching(/^err_/) });
     const none = await fetch(`${s.baseUrl}/v1/auth/passport`, { method: 'POST' });
     expect(none.status).toBe(401);
   });
@@ -153,7 +153,7 @@ describe('authentication on the MCP resources', () => {
     async function liveAgent(name: string) {
       const ag = await s.agent(name);
       await s.join(room, ag.plate);
-      const p = (await (await fetch(`${s.baseUrl}/v1/auth/passport`, { method: 'POST', headers: { authorization: `Bearer ${ag.credential}` } })).json()).passport as string;
+      const p = ((await (await fetch(`${s.baseUrl}/v1/auth/passport`, { method: 'POST', headers: { authorization: `Bearer ${ag.credential}` } })).json()) as any).passport as string;
       const viaCred = await s.connect(ag.credential);
       const viaPassport = await s.connect(p);
       await ok(viaCred, 'whoami');

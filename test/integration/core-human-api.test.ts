@@ -28,7 +28,7 @@ describe('human API (/v1)', () => {
       const r = await fetch(`${s.baseUrl}/v1/me`, token ? { headers: { authorization: `Bearer ${token}` } } : {});
       expect(r.status).toBe(401);
       expect(r.headers.get('www-authenticate')).toMatch(/^Bearer/);
-      const body = await r.json();
+      const body = (await r.json()) as any;
       expect(body.error.code).toBe('UNAUTHENTICATED');
       expect(body.error.error_id).toMatch(ERROR_ID_RE);
     }

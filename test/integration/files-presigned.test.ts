@@ -185,7 +185,7 @@ describe('files: presigned flow', () => {
     const dl = new URL((await ok(c, 'fetch_file', { file_id: sh.file_id })).download_url);
     const expiredDl = await fetch(forge(s.home, 'download', s.baseUrl, sh.file_id, 1, past));
     expect(expiredDl.status).toBe(403);
-    expect((await expiredDl.json()).error.reason).toBe('url_expired');
+    expect(((await expiredDl.json()) as any).error.reason).toBe('url_expired');
     const swapped = new URL(dl);
     swapped.pathname = `/files/download/file_${'0'.repeat(26)}`;
     expect((await fetch(swapped)).status).toBe(403);
