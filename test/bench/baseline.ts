@@ -289,3 +289,15 @@ export class LoadWorker {
     await this.worker.terminate();
   }
 }
+
+/** A human API call with an owner token; throws on an error status (benches set up through /v1). */
+export async function api(baseUrl: string, token: string, method: string, path: string, body?: unknown) {
+  const res = await fetch(baseUrl + path, {
+    method,
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const json = (await res.json()) as any;
+  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
+  return json;
+}

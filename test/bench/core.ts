@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { startCore } from '../../src-main/core/start.js';
-import { BASELINE_NAME, LoadWorker, compareToBaseline, formatTable, medianOfRounds, startEchoBaseline, type BenchRow } from './baseline.js';
+import { BASELINE_NAME, LoadWorker, api, compareToBaseline, formatTable, medianOfRounds, startEchoBaseline, type BenchRow } from './baseline.js';
 
 export interface CoreBenchOptions {
   /** Calls per round from one client. */
@@ -18,17 +18,6 @@ export interface CoreBenchOptions {
   perClient?: number;
   /** Rounds of (echo, whoami, send_message), alternated; each row is the median round. */
   rounds?: number;
-}
-
-async function api(baseUrl: string, token: string, method: string, path: string, body?: unknown) {
-  const res = await fetch(baseUrl + path, {
-    method,
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const json = (await res.json()) as any;
-  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
-  return json;
 }
 
 export async function runCoreBench(opts: CoreBenchOptions = {}): Promise<BenchRow[]> {

@@ -20,6 +20,7 @@ import {
   medianOfRounds,
   runLoad,
   startEchoBaseline,
+  api,
   type BenchCall,
   type BenchRow,
 } from './baseline.js';
@@ -31,17 +32,6 @@ export interface WakesBenchOptions {
   concurrentClients?: number;
   perClient?: number;
   rounds?: number;
-}
-
-async function api(baseUrl: string, token: string, method: string, path: string, body?: unknown) {
-  const res = await fetch(baseUrl + path, {
-    method,
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const json = (await res.json()) as any;
-  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
-  return json;
 }
 
 function percentile(sorted: number[], p: number): number {
