@@ -116,7 +116,7 @@ describe('fuzzing every tool', () => {
     expect((await ok(client, 'whoami')).plate).toBe(agent.plate);
   });
 
-  it('unknown tools and non-object arguments are refused in structure, not crashed on', async () => {
+  it('unknown tools, and names or arguments of the wrong JSON type, are structured tool errors with an error_id', async () => {
     await fc.assert(
       fc.asyncProperty(fc.oneof(edgeString, fc.string({ maxLength: 300 })), fc.option(junk, { nil: undefined }), async (name, args) => {
         fc.pre(!tools.some((t) => t.name === name));
@@ -129,17 +129,30 @@ describe('fuzzing every tool', () => {
         });
         expect(res.status).toBeLessThan(500);
         const msg = res.json as any;
-        if (msg.error) {
-          // The SDK refused the request shape itself (arguments not an object): a JSON-RPC error.
-          expect(typeof msg.error.code).toBe('number');
-        } else {
-          expect(msg.result.isError).toBe(true);
-          expect(msg.result.structuredContent.error.error_id).toMatch(/^err_/);
-          expect(msg.result.structuredContent.error.code).not.toBe('INTERNAL');
-        }
+        // Even a name or arguments of the wrong JSON type is a structured tool error with an error_id.
+        expect(msg.error).toBeUndefined();
+        expect(msg.result.isError).toBe(true);
+        expect(msg.result.structuredContent.error.error_id).toMatch(/^err_/);
+        expect(msg.result.structuredContent.error.code).not.toBe('INTERNAL');
       }),
       { numRuns: 60, endOnFailure: true },
     );
+  });
+
+  it('a known tool called with non-object arguments is INVALID_ARGUMENT with an error_id', async () => {
+    for (const args of [[1, 2], 'text', 42, null, true]) {
+      const res = await rawRpc(s, agent.credential, sessionOf(client), {
+        jsonrpc: '2.0',
+        id: 8,
+        method: 'tools/call',
+        params: { name: 'whoami', arguments: args },
+      });
+      const msg = res.json as any;
+      expect(msg.result?.isError).toBe(true);
+      expect(msg.result.structuredContent.error).toMatchObject({ code: 'INVALID_ARGUMENT', error_id: expect.stringMatching(/^err_/) });
+    }
+    const named = await rawRpc(s, agent.credential, sessionOf(client), { jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 12 } });
+    expect((named.json as any).result.structuredContent.error).toMatchObject({ code: 'NOT_FOUND', reason: 'unknown_tool' });
   });
 
   it('junk JSON-RPC on /mcp gets 2xx/4xx answers and leaves the session usable', async () => {

@@ -62,6 +62,9 @@ function summarizeIssues(issues: ReadonlyArray<{ path: PropertyKey[]; message: s
     .join('; ');
 }
 
+/** Marks tools/call arguments that were not a JSON object (see normalizeToolCalls in handler.ts). */
+export const MALFORMED_ARGUMENTS = '\u0000malformed_arguments';
+
 /** One tools/call: scope first (before any work), then the rate limit, the schema, the handler. */
 export async function callTool(
   core: Core,
@@ -87,6 +90,9 @@ export async function callTool(
       });
     }
     core.rateLimiter.take(agent.plate);
+    if (args && typeof args === 'object' && MALFORMED_ARGUMENTS in args) {
+      throw new AppError('INVALID_ARGUMENT', `arguments must be a JSON object, not ${String((args as Record<string, unknown>)[MALFORMED_ARGUMENTS])}`);
+    }
     const parsed = tool.input.safeParse(args ?? {});
     if (!parsed.success) throw new AppError('INVALID_ARGUMENT', `invalid arguments: ${summarizeIssues(parsed.error.issues)}`);
     session.toolCalls++;

@@ -11,7 +11,7 @@ import type { AgentIdentity } from '../auth/identity.js';
 import { authenticateAgent } from '../auth/authenticate.js';
 import { AppError, toAppError } from '../errors/app-error.js';
 import { newErrorId, recordEvidence } from '../errors/evidence.js';
-import { callTool } from './call.js';
+import { callTool, MALFORMED_ARGUMENTS } from './call.js';
 import { SERVER_INSTRUCTIONS } from './instructions.js';
 import type { McpSession } from './sessions.js';
 import { readBody } from '../http/body.js';
@@ -30,6 +30,26 @@ function bearer(req: IncomingMessage): string | undefined {
   if (!h) return undefined;
   const m = /^Bearer\s+(\S+)\s*$/i.exec(h);
   return m ? m[1] : h;
+}
+
+/**
+ * A tools/call whose name or arguments have the wrong JSON type would be refused by the SDK
+ * as a bare JSON-RPC error, without an error_id. Carry the fault through to callTool instead,
+ * so the caller gets the same structured tool error (stored evidence, diagnose_error) as for
+ * any other bad argument.
+ */
+function normalizeToolCalls(body: unknown): void {
+  for (const msg of Array.isArray(body) ? body : [body]) {
+    if (!msg || typeof msg !== 'object' || (msg as { method?: unknown }).method !== 'tools/call') continue;
+    const m = msg as { params?: unknown };
+    if (!m.params || typeof m.params !== 'object' || Array.isArray(m.params)) m.params = {};
+    const params = m.params as Record<string, unknown>;
+    if (typeof params.name !== 'string') params.name = '';
+    const args = params.arguments;
+    if (args !== undefined && (args === null || typeof args !== 'object' || Array.isArray(args))) {
+      params.arguments = { [MALFORMED_ARGUMENTS]: Array.isArray(args) ? 'array' : args === null ? 'null' : typeof args };
+    }
+  }
 }
 
 /** One MCP server per session; tool schemas come prebuilt from the registry. */
@@ -98,6 +118,8 @@ export async function handleMcp(
       return jsonRpcError(res, 400, -32700, 'Parse error: body is not JSON');
     }
   }
+
+  normalizeToolCalls(body);
 
   const sid = req.headers['mcp-session-id'];
   if (typeof sid === 'string' && sid) {
