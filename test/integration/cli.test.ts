@@ -1,12 +1,16 @@
-import { describe, it, expect } from 'vitest';
-import { mkdtempSync, statSync, readFileSync, existsSync } from 'node:fs';
+import { describe, it, expect, afterAll } from 'vitest';
+import { mkdtempSync, statSync, readFileSync, existsSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnServer } from '../helpers/child.js';
 
 describe('agent-rooms serve', () => {
+  const homes: string[] = [];
+  afterAll(() => homes.forEach((h) => rmSync(h, { recursive: true, force: true })));
+
   it('first start creates the owner token (0600), server.json and prints the ready line; SIGTERM exits 0', async () => {
     const home = mkdtempSync(join(tmpdir(), 'ar-cli-'));
+    homes.push(home);
     const s = await spawnServer(home);
     expect(s.stdout()).toMatch(/MCP URL: http:\/\/127\.0\.0\.1:\d+\/mcp/);
     expect(s.stdout()).toMatch(/UI login \(one-time, 5 minutes\): http:\/\/127\.0\.0\.1:\d+\/login\?token=/);
@@ -24,6 +28,7 @@ describe('agent-rooms serve', () => {
 
   it('refuses to bind anything but 127.0.0.1', async () => {
     const home = mkdtempSync(join(tmpdir(), 'ar-cli-'));
+    homes.push(home);
     await expect(spawnServer(home, ['--host', '0.0.0.0'])).rejects.toThrow(/binds 127\.0\.0\.1 only/);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestServer, ok, type TestServer } from '../helpers/server.js';
@@ -13,7 +13,10 @@ describe('wakes: who may wake whom', () => {
     s = await startTestServer({ rateLimit: { perSecond: 0, burst: 1 } });
     dir = mkdtempSync(join(tmpdir(), 'agent-rooms-consent-'));
   });
-  afterAll(async () => s.stop());
+  afterAll(async () => {
+    await s.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
 
   const wakesOf = async (plate: string, token?: string) => (await s.api('GET', `/v1/agents/${plate}/wakes`, undefined, token)).body.wakes as any[];
 

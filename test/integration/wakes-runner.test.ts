@@ -1,5 +1,5 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestServer, ok, type TestServer, type TestAgent } from '../helpers/server.js';
@@ -12,7 +12,10 @@ describe('wakes: spawned runners', () => {
     s = await startTestServer({ rateLimit: { perSecond: 0, burst: 1 } });
     dir = mkdtempSync(join(tmpdir(), 'agent-rooms-runner-'));
   });
-  afterAll(async () => s.stop());
+  afterAll(async () => {
+    await s.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
 
   async function runnerAgent(name: string, extra: Record<string, unknown> = {}): Promise<TestAgent & { log: string }> {
     const a = await s.agent(name);
@@ -260,7 +263,7 @@ describe('wakes: spawned runners', () => {
     const a = await runnerAgent('Worker');
     const room = await s.room('Workspace room');
     await s.join(room, a.plate);
-    const folder = mkdtempSync(join(tmpdir(), 'agent-rooms-ws-'));
+    const folder = mkdtempSync(join(dir, 'workspace-'));
     const ws = await s.api('PUT', `/v1/rooms/${room}/workspace`, { local_path: folder });
     expect(ws.status).toBe(200);
     await mention(room, a.handle, 'where are you');
