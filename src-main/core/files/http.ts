@@ -188,5 +188,6 @@ async function serveDownload(core: Core, req: IncomingMessage, res: ServerRespon
     res.end();
     return;
   }
-  await pipeline(createReadStream(path, { start, end }), res);
+  // 1 MiB reads: a quarter of the syscalls and event-loop turns of the 64 KiB default, memory still bounded.
+  await pipeline(createReadStream(path, { start, end, highWaterMark: 1024 * 1024 }), res);
 }
