@@ -236,7 +236,10 @@ describe('wakes: spawned runners', () => {
     const a = await s.agent('Configured');
     const put = await s.api('PUT', `/v1/agents/${a.plate}/runners/claude-code`, { preset: 'claude -p', timeout_ms: 60_000 });
     expect(put.status).toBe(200);
-    expect(put.body).toMatchObject({ host: 'claude-code', preset: 'claude -p', command: 'claude', args: ['-p'], timeout_ms: 60_000, cwd: null });
+    expect(put.body).toMatchObject({ host: 'claude-code', preset: 'claude -p', command: 'claude', timeout_ms: 60_000, cwd: null });
+    // The preset wires the room's MCP server in itself, through the environment (no credential in argv).
+    expect(put.body.args.slice(0, 2)).toEqual(['-p', '--mcp-config']);
+    expect(JSON.parse(put.body.args[2]).mcpServers['agent-rooms']).toEqual({ type: 'http', url: '${AGENT_ROOMS_MCP_URL}' });
     const custom = await s.api('PUT', `/v1/agents/${a.plate}/runners/codex`, { command: '/usr/bin/env', args: ['x'], cwd: '/tmp', env: { TOKEN: 'secret-value' } });
     expect(custom.status).toBe(200);
     expect(custom.body.env).toEqual({ TOKEN: '***' });

@@ -25,6 +25,7 @@ import {
 } from './store.js';
 import { channelSessionOf, channelTimeoutMs, pushChannel } from './channel.js';
 import { firstRunner, runProcess, type ProcessOutcome, type RunnerConfig, type RunningProcess } from './runners.js';
+import { expandRunnerArgs } from './presets.js';
 
 export const RESTART_REASON = 'server restarted while the wake was running';
 export const SHUTDOWN_REASON = 'server shut down while the wake was running';
@@ -299,15 +300,18 @@ export class WakeDispatcher {
     const envelope = envelopeOf(w, a, runner.host, agentHandle(a), version);
     let proc: RunningProcess;
     try {
+      const baseUrl = mcpUrl(core, runner.host);
       proc = runProcess({
         command: runner.command,
-        args: runner.args,
+        args: expandRunnerArgs(runner.args, baseUrl),
         cwd,
         env: {
           ...runnerBaseEnv(),
           ...runner.env,
           AGENT_ROOMS_WAKE: JSON.stringify(envelope),
-          AGENT_ROOMS_MCP_URL: `${mcpUrl(core, runner.host)}?key=${cred.credential}`,
+          AGENT_ROOMS_MCP_URL: `${baseUrl}?key=${cred.credential}`,
+          AGENT_ROOMS_MCP_BASE_URL: baseUrl,
+          AGENT_ROOMS_CREDENTIAL: cred.credential,
         },
         stdin: w.content,
         timeoutMs: runner.timeout_ms,

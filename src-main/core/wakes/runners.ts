@@ -32,10 +32,13 @@ interface RunnerRow {
 }
 
 function fromRow(r: RunnerRow): RunnerConfig {
+  // A preset runner follows the preset as this build defines it, not the args saved with it.
+  const preset = r.preset && r.preset in RUNNER_PRESETS ? RUNNER_PRESETS[r.preset as RunnerPreset] : undefined;
   return {
     ...r,
     preset: r.preset as RunnerPreset | null,
-    args: JSON.parse(r.args) as string[],
+    command: preset ? preset.command : r.command,
+    args: preset ? [...preset.args] : (JSON.parse(r.args) as string[]),
     env: JSON.parse(r.env) as Record<string, string>,
   };
 }
