@@ -1,0 +1,239 @@
+/**
+ * Shapes of the human API (/v1) as the UI reads them (decisions.md). The server's own DTOs are
+ * checked against these at compile time (test/contract/api-types.check.ts), so the UI and the
+ * API cannot drift apart unnoticed.
+ */
+import type { ScopeName } from './scopes.js';
+
+export type { ScopeName };
+
+export interface Me {
+  owner_id: string;
+  name: string;
+  handle: string;
+  plate_prefix: string;
+  is_primary: boolean;
+}
+
+export interface Owner {
+  owner_id: string;
+  name: string;
+  handle: string;
+}
+
+export type Role = 'admin' | 'member';
+export type TrustMode = 'trust_room' | 'blocked';
+
+export interface Room {
+  room_id: string;
+  name: string;
+  created_by: string;
+  cross_owner: boolean;
+  last_seq: number;
+  context_version: number;
+  created_at: string;
+  role?: Role;
+  trust?: TrustMode;
+}
+
+export interface HumanMember {
+  kind: 'human';
+  owner_id: string;
+  name: string;
+  handle: string;
+  role: Role;
+}
+
+export interface AgentMember {
+  kind: 'agent';
+  plate: string;
+  name: string;
+  handle: string;
+  owner: { owner_id: string; name: string };
+  revoked: boolean;
+}
+
+export interface Instance {
+  instance_id: string;
+  handle: string;
+  plate: string;
+  host: string;
+  connected_at: string;
+  last_seen: string;
+  streaming: boolean;
+  working_on: Array<{ task_id: string; title: string }>;
+}
+
+export interface Members {
+  humans: HumanMember[];
+  agents: AgentMember[];
+  instances: Instance[];
+}
+
+export interface Mention {
+  kind: 'agent' | 'human';
+  handle: string;
+  plate?: string;
+  owner_id: string;
+}
+
+export interface Message {
+  message_id: string;
+  seq: number;
+  room: string;
+  sender: { kind: 'agent' | 'human'; plate?: string; owner_id: string; handle: string; name: string };
+  body: string;
+  mentions: Mention[];
+  parent_id: string | null;
+  created_at: string;
+}
+
+export interface History {
+  messages: Message[];
+  has_more: boolean;
+  next_before_seq: number | null;
+}
+
+export type TaskStatus = 'todo' | 'doing' | 'blocked' | 'done' | 'failed' | 'cancelled';
+export const TASK_STATUSES: TaskStatus[] = ['todo', 'doing', 'blocked', 'done', 'failed', 'cancelled'];
+
+export interface Lease {
+  instance_id: string | null;
+  renewed_at?: string | null;
+  stale: boolean;
+  handle?: string | null;
+}
+
+export interface Task {
+  task_id: string;
+  room: string;
+  title: string;
+  detail?: string | null;
+  definition_of_done: string;
+  assignee: string;
+  assignee_handle?: string;
+  order?: number | null;
+  depends_on: string[];
+  status: TaskStatus;
+  consent_state?: 'auto' | 'accepted' | string;
+  blocked_by?: string[];
+  lease?: Lease | null;
+  result_ref?: string | null;
+  reason?: string | null;
+  summary?: string | null;
+  artifacts?: unknown[] | null;
+  next?: string | null;
+  handoff_notes?: string | null;
+  archived?: boolean;
+  archived_at?: string | null;
+  created_at?: string;
+  updated_at?: string;
+}
+
+export interface Lane {
+  assignee: string;
+  handle: string;
+  tasks: Task[];
+}
+
+export interface Board {
+  lanes: Lane[];
+  done: Task[];
+  context_version?: number;
+}
+
+export interface RoomFile {
+  file_id: string;
+  path?: string;
+  filename?: string;
+  version?: number;
+  versions?: Array<{ version: number; file_id?: string; size_bytes?: number; sha256?: string; created_at?: string; status?: string }>;
+  content_type?: string;
+  size_bytes?: number;
+  sha256?: string;
+  status?: string;
+  quarantined?: boolean;
+  kind?: string;
+  created_at?: string;
+  uploaded_by?: unknown;
+}
+
+export interface Workspace {
+  local_path: string | null;
+  repo_url: string | null;
+  repo_branch: string | null;
+  git_token: string | null;
+  git_token_set?: boolean;
+}
+
+export interface Agent {
+  agent_id: string;
+  plate: string;
+  name: string;
+  handle: string;
+  owner: { owner_id: string; name: string };
+  scopes: ScopeName[];
+  revoked: boolean;
+  created_at: string;
+}
+
+export interface Credential {
+  credential_id: string;
+  device_id: string;
+  device: string;
+  purpose: string;
+  revoked: boolean;
+  created_at: string;
+}
+
+export interface McpUrls {
+  generic: string;
+  'claude-code': string;
+  codex: string;
+  gemini: string;
+  cursor: string;
+}
+
+export interface MintedCredential {
+  credential_id: string;
+  credential: string;
+  device_id: string;
+  mcp_urls: McpUrls;
+}
+
+export interface Runner {
+  host?: string;
+  preset?: string;
+  command?: string;
+  args?: string[];
+  cwd?: string | null;
+  timeout_ms?: number;
+  env?: Record<string, string>;
+}
+
+export interface Wake {
+  wake_id: string;
+  plate: string;
+  handle?: string;
+  room?: string;
+  host?: string | null;
+  trigger: string;
+  status: string;
+  task_id?: string | null;
+  message_id?: string | null;
+  reason?: string | null;
+  target?: string | null;
+  instance_id?: string | null;
+  exit_code?: number | null;
+  /** The runner's output tails: only for the agent's own owner, null for others. */
+  stdout_tail?: string | null;
+  stderr_tail?: string | null;
+  tool_calls?: number | null;
+  /** Handled without any tool call back to the server: the agent did nothing visible. */
+  no_tool_call?: boolean;
+  created_at?: string;
+  started_at?: string | null;
+  ended_at?: string | null;
+}
+
+export type Json = Record<string, unknown>;

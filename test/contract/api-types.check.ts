@@ -1,0 +1,41 @@
+/**
+ * Compile-time contract between the server's DTOs and the shapes the UI reads
+ * (shared/api-types.ts). Type-checked by `npm run lint` (tsconfig.test.json); nothing runs:
+ * a server change that the UI's types no longer accept fails the build instead of the UI.
+ */
+import type * as Api from '../../shared/api-types.js';
+import type { MessageRecord, readHistory } from '../../src-main/core/messages/service.js';
+import type { TaskRecord } from '../../src-main/core/tasks/store.js';
+import type { readBoard } from '../../src-main/core/tasks/service.js';
+import type { AgentDto, listCredentials } from '../../src-main/core/agents/store.js';
+import type { RoomDto, listMembers } from '../../src-main/core/rooms/store.js';
+import type { instancesOf } from '../../src-main/core/addressing/instances.js';
+import type { Owner } from '../../src-main/core/owners/store.js';
+import type { FileEntry } from '../../src-main/core/files/service.js';
+import type { maskedWorkspace } from '../../src-main/core/workspace/store.js';
+import type { WakeDto } from '../../src-main/core/wakes/store.js';
+import type { runnerDto } from '../../src-main/core/wakes/runners.js';
+import type { mcpUrlsOf } from '../../src-main/core/agents/routes.js';
+
+/** Compiles only when the server's shape `S` is accepted where the UI expects `U`. */
+type Accepts<U, S extends U> = [U, S];
+
+export type ApiContract = [
+  Accepts<Api.Me, Owner>,
+  Accepts<Api.Owner, Owner>,
+  Accepts<Api.Room, RoomDto & { role: Api.Role | undefined; trust: Api.TrustMode }>,
+  Accepts<Api.HumanMember, ReturnType<typeof listMembers>['humans'][number]>,
+  Accepts<Api.AgentMember, ReturnType<typeof listMembers>['agents'][number]>,
+  Accepts<Api.Instance, ReturnType<typeof instancesOf>[number]>,
+  Accepts<Api.Message, MessageRecord>,
+  Accepts<Api.History, ReturnType<typeof readHistory>>,
+  Accepts<Api.Task, TaskRecord>,
+  Accepts<Api.Board, ReturnType<typeof readBoard>>,
+  Accepts<Api.RoomFile, FileEntry>,
+  Accepts<Api.Workspace, ReturnType<typeof maskedWorkspace>>,
+  Accepts<Api.Agent, AgentDto>,
+  Accepts<Api.Credential, ReturnType<typeof listCredentials>[number]>,
+  Accepts<Api.McpUrls, ReturnType<typeof mcpUrlsOf>>,
+  Accepts<Api.Runner, ReturnType<typeof runnerDto>>,
+  Accepts<Api.Wake, WakeDto>,
+];
