@@ -2,7 +2,8 @@ import type { Db } from '../db/open.js';
 import { stmt } from '../db/stmt.js';
 import { newId, newSecret, randomBase32, sha256Hex, slugify } from '../util/ids.js';
 import { AppError, invalid } from '../errors/app-error.js';
-import { maskToScopes, type ScopeName } from '../../../shared/scopes.js';
+import { maskToScopes } from '../../../shared/scopes.js';
+import type { Agent } from '../../../shared/api-types.js';
 
 export interface AgentRow {
   id: string;
@@ -17,16 +18,8 @@ export interface AgentRow {
   owner_name: string;
 }
 
-export interface AgentDto {
-  agent_id: string;
-  plate: string;
-  name: string;
-  handle: string;
-  owner: { owner_id: string; name: string };
-  scopes: ScopeName[];
-  revoked: boolean;
-  created_at: string;
-}
+/** An agent as the human API shows it: the shared contract the UI reads. */
+export type AgentDto = Agent;
 
 const SELECT_AGENT = `SELECT a.*, o.slug AS owner_slug, o.name AS owner_name FROM agents a JOIN owners o ON o.id = a.owner_id`;
 
