@@ -14,12 +14,24 @@ export interface ToolContext {
   requestId: string;
 }
 
+/** The MCP tool annotations (hints, not guarantees, but hosts such as Codex gate approval on them). */
+export interface ToolAnnotations {
+  readOnlyHint: boolean;
+  destructiveHint: boolean;
+  idempotentHint: boolean;
+  openWorldHint: boolean;
+}
+
 export interface ToolDef<S extends z.ZodObject = z.ZodObject> {
   name: string;
   scope: ScopeName;
   /** Written for a language model: when to use it and what it returns. */
   description: string;
   input: S;
+  /** A short human-readable name that hosts show instead of `name`. */
+  title?: string;
+  /** MCP behaviour hints that hosts use to decide whether a call needs approval; true to what the tool does. */
+  annotations?: ToolAnnotations;
   /** Retired tools are callable but not listed. */
   advertised?: boolean;
   handler: (ctx: ToolContext, args: z.infer<S>) => unknown | Promise<unknown>;
