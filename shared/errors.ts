@@ -25,6 +25,8 @@ export interface ToolErrorBody {
   error_id: string;
   retryable: boolean;
   retry_after_ms?: number;
+  /** Facts to act on, per error (e.g. `conflicts` of CONFLICT paths_reserved). */
+  details?: Record<string, unknown>;
   doc_url: string;
   next_action: 'diagnose_error';
 }

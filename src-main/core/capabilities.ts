@@ -28,12 +28,15 @@ import { contextTools } from './context/tools.js';
 import { contextRoutes } from './context/routes.js';
 import { startContextPruner } from './context/service.js';
 import { startInstanceEvents } from './ui/live.js';
+import { reservationTools } from './reservations/tools.js';
+import { reservationRoutes } from './reservations/routes.js';
+import { onTaskEnded, startReservationSweeper } from './reservations/service.js';
 
 /** Every MCP tool, in the order tools/list shows them. A new capability adds its array here. */
-export const ALL_TOOLS: ToolDef[] = [...identityTools, ...inboxTools, ...roomTools, ...messageTools, ...addressingTools, ...contextTools, ...fileTools, ...workspaceTools, ...taskTools, ...feedbackTools];
+export const ALL_TOOLS: ToolDef[] = [...identityTools, ...inboxTools, ...roomTools, ...messageTools, ...addressingTools, ...contextTools, ...fileTools, ...workspaceTools, ...taskTools, ...reservationTools, ...feedbackTools];
 
 /** Every human API route. */
-export const ALL_ROUTES: Route[] = [...ownerRoutes, ...agentRoutes, ...roomRoutes, ...eventRoutes, ...fileRoutes, ...workspaceRoutes, ...taskRoutes, ...feedbackRoutes, ...wakeRoutes, ...contextRoutes];
+export const ALL_ROUTES: Route[] = [...ownerRoutes, ...agentRoutes, ...roomRoutes, ...eventRoutes, ...fileRoutes, ...workspaceRoutes, ...taskRoutes, ...feedbackRoutes, ...wakeRoutes, ...contextRoutes, ...reservationRoutes];
 
 /** Start-up hooks of capabilities that run background work (e.g. the wake dispatcher). */
 export const CAPABILITY_STARTERS: Array<(core: Core) => void> = [
@@ -42,6 +45,9 @@ export const CAPABILITY_STARTERS: Array<(core: Core) => void> = [
   startWakeDispatcher,
   startContextPruner,
   startInstanceEvents,
+  // Reservations tied to a task end with it; tasks only announce the end (no import of reservations there).
+  (core) => core.hooks.taskEnded.push((e) => onTaskEnded(core, e.taskId)),
+  startReservationSweeper,
 ];
 
 /** Handlers for paths outside /v1 and /mcp (e.g. presigned file URLs); true when handled. */

@@ -34,11 +34,19 @@ export interface AgentActedEvent {
   tool: string;
 }
 
+export interface TaskEndedEvent {
+  roomId: string;
+  taskId: string;
+  status: 'done' | 'failed' | 'cancelled';
+}
+
 export interface CoreHooks {
   /** An agent acted in a room (sent a message, completed a task, …): wakes waiting on it are handled. */
   agentActed: Array<(e: AgentActedEvent) => void>;
   /** What a live instance is working on (the tasks whose lease it holds), for list_instances. */
   workingOn: Array<(sessionId: string) => Array<{ task_id: string; title: string; room: string }>>;
+  /** A task reached done, failed or cancelled (after commit); capabilities tied to tasks end their part. */
+  taskEnded: Array<(e: TaskEndedEvent) => void>;
   /** Runs when the core stops. */
   onClose: Array<() => void | Promise<void>>;
 }
@@ -54,6 +62,17 @@ export function notifyActed(core: Core, e: AgentActedEvent): void {
       h(e);
     } catch (err) {
       core.config.log(`agentActed hook failed: ${(err as Error).message}`);
+    }
+  }
+}
+
+/** Tells capabilities tied to tasks (path reservations) that a task ended. */
+export function notifyTaskEnded(core: Core, e: TaskEndedEvent): void {
+  for (const h of core.hooks.taskEnded) {
+    try {
+      h(e);
+    } catch (err) {
+      core.config.log(`taskEnded hook failed: ${(err as Error).message}`);
     }
   }
 }

@@ -93,7 +93,7 @@ export async function startCore(opts: StartOptions): Promise<RunningCore> {
     rateLimiter: new RateLimiter(opts.rateLimit ?? { perSecond: 50, burst: 200 }),
     sessions: new SessionRegistry(),
     baseUrl: '',
-    hooks: { agentActed: [], workingOn: [], onClose: [] },
+    hooks: { agentActed: [], workingOn: [], taskEnded: [], onClose: [] },
   };
   const ownerToken = ensurePrimaryOwner(core, opts.ownerName ?? safeUserName());
   const registry = new ToolRegistry(ALL_TOOLS);

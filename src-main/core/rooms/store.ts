@@ -169,7 +169,7 @@ export function listMembers(db: Db, roomId: string) {
 /**
  * Records a change of the room's durable context and returns the new context_version.
  * Call inside the transaction that makes the change. Classes: messages, board, files,
- * focus, decisions, roster, handoffs, workspace.
+ * focus, decisions, roster, handoffs, workspace, reservations.
  */
 export function touchRoom(db: Db, roomId: string, classes: string[]): number {
   const r = stmt(db, 'UPDATE rooms SET context_version = context_version + 1 WHERE id = ? RETURNING context_version').get(

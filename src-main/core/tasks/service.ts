@@ -1,5 +1,5 @@
 import type { Core } from '../context.js';
-import { notifyActed } from '../context.js';
+import { notifyActed, notifyTaskEnded } from '../context.js';
 import type { Db } from '../db/open.js';
 import { immediate } from '../db/open.js';
 import { stmt } from '../db/stmt.js';
@@ -118,6 +118,11 @@ function announceAssignment(db: Db, t: TaskRow, actor: Actor): boolean {
       eventKey: `task:${t.id}:assign:${t.assign_count}`,
     }) !== undefined
   );
+}
+
+/** After commit: a task that reached done, failed or cancelled tells the capabilities tied to it (core.hooks.taskEnded). */
+function endedHook(core: Core, rec: TaskRecord): void {
+  if (rec.status === 'done' || rec.status === 'failed' || rec.status === 'cancelled') notifyTaskEnded(core, { roomId: rec.room, taskId: rec.task_id, status: rec.status });
 }
 
 function emitBoard(core: Core, roomId: string, wakes: boolean): void {
@@ -351,6 +356,7 @@ export function setStatus(core: Core, actor: Extract<Actor, { kind: 'agent' }>, 
     return taskRecord(db, t.id)!;
   });
   emitBoard(core, rec.room, false);
+  endedHook(core, rec);
   notifyActed(core, { plate: actor.plate, roomId: rec.room, sessionId: actor.sessionId, tool: 'set_status' });
   return rec;
 }
@@ -445,6 +451,7 @@ export function completeTask(
     return { rec: taskRecord(db, t.id)!, unblocked };
   });
   emitBoard(core, out.rec.room, woke);
+  endedHook(core, out.rec);
   notifyActed(core, { plate: actor.plate, roomId: out.rec.room, sessionId: actor.sessionId, tool: 'complete_task' });
   return { ...out.rec, unblocked: out.unblocked };
 }
@@ -461,6 +468,7 @@ export function cancelTask(core: Core, actor: Extract<Actor, { kind: 'human' }>,
     return taskRecord(db, t.id)!;
   });
   emitBoard(core, rec.room, false);
+  endedHook(core, rec);
   return rec;
 }
 

@@ -5,7 +5,7 @@ import { getAgentByPlate } from '../agents/store.js';
 import { isCrossOwner, trustMode } from '../rooms/store.js';
 import { hasScope } from '../../../shared/scopes.js';
 
-export type WakeTrigger = 'mention' | 'assignment' | 'successor';
+export type WakeTrigger = 'mention' | 'assignment' | 'successor' | 'paths_free';
 
 export interface WakeInput {
   plate: string;
