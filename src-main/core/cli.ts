@@ -7,6 +7,7 @@ import { parseRateLimit, type RateLimitConfig } from './ratelimit.js';
 import { openDb } from './db/open.js';
 import { createLoginLink } from './owners/login.js';
 import { primaryOwner } from './owners/store.js';
+import { guardCommand, GUARD_USAGE } from './reservations/guard.js';
 
 const USAGE = `agent-rooms: local collaboration rooms for agents and humans
 
@@ -15,6 +16,7 @@ Usage:
       Run the core headless on 127.0.0.1 (default port ${DEFAULT_PORT}; --port 0 picks a free one).
   agent-rooms open [--home DIR]
       Print a fresh one-time UI login URL for the running server.
+${GUARD_USAGE}
   agent-rooms --help
 
 Environment: AGENT_ROOMS_HOME, AGENT_ROOMS_PORT.`;
@@ -120,6 +122,7 @@ async function main(argv: string[]) {
     process.stdout.write(USAGE + '\n');
     return;
   }
+  if (cmd === 'guard') return guardCommand(rest);
   const flags = parseFlags(rest);
   if (cmd === 'serve') return serve(flags);
   if (cmd === 'open') return open(flags);
