@@ -236,4 +236,43 @@ export interface Wake {
   ended_at?: string | null;
 }
 
+/** A path reservation (issue 19): who holds which repository glob, until when, for which task. */
+export interface Reservation {
+  reservation_id: string;
+  room: string;
+  holder: string;
+  plate: string;
+  pattern: string;
+  exclusive: boolean;
+  reason: string | null;
+  task_id: string | null;
+  state: 'waiting' | 'active';
+  created_at: string;
+  granted_at: string | null;
+  expires_at: string;
+}
+
+/** How a reservation ended; a force-release keeps the admin's reason. */
+export interface ReservationRelease {
+  reservation_id: string;
+  holder: string;
+  plate: string;
+  pattern: string;
+  task_id: string | null;
+  cause: 'released' | 'force_released' | 'expired' | 'task_ended' | 'wait_cancelled' | 'wait_expired';
+  by_kind: 'agent' | 'human' | 'server';
+  by: string | null;
+  reason: string | null;
+  at: string;
+}
+
+/** GET /v1/rooms/:id/reservations */
+export interface RoomReservations {
+  reservations: Reservation[];
+  waiting: Reservation[];
+  released: ReservationRelease[];
+  can_force_release: boolean;
+  context_version: number;
+}
+
 export type Json = Record<string, unknown>;

@@ -6,6 +6,7 @@ import { useFiles } from './stores/files';
 import { useAgents } from './stores/agents';
 import { useWakes } from './stores/wakes';
 import { useWorkspace } from './stores/workspace';
+import { useReservations } from './stores/reservations';
 import type { Message } from './types';
 
 interface EventData {
@@ -59,6 +60,7 @@ function refreshAll() {
   for (const room of Object.keys(useBoard.getState().rooms)) refreshRoom(room, 'board');
   for (const room of Object.keys(useFiles.getState().rooms)) refreshRoom(room, 'files');
   for (const room of Object.keys(useWakes.getState().rooms)) refreshRoom(room, 'wakes');
+  for (const room of Object.keys(useReservations.getState().rooms)) void useReservations.getState().load(room);
   if (useAgents.getState().status === 'ready') void useAgents.getState().load();
 }
 
@@ -84,6 +86,7 @@ const HANDLERS: Record<string, (e: EventData) => void> = {
   'tasks.changed': (e) => e.room && refreshRoom(e.room, 'board'),
   'files.changed': (e) => e.room && refreshRoom(e.room, 'files'),
   'workspace.changed': (e) => e.room && refreshRoom(e.room, 'workspace'),
+  'reservations.changed': (e) => e.room && useReservations.getState().rooms[e.room] && soon(`reservations:${e.room}`, () => void useReservations.getState().load(e.room!)),
   'wakes.changed': (e) => e.room && refreshRoom(e.room, 'wakes'),
   'feedback.changed': (e) => {
     if (e.room) refreshRoom(e.room, 'feedback');

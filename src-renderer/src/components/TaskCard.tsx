@@ -6,6 +6,7 @@ import { Confirm, Dialog } from './Dialog';
 import { Disabled } from './States';
 import { canArchive, canCancel, canReassign, canRelease, type Allowed } from './boardRules';
 import { dePlate } from './MessageBody';
+import { ReservedPaths } from './ReservationsView';
 
 function Action({ label, allowed, onClick }: { label: string; allowed: Allowed | null; onClick: () => void }) {
   if (allowed === null) return null;
@@ -60,6 +61,7 @@ export const TaskCard = memo(function TaskCard({ task, room, meId, members, titl
             </dd>
           </div>
         )}
+        <ReservedPaths roomId={room.room_id} taskId={task.task_id} />
         <div>
           <dt>Done when</dt>
           <dd>{dePlate(task.definition_of_done, plates)}</dd>
