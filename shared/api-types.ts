@@ -259,7 +259,7 @@ export interface ReservationRelease {
   plate: string;
   pattern: string;
   task_id: string | null;
-  cause: 'released' | 'force_released' | 'expired' | 'task_ended' | 'wait_cancelled' | 'wait_expired';
+  cause: 'released' | 'force_released' | 'expired' | 'task_ended' | 'holder_left' | 'wait_cancelled' | 'wait_expired';
   by_kind: 'agent' | 'human' | 'server';
   by: string | null;
   reason: string | null;

@@ -174,6 +174,21 @@ describe('path reservations', () => {
     expect((await ok(ca, 'list_reservations', { room })).reservations).toEqual([]);
   });
 
+  it('an agent removed from the room loses its reservations at once, and a waiter behind it is granted', async () => {
+    const a = await s.agent('Leaver', { scopes: ['READ', 'WRITE', 'INVOKE'] });
+    const b = await s.agent('Stayer', { scopes: ['READ', 'WRITE', 'INVOKE'] });
+    const room = await roomWith('Leave', a, b);
+    const ca = await s.connect(a.credential);
+    const cb = await s.connect(b.credential);
+    await ok(ca, 'reserve_paths', { room, paths: ['src/**'] });
+    const queued = await ok(cb, 'reserve_paths', { room, paths: ['src/x.ts'], wait: true });
+    expect((await s.api('DELETE', `/v1/rooms/${room}/agents/${a.plate}`)).status).toBe(200);
+    expect((await ok(cb, 'list_reservations', { room, path: 'src/main.ts' })).reservations.map((r: any) => r.plate)).not.toContain(a.plate);
+    await until(async () => (await ok(cb, 'list_reservations', { room })).reservations.some((r: any) => r.reservation_id === queued.reservations[0].reservation_id), 'the waiter to be granted');
+    expect(count(s, 'reservation_releases', "room_id = ? AND cause = 'holder_left'", room)).toBe(1);
+    expect(count(s, 'wakes', "plate = ? AND trigger = 'paths_free'", b.plate)).toBe(1);
+  });
+
   it('TTLs run on server time: an expired reservation vanishes from reads and is pruned with a record', async () => {
     const a = await s.agent('Brief');
     const room = await roomWith('Expiry', a);

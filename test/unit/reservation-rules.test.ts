@@ -1,4 +1,5 @@
 import { describe, it, expect } from 'vitest';
+import picomatch from 'picomatch';
 import { conflicts, covers, normalizePattern, overlaps, parsePath, parsePattern } from '../../src-main/core/reservations/rules.js';
 
 const P = (s: string) => parsePattern(normalizePattern(s));
@@ -53,16 +54,47 @@ describe('pattern overlap', () => {
   });
 });
 
+describe('soundness against picomatch itself', () => {
+  // Independent oracle: picomatch on concrete paths (and, for patterns that may name a
+  // directory, on the path's ancestors). Whenever some path is covered by both patterns,
+  // overlaps() must say so: a missed conflict is the failure that matters.
+  const PATHS = [
+    'src/a.ts', 'src/b.ts', 'src/c.ts', 'src/x.ts', 'src/ab.ts', 'src/a.md', 'src/a/b.ts', 'src/.env', 'src/routes.ts',
+    'src/api/routes.ts', 'src/api/routes.ts.bak', 'src/api/index.ts', 'src/api/other.ts', 'src/api/x/y.ts', 'src/web/x.ts', 'src/cli/x.ts',
+    'src/deep/x/y.ts', 'lib/api/routes.ts', 'lib/a.ts', 'README.md', 'docs/README.md', 'docs/x.ts', 'docs/guide.md', 'a/b/c.ts',
+    '.env', 'abc/x.ts', 'bcd/x.ts', 'SRC/a.ts', 'anything/at/all.txt', 'src', 'src/api',
+  ];
+  const oracle = (pattern: string, path: string) => {
+    const parsed = P(pattern);
+    const m = picomatch(parsed.pattern, { dot: true });
+    if (m(path)) return true;
+    if (!parsed.coversBelow) return false;
+    const parts = path.split('/');
+    return parts.slice(1).some((_p, i) => m(parts.slice(0, i + 1).join('/')));
+  };
+  const patterns = [...new Set(OVERLAP.flatMap(([a, b]) => [a, b]))];
+  it(`no pair of ${patterns.length} patterns that share a sample path is reported disjoint`, () => {
+    const missed: string[] = [];
+    for (const a of patterns) {
+      for (const b of patterns) {
+        const shared = PATHS.find((p) => oracle(a, p) && oracle(b, p));
+        if (shared && !overlaps(P(a), P(b))) missed.push(`${a} & ${b} (both cover ${shared})`);
+      }
+    }
+    expect(missed).toEqual([]);
+  });
+});
+
 describe('conflicts between holders', () => {
   const h = (plate: string, pattern: string, exclusive: boolean) => ({ plate, parsed: P(pattern), exclusive });
   it.each([
-    [h('A', 'src/**', true), h('B', 'src/a.ts', true), true, 'exclusive vs exclusive'],
-    [h('A', 'src/**', true), h('B', 'src/a.ts', false), true, 'exclusive vs shared'],
-    [h('A', 'src/**', false), h('B', 'src/a.ts', true), true, 'shared vs exclusive'],
-    [h('A', 'src/**', false), h('B', 'src/a.ts', false), false, 'shared reservations coexist'],
-    [h('A', 'src/**', true), h('A', 'src/a.ts', true), false, 'a holder never conflicts with itself'],
-    [h('A', 'src/**', true), h('B', 'lib/a.ts', true), false, 'disjoint patterns'],
-  ] as const)('%#: %s', (a, b, want) => {
+    ['exclusive vs exclusive', h('A', 'src/**', true), h('B', 'src/a.ts', true), true],
+    ['exclusive vs shared', h('A', 'src/**', true), h('B', 'src/a.ts', false), true],
+    ['shared vs exclusive', h('A', 'src/**', false), h('B', 'src/a.ts', true), true],
+    ['shared reservations coexist', h('A', 'src/**', false), h('B', 'src/a.ts', false), false],
+    ['a holder never conflicts with itself', h('A', 'src/**', true), h('A', 'src/a.ts', true), false],
+    ['disjoint patterns', h('A', 'src/**', true), h('B', 'lib/a.ts', true), false],
+  ] as Array<[string, ReturnType<typeof h>, ReturnType<typeof h>, boolean]>)('%s', (_why, a, b, want) => {
     expect(conflicts(a, b)).toBe(want);
   });
 });

@@ -19,6 +19,7 @@ import {
   recentReleases,
   rowsOfTask,
   setExpiry,
+  deathCause,
   type ReleaseCause,
   type ReleaseRow,
   type ReservationRow,
@@ -447,13 +448,14 @@ export function forceRelease(core: Core, ownerId: string, roomId: string, reserv
 export function sweep(core: Core, onlyTask?: string): Set<string> {
   const { db } = core;
   const rooms = new Set<string>();
+  // Most seconds nothing died: look first (a read), so the sweep takes no write lock then.
+  if (!onlyTask && deadRows(db, Date.now()).length === 0) return rooms;
   let woke = false;
   immediate(db, () => {
     const now = Date.now();
     const dead = onlyTask ? rowsOfTask(db, onlyTask).filter((r) => !liveById(db, r.id, now)) : deadRows(db, now);
     for (const r of dead) {
-      const cause: ReleaseCause = r.task_id && r.expires_at > now ? 'task_ended' : r.state === 'waiting' ? 'wait_expired' : 'expired';
-      if (endReservation(db, r, cause, { kind: 'server' }, now)) rooms.add(r.room_id);
+      if (endReservation(db, r, deathCause(db, r, now), { kind: 'server' }, now)) rooms.add(r.room_id);
     }
     for (const room of rooms) {
       touchRoom(db, room, ['reservations']);

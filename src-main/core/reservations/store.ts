@@ -3,7 +3,7 @@ import { stmt } from '../db/stmt.js';
 import { LEASE_STALE_MS } from '../tasks/store.js';
 
 export type ReservationState = 'waiting' | 'active';
-export type ReleaseCause = 'released' | 'force_released' | 'expired' | 'task_ended' | 'wait_cancelled' | 'wait_expired';
+export type ReleaseCause = 'released' | 'force_released' | 'expired' | 'task_ended' | 'holder_left' | 'wait_cancelled' | 'wait_expired';
 
 export interface ReservationRow {
   seq: number;
@@ -22,15 +22,28 @@ export interface ReservationRow {
   expires_at: number;
 }
 
-/**
- * A reservation is alive while its time has not run out and, when it is tied to a task,
- * while that task is open (todo, doing, blocked) and its lease is not stale. Every read
- * applies this, so an expired or ended reservation disappears at once, before the sweep
- * deletes it.
- */
-const ALIVE = `r.expires_at > @now AND (r.task_id IS NULL OR EXISTS (
+/** Its task (if any) is open (todo, doing, blocked), not archived, and its lease is not stale. */
+const TASK_OPEN = `(r.task_id IS NULL OR EXISTS (
     SELECT 1 FROM tasks t WHERE t.id = r.task_id AND t.archived_at IS NULL AND t.status IN ('todo', 'doing', 'blocked')
       AND NOT (t.status = 'doing' AND t.lease_renewed_at IS NOT NULL AND t.lease_renewed_at < @now - ${LEASE_STALE_MS})))`;
+
+/** The holder is still an agent of the room and not revoked. */
+const HOLDER_PRESENT = `EXISTS (SELECT 1 FROM room_agents ra JOIN agents a ON a.plate = ra.plate
+    WHERE ra.room_id = r.room_id AND ra.plate = r.plate AND a.revoked_at IS NULL)`;
+
+/**
+ * A reservation is alive while its time has not run out, its task (if any) is open and its
+ * holder is still in the room. Every read applies this, so an expired or ended reservation
+ * disappears at once, before the sweep deletes it.
+ */
+const ALIVE = `r.expires_at > @now AND ${TASK_OPEN} AND ${HOLDER_PRESENT}`;
+
+/** Why a dead row died (for the release record). */
+export function deathCause(db: Db, r: ReservationRow, now: number): ReleaseCause {
+  if (r.expires_at <= now) return r.state === 'waiting' ? 'wait_expired' : 'expired';
+  const taskOpen = stmt(db, `SELECT ${TASK_OPEN} AS ok FROM path_reservations r WHERE r.id = @id`).get({ id: r.id, now }) as { ok: number } | undefined;
+  return taskOpen?.ok === 0 ? 'task_ended' : 'holder_left';
+}
 
 export function liveInRoom(db: Db, roomId: string, now: number, state?: ReservationState): ReservationRow[] {
   return stmt(

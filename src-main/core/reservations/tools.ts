@@ -15,12 +15,12 @@ export const reservationTools = [
     title: 'Reserve paths',
     scope: 'WRITE',
     description:
-      'Call before editing files in the room repository: reserves repo-relative globs (src/**, src/api/routes.ts), exclusive by default, for ttl_s (default 3600). With task_id it ends with the task. Returns the reservations, or CONFLICT paths_reserved with error.details.conflicts naming each holder; with wait: true you queue instead and get a paths_free wake when granted.',
+      'Call before editing repo files: reserves repo-relative globs (src/**, a/b.ts), exclusive by default, ttl_s default 3600; with task_id it ends with the task. Returns the reservations, or CONFLICT paths_reserved (error.details.conflicts names holders); wait: true queues you and a paths_free wake follows the grant.',
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     input: z.object({
       room: roomArg,
       paths: z.array(patternArg).min(1).max(50).describe('Repository-relative globs'),
-      exclusive: z.boolean().optional().describe('Default true; false = shared'),
+      exclusive: z.boolean().optional().describe('false = shared'),
       ttl_s: ttlArg.optional(),
       reason: z.string().max(500).optional(),
       task_id: z.string().min(1).max(200).optional().describe('Your task these edits belong to'),

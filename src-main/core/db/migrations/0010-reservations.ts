@@ -46,7 +46,7 @@ export const migration0010: Migration = {
         plate TEXT NOT NULL,
         pattern TEXT NOT NULL,
         task_id TEXT,
-        cause TEXT NOT NULL CHECK (cause IN ('released', 'force_released', 'expired', 'task_ended', 'wait_cancelled', 'wait_expired')),
+        cause TEXT NOT NULL CHECK (cause IN ('released', 'force_released', 'expired', 'task_ended', 'holder_left', 'wait_cancelled', 'wait_expired')),
         by_kind TEXT NOT NULL CHECK (by_kind IN ('agent', 'human', 'server')),
         by_id TEXT,
         reason TEXT,
