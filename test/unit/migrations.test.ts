@@ -77,7 +77,7 @@ describe('0006-wake-dispatch-index', () => {
       INSERT INTO rooms (id, name, created_by, created_at) VALUES ('room_1', 'r', 'own_1', 1);
       INSERT INTO wakes (id, plate, room_id, trigger, content, event_key, created_at) VALUES ('wake_1', 'AA-AGT-000000', 'room_1', 'mention', 'hi', 'e1', 1);`);
     migrate(db);
-    // Later migrations run too (0010-reservations rebuilds wakes); the index must survive them.
+    // Later migrations run too (0007-reservations rebuilds wakes); the index must survive them.
     expect(db.pragma('user_version', { simple: true })).toBe(LATEST);
     const plan = db
       .prepare(`EXPLAIN QUERY PLAN SELECT MIN(seq) FROM wakes INDEXED BY wakes_dispatchable WHERE status = 'queued' AND target IS NOT 'pull' GROUP BY plate, room_id`)
@@ -90,7 +90,7 @@ describe('0006-wake-dispatch-index', () => {
   });
 });
 
-describe('0010-reservations', () => {
+describe('0007-reservations', () => {
   it('wakes written before it keep every column, index and the seq counter; paths_free becomes a valid trigger', () => {
     const db = fresh();
     const before = MIGRATIONS.find((m) => m.name.endsWith('-reservations'))!.version - 1;

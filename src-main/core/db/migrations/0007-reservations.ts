@@ -6,12 +6,8 @@ import type { Migration } from '../migrate.js';
  * agents waiting for them (`state = 'waiting'`), and the record of how each one ended
  * (released, force-released with a reason, expired, its task ended). The wake queue learns
  * the `paths_free` trigger.
- *
- * The lead assigned this migration the number 0010; on this branch it runs as version 7
- * because versions must run without gaps and 0007-0009 land from parallel branches. The
- * lead sets the version and name at merge.
  */
-export const migration0010: Migration = {
+export const migration0007: Migration = {
   version: 7,
   name: '0007-reservations',
   up(db) {
