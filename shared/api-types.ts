@@ -19,6 +19,9 @@ export interface Owner {
   owner_id: string;
   name: string;
   handle: string;
+  is_primary?: boolean;
+  /** May configure runners (commands run as this machine's user); only the primary owner changes it. */
+  allow_runners?: boolean;
 }
 
 export type Role = 'admin' | 'member';
@@ -164,6 +167,9 @@ export interface Workspace {
   repo_branch: string | null;
   git_token: string | null;
   git_token_set?: boolean;
+  configured?: boolean;
+  /** A non-admin sees that a workspace is configured, not its details (docs/security.md). */
+  details_hidden?: boolean;
 }
 
 export interface Agent {
