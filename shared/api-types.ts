@@ -13,6 +13,8 @@ export interface Me {
   handle: string;
   plate_prefix: string;
   is_primary: boolean;
+  /** May configure runners: the primary owner always, others when it allowed them (docs/security.md). */
+  allow_runners?: boolean;
 }
 
 export interface Owner {
