@@ -217,6 +217,8 @@ export interface Runner {
   cwd?: string | null;
   timeout_ms?: number;
   env?: Record<string, string>;
+  /** false: its owner may not run commands here (allow_runners), so it does not start. */
+  enabled?: boolean;
 }
 
 export interface Wake {

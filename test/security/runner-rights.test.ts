@@ -94,6 +94,9 @@ describe('security: runner rights (item 1)', () => {
     expect(readFileSync(join(dir, 'run.log'), 'utf8')).not.toContain('"stdin":"second"');
     // Configuring again is refused too.
     expect((await s.api('PUT', `/v1/agents/${a.plate}/runners/gemini`, runner(), bob.token)).status).toBe(403);
+    // The runner stays listed for its owner, marked as not running.
+    const listed = (await s.api('GET', `/v1/agents/${a.plate}/runners`, undefined, bob.token)).body.runners as any[];
+    expect(listed.map((r) => [r.host, r.enabled])).toEqual([['codex', false]]);
   });
 
   it('the data home, anything inside it, or a link to it is refused as cwd', async () => {

@@ -44,6 +44,11 @@ function requireRunnerRight(owner: Owner): void {
   }
 }
 
+/** A runner of an owner without the right stays listed, marked as not running (`enabled: false`). */
+function withRight<T extends object>(owner: Owner, dto: T): T & { enabled: boolean } {
+  return { ...dto, enabled: owner.allow_runners };
+}
+
 /** The data home (keys, tokens, the database) is never a runner's working folder, nor anything inside it. */
 function checkCwd(home: string, cwd: string | undefined): void {
   if (cwd !== undefined && isInsideHome(home, cwd)) {
@@ -76,7 +81,9 @@ export const wakeRoutes: Route[] = [
   {
     method: 'GET',
     path: '/v1/agents/:plate/runners',
-    handler: ({ core, owner, params }) => ({ runners: runnersOf(core.db, ownAgent(core, owner, params.plate!).plate).map(runnerDto) }),
+    handler: ({ core, owner, params }) => ({
+      runners: runnersOf(core.db, ownAgent(core, owner, params.plate!).plate).map((r) => withRight(owner, runnerDto(r))),
+    }),
   },
   {
     method: 'PUT',
@@ -108,7 +115,7 @@ export const wakeRoutes: Route[] = [
       const a = ownAgent(core, owner, params.plate!);
       const r = getRunner(core.db, a.plate, hostParam(params.host!));
       if (!r) throw new AppError('NOT_FOUND', 'no runner configured for this agent and host');
-      return runnerDto(r);
+      return withRight(owner, runnerDto(r));
     },
   },
   {

@@ -109,6 +109,7 @@ function RunnerRow({ agent, host }: { agent: Agent; host: RunnerHost }) {
     <form className="runner" onSubmit={submit} aria-labelledby={`${id}-h`}>
       <h4 id={`${id}-h`}>
         {host} {runner ? <span className="badge ok">configured: {runner.preset ?? [runner.command, ...(runner.args ?? [])].join(' ')}</span> : <span className="badge">none</span>}
+        {runner?.enabled === false && <span className="badge warn">disabled: runners not allowed for you</span>}
       </h4>
       <div className="row wrap">
         <label htmlFor={`${id}-mode`}>Kind</label>
