@@ -42,3 +42,4 @@ export async function addHuman(s: TestServer, room: string, ownerId: string, rol
   const r = await s.api('POST', `/v1/rooms/${room}/members`, { owner_id: ownerId, role }, token);
   if (r.status !== 201) throw new Error(`add human: ${JSON.stringify(r.body)}`);
 }
+

@@ -37,6 +37,12 @@ export function isInsideHome(home: string, p: string): boolean {
   return within(resolve(home), resolve(p)) || within(realish(home), realish(p));
 }
 
+/** The parent of every agent's scratch folder: this user's own, in the system temp folder. */
+export function scratchBase(): string {
+  const uid = typeof process.getuid === 'function' ? process.getuid() : undefined;
+  return join(tmpdir(), `agent-rooms-runs${uid === undefined ? '' : `-${uid}`}`);
+}
+
 /**
  * A per-agent scratch folder for runs that have no working folder of their own: under the
  * system temp folder, never in the data home. The parent is this user's alone (0700, owned by
@@ -45,7 +51,7 @@ export function isInsideHome(home: string, p: string): boolean {
 export function scratchFolder(plate: string): string {
   if (!/^[A-Z0-9-]{1,64}$/.test(plate)) throw new Error('unexpected plate format');
   const uid = typeof process.getuid === 'function' ? process.getuid() : undefined;
-  const base = join(tmpdir(), `agent-rooms-runs${uid === undefined ? '' : `-${uid}`}`);
+  const base = scratchBase();
   mkdirSync(base, { recursive: true, mode: 0o700 });
   const st = lstatSync(base);
   if (!st.isDirectory() || st.isSymbolicLink() || (uid !== undefined && st.uid !== uid)) {
