@@ -13,12 +13,17 @@ export interface Me {
   handle: string;
   plate_prefix: string;
   is_primary: boolean;
+  /** May configure runners: the primary owner always, others when it allowed them (docs/security.md). */
+  allow_runners?: boolean;
 }
 
 export interface Owner {
   owner_id: string;
   name: string;
   handle: string;
+  is_primary?: boolean;
+  /** May configure runners (commands run as this machine's user); only the primary owner changes it. */
+  allow_runners?: boolean;
 }
 
 export type Role = 'admin' | 'member';
@@ -164,6 +169,9 @@ export interface Workspace {
   repo_branch: string | null;
   git_token: string | null;
   git_token_set?: boolean;
+  configured?: boolean;
+  /** A non-admin sees that a workspace is configured, not its details (docs/security.md). */
+  details_hidden?: boolean;
 }
 
 export interface Agent {
@@ -209,6 +217,8 @@ export interface Runner {
   cwd?: string | null;
   timeout_ms?: number;
   env?: Record<string, string>;
+  /** false: its owner may not run commands here (allow_runners), so it does not start. */
+  enabled?: boolean;
 }
 
 export interface Wake {

@@ -14,7 +14,7 @@ import { eventRoutes } from './events/routes.js';
 import { fileTools } from './files/tools.js';
 import { fileRoutes } from './files/routes.js';
 import { handleFileUrl } from './files/http.js';
-import { sweepBlobs } from './files/service.js';
+import { startTrashPurger, sweepBlobs } from './files/service.js';
 import { workspaceTools } from './workspace/tools.js';
 import { workspaceRoutes } from './workspace/routes.js';
 import { feedbackTools } from './feedback/tools.js';
@@ -42,6 +42,7 @@ export const ALL_ROUTES: Route[] = [...ownerRoutes, ...agentRoutes, ...roomRoute
 export const CAPABILITY_STARTERS: Array<(core: Core) => void> = [
   (core) => core.hooks.workingOn.push((sessionId) => tasksHeldBy(core.db, sessionId)),
   (core) => setImmediate(() => sweepBlobs(core)),
+  startTrashPurger,
   startWakeDispatcher,
   startContextPruner,
   startInstanceEvents,

@@ -176,9 +176,10 @@ describe('human API (/v1)', () => {
     expectApiError(await s.api('POST', `/v1/rooms/${room}/members`, { plate: 'ADAO-AGT-ZZZZZZ' }), 404, 'NOT_FOUND');
     expectApiError(await s.api('POST', `/v1/rooms/${room}/members`, { owner_id: 'own_nope', role: 'member' }), 404, 'NOT_FOUND');
     expectApiError(await s.api('POST', `/v1/rooms/${room}/members`, { owner_id: third.owner_id, role: 'king' }), 400, 'INVALID_ARGUMENT');
-    // Once the outside owner is present, the admin may add their agent.
+    // Even once the outside owner is present, only that owner adds their agent (issue 14, docs/security.md item 2).
     expect((await s.api('POST', `/v1/rooms/${room}/members`, { owner_id: third.owner_id, role: 'member' })).status).toBe(201);
-    expect((await s.api('POST', `/v1/rooms/${room}/members`, { plate: outsidersAgent.plate })).status).toBe(201);
+    expectApiError(await s.api('POST', `/v1/rooms/${room}/members`, { plate: outsidersAgent.plate }), 403, 'FORBIDDEN');
+    expect((await s.api('POST', `/v1/rooms/${room}/members`, { plate: outsidersAgent.plate }, third.token)).status).toBe(201);
 
     const m = await s.api('GET', `/v1/rooms/${room}/members`, undefined, teammate.token);
     expect(m.body.agents.map((a: any) => a.plate).sort()).toEqual([mine.plate, theirs.plate, outsidersAgent.plate].sort());

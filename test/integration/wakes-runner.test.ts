@@ -65,8 +65,10 @@ describe('wakes: spawned runners', () => {
       message_id: msg.message_id,
     });
     expect(typeof start.wake.context_version).toBe('number');
-    // With no workspace configured the runner works in the server's home.
-    expect(start.cwd).toBe(s.home);
+    // With no workspace configured the runner works in a per-agent scratch folder, never in the
+    // data home (issue 14, docs/security.md item 1; it used to be the home).
+    expect(start.cwd).not.toBe(s.home);
+    expect(start.cwd).toBe(join(tmpdir(), `agent-rooms-runs-${process.getuid!()}`, a.plate));
 
     // The run's credential was revoked when the run ended.
     const creds = (await s.api('GET', `/v1/agents/${a.plate}/credentials`)).body.credentials as any[];

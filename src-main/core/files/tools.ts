@@ -93,7 +93,8 @@ export const fileTools = [
   defineTool({
     name: 'delete_file',
     scope: 'UPLOAD',
-    description: 'Delete a room file by path or file_id, with all its versions, once nobody needs it. Returns {deleted, file_id, path, versions_deleted}.',
+    description:
+      "Delete a room file by path or file_id, with all its versions, once nobody needs it. Only your owner's own files, or any file if your owner is a room admin. The delete is soft: a human can restore it until restorable_until. Returns {deleted, file_id, path, versions_deleted, restorable_until}.",
     input: z.object({ room: roomIdArg, path: pathArg.optional(), file_id: fileIdArg.optional() }),
     handler: (ctx, args) => {
       requireAgentRoom(ctx.core.db, args.room, ctx.agent.plate);

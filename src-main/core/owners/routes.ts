@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Route } from '../http/router.js';
 import { Status } from '../http/router.js';
-import { createOwner, listOwners } from './store.js';
+import { createOwner, listOwners, setAllowRunners } from './store.js';
 import { createLoginLink } from './login.js';
 import { parseWith } from '../http/validate.js';
 import { AppError } from '../errors/app-error.js';
@@ -13,7 +13,23 @@ export const ownerRoutes: Route[] = [
     path: '/v1/owners',
     // The directory of humans on this server: any room admin needs it to add a human to a room.
     // Only the primary owner creates owners (POST below), and no token is ever listed.
+    // allow_runners shows who may run commands on this machine (docs/security.md).
     handler: ({ core }) => ({ owners: listOwners(core.db) }),
+  },
+  {
+    method: 'PATCH',
+    path: '/v1/owners/:ownerId',
+    handler: ({ core, owner, params, body }) => {
+      if (!owner.is_primary) {
+        throw new AppError('FORBIDDEN', "only the primary owner may change another owner's rights", { reason: 'not_primary_owner' });
+      }
+      const input = parseWith(z.strictObject({ allow_runners: z.boolean() }), body);
+      const updated = setAllowRunners(core.db, params.ownerId!, input.allow_runners);
+      // The wake dispatcher listens: a revoked right ends that owner's running runs at once.
+      core.bus.emit({ type: 'owners.changed', data: { owner_id: updated.owner_id, allow_runners: updated.allow_runners } });
+      core.bus.emit({ type: 'runners.changed', owners: [updated.owner_id] });
+      return updated;
+    },
   },
   {
     method: 'POST',

@@ -93,8 +93,10 @@ function validateDeps(db: Db, roomId: string, taskId: string, deps: readonly str
   return unique;
 }
 
-function trustLevelOf(assignee: AgentRow, actorOwnerId: string) {
-  return assignee.owner_id === actorOwnerId ? ('same_owner' as const) : ('trusted' as const);
+/** The inbox trust_level of a task item: what the assignee owner's Trust says of the actor, never assumed. */
+function trustLevelOf(db: Db, roomId: string, assignee: AgentRow, actorOwnerId: string) {
+  if (assignee.owner_id === actorOwnerId) return 'same_owner' as const;
+  return trustMode(db, roomId, assignee.owner_id) === 'trust_room' ? ('trusted' as const) : ('untrusted' as const);
 }
 
 /**
@@ -106,7 +108,7 @@ function announceAssignment(db: Db, t: TaskRow, actor: Actor): boolean {
   if (actor.kind === 'agent' && actor.plate === t.assignee) return false;
   if (t.status === 'done' || t.status === 'cancelled' || openDepsOf(db, t.id).length > 0) return false;
   const a = getAgentByPlate(db, t.assignee)!;
-  addInboxItem(db, { plate: t.assignee, roomId: t.room_id, taskId: t.id, kind: 'task', trustLevel: trustLevelOf(a, actor.ownerId) });
+  addInboxItem(db, { plate: t.assignee, roomId: t.room_id, taskId: t.id, kind: 'task', trustLevel: trustLevelOf(db, t.room_id, a, actor.ownerId) });
   if (!mayWake(db, t.room_id, t.assignee, actor.ownerId)) return false;
   return (
     enqueueWake(db, {
@@ -116,6 +118,7 @@ function announceAssignment(db: Db, t: TaskRow, actor: Actor): boolean {
       taskId: t.id,
       content: taskPayloadText(taskRecord(db, t.id)!),
       eventKey: `task:${t.id}:assign:${t.assign_count}`,
+      actorOwnerId: actor.ownerId,
     }) !== undefined
   );
 }
@@ -431,7 +434,7 @@ export function completeTask(
         if (d.status !== 'todo' || openDepsOf(db, d.id).length > 0) continue;
         unblocked.push(d.id);
         const a = getAgentByPlate(db, d.assignee)!;
-        addInboxItem(db, { plate: d.assignee, roomId: d.room_id, taskId: d.id, kind: 'handoff', trustLevel: trustLevelOf(a, actor.ownerId) });
+        addInboxItem(db, { plate: d.assignee, roomId: d.room_id, taskId: d.id, kind: 'handoff', trustLevel: trustLevelOf(db, d.room_id, a, actor.ownerId) });
         if (mayWake(db, d.room_id, d.assignee, actor.ownerId)) {
           const id = enqueueWake(db, {
             plate: d.assignee,
@@ -440,6 +443,7 @@ export function completeTask(
             taskId: d.id,
             content: taskPayloadText(taskRecord(db, d.id)!, notes),
             eventKey: `task:${d.id}:successor:${t.id}`,
+            actorOwnerId: actor.ownerId,
           });
           woke ||= id !== undefined;
         }

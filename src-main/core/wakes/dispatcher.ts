@@ -4,7 +4,8 @@ import { mcpUrl } from '../context.js';
 import { immediate } from '../db/open.js';
 import { stmt } from '../db/stmt.js';
 import { agentHandle, createCredential, getAgentByPlate, revokeCredential, type AgentRow } from '../agents/store.js';
-import { getRoom, isAgentMember } from '../rooms/store.js';
+import { getRoom, isAgentMember, trustMode } from '../rooms/store.js';
+import { mayRunCommands } from '../owners/store.js';
 import { hasScope } from '../../../shared/scopes.js';
 import { receiveRunning } from '../tasks/service.js';
 import { getTaskRow, type TaskRow } from '../tasks/store.js';
@@ -26,9 +27,12 @@ import {
 import { channelSessionOf, channelTimeoutMs, pushChannel } from './channel.js';
 import { firstRunner, runProcess, type ProcessOutcome, type RunnerConfig, type RunningProcess } from './runners.js';
 import { expandRunnerArgs } from './presets.js';
+import { isInsideHome, knownSecrets, scratchFolder } from './secrets.js';
 
 export const RESTART_REASON = 'server restarted while the wake was running';
 export const SHUTDOWN_REASON = 'server shut down while the wake was running';
+export const RUNNERS_REVOKED_REASON =
+  "runners of this agent's owner are disabled: the primary owner has not allowed this owner to run commands on this machine";
 /** The safety net behind the event-driven kicks; also how often channel timeouts are checked. */
 const POLL_MS = 1000;
 
@@ -63,14 +67,49 @@ export function envelopeMeta(e: WakeEnvelope): Record<string, string> {
   return Object.fromEntries(Object.entries(e).map(([k, v]) => [k, String(v)]));
 }
 
-/** The room workspace's local folder, when the workspace capability has one that exists. */
-function workspaceFolder(core: Core, roomId: string): string | undefined {
+/**
+ * The room workspace's local folder, only when the agent's own owner set it: a path another
+ * owner (say a room admin) configured never becomes the working folder of your runner.
+ */
+function workspaceFolder(core: Core, roomId: string, agentOwnerId: string): string | undefined {
   try {
-    const r = stmt(core.db, 'SELECT local_path FROM room_workspaces WHERE room_id = ?').get(roomId) as { local_path: string | null } | undefined;
-    return r?.local_path ?? undefined;
+    const r = stmt(core.db, 'SELECT local_path, local_path_by FROM room_workspaces WHERE room_id = ?').get(roomId) as
+      | { local_path: string | null; local_path_by: string | null }
+      | undefined;
+    return r?.local_path && r.local_path_by === agentOwnerId ? r.local_path : undefined;
   } catch {
     return undefined;
   }
+}
+
+/** Where a run works (docs/security.md): its own cwd, else its owner's workspace path, else a scratch folder; never the data home. */
+function runnerCwd(core: Core, runner: RunnerConfig, a: AgentRow, roomId: string): { cwd: string } | { refused: string } {
+  let cwd = runner.cwd ?? workspaceFolder(core, roomId, a.owner_id);
+  if (!cwd) {
+    try {
+      cwd = scratchFolder(a.plate);
+    } catch {
+      return { refused: 'the runner scratch folder could not be created' };
+    }
+  }
+  if (isInsideHome(core.config.home, cwd)) return { refused: 'the runner working folder is the data home or inside it; runners never work there' };
+  if (!isDir(cwd)) return { refused: 'the runner working folder does not exist' };
+  return { cwd };
+}
+
+/**
+ * Everything mayWake checked when the wake was queued, checked again as it starts: the
+ * agent (revoked, INVOKE), its membership, and the Trust of its owner towards the actor's.
+ */
+function recheckReason(core: Core, w: WakeRow, a: AgentRow | undefined): string | undefined {
+  const { db } = core;
+  if (!a || a.revoked_at !== null) return 'the agent was revoked';
+  if (!isAgentMember(db, w.room_id, w.plate)) return 'the agent is no longer a member of the room';
+  if (!hasScope(a.scopes, 'INVOKE')) return 'the agent no longer holds INVOKE';
+  if (w.actor_owner_id && w.actor_owner_id !== a.owner_id && trustMode(db, w.room_id, a.owner_id) !== 'trust_room') {
+    return "the agent's owner turned Trust off in this room after the wake was queued";
+  }
+  return undefined;
 }
 
 function isDir(p: string): boolean {
@@ -90,6 +129,8 @@ function runnerBaseEnv(): NodeJS.ProcessEnv {
 
 interface ActiveRun {
   wakeId: string;
+  /** The owner of the run's agent: runs end at once when that owner loses allow_runners. */
+  ownerId: string;
   credentialId: string;
   proc: RunningProcess;
   /** A task run holds the task's lease as the runner instance; the server renews it while the process lives. */
@@ -124,6 +165,7 @@ export class WakeDispatcher {
       if (w.run_credential_id) revokeCredential(core.db, w.run_credential_id);
     }
     this.unsubscribe = core.bus.on((e) => {
+      if (e.type === 'owners.changed') this.enforceRunnerRights();
       if (e.type === 'runners.changed') this.kick(true);
       else if (e.type === 'wakes.changed' || e.type === 'message.created' || e.type === 'board.changed') this.kick();
     });
@@ -133,6 +175,13 @@ export class WakeDispatcher {
     this.timer = setInterval(() => this.tick(true), POLL_MS);
     this.timer.unref();
     this.kick(true);
+  }
+
+  /** A revoked allow_runners ends that owner's running runs now (docs/security.md). */
+  private enforceRunnerRights(): void {
+    for (const run of this.runs.values()) {
+      if (!mayRunCommands(this.core.db, run.ownerId)) run.proc.kill(RUNNERS_REVOKED_REASON);
+    }
   }
 
   /** Schedules one dispatch pass (coalesced); `full` also reconsiders wakes parked for pull. */
@@ -213,11 +262,8 @@ export class WakeDispatcher {
     // A head found without the pull-parked wakes may have older ones queued before it.
     const w = head.target === 'pull' ? head : (olderQueued(db, head.plate, head.room_id, head.seq) ?? head);
     const a = getAgentByPlate(db, w.plate);
-    let drop: string | undefined;
-    if (!a || a.revoked_at !== null) drop = 'the agent was revoked';
-    else if (!isAgentMember(db, w.room_id, w.plate)) drop = 'the agent is no longer a member of the room';
-    else if (!hasScope(a.scopes, 'INVOKE')) drop = 'the agent no longer holds INVOKE';
-    else if (w.task_id) drop = staleTaskReason(getTaskRow(db, w.task_id), w.plate);
+    let drop = recheckReason(core, w, a);
+    if (!drop && w.task_id) drop = staleTaskReason(getTaskRow(db, w.task_id), w.plate);
     if (drop || !a) {
       dropQueued(db, w.id, drop ?? 'the agent was revoked');
       this.changed(w.room_id);
@@ -230,6 +276,12 @@ export class WakeDispatcher {
       return;
     }
     const runner = firstRunner(db, w.plate);
+    if (runner && !mayRunCommands(db, a.owner_id)) {
+      dropQueued(db, w.id, RUNNERS_REVOKED_REASON);
+      this.changed(w.room_id);
+      this.kick();
+      return;
+    }
     if (runner) {
       if (!keyBusy(db, runnerInstanceId(runner), w.room_id, runner.host)) this.startRunner(w, a, runner);
       return;
@@ -281,12 +333,12 @@ export class WakeDispatcher {
   private startRunner(w: WakeRow, a: AgentRow, runner: RunnerConfig): void {
     const { core } = this;
     const { db } = core;
-    const cwd = runner.cwd ?? workspaceFolder(core, w.room_id) ?? core.config.home;
+    const where = runnerCwd(core, runner, a, w.room_id);
     const version = this.contextVersion(w.room_id);
     const instanceId = runnerInstanceId(runner);
-    if (!isDir(cwd)) {
+    if ('refused' in where) {
       if (this.begin(w, { target: 'runner', host: runner.host, instanceId, contextVersion: version }, false)) {
-        finishWake(db, w.id, 'failed', 'the runner working folder does not exist');
+        finishWake(db, w.id, 'failed', where.refused);
         this.changed(w.room_id);
         this.kick();
       }
@@ -304,7 +356,7 @@ export class WakeDispatcher {
       proc = runProcess({
         command: runner.command,
         args: expandRunnerArgs(runner.args, baseUrl),
-        cwd,
+        cwd: where.cwd,
         env: {
           ...runnerBaseEnv(),
           ...runner.env,
@@ -315,7 +367,7 @@ export class WakeDispatcher {
         },
         stdin: w.content,
         timeoutMs: runner.timeout_ms,
-        secrets: [cred.credential],
+        secrets: [cred.credential, ...knownSecrets(core)],
       });
     } catch {
       revokeCredential(db, cred.credentialId);
@@ -324,7 +376,7 @@ export class WakeDispatcher {
       return;
     }
     const lease = w.task_id ? { taskId: w.task_id, instanceId, renewedAt: Date.now() } : undefined;
-    this.runs.set(w.id, { wakeId: w.id, credentialId: cred.credentialId, proc, lease });
+    this.runs.set(w.id, { wakeId: w.id, ownerId: a.owner_id, credentialId: cred.credentialId, proc, lease });
     this.started(w, 'runner');
     void proc.done.then((outcome) => this.endRun(w, runner, cred.credentialId, outcome));
   }

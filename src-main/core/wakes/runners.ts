@@ -10,7 +10,7 @@ export interface RunnerConfig {
   preset: RunnerPreset | null;
   command: string;
   args: string[];
-  /** null: the room workspace's local_path, else the server's home. */
+  /** null: the room workspace's local_path when the agent's own owner set it, else a per-agent scratch folder (never the data home). */
   cwd: string | null;
   timeout_ms: number;
   env: Record<string, string>;
@@ -90,6 +90,17 @@ export function firstRunner(db: Db, plate: string): RunnerConfig | undefined {
   return r && fromRow(r);
 }
 
+/** Every runner's env values, whoever configured it: output tails mask them all. */
+export function allRunnerEnvValues(db: Db): string[] {
+  return (stmt(db, 'SELECT * FROM runners').all() as RunnerRow[]).flatMap((r) => {
+    try {
+      return Object.values(fromRow(r).env);
+    } catch {
+      return [];
+    }
+  });
+}
+
 export function runnersOf(db: Db, plate: string): RunnerConfig[] {
   return (stmt(db, 'SELECT * FROM runners WHERE plate = ? ORDER BY created_at, host').all(plate) as RunnerRow[]).map(fromRow);
 }
@@ -112,7 +123,15 @@ export function runnerDto(r: RunnerConfig) {
 
 /** Output kept for the human: the last 4 KiB of each stream. */
 export const TAIL_BYTES = 4096;
-const CREDENTIAL_RE = /ark_[A-Za-z0-9_-]{20,}/g;
+/** Prefixed secrets this server issues: credentials, owner tokens, UI sessions, login links. */
+const ISSUED_SECRET_RE = /\b(ark|aro|ars|arl)_[A-Za-z0-9_-]{20,}/g;
+/** A compact JWS (passports): three base64url parts, the first a JSON header. */
+const JWT_RE = /\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g;
+
+/** Masks every secret pattern this server issues, whoever it belongs to (docs/security.md). */
+export function maskIssuedSecrets(s: string): string {
+  return s.replace(ISSUED_SECRET_RE, (_m, p: string) => `${p}_***`).replace(JWT_RE, 'eyJ***');
+}
 
 /** Keeps the last bytes of a stream; enough slack that a secret cut at the edge is dropped, not half-shown. */
 class Tail {
@@ -127,7 +146,7 @@ class Tail {
   text(secrets: string[]): string {
     let s = Buffer.concat(this.chunks).subarray(-this.keep).toString('utf8');
     for (const secret of secrets) if (secret) s = s.split(secret).join('***');
-    s = s.replace(CREDENTIAL_RE, 'ark_***');
+    s = maskIssuedSecrets(s);
     const bytes = Buffer.from(s, 'utf8');
     return bytes.length <= TAIL_BYTES ? s : bytes.subarray(bytes.length - TAIL_BYTES).toString('utf8').replace(/^\uFFFD+/, '');
   }

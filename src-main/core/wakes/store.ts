@@ -2,7 +2,7 @@ import type { Db } from '../db/open.js';
 import { stmt } from '../db/stmt.js';
 import { newId } from '../util/ids.js';
 import { getAgentByPlate } from '../agents/store.js';
-import { isCrossOwner, trustMode } from '../rooms/store.js';
+import { trustMode } from '../rooms/store.js';
 import { hasScope } from '../../../shared/scopes.js';
 
 export type WakeTrigger = 'mention' | 'assignment' | 'successor' | 'paths_free';
@@ -17,6 +17,8 @@ export interface WakeInput {
   content: string;
   /** One wake per recipient per triggering event: a second enqueue with the same key is ignored. */
   eventKey: string;
+  /** Whose action queued it: Trust is checked again against this owner when the wake starts. */
+  actorOwnerId?: string;
 }
 
 /** Queues a wake (inside the caller's transaction). Returns its id, or undefined if this event already woke the agent. */
@@ -24,21 +26,22 @@ export function enqueueWake(db: Db, w: WakeInput): string | undefined {
   const id = newId('wake');
   const r = stmt(
     db,
-    `INSERT OR IGNORE INTO wakes (id, plate, room_id, trigger, task_id, message_id, content, event_key, created_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(id, w.plate, w.roomId, w.trigger, w.taskId ?? null, w.messageId ?? null, w.content, w.eventKey, Date.now());
+    `INSERT OR IGNORE INTO wakes (id, plate, room_id, trigger, task_id, message_id, content, event_key, actor_owner_id, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(id, w.plate, w.roomId, w.trigger, w.taskId ?? null, w.messageId ?? null, w.content, w.eventKey, w.actorOwnerId ?? null, Date.now());
   return r.changes ? id : undefined;
 }
 
 /**
  * May an actor of `actorOwnerId` wake this agent in this room? It must hold INVOKE, not be
- * revoked, and in a cross-owner room an actor of another owner needs that owner's Trust on.
+ * revoked, and an actor of another owner needs that owner's Trust on for the room, whatever
+ * the room's mix of agents (docs/security.md, item 2). The dispatcher checks it all again
+ * when the wake starts.
  */
 export function mayWake(db: Db, roomId: string, plate: string, actorOwnerId: string): boolean {
   const a = getAgentByPlate(db, plate);
   if (!a || a.revoked_at !== null || !hasScope(a.scopes, 'INVOKE')) return false;
   if (a.owner_id === actorOwnerId) return true;
-  if (!isCrossOwner(db, roomId)) return true;
   return trustMode(db, roomId, a.owner_id) === 'trust_room';
 }
 
@@ -72,6 +75,7 @@ export interface WakeRow {
   tool_calls: number | null;
   flagged_no_tool_call: number;
   run_credential_id: string | null;
+  actor_owner_id: string | null;
 }
 
 export function getWake(db: Db, id: string): WakeRow | undefined {

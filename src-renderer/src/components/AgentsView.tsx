@@ -7,6 +7,8 @@ import { SCOPE_NAMES } from '../../../shared/scopes';
 import { Loading, ErrorNote, Empty } from './States';
 import { Confirm, Dialog } from './Dialog';
 import { connectionInstructions, urlsFromOrigin } from './connect';
+import { useSession } from '../stores/session';
+import { OwnerRights } from './OwnerRights';
 
 const SCOPE_HELP: Record<ScopeName, string> = {
   READ: 'read rooms, board, files listing, members, mentions',
@@ -107,6 +109,7 @@ function RunnerRow({ agent, host }: { agent: Agent; host: RunnerHost }) {
     <form className="runner" onSubmit={submit} aria-labelledby={`${id}-h`}>
       <h4 id={`${id}-h`}>
         {host} {runner ? <span className="badge ok">configured: {runner.preset ?? [runner.command, ...(runner.args ?? [])].join(' ')}</span> : <span className="badge">none</span>}
+        {runner?.enabled === false && <span className="badge warn">disabled: runners not allowed for you</span>}
       </h4>
       <div className="row wrap">
         <label htmlFor={`${id}-mode`}>Kind</label>
@@ -150,6 +153,7 @@ function RunnerRow({ agent, host }: { agent: Agent; host: RunnerHost }) {
 }
 
 function AgentDetail({ agent }: { agent: Agent }) {
+  const me = useSession((s) => s.me);
   const creds = useAgents((s) => s.credentials[agent.plate]);
   const runnersLoaded = useAgents((s) => !!s.runners[agent.plate]);
   const { loadCredentials, mint, revokeAgent, revokeCredential, revokeDevice, loadRunners, loadPresets } = useAgents.getState();
@@ -241,6 +245,9 @@ function AgentDetail({ agent }: { agent: Agent }) {
       <Instructions secret="<credential>" urls={urlsFromOrigin(window.location.origin)} />
       <h3>Runners</h3>
       <p className="muted">A runner lets the server start this agent headless when it is woken and no live Claude Code session listens. The wake arrives on stdin.</p>
+      {me && !me.allow_runners && (
+        <p className="note">Runners run commands as this machine’s user, so only the primary owner, or an owner it allowed, may configure them. Ask the primary owner.</p>
+      )}
       {runnersLoaded ? RUNNER_HOSTS.map((h) => <RunnerRow key={h} agent={agent} host={h} />) : <Loading what="runners" />}
       {!agent.revoked && (
         <>
@@ -269,6 +276,7 @@ function AgentDetail({ agent }: { agent: Agent }) {
 
 export function AgentsView({ plate }: { plate?: string }) {
   const { agents, status, error, load, create } = useAgents();
+  const me = useSession((s) => s.me);
   const [name, setName] = useState('');
   const [scopes, setScopes] = useState<ScopeName[]>([...SCOPE_NAMES]);
   const [err, setErr] = useState<string>();
@@ -330,6 +338,7 @@ export function AgentsView({ plate }: { plate?: string }) {
         </form>
       </section>
       {selected ? <AgentDetail key={selected.plate} agent={selected} /> : <section className="muted pad">{agents.length ? 'Pick an agent to see its credentials, connection setup and runners.' : ''}</section>}
+      {me?.is_primary && <OwnerRights />}
     </div>
   );
 }

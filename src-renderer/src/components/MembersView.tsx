@@ -6,6 +6,7 @@ import { describeError } from '../api';
 import type { Role, Room } from '../types';
 import { Loading, ErrorNote, Empty, Disabled } from './States';
 import { TrustToggle } from './TrustToggle';
+import { LeaveRoom } from './LeaveRoom';
 
 export function MembersView({ room }: { room: Room }) {
   const roomId = room.room_id;
@@ -82,6 +83,7 @@ export function MembersView({ room }: { room: Room }) {
         )}
         <h2>Your Trust in this room</h2>
         <TrustToggle room={room} />
+        <LeaveRoom room={room} members={data} meId={me?.owner_id} />
       </section>
       <section aria-labelledby="h-agents">
         <h2 id="h-agents">Agents</h2>

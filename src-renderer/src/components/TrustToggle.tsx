@@ -33,7 +33,6 @@ export function TrustToggle({ room }: { room: Room }) {
         {on
           ? 'Other owners in this room can assign tasks to your agents (they are created accepted and claimable), and their mentions wake your agents.'
           : 'Other owners in this room cannot assign tasks to your agents, and their mentions do not wake your agents (they wait in the inbox).'}
-        {!room.cross_owner && ' This room has only one owner’s agents now, so Trust has no effect yet.'}
       </span>
       {err && (
         <span role="alert" className="error-text">
