@@ -55,7 +55,8 @@ describe('security: runner rights (item 1)', () => {
     expect((await s.api('PATCH', `/v1/owners/${carol.owner_id}`, { allow_runners: true }, bob.token)).status).toBe(403);
     expect((await s.api('PATCH', `/v1/owners/${bob.owner_id}`, { allow_runners: 'yes' })).status).toBe(400);
     expect((await s.api('PATCH', `/v1/owners/own_missing`, { allow_runners: true })).status).toBe(404);
-    const owners = (await s.api('GET', '/v1/owners', undefined, bob.token)).body.owners as any[];
+    expect((await s.api('GET', '/v1/owners', undefined, bob.token)).status).toBe(403);
+    const owners = (await s.api('GET', '/v1/owners')).body.owners as any[];
     expect(owners.find((o) => o.is_primary).allow_runners).toBe(true);
     expect(owners.find((o) => o.owner_id === bob.owner_id).allow_runners).toBe(false);
     const primaryId = owners.find((o) => o.is_primary).owner_id;

@@ -11,10 +11,23 @@ export const ownerRoutes: Route[] = [
   {
     method: 'GET',
     path: '/v1/owners',
-    // The directory of humans on this server: any room admin needs it to add a human to a room.
-    // Only the primary owner creates owners (POST below), and no token is ever listed.
-    // allow_runners shows who may run commands on this machine (docs/security.md).
-    handler: ({ core }) => ({ owners: listOwners(core.db) }),
+    // The primary owner's view of who may do what on this machine (allow_runners included):
+    // decisions.md keeps it to the primary owner. Other owners use the directory below.
+    handler: ({ core, owner }) => {
+      if (!owner.is_primary) {
+        throw new AppError('FORBIDDEN', 'only the primary owner may list owners and their rights; GET /v1/people lists the humans on this server', {
+          reason: 'not_primary_owner',
+        });
+      }
+      return { owners: listOwners(core.db) };
+    },
+  },
+  {
+    method: 'GET',
+    path: '/v1/people',
+    // The directory of humans on this server, names only: a room admin needs it to add a
+    // human to a room. No rights, no tokens (docs/security.md).
+    handler: ({ core }) => ({ people: listOwners(core.db).map(({ owner_id, name, handle, is_primary }) => ({ owner_id, name, handle, is_primary })) }),
   },
   {
     method: 'PATCH',
