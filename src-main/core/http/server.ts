@@ -142,7 +142,13 @@ export function createHttpServer(deps: HttpDeps, port: () => number): Server {
     if (!dir || !existsSync(join(dir, 'index.html'))) {
       return htmlPage(res, 200, 'Agent Rooms', 'The server is running. The UI bundle is not built: run "npm run build".');
     }
-    let rel = decodeURIComponent(url.pathname);
+    let rel: string;
+    try {
+      rel = decodeURIComponent(url.pathname);
+    } catch {
+      // A malformed percent-encoding is the client's mistake: a 400, never a 500 with a stack.
+      return htmlPage(res, 400, 'Bad request', 'The address is not valid: it has a malformed percent-encoding.');
+    }
     if (rel.includes('\0')) return htmlPage(res, 400, 'Bad request', 'Bad path.');
     let file = normalize(join(dir, rel));
     if (!file.startsWith(dir + sep) && file !== dir) return htmlPage(res, 404, 'Not found', 'No such page.');
