@@ -8,6 +8,7 @@ import { roomTools } from './rooms/tools.js';
 import { messageTools } from './messages/tools.js';
 import { addressingTools } from './addressing/tools.js';
 import { ownerRoutes } from './owners/routes.js';
+import { startUiSessionSweeper, uiAuthRoutes } from './owners/ui-auth.js';
 import { agentRoutes } from './agents/routes.js';
 import { roomRoutes } from './rooms/routes.js';
 import { eventRoutes } from './events/routes.js';
@@ -33,7 +34,7 @@ import { startInstanceEvents } from './ui/live.js';
 export const ALL_TOOLS: ToolDef[] = [...identityTools, ...inboxTools, ...roomTools, ...messageTools, ...addressingTools, ...contextTools, ...fileTools, ...workspaceTools, ...taskTools, ...feedbackTools];
 
 /** Every human API route. */
-export const ALL_ROUTES: Route[] = [...ownerRoutes, ...agentRoutes, ...roomRoutes, ...eventRoutes, ...fileRoutes, ...workspaceRoutes, ...taskRoutes, ...feedbackRoutes, ...wakeRoutes, ...contextRoutes];
+export const ALL_ROUTES: Route[] = [...ownerRoutes, ...uiAuthRoutes, ...agentRoutes, ...roomRoutes, ...eventRoutes, ...fileRoutes, ...workspaceRoutes, ...taskRoutes, ...feedbackRoutes, ...wakeRoutes, ...contextRoutes];
 
 /** Start-up hooks of capabilities that run background work (e.g. the wake dispatcher). */
 export const CAPABILITY_STARTERS: Array<(core: Core) => void> = [
@@ -42,6 +43,7 @@ export const CAPABILITY_STARTERS: Array<(core: Core) => void> = [
   startWakeDispatcher,
   startContextPruner,
   startInstanceEvents,
+  startUiSessionSweeper,
 ];
 
 /** Handlers for paths outside /v1 and /mcp (e.g. presigned file URLs); true when handled. */

@@ -1,3 +1,4 @@
+/// <reference lib="dom" />
 // Item 13: downloads are served on the UI's origin. A room file stored as JavaScript would be a
 // same-origin script: one markup injection in the UI could load it past `script-src 'self'`.
 // The attack stores a script (and HTML, SVG, XML) and loads it as a <script> on a page of the
