@@ -29,6 +29,7 @@ import { contextTools } from './context/tools.js';
 import { contextRoutes } from './context/routes.js';
 import { startContextPruner } from './context/service.js';
 import { startInstanceEvents } from './ui/live.js';
+import { startEvidenceMaintenance } from './errors/retention.js';
 
 /** Every MCP tool, in the order tools/list shows them. A new capability adds its array here. */
 export const ALL_TOOLS: ToolDef[] = [...identityTools, ...inboxTools, ...roomTools, ...messageTools, ...addressingTools, ...contextTools, ...fileTools, ...workspaceTools, ...taskTools, ...feedbackTools];
@@ -44,6 +45,7 @@ export const CAPABILITY_STARTERS: Array<(core: Core) => void> = [
   startContextPruner,
   startInstanceEvents,
   startUiSessionSweeper,
+  startEvidenceMaintenance,
 ];
 
 /** Handlers for paths outside /v1 and /mcp (e.g. presigned file URLs); true when handled. */
