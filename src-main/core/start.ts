@@ -12,7 +12,7 @@ import { SessionRegistry } from './mcp/sessions.js';
 import { ToolRegistry } from './mcp/registry.js';
 import { Router } from './http/router.js';
 import { createHttpServer } from './http/server.js';
-import type { Core } from './context.js';
+import { DEFAULT_MCP_SESSION_LIMITS, type Core, type McpSessionLimits } from './context.js';
 import { ALL_ROUTES, ALL_TOOLS, CAPABILITY_STARTERS, RAW_HANDLERS } from './capabilities.js';
 import { createOwner, ownerByToken, primaryOwner } from './owners/store.js';
 import { createLoginLink } from './owners/login.js';
@@ -29,6 +29,7 @@ export interface StartOptions {
   ownerName?: string;
   rateLimit?: RateLimitConfig;
   sessionIdleMs?: number;
+  mcpSessionLimits?: Partial<McpSessionLimits>;
   /** Where diagnostics go (never secrets); default stderr. */
   log?: (line: string) => void;
   uiDir?: string;
@@ -86,7 +87,17 @@ export async function startCore(opts: StartOptions): Promise<RunningCore> {
   const signingKey = loadSigningKey(home);
   const core: Core = {
     db,
-    config: { home, sessionIdleMs: opts.sessionIdleMs ?? 30 * 60 * 1000, log },
+    config: {
+      home,
+      sessionIdleMs: opts.sessionIdleMs ?? 30 * 60 * 1000,
+      // Benchmarks turn the rate limit off (--rate-limit 0): the initialize limit goes with it.
+      mcpSessionLimits: {
+        ...DEFAULT_MCP_SESSION_LIMITS,
+        ...(opts.rateLimit && opts.rateLimit.perSecond <= 0 ? { initializePerSecond: 0 } : {}),
+        ...opts.mcpSessionLimits,
+      },
+      log,
+    },
     signingKey,
     passports: new PassportService(signingKey),
     bus: new EventBus(),
