@@ -45,6 +45,37 @@ export function setSessionToken(token: string | null): void {
   else st.removeItem(SESSION_KEY);
 }
 
+/*
+ * Tabs of this origin share the session on request: a new tab (a room opened in a new tab)
+ * asks the open ones over a BroadcastChannel, which only pages of this same origin (so this
+ * port) can join. A tab answers only with the token it holds itself.
+ */
+const channel: BroadcastChannel | null = typeof BroadcastChannel === 'undefined' ? null : new BroadcastChannel('agent-rooms.session');
+let waiting: ((token: string) => void) | null = null;
+if (channel) {
+  channel.onmessage = (ev: MessageEvent<{ type?: string; token?: string }>) => {
+    const m = ev.data;
+    if (m?.type === 'ask' && sessionToken) channel.postMessage({ type: 'token', token: sessionToken });
+    else if (m?.type === 'token' && typeof m.token === 'string' && m.token.startsWith('ars_') && waiting) waiting(m.token);
+  };
+}
+
+/** Without a session of its own, this tab borrows one from another open tab of this origin, if any answers soon. */
+export function borrowSession(waitMs = 250): Promise<boolean> {
+  if (sessionToken || !channel) return Promise.resolve(Boolean(sessionToken));
+  return new Promise((resolve) => {
+    const done = (token: string | null) => {
+      waiting = null;
+      clearTimeout(timer);
+      if (token && !sessionToken) setSessionToken(token);
+      resolve(Boolean(sessionToken));
+    };
+    const timer = setTimeout(() => done(null), waitMs);
+    waiting = done;
+    channel.postMessage({ type: 'ask' });
+  });
+}
+
 function authHeaders(): Record<string, string> {
   return sessionToken ? { authorization: `Bearer ${sessionToken}` } : {};
 }

