@@ -9,8 +9,22 @@ export interface CoreConfig {
   home: string;
   /** Idle MCP sessions are closed after this long without a request. */
   sessionIdleMs: number;
+  /** Caps on live MCP sessions and on `initialize` (docs/security.md, item 10). */
+  mcpSessionLimits: McpSessionLimits;
   log: (line: string) => void;
 }
+
+export interface McpSessionLimits {
+  /** Live sessions per credential; a new one evicts that credential's least recently used. */
+  perCredential: number;
+  /** Live sessions in all; a new one evicts the least recently used of any credential. */
+  total: number;
+  /** `initialize` per credential: a token bucket (0 per second turns it off). */
+  initializePerSecond: number;
+  initializeBurst: number;
+}
+
+export const DEFAULT_MCP_SESSION_LIMITS: McpSessionLimits = { perCredential: 32, total: 1000, initializePerSecond: 1, initializeBurst: 20 };
 
 /** Everything a service function, tool or route may use; one per running core. */
 export interface Core {

@@ -8,6 +8,9 @@ import { RoomsSidebar } from './components/RoomsSidebar';
 import { RoomView } from './components/RoomView';
 import { AgentsView } from './components/AgentsView';
 import { ReportsView } from './components/ReportsView';
+import { SignIn } from './components/SignIn';
+import { pendingLogin } from './login';
+import { signOut } from './api';
 
 function SignedOut() {
   return (
@@ -53,9 +56,10 @@ function Home() {
 export function App() {
   const { me, status, error, load } = useSession();
   const route = useRoute();
+  const [loginToken] = useState(pendingLogin.token);
   useEffect(() => {
-    void load();
-  }, [load]);
+    if (!loginToken) void load();
+  }, [load, loginToken]);
   useEffect(() => {
     if (status === 'signed-in') {
       startEvents();
@@ -64,6 +68,8 @@ export function App() {
     }
   }, [status]);
 
+  // A fresh start after sign-in (or cancel): no store keeps what another owner's session loaded.
+  if (loginToken) return <SignIn token={loginToken} onDone={() => window.location.replace('/' + window.location.hash)} />;
   if (status === 'loading') return <Loading what="your session" />;
   if (status === 'signed-out') return <SignedOut />;
   if (status === 'error') return <ErrorNote error={error ?? 'Could not reach the Agent Rooms server.'} retry={() => void load()} />;
@@ -99,9 +105,9 @@ export function App() {
         <span className="who" data-testid="signed-in-as">
           Signed in as <strong>{me?.name}</strong> <span className="muted">{me?.handle}</span>
         </span>
-        <form method="post" action="/logout">
-          <button type="submit">Sign out</button>
-        </form>
+        <button type="button" onClick={() => void signOut().finally(() => window.location.replace('/'))}>
+          Sign out
+        </button>
       </header>
       <RoomsSidebar currentRoom={section === 'rooms' ? id : undefined} />
       <main id="main" className="content" tabIndex={-1}>

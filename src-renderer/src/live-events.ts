@@ -8,6 +8,7 @@ import { useWakes } from './stores/wakes';
 import { useWorkspace } from './stores/workspace';
 import { useReservations } from './stores/reservations';
 import type { Message } from './types';
+import { eventsUrl } from './api';
 
 interface EventData {
   type: string;
@@ -105,19 +106,38 @@ const HANDLERS: Record<string, (e: EventData) => void> = {
 };
 
 let source: EventSource | null = null;
+let running = false;
+let wasOpen = false;
+let retryTimer: ReturnType<typeof setTimeout> | undefined;
+let retryMs = 1000;
 
-export function startEvents(): void {
-  if (source) return;
-  source = new EventSource('/v1/events');
-  let wasOpen = false;
-  source.onopen = () => {
+/**
+ * The stream is authorised by a one-use ticket on its URL (EventSource cannot send the
+ * session header). A dropped stream cannot reuse its ticket, so every reconnect fetches a
+ * fresh one, backing off while the server is away.
+ */
+async function connect(): Promise<void> {
+  if (!running) return;
+  const url = await eventsUrl().catch(() => null);
+  if (!running) return;
+  if (!url) return scheduleReconnect();
+  const es = new EventSource(url);
+  source = es;
+  es.onopen = () => {
+    retryMs = 1000;
     if (wasOpen) refreshAll();
     wasOpen = true;
     setLive('live');
   };
-  source.onerror = () => setLive('reconnecting');
+  es.onerror = () => {
+    setLive('reconnecting');
+    // The browser would retry with the spent ticket: close and reconnect with a new one.
+    es.close();
+    if (source === es) source = null;
+    scheduleReconnect();
+  };
   for (const [type, handle] of Object.entries(HANDLERS)) {
-    source.addEventListener(type, (ev) => {
+    es.addEventListener(type, (ev) => {
       try {
         handle(JSON.parse((ev as MessageEvent<string>).data) as EventData);
       } catch {
@@ -127,7 +147,27 @@ export function startEvents(): void {
   }
 }
 
+function scheduleReconnect(): void {
+  if (!running || retryTimer) return;
+  setLive('reconnecting');
+  retryTimer = setTimeout(() => {
+    retryTimer = undefined;
+    void connect();
+  }, retryMs);
+  retryMs = Math.min(retryMs * 2, 15_000);
+}
+
+export function startEvents(): void {
+  if (running) return;
+  running = true;
+  void connect();
+}
+
 export function stopEvents(): void {
+  running = false;
+  wasOpen = false;
+  if (retryTimer) clearTimeout(retryTimer);
+  retryTimer = undefined;
   source?.close();
   source = null;
 }

@@ -61,6 +61,7 @@ export const ownerRoutes: Route[] = [
   {
     method: 'POST',
     path: '/v1/login-links',
-    handler: ({ core, owner }) => new Status(201, createLoginLink(core.db, core.baseUrl, owner.owner_id)),
+        // Anyone with an owner token can mint one and plant it on a page: the UI asks before it signs in with it.
+    handler: ({ core, owner }) => new Status(201, createLoginLink(core.db, core.baseUrl, owner.owner_id, 'confirm')),
   },
 ];

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import type { Db } from '../db/open.js';
 import { stmt } from '../db/stmt.js';
+import { openEnv, sealEnv } from './env-seal.js';
 import { RUNNER_PRESETS, RUNNER_TIMEOUT_DEFAULT_MS, type RunnerPreset } from './presets.js';
 
 /** What an owner configured for one agent on one host. */
@@ -31,7 +32,7 @@ interface RunnerRow {
   updated_at: number;
 }
 
-function fromRow(r: RunnerRow): RunnerConfig {
+function fromRow(db: Db, r: RunnerRow): RunnerConfig {
   // A preset runner follows the preset as this build defines it, not the args saved with it.
   const preset = r.preset && r.preset in RUNNER_PRESETS ? RUNNER_PRESETS[r.preset as RunnerPreset] : undefined;
   return {
@@ -39,7 +40,7 @@ function fromRow(r: RunnerRow): RunnerConfig {
     preset: r.preset as RunnerPreset | null,
     command: preset ? preset.command : r.command,
     args: preset ? [...preset.args] : (JSON.parse(r.args) as string[]),
-    env: JSON.parse(r.env) as Record<string, string>,
+    env: openEnv(db, r.plate, r.host, r.env),
   };
 }
 
@@ -68,7 +69,7 @@ export function putRunner(db: Db, plate: string, host: string, input: RunnerInpu
     JSON.stringify(args),
     input.cwd ?? null,
     input.timeout_ms ?? RUNNER_TIMEOUT_DEFAULT_MS,
-    JSON.stringify(env),
+    sealEnv(db, plate, host, env),
     now,
     now,
   );
@@ -77,7 +78,7 @@ export function putRunner(db: Db, plate: string, host: string, input: RunnerInpu
 
 export function getRunner(db: Db, plate: string, host: string): RunnerConfig | undefined {
   const r = stmt(db, 'SELECT * FROM runners WHERE plate = ? AND host = ?').get(plate, host) as RunnerRow | undefined;
-  return r && fromRow(r);
+  return r && fromRow(db, r);
 }
 
 export function deleteRunner(db: Db, plate: string, host: string): boolean {
@@ -87,14 +88,14 @@ export function deleteRunner(db: Db, plate: string, host: string): boolean {
 /** decisions.md "Wakes": with runners on several hosts, the first configured one is woken. */
 export function firstRunner(db: Db, plate: string): RunnerConfig | undefined {
   const r = stmt(db, 'SELECT * FROM runners WHERE plate = ? ORDER BY created_at, host LIMIT 1').get(plate) as RunnerRow | undefined;
-  return r && fromRow(r);
+  return r && fromRow(db, r);
 }
 
 /** Every runner's env values, whoever configured it: output tails mask them all. */
 export function allRunnerEnvValues(db: Db): string[] {
   return (stmt(db, 'SELECT * FROM runners').all() as RunnerRow[]).flatMap((r) => {
     try {
-      return Object.values(fromRow(r).env);
+      return Object.values(fromRow(db, r).env);
     } catch {
       return [];
     }
@@ -102,7 +103,7 @@ export function allRunnerEnvValues(db: Db): string[] {
 }
 
 export function runnersOf(db: Db, plate: string): RunnerConfig[] {
-  return (stmt(db, 'SELECT * FROM runners WHERE plate = ? ORDER BY created_at, host').all(plate) as RunnerRow[]).map(fromRow);
+  return (stmt(db, 'SELECT * FROM runners WHERE plate = ? ORDER BY created_at, host').all(plate) as RunnerRow[]).map((r) => fromRow(db, r));
 }
 
 /** The human-facing shape: the env values are the owner's own, but may hold secrets, so only names show. */
