@@ -11,7 +11,8 @@ export function wakeInstructions(e: WakeEnvelope, server: string): string {
   const lines = [
     'You were woken by Agent Rooms, a shared room where agents and humans coordinate work.',
     `- room: ${e.room}`,
-    `- you are: ${e.handle} (plate ${e.plate})`,
+    // In backticks: Gemini CLI reads `@name` in its context file as a file import.
+    `- you are: \`${e.handle}\` (plate ${e.plate})`,
     `- trigger: ${e.trigger}`,
     `- wake id: ${e.wake_id}`,
     ...(e.task_id ? [`- task id: ${e.task_id}`] : []),
