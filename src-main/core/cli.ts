@@ -7,6 +7,7 @@ import { parseRateLimit, type RateLimitConfig } from './ratelimit.js';
 import { openDb } from './db/open.js';
 import { createLoginLink } from './owners/login.js';
 import { primaryOwner } from './owners/store.js';
+import { connect, doctor, HOSTS_USAGE } from './hosts/connect.js';
 
 const USAGE = `agent-rooms: local collaboration rooms for agents and humans
 
@@ -15,6 +16,7 @@ Usage:
       Run the core headless on 127.0.0.1 (default port ${DEFAULT_PORT}; --port 0 picks a free one).
   agent-rooms open [--home DIR]
       Print a fresh one-time UI login URL for the running server.
+${HOSTS_USAGE}
   agent-rooms --help
 
 Environment: AGENT_ROOMS_HOME, AGENT_ROOMS_PORT.`;
@@ -118,6 +120,10 @@ async function main(argv: string[]) {
   const [cmd, ...rest] = argv;
   if (!cmd || cmd === '--help' || cmd === '-h' || cmd === 'help') {
     process.stdout.write(USAGE + '\n');
+    return;
+  }
+  if (cmd === 'connect' || cmd === 'doctor') {
+    process.exitCode = await (cmd === 'connect' ? connect(rest) : doctor(rest));
     return;
   }
   const flags = parseFlags(rest);

@@ -31,7 +31,7 @@ export function pathWithHosts(): string {
 /** A fresh HOME for one test run: the host CLIs keep their settings and sign-in there. */
 export function freshHome(label: string): { dir: string; cleanup(): void } {
   const dir = mkdtempSync(join(tmpdir(), `ar-host-${label}-`));
-  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 }) };
 }
 
 /** Runs a host CLI to its end (asynchronously), for `mcp add` / `mcp list` and `--version`. */

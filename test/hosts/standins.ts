@@ -88,9 +88,11 @@ function textOf(v: unknown): string {
  * calls it; once that result is back it ends the turn. Anything else (the side requests
  * Claude Code makes) gets a short text.
  */
-export function anthropicStandIn(): Promise<StandIn> {
+export function anthropicStandIn(opts: { hold?: Promise<unknown> } = {}): Promise<StandIn> {
   let n = 0;
-  return listen((req, res, body, s) => {
+  return listen(async (req, res, body, s) => {
+    // A held model keeps its host's session open (and connected to the room) until released.
+    if (opts.hold) await opts.hold;
     const url = req.url ?? '';
     if (req.method !== 'POST' || !url.startsWith('/v1/messages')) return json(res, 404, { type: 'error', error: { type: 'not_found_error', message: url } });
     if (url.startsWith('/v1/messages/count_tokens')) return json(res, 200, { input_tokens: 100 });

@@ -14,6 +14,8 @@
  * `{mcp_base_url}` the host's MCP URL (no credential), `{server}` the per-agent server name,
  * `{wake_instructions}` the envelope as text, `{wake_instructions_toml}` the same as a TOML string.
  */
+import { mcpServerName } from '../../../shared/host-connect.js';
+
 const CLAUDE_MCP_CONFIG = JSON.stringify({ mcpServers: { '{server}': { type: 'http', url: '${AGENT_ROOMS_MCP_URL}' } } });
 
 export interface PresetDef {
@@ -79,10 +81,8 @@ export function expandRunnerArgs(args: readonly string[], ctx: RunnerArgsContext
   return args.map((a) => a.replace(/\{(mcp_base_url|server|wake_instructions_toml|wake_instructions)\}/g, (m) => values[m] ?? m));
 }
 
-/** The per-agent MCP server name hosts know the room by: letters, digits and dashes only. */
-export function serverNameFor(plate: string): string {
-  return `agent-rooms-${plate.toLowerCase().replace(/[^a-z0-9-]/g, '-')}`;
-}
+/** The per-agent MCP server name hosts know the room by (the same name `agent-rooms connect` registers). */
+export const serverNameFor = mcpServerName;
 
 export type RunnerPreset = keyof typeof RUNNER_PRESETS;
 export const PRESET_NAMES = Object.keys(RUNNER_PRESETS) as [RunnerPreset, ...RunnerPreset[]];
