@@ -40,7 +40,7 @@ describe('tool annotations', () => {
     for (const t of tools) {
       const def = ALL_TOOLS.find((d) => d.name === t.name)!;
       expect({ name: t.name, title: t.title }).toEqual({ name: t.name, title: def.title });
-      expect(t.annotations).toEqual({ title: def.title, ...def.annotations });
+      expect(t.annotations).toEqual(def.annotations);
     }
   });
 });

@@ -7,7 +7,7 @@ export interface ListedTool {
   title?: string;
   description: string;
   inputSchema: { type: 'object'; [k: string]: unknown };
-  annotations?: ToolAnnotations & { title?: string };
+  annotations?: ToolAnnotations;
 }
 
 /** All tools, with their JSON schemas built once at start-up and their lists cached per scope mask. */
@@ -28,8 +28,8 @@ export class ToolRegistry {
         ...(def.title ? { title: def.title } : {}),
         description: def.description,
         inputSchema: { ...schema, type: 'object' },
-        // The title goes in both places: newer hosts read Tool.title, older ones annotations.title.
-        ...(def.annotations ? { annotations: { ...(def.title ? { title: def.title } : {}), ...def.annotations } } : {}),
+        // The title once, as Tool.title (not repeated in annotations.title): tools/list has a 32 KB budget.
+        ...(def.annotations ? { annotations: { ...def.annotations } } : {}),
       });
       this.knownArgs.set(def.name, new Set(Object.keys(def.input.shape)));
     }
