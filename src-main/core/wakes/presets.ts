@@ -69,8 +69,7 @@ export interface RunnerArgsContext {
 }
 
 /** Replaces the placeholders of runner args (custom runners may use them too). */
-export function expandRunnerArgs(args: readonly string[], ctx: RunnerArgsContext | string): string[] {
-  const c: RunnerArgsContext = typeof ctx === 'string' ? { mcpBaseUrl: ctx, server: 'agent-rooms', instructions: '' } : ctx;
+export function expandRunnerArgs(args: readonly string[], c: RunnerArgsContext): string[] {
   const values: Record<string, string> = {
     '{mcp_base_url}': c.mcpBaseUrl,
     '{server}': c.server,
