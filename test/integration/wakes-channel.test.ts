@@ -153,6 +153,31 @@ describe('wakes: Claude Code channel push', () => {
     expect(await wakesOf(a.plate)).toHaveLength(1);
   });
 
+  it('an assigned task pushed to a session that drops it: the receipt comes back and the runner does the task', async () => {
+    const a = await s.agent('Task dropper');
+    const room = await s.room('Task drop room');
+    await s.join(room, a.plate);
+    const log = join(dir, 'task-dropper.log');
+    expect((await s.api('PUT', `/v1/agents/${a.plate}/runners/codex`, fixtureRunner(log))).status).toBe(200);
+    const { pushed } = await channelClient(a.credential, room);
+    const t = await s.api('POST', `/v1/rooms/${room}/tasks`, { title: 'Do it', definition_of_done: 'done', assignee: a.handle });
+    expect(t.status).toBe(201);
+    await waitFor(() => pushed.length === 1, 'the push');
+    // The push gave the session the running receipt: doing, leased by that session.
+    expect((await s.api('GET', `/v1/rooms/${room}/tasks/${t.body.task_id}`)).body.status).toBe('doing');
+    const done = await waitFor(async () => {
+      const x = await s.api('GET', `/v1/rooms/${room}/tasks/${t.body.task_id}`);
+      return x.body.status === 'done' && x.body;
+    }, 'the runner to finish the task');
+    expect(done.summary).toBe('done by runner');
+    const w = await waitFor(async () => (await wakesOf(a.plate)).find((x) => x.status !== 'running'), 'the run to end');
+    expect(w).toMatchObject({ status: 'handled', target: 'runner', trigger: 'assignment' });
+    expect(await wakesOf(a.plate)).toHaveLength(1);
+    // The runner got the receipt itself (doing under the runner instance) before acting.
+    const saw = readFileSync(log, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { event: string; lease?: { instance_id: string } }).find((l) => l.event === 'saw_task');
+    expect(saw?.lease?.instance_id).toBe(`runner:${a.plate}:codex`);
+  });
+
   it('a push not taken before the session closes goes back to the inbox, not pushed again', async () => {
     const a = await s.agent('Leaver');
     const room = await s.room('Leave room');

@@ -6,7 +6,7 @@ import { stmt } from '../db/stmt.js';
 import { agentHandle, createCredential, getAgentByPlate, revokeCredential, type AgentRow } from '../agents/store.js';
 import { getRoom, isAgentMember } from '../rooms/store.js';
 import { hasScope } from '../../../shared/scopes.js';
-import { receiveRunning } from '../tasks/service.js';
+import { receiveRunning, returnReceipt } from '../tasks/service.js';
 import { getTaskRow, type TaskRow } from '../tasks/store.js';
 import type { McpSession } from '../mcp/sessions.js';
 import {
@@ -236,9 +236,18 @@ export class WakeDispatcher {
     if (s && now - p.at < channelAckMs()) return false;
     this.pushes.delete(w.id);
     const why = s ? `the channel session did not take the push within ${channelAckMs()} ms` : 'the channel session closed before taking the push';
-    if (!requeueChannelWake(this.core.db, w.id, `${why}; handed to the runner or the inbox`)) return false;
+    const { db } = this.core;
+    let receiptBack = false;
+    const moved = immediate(db, () => {
+      if (!requeueChannelWake(db, w.id, `${why}; handed to the runner or the inbox`)) return false;
+      // A task wake gave the session the running receipt: take it back for the next target.
+      if (w.task_id) receiptBack = returnReceipt(db, w.task_id, p.sessionId);
+      return true;
+    });
+    if (!moved) return false;
     this.noChannel.add(w.id);
     this.changed(w.room_id);
+    if (receiptBack) this.core.bus.emit({ type: 'board.changed', room: w.room_id });
     this.kick(true);
     return true;
   }
