@@ -65,6 +65,9 @@ describe.skipIf(!installed)('host: Claude Code (real CLI)', () => {
     expect(JSON.stringify(main.body.system)).toContain(a.room);
     expect(JSON.stringify(main.body.messages)).toContain('please summarise the plan');
     expect(JSON.stringify(main.body.messages)).not.toContain(wake.wake_id);
+    // claude -p never sends DELETE for its MCP session: the server closed the run's sessions itself.
+    const left = ((await s.api('GET', `/v1/rooms/${a.room}/members`)).body.instances as any[]).filter((i) => i.plate === a.plate);
+    expect(left).toEqual([]);
   }, 180_000);
 
   /**
