@@ -8,6 +8,7 @@ import { openDb } from './db/open.js';
 import { createLoginLink } from './owners/login.js';
 import { primaryOwner } from './owners/store.js';
 import { guardCommand, GUARD_USAGE } from './reservations/guard.js';
+import { connect, doctor, HOSTS_USAGE } from './hosts/connect.js';
 
 const USAGE = `agent-rooms: local collaboration rooms for agents and humans
 
@@ -17,6 +18,7 @@ Usage:
   agent-rooms open [--home DIR]
       Print a fresh one-time UI login URL for the running server.
 ${GUARD_USAGE}
+${HOSTS_USAGE}
   agent-rooms --help
 
 Environment: AGENT_ROOMS_HOME, AGENT_ROOMS_PORT.`;
@@ -123,6 +125,10 @@ async function main(argv: string[]) {
     return;
   }
   if (cmd === 'guard') return guardCommand(rest);
+  if (cmd === 'connect' || cmd === 'doctor') {
+    process.exitCode = await (cmd === 'connect' ? connect(rest) : doctor(rest));
+    return;
+  }
   const flags = parseFlags(rest);
   if (cmd === 'serve') return serve(flags);
   if (cmd === 'open') return open(flags);

@@ -128,11 +128,12 @@ describe.skipIf(!!skip)('UI: sign-in, rooms, chat, agents', () => {
     expect(secret).toMatch(/^ark_[A-Za-z0-9_-]{43}$/);
     expect(await dialog.getByRole('button', { name: 'Copy credential' }).isVisible()).toBe(true);
     const claude = await dialog.getByTestId('snippet-claude-code').textContent();
-    expect(claude).toContain('claude mcp add --transport http');
+    // The same lines `agent-rooms connect` runs, under the agent's own server name.
+    expect(claude).toMatch(/claude mcp add --scope user --transport http agent-rooms-[a-z0-9-]+ /);
     expect(claude).toContain(secret);
     for (const [tab, needle] of [
-      ['Codex', '[mcp_servers.agent-rooms]'],
-      ['Gemini CLI', '"httpUrl"'],
+      ['Codex', 'codex mcp add agent-rooms-'],
+      ['Gemini CLI', 'gemini mcp add --scope user --transport http agent-rooms-'],
       ['Cursor', '"mcpServers"'],
       ['Any MCP client', '/mcp'],
     ] as const) {

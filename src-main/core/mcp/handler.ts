@@ -75,6 +75,11 @@ function makeServer(core: Core, registry: ToolRegistry, host: McpResourceHost, s
   return server;
 }
 
+/** `?channels=1` (or true/yes) on the connection URL: the session listens for channel pushes. */
+function channelOptIn(url: URL): boolean {
+  return ['1', 'true', 'yes'].includes((url.searchParams.get('channels') ?? '').toLowerCase());
+}
+
 function unauthorized(core: Core, res: ServerResponse, err: AppError, resource: string) {
   const errorId = newErrorId();
   recordEvidence(core.db, { errorId, surface: 'http', tool: 'mcp', error: err });
@@ -183,6 +188,7 @@ export async function handleMcp(
         lastSeen: Date.now(),
         getStreams: 0,
         toolCalls: 0,
+        channels: host === 'claude-code' && channelOptIn(url),
       };
       core.sessions.add(session);
       const caps = core.config.mcpSessionLimits;

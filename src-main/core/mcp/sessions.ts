@@ -17,6 +17,12 @@ export interface McpSession {
   server: Server;
   createdAt: number;
   lastSeen: number;
+  /**
+   * The connection opted in to channel delivery (`?channels=1` on /mcp/claude-code, which
+   * `agent-rooms connect claude-code --channels` writes): Claude Code declares nothing in
+   * initialize, so only this marks a session that listens for pushes.
+   */
+  channels?: boolean;
   /** Open GET (server-to-client) streams; a channel push needs one. */
   getStreams: number;
   /** Count of tools/call handled, e.g. for the runner's "no tool call back" flag. */

@@ -294,6 +294,21 @@ export function receiveRunning(db: Db, taskId: string, plate: string, instanceId
   });
 }
 
+/**
+ * Takes back the running receipt the server gave an instance that never took its wake (a
+ * channel push the session dropped): doing -> todo, the lease gone, so the runner the wake
+ * goes to next can receive it. Only while that instance still holds the lease.
+ */
+export function returnReceipt(db: Db, taskId: string, instanceId: string): boolean {
+  const r = stmt(db, `UPDATE tasks SET status = 'todo', ${LEAVE_DOING}, updated_at = ? WHERE id = ? AND status = 'doing' AND lease_instance_id = ? RETURNING room_id`).get(
+    Date.now(),
+    taskId,
+    instanceId,
+  ) as { room_id: string } | undefined;
+  if (r) touchRoom(db, r.room_id, ['board']);
+  return r !== undefined;
+}
+
 /** renew_lease: a heartbeat from the holding instance only. It changes nothing but the lease time. */
 export function renewLease(core: Core, actor: Extract<Actor, { kind: 'agent' }>, taskId: string, instanceId: string): TaskRecord {
   const { db } = core;

@@ -7,7 +7,7 @@ import { agentHandle, createCredential, getAgentByPlate, revokeCredential, type 
 import { getRoom, isAgentMember, trustMode } from '../rooms/store.js';
 import { mayRunCommands } from '../owners/store.js';
 import { hasScope } from '../../../shared/scopes.js';
-import { receiveRunning } from '../tasks/service.js';
+import { receiveRunning, returnReceipt } from '../tasks/service.js';
 import { getTaskRow, type TaskRow } from '../tasks/store.js';
 import type { McpSession } from '../mcp/sessions.js';
 import {
@@ -20,13 +20,15 @@ import {
   markPull,
   markRunning,
   queueHeads,
+  requeueChannelWake,
   olderQueued,
   runningWakes,
   type WakeRow,
 } from './store.js';
-import { channelSessionOf, channelTimeoutMs, pushChannel } from './channel.js';
+import { channelAckMs, channelSessionOf, channelTimeoutMs, pushChannel } from './channel.js';
 import { firstRunner, runProcess, type ProcessOutcome, type RunnerConfig, type RunningProcess } from './runners.js';
-import { expandRunnerArgs } from './presets.js';
+import { expandRunnerArgs, RUNNER_PRESETS, serverNameFor, type PresetDef } from './presets.js';
+import { geminiRunHome, wakeInstructions, type RunHome } from './run-home.js';
 import { isInsideHome, knownSecrets, scratchFolder } from './secrets.js';
 
 export const RESTART_REASON = 'server restarted while the wake was running';
@@ -127,6 +129,27 @@ function runnerBaseEnv(): NodeJS.ProcessEnv {
   return env;
 }
 
+/**
+ * The args, environment and per-run settings home of one run: the preset's placeholders filled
+ * with the per-agent server name and the envelope, the run's own credential in the environment.
+ */
+function runnerSpawnSpec(runner: RunnerConfig, envelope: WakeEnvelope, baseUrl: string, credential: string) {
+  const server = serverNameFor(runner.plate);
+  const instructions = wakeInstructions(envelope, server);
+  const env: NodeJS.ProcessEnv = {
+    ...runnerBaseEnv(),
+    ...runner.env,
+    AGENT_ROOMS_WAKE: JSON.stringify(envelope),
+    AGENT_ROOMS_MCP_URL: `${baseUrl}?key=${credential}`,
+    AGENT_ROOMS_MCP_BASE_URL: baseUrl,
+    AGENT_ROOMS_MCP_SERVER: server,
+    AGENT_ROOMS_CREDENTIAL: credential,
+  };
+  const preset: PresetDef | undefined = runner.preset ? RUNNER_PRESETS[runner.preset] : undefined;
+  const home = preset?.runHome === 'gemini' ? geminiRunHome({ env, server, mcpBaseUrl: baseUrl, instructions }) : undefined;
+  return { args: expandRunnerArgs(runner.args, { mcpBaseUrl: baseUrl, server, instructions }), env: { ...env, ...home?.env }, home };
+}
+
 interface ActiveRun {
   wakeId: string;
   /** The owner of the run's agent: runs end at once when that owner loses allow_runners. */
@@ -152,6 +175,10 @@ export class WakeDispatcher {
   /** The next pass also looks at wakes parked for pull clients. */
   private fullPending = false;
   private readonly runs = new Map<string, ActiveRun>();
+  /** Pushed wakes not yet taken: the session and its tool-call count at the push. */
+  private readonly pushes = new Map<string, { sessionId: string; toolCalls: number; at: number }>();
+  /** Wakes a channel session did not take: they go to the runner or the inbox, never pushed again. */
+  private readonly noChannel = new Set<string>();
   /** Tool calls of closed sessions, by the run credential that opened them. */
   private readonly toolCallsByCredential = new Map<string, number>();
   private timer?: NodeJS.Timeout;
@@ -227,8 +254,11 @@ export class WakeDispatcher {
   private expireChannelWakes(): void {
     const { db } = this.core;
     const now = Date.now();
-    for (const w of runningWakes(db)) {
+    const running = runningWakes(db);
+    for (const id of this.pushes.keys()) if (!running.some((w) => w.id === id)) this.pushes.delete(id);
+    for (const w of running) {
       if (w.target !== 'channel') continue;
+      if (this.channelNotTaken(w, now)) continue;
       if (w.deadline_at !== null && w.deadline_at <= now) {
         const ms = channelTimeoutMs();
         if (finishWake(db, w.id, 'failed', `the pushed session did not act in the room within ${ms} ms`)) this.changed(w.room_id);
@@ -236,6 +266,39 @@ export class WakeDispatcher {
         if (finishWake(db, w.id, 'failed', 'the session closed before acting in the room')) this.changed(w.room_id);
       }
     }
+  }
+
+  /**
+   * A push the session never took (no tool call of that session since, within channelAckMs,
+   * or the session went away first) goes back to the queue for the runner or the inbox: a
+   * session that drops pushes must not hold the wake for the whole channel timeout. The wake
+   * moves once (running -> queued, never pushed again), so it cannot run twice.
+   */
+  private channelNotTaken(w: WakeRow, now: number): boolean {
+    const p = this.pushes.get(w.id);
+    if (!p) return false;
+    const s = this.core.sessions.get(p.sessionId);
+    if (s && s.toolCalls > p.toolCalls) {
+      this.pushes.delete(w.id);
+      return false;
+    }
+    if (s && now - p.at < channelAckMs()) return false;
+    this.pushes.delete(w.id);
+    const why = s ? `the channel session did not take the push within ${channelAckMs()} ms` : 'the channel session closed before taking the push';
+    const { db } = this.core;
+    let receiptBack = false;
+    const moved = immediate(db, () => {
+      if (!requeueChannelWake(db, w.id, `${why}; handed to the runner or the inbox`)) return false;
+      // A task wake gave the session the running receipt: take it back for the next target.
+      if (w.task_id) receiptBack = returnReceipt(db, w.task_id, p.sessionId);
+      return true;
+    });
+    if (!moved) return false;
+    this.noChannel.add(w.id);
+    this.changed(w.room_id);
+    if (receiptBack) this.core.bus.emit({ type: 'board.changed', room: w.room_id });
+    this.kick(true);
+    return true;
   }
 
   /**
@@ -270,7 +333,7 @@ export class WakeDispatcher {
       this.kick();
       return;
     }
-    const session = channelSessionOf(core, w.plate);
+    const session = this.noChannel.has(w.id) ? undefined : channelSessionOf(core, w.plate);
     if (session) {
       if (!keyBusy(db, session.id, w.room_id, 'claude-code')) this.startChannel(w, a, session);
       return;
@@ -321,6 +384,7 @@ export class WakeDispatcher {
       deadlineAt: Date.now() + channelTimeoutMs(),
     });
     if (!ok) return;
+    this.pushes.set(w.id, { sessionId: session.id, toolCalls: session.toolCalls, at: Date.now() });
     const env = envelopeOf(w, a, 'claude-code', `${agentHandle(a)}#${session.label}`, version);
     pushChannel(session, w.content, envelopeMeta(env)).catch(() => {
       if (this.stopped) return;
@@ -351,30 +415,28 @@ export class WakeDispatcher {
     }
     const envelope = envelopeOf(w, a, runner.host, agentHandle(a), version);
     let proc: RunningProcess;
+    let home: RunHome | undefined;
     try {
       const baseUrl = mcpUrl(core, runner.host);
+      const spawnSpec = runnerSpawnSpec(runner, envelope, baseUrl, cred.credential);
+      home = spawnSpec.home;
       proc = runProcess({
         command: runner.command,
-        args: expandRunnerArgs(runner.args, baseUrl),
+        args: spawnSpec.args,
         cwd: where.cwd,
-        env: {
-          ...runnerBaseEnv(),
-          ...runner.env,
-          AGENT_ROOMS_WAKE: JSON.stringify(envelope),
-          AGENT_ROOMS_MCP_URL: `${baseUrl}?key=${cred.credential}`,
-          AGENT_ROOMS_MCP_BASE_URL: baseUrl,
-          AGENT_ROOMS_CREDENTIAL: cred.credential,
-        },
+        env: spawnSpec.env,
         stdin: w.content,
         timeoutMs: runner.timeout_ms,
         secrets: [cred.credential, ...knownSecrets(core)],
       });
     } catch {
+      home?.cleanup();
       revokeCredential(db, cred.credentialId);
       finishWake(db, w.id, 'failed', 'the runner command could not be started');
       this.changed(w.room_id);
       return;
     }
+    if (home) void proc.done.finally(() => home.cleanup());
     const lease = w.task_id ? { taskId: w.task_id, instanceId, renewedAt: Date.now() } : undefined;
     this.runs.set(w.id, { wakeId: w.id, ownerId: a.owner_id, credentialId: cred.credentialId, proc, lease });
     this.started(w, 'runner');
@@ -417,6 +479,8 @@ export class WakeDispatcher {
       if (s.host === 'claude-code') setTimeout(() => this.kick(true), 50).unref();
       return;
     }
+    // A session that took its push (called a tool since) and then closed: the wake stays its own.
+    for (const [id, p] of this.pushes) if (p.sessionId === s.id && s.toolCalls > p.toolCalls) this.pushes.delete(id);
     for (const run of this.runs.values()) {
       if (run.credentialId === s.credentialId) {
         this.toolCallsByCredential.set(s.credentialId, (this.toolCallsByCredential.get(s.credentialId) ?? 0) + s.toolCalls);

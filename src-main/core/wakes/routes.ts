@@ -17,17 +17,18 @@ const timeoutMs = z.number().int().min(RUNNER_TIMEOUT_MIN_MS).max(RUNNER_TIMEOUT
 const cwd = z.string().min(1).max(4096).refine(isAbsolute, 'must be an absolute path');
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
 
-const presetBody = z.strictObject({ preset: z.string().min(1).max(40), cwd: cwd.optional(), timeout_ms: timeoutMs.optional() });
+/** Runner env: API keys and base URLs of the host, for presets and commands alike. */
+const runnerEnv = z
+  .record(z.string().regex(ENV_NAME, 'must be an environment variable name'), z.string().max(8192))
+  .refine((e) => Object.keys(e).length <= 100, 'at most 100 variables')
+  .refine((e) => !Object.keys(e).some((k) => k.startsWith('AGENT_ROOMS_')), 'AGENT_ROOMS_* names are set by the server');
+const presetBody = z.strictObject({ preset: z.string().min(1).max(40), cwd: cwd.optional(), timeout_ms: timeoutMs.optional(), env: runnerEnv.optional() });
 const commandBody = z.strictObject({
   command: z.string().min(1).max(4096),
   args: z.array(z.string().max(8192)).max(200).optional(),
   cwd: cwd.optional(),
   timeout_ms: timeoutMs.optional(),
-  env: z
-    .record(z.string().regex(ENV_NAME, 'must be an environment variable name'), z.string().max(8192))
-    .refine((e) => Object.keys(e).length <= 100, 'at most 100 variables')
-    .refine((e) => !Object.keys(e).some((k) => k.startsWith('AGENT_ROOMS_')), 'AGENT_ROOMS_* names are set by the server')
-    .optional(),
+  env: runnerEnv.optional(),
 });
 
 /**
@@ -97,7 +98,7 @@ export const wakeRoutes: Route[] = [
         const p = parseWith(presetBody, body);
         const preset = presetNamed(p.preset);
         if (!preset) throw invalid(`preset must be one of: ${Object.keys(RUNNER_PRESETS).join(', ')}`);
-        input = { preset, cwd: p.cwd, timeout_ms: p.timeout_ms };
+        input = { preset, cwd: p.cwd, timeout_ms: p.timeout_ms, env: p.env };
       } else {
         input = parseWith(commandBody, body);
       }

@@ -45,7 +45,7 @@ function fromRow(db: Db, r: RunnerRow): RunnerConfig {
 }
 
 export type RunnerInput =
-  | { preset: RunnerPreset; cwd?: string; timeout_ms?: number }
+  | { preset: RunnerPreset; cwd?: string; timeout_ms?: number; env?: Record<string, string> }
   | { command: string; args?: string[]; cwd?: string; timeout_ms?: number; env?: Record<string, string> };
 
 /** Creates or replaces the runner of (agent, host); a replaced runner keeps its place in the order. */

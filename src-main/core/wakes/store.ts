@@ -201,6 +201,20 @@ export function handleChannelWakes(db: Db, instanceId: string, roomId: string): 
   ).run(Date.now(), instanceId, roomId).changes;
 }
 
+/**
+ * A pushed wake the session never took: back to queued, first in its queue again (its seq is
+ * unchanged), for the runner or the inbox. Only from running on a channel, so it moves once.
+ */
+export function requeueChannelWake(db: Db, id: string, reason: string): boolean {
+  return (
+    stmt(
+      db,
+      `UPDATE wakes SET status = 'queued', target = NULL, host = NULL, instance_id = NULL, deadline_at = NULL, started_at = NULL, reason = ?
+       WHERE id = ? AND status = 'running' AND target = 'channel'`,
+    ).run(reason, id).changes === 1
+  );
+}
+
 /** Queued pull wakes of an agent in a room: handled once the agent acted there. */
 export function handlePullWakes(db: Db, plate: string, roomId: string): number {
   return stmt(

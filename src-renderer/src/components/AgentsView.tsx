@@ -38,8 +38,8 @@ function CopyButton({ text, label }: { text: string; label: string }) {
   );
 }
 
-function Instructions({ secret, urls }: { secret: string; urls: Parameters<typeof connectionInstructions>[0] }) {
-  const all = connectionInstructions(urls, secret);
+function Instructions({ secret, urls, agent }: { secret: string; urls: Parameters<typeof connectionInstructions>[0]; agent?: Agent }) {
+  const all = connectionInstructions(urls, secret, agent?.plate, agent?.name);
   const [tab, setTab] = useState(all[0]!.host);
   const cur = all.find((i) => i.host === tab)!;
   return (
@@ -62,7 +62,7 @@ function Instructions({ secret, urls }: { secret: string; urls: Parameters<typeo
   );
 }
 
-function MintedDialog({ minted, onClose }: { minted: MintedCredential; onClose: () => void }) {
+function MintedDialog({ minted, agent, onClose }: { minted: MintedCredential; agent?: Agent; onClose: () => void }) {
   return (
     <Dialog title="New credential" onClose={onClose} wide>
       <p className="note" role="note">
@@ -75,7 +75,7 @@ function MintedDialog({ minted, onClose }: { minted: MintedCredential; onClose: 
         <CopyButton text={minted.credential} label="Copy credential" />
       </div>
       <h3>Connect a host</h3>
-      <Instructions secret={minted.credential} urls={minted.mcp_urls} />
+      <Instructions secret={minted.credential} urls={minted.mcp_urls} agent={agent} />
       <div className="row end">
         <button type="button" className="primary" onClick={onClose}>
           I have copied it
@@ -242,7 +242,7 @@ function AgentDetail({ agent }: { agent: Agent }) {
       )}
       <h3>Connect a host</h3>
       <p className="muted">Mint a credential to get these with the secret filled in; here it is a placeholder.</p>
-      <Instructions secret="<credential>" urls={urlsFromOrigin(window.location.origin)} />
+      <Instructions secret="<credential>" urls={urlsFromOrigin(window.location.origin)} agent={agent} />
       <h3>Runners</h3>
       <p className="muted">A runner lets the server start this agent headless when it is woken and no live Claude Code session listens. The wake arrives on stdin.</p>
       {me && !me.allow_runners && (
@@ -257,7 +257,7 @@ function AgentDetail({ agent }: { agent: Agent }) {
           </button>
         </>
       )}
-      {minted && <MintedDialog minted={minted} onClose={() => setMinted(null)} />}
+      {minted && <MintedDialog minted={minted} agent={agent} onClose={() => setMinted(null)} />}
       {confirm && (
         <Confirm
           title={confirm.title}
