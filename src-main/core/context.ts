@@ -24,7 +24,7 @@ export interface McpSessionLimits {
   initializeBurst: number;
 }
 
-export const DEFAULT_MCP_SESSION_LIMITS: McpSessionLimits = { perCredential: 32, total: 1000, initializePerSecond: 1, initializeBurst: 20 };
+export const DEFAULT_MCP_SESSION_LIMITS: McpSessionLimits = { perCredential: 64, total: 1000, initializePerSecond: 1, initializeBurst: 20 };
 
 /** Everything a service function, tool or route may use; one per running core. */
 export interface Core {
