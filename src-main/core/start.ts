@@ -81,7 +81,7 @@ export async function startCore(opts: StartOptions): Promise<RunningCore> {
   mkdirSync(join(home, 'blobs'), { recursive: true });
   const log = opts.log ?? ((l: string) => process.stderr.write(l + '\n'));
   const dbFile = join(home, 'rooms.db');
-  const db = openDb(dbFile);
+  const db = openDb(dbFile, log);
   const checkpointer = startCheckpointer(db, dbFile);
   const signingKey = loadSigningKey(home);
   const core: Core = {

@@ -1,4 +1,4 @@
-import { closeSync, openSync, readSync, rmSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync, rmSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import type { Core } from '../context.js';
 import type { Db } from '../db/open.js';
@@ -7,6 +7,7 @@ import { AppError, invalid } from '../errors/app-error.js';
 import { withIdempotency } from '../idempotency/store.js';
 import { getRoom, requireAgentRoom, requireHumanRoom, touchRoom } from '../rooms/store.js';
 import { decodeCursor, encodeCursor } from '../util/cursor.js';
+import { indexableText, indexFileText, SEARCH_FILE_TEXT_MAX } from '../search/service.js';
 import { newId } from '../util/ids.js';
 import { BlobStore } from './blobs.js';
 import { baseName, normaliseContentType, normaliseFilePath, normalisePrefix } from './paths.js';
@@ -206,6 +207,8 @@ export function writeInline(core: Core, actor: FileActor, input: WriteInput): Fi
         created_at: now,
         ready_at: now,
       });
+      // The search index holds the newest text version's contents (same transaction as the row).
+      indexFileText(db, f.id, indexableText(bytes));
       touchRoom(db, input.roomId, ['files']);
       return entryOf(fileById(db, f.id)!, getVersion(db, f.id, version)!);
     }),
@@ -516,6 +519,7 @@ export function completeUpload(core: Core, actor: FileActor, input: { fileId: st
       const now = Date.now();
       blobs.adoptSync(blobs.uploadPath(f.id, v.version), v.sha256);
       markReady(db, f.id, v.version, now);
+      indexFileText(db, f.id, v.size_bytes <= SEARCH_FILE_TEXT_MAX ? indexableText(readFileSync(blobs.pathOf(v.sha256))) : undefined);
       touchRoom(db, f.room_id, ['files']);
       return { ...entryOf(fileById(db, f.id)!, getVersion(db, f.id, v.version)!), room: f.room_id };
     };
