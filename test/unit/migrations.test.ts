@@ -53,7 +53,7 @@ describe('migrations', () => {
     expect(() =>
       db.prepare("INSERT INTO owners (id, name, slug, plate_prefix, token_hash, created_at) VALUES ('o', 'n', 's', 'AB', 't', 'yesterday')").run(),
     ).toThrow(/cannot store TEXT value in INTEGER column/);
-    const strict = db.prepare("SELECT name, strict FROM pragma_table_list WHERE schema = 'main' AND name NOT LIKE 'sqlite_%'").all() as Array<{ name: string; strict: number }>;
+    const strict = db.prepare("SELECT name, strict FROM pragma_table_list WHERE schema = 'main' AND type = 'table' AND name NOT LIKE 'sqlite_%'").all() as Array<{ name: string; strict: number }>;
     expect(strict.length).toBeGreaterThan(0);
     expect(strict.filter((t) => t.strict !== 1).map((t) => t.name)).toEqual([]);
   });
@@ -77,7 +77,7 @@ describe('0006-wake-dispatch-index', () => {
       INSERT INTO rooms (id, name, created_by, created_at) VALUES ('room_1', 'r', 'own_1', 1);
       INSERT INTO wakes (id, plate, room_id, trigger, content, event_key, created_at) VALUES ('wake_1', 'AA-AGT-000000', 'room_1', 'mention', 'hi', 'e1', 1);`);
     migrate(db);
-    expect(db.pragma('user_version', { simple: true })).toBe(6);
+    expect(db.pragma('user_version', { simple: true })).toBe(LATEST);
     const plan = db
       .prepare(`EXPLAIN QUERY PLAN SELECT MIN(seq) FROM wakes INDEXED BY wakes_dispatchable WHERE status = 'queued' AND target IS NOT 'pull' GROUP BY plate, room_id`)
       .all()
