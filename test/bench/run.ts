@@ -66,6 +66,7 @@ const BENCHES: Array<{ name: string; file: string; fn: string }> = [
   { name: 'tasks', file: 'tasks.ts', fn: 'runTasksBench' },
   { name: 'files', file: 'files.ts', fn: 'runFilesBench' },
   { name: 'wakes', file: 'wakes.ts', fn: 'runWakesBench' },
+  { name: 'scale', file: 'scale.ts', fn: 'runScaleBench' },
 ];
 
 async function main() {

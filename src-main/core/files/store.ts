@@ -137,17 +137,25 @@ export function filesPage(db: Db, q: FilePageQuery): FileRow[] {
   }) as FileRow[];
 }
 
-/** How many files the page's query matches in all. */
+/**
+ * How many files the page's query matches in all: every file under the prefix (from the
+ * (room_id, path) index alone), less, for an agent, those it may not see; only files without a
+ * released version can be hidden, and those are found through the small quarantined-version index.
+ */
 export function filesCount(db: Db, q: Omit<FilePageQuery, 'after' | 'limit'>): number {
-  return (
+  const args = { room: q.roomId, prefix: q.prefix, upper: prefixUpper(q.prefix) ?? null, plen: q.prefix.length };
+  const range = `f.room_id = @room AND f.path >= @prefix AND (@upper IS NULL OR f.path < @upper) AND substr(f.path, 1, @plen) = @prefix`;
+  const all = (stmt(db, `SELECT count(*) AS n FROM files f WHERE ${range}`).get(args) as { n: number }).n;
+  if (q.plate === undefined) return all;
+  const hidden = (
     stmt(
       db,
-      `SELECT count(*) AS n FROM files f WHERE f.room_id = @room AND f.path >= @prefix AND (@upper IS NULL OR f.path < @upper)
-         AND substr(f.path, 1, @plen) = @prefix AND ${VISIBLE_SQL}`,
-    ).get({ room: q.roomId, prefix: q.prefix, upper: prefixUpper(q.prefix) ?? null, plen: q.prefix.length, plate: q.plate ?? null }) as {
-      n: number;
-    }
+      `SELECT count(*) AS n FROM files f WHERE f.id IN (SELECT file_id FROM file_versions WHERE status = 'quarantined') AND ${range}
+         AND NOT EXISTS (SELECT 1 FROM file_versions v WHERE v.file_id = f.id
+           AND (v.status = 'ready' OR (v.uploader_kind = 'agent' AND v.uploader_plate = @plate)))`,
+    ).get({ ...args, plate: q.plate }) as { n: number }
   ).n;
+  return all - hidden;
 }
 
 /** Files of a room whose path starts with the prefix, by path. */

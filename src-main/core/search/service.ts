@@ -2,6 +2,7 @@ import type { Db } from '../db/open.js';
 import { stmt } from '../db/stmt.js';
 import { decodeCursor, encodeCursor } from '../util/cursor.js';
 import { HL_END, HL_START, parseSnippet, toFtsQuery } from './query.js';
+import { OTHER_BASE } from '../db/migrations/0009-search.js';
 
 export const SEARCH_KINDS = ['message', 'task', 'decision', 'file'] as const;
 export type SearchKind = (typeof SEARCH_KINDS)[number];
@@ -46,7 +47,7 @@ const SNIPPET_TOKENS = 12;
 
 /** What an index entry points at, if the caller may see it (a file with no ready version is nobody's result yet). */
 function sourceOf(db: Db, rowid: number, kind: string): { id: string; seq?: number; task_id?: string; path?: string } | undefined {
-  const src = Math.floor(rowid / 8);
+  const src = Math.floor((rowid >= OTHER_BASE ? rowid - OTHER_BASE : rowid) / 8);
   switch (kind) {
     case 'message': {
       const m = stmt(db, 'SELECT id, seq FROM messages WHERE rowid = ?').get(src) as { id: string; seq: number } | undefined;
@@ -73,10 +74,30 @@ function sourceOf(db: Db, rowid: number, kind: string): { id: string; seq?: numb
 }
 
 /**
- * Ranked full-text search in the given rooms (the caller checked membership). Two steps: the
- * page of entries by rank (cheap: no snippet work), then a snippet for each entry on the page.
- * The cursor is an offset into the ranking: a page boundary can shift if the room changes
- * between two pages (search results are ranked, not a list with a stable order).
+ * A query that matches a great many entries is ranked among the newest this many matches of
+ * messages, and as many of everything else: bm25 costs a lookup per ranked entry, and this keeps
+ * a query's cost bounded at any size of history. A query with fewer matches is ranked over all.
+ */
+export const RANK_WINDOW = 1000;
+
+const MAX_ROWID = Number.MAX_SAFE_INTEGER;
+const FILTER = `search_fts MATCH @q AND rowid >= @lo AND rowid < @hi
+  AND room_id IN (SELECT value FROM json_each(@rooms)) AND (@kinds IS NULL OR kind IN (SELECT value FROM json_each(@kinds)))`;
+
+interface Hit {
+  rowid: number;
+  kind: SearchKind;
+  room_id: string;
+  created_at: number;
+  rank: number;
+}
+
+/**
+ * Ranked full-text search in the given rooms (the caller checked membership), in steps: per
+ * rowid range (messages; the rest), the lowest rowid of the newest RANK_WINDOW matches (a
+ * rowid-ordered walk, no ranking), then the ranked page within that window, merged by rank;
+ * then a snippet for each entry of the page only. The cursor is an offset into the ranking: a
+ * page boundary can shift if the room changes between two pages.
  */
 export function search(db: Db, q: SearchQuery): SearchPage {
   const fts = toFtsQuery(q.query);
@@ -85,14 +106,32 @@ export function search(db: Db, q: SearchQuery): SearchPage {
   if (!fts || !q.rooms.length) return { results: [], next_cursor: null };
   const kinds = q.kinds?.length ? JSON.stringify(q.kinds) : null;
   const rooms = JSON.stringify(q.rooms);
-  const rows = stmt(
-    db,
-    `SELECT rowid, kind, room_id, created_at, rank FROM search_fts
-     WHERE search_fts MATCH @q AND room_id IN (SELECT value FROM json_each(@rooms))
-       AND (@kinds IS NULL OR kind IN (SELECT value FROM json_each(@kinds)))
-     ORDER BY rank, rowid DESC LIMIT @limit OFFSET @offset`,
-  ).all({ q: fts, rooms, kinds, limit: limit + 1, offset }) as Array<{ rowid: number; kind: SearchKind; room_id: string; created_at: number; rank: number }>;
-  const page = rows.slice(0, limit);
+  const want = offset + limit + 1;
+  const ranges: Array<[number, number]> = [];
+  if (!q.kinds?.length || q.kinds.includes('message')) ranges.push([0, OTHER_BASE]);
+  if (!q.kinds?.length || q.kinds.some((k) => k !== 'message')) ranges.push([OTHER_BASE, MAX_ROWID]);
+  const hits: Hit[] = [];
+  for (const [lo, hi] of ranges) {
+    const edge = stmt(db, `SELECT rowid FROM search_fts WHERE ${FILTER} ORDER BY rowid DESC LIMIT 1 OFFSET ${RANK_WINDOW - 1}`).get({
+      q: fts,
+      lo,
+      hi,
+      rooms,
+      kinds,
+    }) as { rowid: number } | undefined;
+    hits.push(
+      ...(stmt(db, `SELECT rowid, kind, room_id, created_at, rank FROM search_fts WHERE ${FILTER} ORDER BY rank, rowid DESC LIMIT @want`).all({
+        q: fts,
+        lo: edge?.rowid ?? lo,
+        hi,
+        rooms,
+        kinds,
+        want,
+      }) as Hit[]),
+    );
+  }
+  hits.sort((a, b) => a.rank - b.rank || b.rowid - a.rowid);
+  const page = hits.slice(offset, offset + limit);
   const snippetOf = stmt(
     db,
     `SELECT snippet(search_fts, -1, '${HL_START}', '${HL_END}', '…', ${SNIPPET_TOKENS}) AS s FROM search_fts WHERE search_fts MATCH ? AND rowid = ?`,
@@ -113,7 +152,7 @@ export function search(db: Db, q: SearchQuery): SearchPage {
       ...src,
     });
   }
-  return { results, next_cursor: rows.length > limit ? encodeCursor([offset + limit]) : null };
+  return { results, next_cursor: hits.length > offset + limit ? encodeCursor([offset + limit]) : null };
 }
 
 /** The rooms a human is in (GET /v1/search searches all of them). */
@@ -134,5 +173,5 @@ export function indexableText(bytes: Buffer): string | undefined {
 
 /** Writes a file's text contents into its index entry (inside the writer's transaction); undefined clears them. */
 export function indexFileText(db: Db, fileId: string, text: string | undefined): void {
-  stmt(db, 'UPDATE search_fts SET body = ? WHERE rowid = (SELECT rowid * 8 + 4 FROM files WHERE id = ?)').run(text ?? '', fileId);
+  stmt(db, 'UPDATE search_fts SET body = ? WHERE rowid = (SELECT ? + rowid * 8 + 4 FROM files WHERE id = ?)').run(text ?? '', OTHER_BASE, fileId);
 }

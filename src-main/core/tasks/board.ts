@@ -131,6 +131,24 @@ function doneCount(db: Db, roomId: string, plate: string | undefined, arch: numb
   ).n;
 }
 
+/**
+ * Counts are the part of a board page that grows with the board; they are kept per room and
+ * filter until the room's context_version moves (every change of a task's status, assignee or
+ * archiving bumps it; a lease renewal changes no count).
+ */
+const countCache = new WeakMap<Db, Map<string, { version: number; lanes: Map<string, number>; done: number }>>();
+function boardCounts(db: Db, roomId: string, version: number, open: string, arch: number, plate: string | undefined, wantDone: boolean) {
+  let m = countCache.get(db);
+  if (!m) countCache.set(db, (m = new Map()));
+  const key = `${roomId}\u0000${open}\u0000${arch}\u0000${plate ?? ''}\u0000${wantDone ? 1 : 0}`;
+  const hit = m.get(key);
+  if (hit && hit.version === version) return hit;
+  const fresh = { version, lanes: laneCounts(db, roomId, open, arch), done: wantDone ? doneCount(db, roomId, plate, arch) : 0 };
+  if (m.size >= 1000) m.clear();
+  m.set(key, fresh);
+  return fresh;
+}
+
 /** depends_on and the open prerequisites of just the tasks on this page. */
 function depsOfPage(db: Db, ids: string[]): { deps: Map<string, string[]>; open: Map<string, string[]> } {
   const deps = new Map<string, string[]>();
@@ -212,7 +230,8 @@ export function readBoardPage(db: Db, roomId: string, q: BoardQuery): Board {
   }
 
   // Which lanes: members in join order, then any other assignee holding matching tasks.
-  const counts = laneCounts(db, roomId, open, arch);
+  const cached = boardCounts(db, roomId, room.context_version, open, arch, q.plate, wantDone);
+  const counts = cached.lanes;
   let plates: string[];
   if (q.lane !== undefined) {
     plates = q.lane === 'done' ? [] : [q.lane];
@@ -231,22 +250,22 @@ export function readBoardPage(db: Db, roomId: string, q: BoardQuery): Board {
   const lanes = plates.map((plate) => {
     const total = counts.get(plate) ?? 0;
     const want = Math.min(limitOf(plate), budget);
-    // One row more than the page tells whether another page follows.
-    const rows = laneRows(db, roomId, plate, open, arch, laneAfter, want + 1);
+    // A first page knows from the count whether more follows; a later one reads one row more.
+    const rows = laneRows(db, roomId, plate, open, arch, laneAfter, laneAfter ? want + 1 : want);
     const page = rows.slice(0, want);
     budget -= page.length;
     pageRows.push(...page);
-    const more = rows.length > page.length;
+    const more = laneAfter ? rows.length > page.length : total > page.length;
     const next = more ? (page.length ? encodeCursor(laneKey(page[page.length - 1]!)) : laneAfter ? encodeCursor(laneAfter) : START_CURSOR) : null;
     return { plate, total, page, next };
   });
 
   const showDone = wantDone && (q.lane === undefined || q.lane === 'done');
-  const doneTotal = wantDone ? doneCount(db, roomId, q.plate, arch) : 0;
+  const doneTotal = cached.done;
   const doneWant = showDone ? Math.min(limitOf('done'), budget) : 0;
-  const doneFetched = showDone ? doneRows(db, roomId, q.plate, arch, doneBefore, doneWant + 1) : [];
+  const doneFetched = showDone ? doneRows(db, roomId, q.plate, arch, doneBefore, doneBefore ? doneWant + 1 : doneWant) : [];
   const donePage = doneFetched.slice(0, doneWant);
-  const doneMore = doneFetched.length > donePage.length;
+  const doneMore = doneBefore ? doneFetched.length > donePage.length : doneTotal > donePage.length;
   const doneNext = doneMore ? (donePage.length ? encodeCursor(doneKey(donePage[donePage.length - 1]!)) : doneBefore ? encodeCursor(doneBefore) : START_CURSOR) : null;
   pageRows.push(...donePage);
 
