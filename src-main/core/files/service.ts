@@ -20,7 +20,6 @@ import {
   fileById,
   fileByPath,
   filesCount,
-  filesOfRoom,
   filesPage,
   getVersion,
   insertFile,
@@ -367,18 +366,6 @@ export function listFilesPage(
   const plate = actor.kind === 'agent' ? actor.plate : undefined;
   const page = pageOf(db, roomId, { ...q, limit: q.limit ?? FILES_LIMIT_MCP, plate }, (f) => entryFor(db, f, actor));
   return { ...page, files: page.files.filter((e): e is FileEntry => e !== undefined) };
-}
-
-/** Every readable file of the room (get_room_context's manifest; bounded by the caller). */
-export function listFiles(core: Core, actor: FileActor, roomId: string, prefix?: string): FileEntry[] {
-  const { db } = core;
-  requireMember(db, roomId, actor);
-  const out: FileEntry[] = [];
-  for (const f of filesOfRoom(db, roomId, normalisePrefix(prefix))) {
-    const e = entryFor(db, f, actor);
-    if (e) out.push(e);
-  }
-  return out;
 }
 
 /** The human view: one page of files with all their versions and their quarantine state. */

@@ -150,7 +150,9 @@ export function filesCount(db: Db, q: Omit<FilePageQuery, 'after' | 'limit'>): n
   const hidden = (
     stmt(
       db,
-      `SELECT count(*) AS n FROM files f WHERE f.id IN (SELECT file_id FROM file_versions WHERE status = 'quarantined') AND ${range}
+      // CROSS JOIN keeps the quarantined versions (few) as the driving side, not the files (many).
+      `SELECT count(DISTINCT f.id) AS n FROM file_versions q CROSS JOIN files f
+       WHERE q.status = 'quarantined' AND f.id = q.file_id AND ${range}
          AND NOT EXISTS (SELECT 1 FROM file_versions v WHERE v.file_id = f.id
            AND (v.status = 'ready' OR (v.uploader_kind = 'agent' AND v.uploader_plate = @plate)))`,
     ).get({ ...args, plate: q.plate }) as { n: number }

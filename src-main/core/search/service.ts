@@ -1,7 +1,7 @@
 import type { Db } from '../db/open.js';
 import { stmt } from '../db/stmt.js';
 import { decodeCursor, encodeCursor } from '../util/cursor.js';
-import { HL_END, HL_START, parseSnippet, toFtsQuery } from './query.js';
+import { bm25Scores, HL_END, HL_START, parseSnippet, queryWords, toFtsQuery } from './query.js';
 import { OTHER_BASE } from '../db/migrations/0009-search.js';
 
 export const SEARCH_KINDS = ['message', 'task', 'decision', 'file'] as const;
@@ -20,7 +20,7 @@ export interface SearchResult {
   /** Plain text (never HTML); `highlights` are [start, end) UTF-16 offsets into it. */
   snippet: string;
   highlights: Array<[number, number]>;
-  /** Relevance (bm25, titles weighted 4:1): higher is more relevant. */
+  /** Relevance (BM25, titles weighted 4:1): higher is more relevant. */
   rank: number;
   created_at: string;
   seq?: number;
@@ -74,11 +74,11 @@ function sourceOf(db: Db, rowid: number, kind: string): { id: string; seq?: numb
 }
 
 /**
- * A query that matches a great many entries is ranked among the newest this many matches of
- * messages, and as many of everything else: bm25 costs a lookup per ranked entry, and this keeps
- * a query's cost bounded at any size of history. A query with fewer matches is ranked over all.
+ * Each of the two rowid ranges (messages; tasks, decisions and files) is ranked over its newest
+ * this many matches: reading and scoring a match costs, and this keeps a query's cost bounded
+ * at any size of history. A query with fewer matches is ranked over all of them.
  */
-export const RANK_WINDOW = 1000;
+export const RANK_WINDOW = 500;
 
 const MAX_ROWID = Number.MAX_SAFE_INTEGER;
 const FILTER = `search_fts MATCH @q AND rowid >= @lo AND rowid < @hi
@@ -89,15 +89,16 @@ interface Hit {
   kind: SearchKind;
   room_id: string;
   created_at: number;
-  rank: number;
+  title: string;
+  body: string;
+  score: number;
 }
 
 /**
- * Ranked full-text search in the given rooms (the caller checked membership), in steps: per
- * rowid range (messages; the rest), the lowest rowid of the newest RANK_WINDOW matches (a
- * rowid-ordered walk, no ranking), then the ranked page within that window, merged by rank;
- * then a snippet for each entry of the page only. The cursor is an offset into the ranking: a
- * page boundary can shift if the room changes between two pages.
+ * Ranked full-text search in the given rooms (the caller checked membership): per rowid range,
+ * the newest RANK_WINDOW matches (FTS5 walks its posting lists backwards and stops), scored
+ * with BM25 (query.ts), best first; then a snippet for each entry of the page only. The cursor
+ * is an offset into the ranking: a page boundary can shift if the room changes between pages.
  */
 export function search(db: Db, q: SearchQuery): SearchPage {
   const fts = toFtsQuery(q.query);
@@ -106,31 +107,24 @@ export function search(db: Db, q: SearchQuery): SearchPage {
   if (!fts || !q.rooms.length) return { results: [], next_cursor: null };
   const kinds = q.kinds?.length ? JSON.stringify(q.kinds) : null;
   const rooms = JSON.stringify(q.rooms);
-  const want = offset + limit + 1;
   const ranges: Array<[number, number]> = [];
   if (!q.kinds?.length || q.kinds.includes('message')) ranges.push([0, OTHER_BASE]);
   if (!q.kinds?.length || q.kinds.some((k) => k !== 'message')) ranges.push([OTHER_BASE, MAX_ROWID]);
   const hits: Hit[] = [];
   for (const [lo, hi] of ranges) {
-    const edge = stmt(db, `SELECT rowid FROM search_fts WHERE ${FILTER} ORDER BY rowid DESC LIMIT 1 OFFSET ${RANK_WINDOW - 1}`).get({
-      q: fts,
-      lo,
-      hi,
-      rooms,
-      kinds,
-    }) as { rowid: number } | undefined;
     hits.push(
-      ...(stmt(db, `SELECT rowid, kind, room_id, created_at, rank FROM search_fts WHERE ${FILTER} ORDER BY rank, rowid DESC LIMIT @want`).all({
+      ...(stmt(db, `SELECT rowid, kind, room_id, created_at, title, body FROM search_fts WHERE ${FILTER} ORDER BY rowid DESC LIMIT ${RANK_WINDOW}`).all({
         q: fts,
-        lo: edge?.rowid ?? lo,
+        lo,
         hi,
         rooms,
         kinds,
-        want,
       }) as Hit[]),
     );
   }
-  hits.sort((a, b) => a.rank - b.rank || b.rowid - a.rowid);
+  const scores = bm25Scores(hits, queryWords(q.query));
+  hits.forEach((h, i) => (h.score = scores[i]!));
+  hits.sort((a, b) => b.score - a.score || b.rowid - a.rowid);
   const page = hits.slice(offset, offset + limit);
   const snippetOf = stmt(
     db,
@@ -147,7 +141,7 @@ export function search(db: Db, q: SearchQuery): SearchPage {
       room: r.room_id,
       snippet,
       highlights,
-      rank: Math.round(-r.rank * 1e4) / 1e4,
+      rank: Math.round(r.score * 1e4) / 1e4,
       created_at: new Date(r.created_at).toISOString(),
       ...src,
     });
