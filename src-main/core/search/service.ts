@@ -78,7 +78,7 @@ function sourceOf(db: Db, rowid: number, kind: string): { id: string; seq?: numb
  * this many matches: reading and scoring a match costs, and this keeps a query's cost bounded
  * at any size of history. A query with fewer matches is ranked over all of them.
  */
-export const RANK_WINDOW = 500;
+export const RANK_WINDOW = 200;
 
 const MAX_ROWID = Number.MAX_SAFE_INTEGER;
 const FILTER = `search_fts MATCH @q AND rowid >= @lo AND rowid < @hi
