@@ -184,7 +184,7 @@ export const taskTools = [
     name: 'read_board',
     scope: 'READ',
     description:
-      'The room board, paged: lanes (one per agent: assignee, handle, total, a first page of compact tasks by order, next_cursor) and the done view (done, done_total, done_next_cursor), with blocked_by and lease.stale per task, and context_version. By default your own lane shows more and the others a few. For more of one lane call again with lane (its assignee plate, or "done") and cursor (its next_cursor). Filter by assignee and status; cancelled and archived tasks appear only when status asks for them. A task\'s full record: read_task, or detail "full".',
+      'The room board, paged per lane: lanes (assignee, handle, total, first tasks by order, next_cursor) and done (done_total, done_next_cursor), compact tasks with blocked_by and lease.stale, context_version. Your own lane shows most. More of a lane: call again with lane (its plate, or "done") and its cursor. Filter by assignee and status (cancelled/archived only when asked). Full records: read_task or detail "full".',
     input: z.object({
       room: roomArg,
       assignee: z.string().min(1).max(120).optional(),
@@ -192,10 +192,10 @@ export const taskTools = [
         .union([z.enum([...TASK_STATUSES, 'archived']), z.array(z.enum([...TASK_STATUSES, 'archived'])).max(7)])
         .optional()
         .describe('One status or a list; "archived" includes archived tasks'),
-      limit: z.number().int().min(0).max(BOARD_LIMIT_MAX).optional().describe('Tasks per lane'),
-      lane: z.string().min(1).max(120).optional().describe('Page one lane: its assignee plate, or "done"'),
-      cursor: z.string().min(1).max(2000).optional().describe('next_cursor of that lane'),
-      detail: z.enum(['summary', 'full']).optional().describe('"full" returns full task records'),
+      limit: z.number().int().min(0).max(BOARD_LIMIT_MAX).optional(),
+      lane: z.string().min(1).max(120).optional(),
+      cursor: z.string().min(1).max(2000).optional(),
+      detail: z.enum(['summary', 'full']).optional(),
     }),
     handler: (ctx, a) => {
       requireAgentRoom(ctx.core.db, a.room, ctx.agent.plate);
@@ -217,7 +217,7 @@ export const taskTools = [
     title: 'Read a task',
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     description:
-      'The full record of one task of a room you are in (detail, definition_of_done, lease, result, summary, artifacts, next, handoff_notes), when read_board\'s compact entry is not enough. Returns the task record.',
+      'The full record of one task (detail, definition_of_done, lease, result, summary, artifacts, next, handoff_notes) when read_board\'s compact entry is not enough. Returns the task record.',
     input: z.object({ task_id: taskIdArg }),
     handler: (ctx, a) => {
       const t = requireTask(ctx.core.db, agentActor(ctx), a.task_id);
