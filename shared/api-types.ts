@@ -135,15 +135,37 @@ export interface Task {
   updated_at?: string;
 }
 
-export interface Lane {
+/** The compact task of a board page (the default); `detail=full` or GET …/tasks/:id gives a Task. */
+export interface TaskSummary {
+  task_id: string;
+  room: string;
+  title: string;
   assignee: string;
-  handle: string;
-  tasks: Task[];
+  assignee_handle: string;
+  status: TaskStatus;
+  order: number | null;
+  depends_on: string[];
+  blocked_by: string[];
+  lease: { handle: string | null; stale: boolean } | null;
+  consent_state: 'auto' | 'accepted' | string;
+  updated_at: string;
 }
 
-export interface Board {
-  lanes: Lane[];
-  done: Task[];
+/** One lane of a board page; `next_cursor` (with `lane=<assignee>`) reads its next page. */
+export interface Lane<T = Task> {
+  assignee: string;
+  handle: string;
+  tasks: T[];
+  total?: number;
+  next_cursor?: string | null;
+}
+
+/** GET /v1/rooms/:id/board: Board (with detail=full) or Board<TaskSummary> (the default). */
+export interface Board<T = Task> {
+  lanes: Array<Lane<T>>;
+  done: T[];
+  done_total?: number;
+  done_next_cursor?: string | null;
   context_version?: number;
 }
 

@@ -88,7 +88,7 @@ export async function startCore(opts: StartOptions): Promise<RunningCore> {
   if (warning) log(warning);
   const dbFile = join(home, 'rooms.db');
   touchPrivate(dbFile);
-  const db = openDb(dbFile);
+  const db = openDb(dbFile, log);
   const checkpointer = startCheckpointer(db, dbFile);
   const signingKey = loadSigningKey(home);
   // Runner env values stored in clear by earlier versions are sealed like the git token.

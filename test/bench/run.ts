@@ -67,6 +67,7 @@ const BENCHES: Array<{ name: string; file: string; fn: string }> = [
   { name: 'files', file: 'files.ts', fn: 'runFilesBench' },
   { name: 'wakes', file: 'wakes.ts', fn: 'runWakesBench' },
   { name: 'hosts', file: 'hosts.ts', fn: 'runHostsBench' },
+  { name: 'scale', file: 'scale.ts', fn: 'runScaleBench' },
 ];
 
 async function main() {

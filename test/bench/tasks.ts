@@ -80,8 +80,9 @@ export async function runTasksBench(log: (line: string) => void = () => {}): Pro
 
     log('read_board');
     const first: any = await reader.callTool({ name: 'read_board', arguments: { room } });
-    const seen = first.structuredContent.lanes.reduce((n: number, l: any) => n + l.tasks.length, 0) + first.structuredContent.done.length;
-    if (seen !== TASKS || first.structuredContent.lanes.length !== LANES) throw new Error(`board shows ${seen} tasks in ${first.structuredContent.lanes.length} lanes`);
+    // The board is paged (docs/tasks.md): the default page counts every task and shows a few.
+    const seen = first.structuredContent.lanes.reduce((n: number, l: any) => n + l.total, 0) + first.structuredContent.done_total;
+    if (seen !== TASKS || first.structuredContent.lanes.length !== LANES) throw new Error(`board counts ${seen} tasks in ${first.structuredContent.lanes.length} lanes`);
     const board: number[] = [];
     const boardBase: number[] = [];
     for (let i = 0; i < BOARD_READS; i++) {
@@ -117,7 +118,7 @@ export async function runTasksBench(log: (line: string) => void = () => {}): Pro
     return [
       {
         bench: 'read_board',
-        what: `${TASKS} tasks, ${LANES} lanes`,
+        what: `${TASKS} tasks, ${LANES} lanes (default page)`,
         n: BOARD_READS,
         p50_ms: pct(board, 50),
         p99_ms: pct(board, 99),

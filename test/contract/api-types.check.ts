@@ -6,7 +6,7 @@
 import type * as Api from '../../shared/api-types.js';
 import type { MessageRecord, readHistory } from '../../src-main/core/messages/service.js';
 import type { TaskRecord } from '../../src-main/core/tasks/store.js';
-import type { readBoard } from '../../src-main/core/tasks/service.js';
+import type { readBoard, TaskSummary } from '../../src-main/core/tasks/service.js';
 import type { AgentDto, listCredentials } from '../../src-main/core/agents/store.js';
 import type { RoomDto, listMembers } from '../../src-main/core/rooms/store.js';
 import type { instancesOf } from '../../src-main/core/addressing/instances.js';
@@ -31,7 +31,8 @@ export type ApiContract = [
   Accepts<Api.Message, MessageRecord>,
   Accepts<Api.History, ReturnType<typeof readHistory>>,
   Accepts<Api.Task, TaskRecord>,
-  Accepts<Api.Board, ReturnType<typeof readBoard>>,
+  Accepts<Api.TaskSummary, TaskSummary>,
+  Accepts<Api.Board<Api.Task | Api.TaskSummary>, ReturnType<typeof readBoard>>,
   Accepts<Api.RoomFile, FileEntry>,
   Accepts<Api.Workspace, ReturnType<typeof maskedWorkspace>>,
   Accepts<Api.Agent, AgentDto>,

@@ -268,10 +268,10 @@ describe('tasks: transition table and rules', () => {
 
   it('rule 4: renew_lease is a heartbeat from the holder only; a lease not renewed for 120 s is flagged stale and nothing else happens', async () => {
     const t = await doing();
-    const fresh = await ok(l, 'read_board', { room, status: 'doing' });
+    const fresh = await ok(l, 'read_board', { room, status: 'doing', limit: 200 });
     expect(fresh.lanes.flatMap((x: any) => x.tasks).find((x: any) => x.task_id === t.task_id).lease.stale).toBe(false);
     db().prepare('UPDATE tasks SET lease_renewed_at = lease_renewed_at - 121000 WHERE id = ?').run(t.task_id);
-    const stale = await ok(l, 'read_board', { room, status: 'doing' });
+    const stale = await ok(l, 'read_board', { room, status: 'doing', limit: 200 });
     const st = stale.lanes.flatMap((x: any) => x.tasks).find((x: any) => x.task_id === t.task_id);
     expect(st.lease.stale).toBe(true);
     expect(st.status).toBe('doing');

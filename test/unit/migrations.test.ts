@@ -53,7 +53,7 @@ describe('migrations', () => {
     expect(() =>
       db.prepare("INSERT INTO owners (id, name, slug, plate_prefix, token_hash, created_at) VALUES ('o', 'n', 's', 'AB', 't', 'yesterday')").run(),
     ).toThrow(/cannot store TEXT value in INTEGER column/);
-    const strict = db.prepare("SELECT name, strict FROM pragma_table_list WHERE schema = 'main' AND name NOT LIKE 'sqlite_%'").all() as Array<{ name: string; strict: number }>;
+    const strict = db.prepare("SELECT name, strict FROM pragma_table_list WHERE schema = 'main' AND type = 'table' AND name NOT LIKE 'sqlite_%'").all() as Array<{ name: string; strict: number }>;
     expect(strict.length).toBeGreaterThan(0);
     expect(strict.filter((t) => t.strict !== 1).map((t) => t.name)).toEqual([]);
   });

@@ -8,7 +8,7 @@ import { getRoom, humanRole, listMembers, touchRoom } from '../rooms/store.js';
 import { instancesOf } from '../addressing/instances.js';
 import { agentHandle, getAgentByPlate } from '../agents/store.js';
 import { taskRecord } from '../tasks/store.js';
-import { listFiles } from '../files/service.js';
+import { listFilesPage } from '../files/service.js';
 import { contextReservations } from '../reservations/service.js';
 
 /** decisions.md "Limits": the last 1,000 versions of a room's context deltas are kept. */
@@ -161,18 +161,26 @@ function roster(core: Core, roomId: string) {
   };
 }
 
+/** get_room_context's file manifest holds the first page of paths; list_files pages through the rest. */
+export const CONTEXT_FILES_MAX = 100;
+
 /** Manifest refs only (path, id, version, size, hash, how to read): never file bodies. */
 function fileRefs(core: Core, roomId: string, plate: string, ownerId: string) {
-  return listFiles(core, { kind: 'agent', plate, ownerId }, roomId).map((f) => ({
-    path: f.path,
-    file_id: f.file_id,
-    version: f.version,
-    content_type: f.content_type,
-    size_bytes: f.size_bytes,
-    sha256: f.sha256,
-    status: f.status,
-    read_with: f.read_with,
-  }));
+  const page = listFilesPage(core, { kind: 'agent', plate, ownerId }, roomId, { limit: CONTEXT_FILES_MAX });
+  return {
+    files: page.files.map((f) => ({
+      path: f.path,
+      file_id: f.file_id,
+      version: f.version,
+      content_type: f.content_type,
+      size_bytes: f.size_bytes,
+      sha256: f.sha256,
+      status: f.status,
+      read_with: f.read_with,
+    })),
+    files_total: page.total,
+    files_next_cursor: page.next_cursor,
+  };
 }
 
 /** What the caller may know of the workspace here: read_workspace (admin-only) has the rest. */
@@ -212,7 +220,7 @@ function sections(core: Core, roomId: string, caller: ContextCaller, classes: Re
   if (classes.has('board')) out.my_tasks = myTasks(db, roomId, caller.plate);
   if (classes.has('handoffs')) out.handoff = latestHandoff(db, roomId, caller.plate);
   if (classes.has('decisions')) out.decisions = listDecisions(db, roomId);
-  if (classes.has('files')) out.files = fileRefs(core, roomId, caller.plate, caller.ownerId);
+  if (classes.has('files')) Object.assign(out, fileRefs(core, roomId, caller.plate, caller.ownerId));
   if (classes.has('workspace')) out.workspace = workspaceRef(db, roomId, caller.ownerId);
   if (classes.has('reservations')) out.reservations = contextReservations(db, roomId);
   const cursors: Record<string, number> = {};

@@ -3,14 +3,14 @@ import { migrate } from './migrate.js';
 
 export type Db = Database.Database;
 
-/** Opens the store: WAL, foreign keys, a busy timeout, then migrations up to the latest. */
-export function openDb(file: string): Db {
+/** Opens the store: WAL, foreign keys, a busy timeout, then migrations up to the latest (long ones report through `log`). */
+export function openDb(file: string, log?: (line: string) => void): Db {
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
-  migrate(db);
+  migrate(db, Infinity, log);
   return db;
 }
 

@@ -5,7 +5,7 @@ import { parseWith } from '../http/validate.js';
 import { requireHumanRoom } from '../rooms/store.js';
 import type { FileActor } from './store.js';
 import { listDeletedFiles, restoreFile } from './trash.js';
-import { completeUpload, deleteFile, fetchFile, listFilesForHumans, shareFile } from './service.js';
+import { completeUpload, deleteFile, fetchFile, FILES_LIMIT_MAX, listFilesForHumans, shareFile } from './service.js';
 
 const human = (ownerId: string): FileActor => ({ kind: 'human', ownerId });
 const versionQuery = z.object({ v: z.coerce.number().int().min(1).optional() });
@@ -15,7 +15,17 @@ export const fileRoutes: Route[] = [
   {
     method: 'GET',
     path: '/v1/rooms/:id/files',
-    handler: ({ core, owner, params }) => ({ files: listFilesForHumans(core, owner.owner_id, params.id!) }),
+    handler: ({ core, owner, params, url }) => {
+      const q = parseWith(
+        z.object({
+          limit: z.coerce.number().int().min(1).max(FILES_LIMIT_MAX).optional(),
+          cursor: z.string().min(1).max(2000).optional(),
+          prefix: z.string().max(1024).optional(),
+        }),
+        Object.fromEntries(url.searchParams),
+      );
+      return listFilesForHumans(core, owner.owner_id, params.id!, q);
+    },
   },
   {
     method: 'POST',

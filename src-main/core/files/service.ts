@@ -1,11 +1,13 @@
-import { closeSync, openSync, readSync, rmSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync, rmSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import type { Core } from '../context.js';
 import type { Db } from '../db/open.js';
 import { immediate } from '../db/open.js';
 import { AppError, invalid } from '../errors/app-error.js';
 import { withIdempotency } from '../idempotency/store.js';
-import { requireAgentRoom, requireHumanRoom, touchRoom } from '../rooms/store.js';
+import { getRoom, requireAgentRoom, requireHumanRoom, touchRoom } from '../rooms/store.js';
+import { decodeCursor, encodeCursor } from '../util/cursor.js';
+import { indexableText, indexFileText, SEARCH_FILE_TEXT_MAX } from '../search/service.js';
 import { newId } from '../util/ids.js';
 import { BlobStore } from './blobs.js';
 import { baseName, normaliseContentType, normaliseFilePath, normalisePrefix } from './paths.js';
@@ -17,7 +19,8 @@ import {
   currentVersion,
   fileById,
   fileByPath,
-  filesOfRoom,
+  filesCount,
+  filesPage,
   getVersion,
   insertFile,
   insertVersion,
@@ -203,6 +206,8 @@ export function writeInline(core: Core, actor: FileActor, input: WriteInput): Fi
         created_at: now,
         ready_at: now,
       });
+      // The search index holds the newest text version's contents (same transaction as the row).
+      indexFileText(db, f.id, indexableText(bytes));
       touchRoom(db, input.roomId, ['files']);
       return entryOf(fileById(db, f.id)!, getVersion(db, f.id, version)!);
     }),
@@ -290,28 +295,84 @@ function readableVersion(db: Db, f: FileRow, version: number | undefined): Versi
   return v;
 }
 
-/** list_files: every readable file of the room (both storage paths), current version, by path. */
-export function listFiles(core: Core, actor: FileActor, roomId: string, prefix?: string): FileEntry[] {
-  const { db } = core;
-  requireMember(db, roomId, actor);
-  const out: FileEntry[] = [];
-  for (const f of filesOfRoom(db, roomId, normalisePrefix(prefix))) {
-    const cur = currentVersion(db, f.id);
-    if (cur) {
-      out.push(entryOf(f, cur));
-      continue;
-    }
-    const mine = versionsOf(db, f.id).filter((v) => isUploader(v, actor));
-    if (mine.length) out.push(entryOf(f, mine[mine.length - 1]!));
-  }
-  return out;
+/** A page of list_files / GET …/files: `next_cursor` continues after the last path shown. */
+export interface FilePage<T> {
+  files: T[];
+  next_cursor: string | null;
+  total: number;
 }
 
-/** The human view: every file with all its versions and their quarantine state. */
-export function listFilesForHumans(core: Core, ownerId: string, roomId: string) {
+export const FILES_LIMIT_HTTP = 100;
+export const FILES_LIMIT_MAX = 500;
+/** list_files' default page: 30 entries stay under 32 KB as sent (structured content and its text copy). */
+export const FILES_LIMIT_MCP = 30;
+
+const isPathKey = (k: unknown[]): k is [string] => k.length === 1 && typeof k[0] === 'string';
+
+/**
+ * Counts are the one part of a page that grows with the room (50,000 files: a full index
+ * walk per read); they are kept per room, query and caller until the room's context_version
+ * moves, which every file write bumps.
+ */
+const totals = new WeakMap<Db, Map<string, { version: number; n: number }>>();
+function cachedCount(db: Db, key: string, version: number, count: () => number): number {
+  let m = totals.get(db);
+  if (!m) totals.set(db, (m = new Map()));
+  const hit = m.get(key);
+  if (hit && hit.version === version) return hit.n;
+  const n = count();
+  if (m.size >= 1000) m.clear();
+  m.set(key, { version, n });
+  return n;
+}
+
+function pageOf<T>(
+  db: Db,
+  roomId: string,
+  q: { prefix?: string; cursor?: string; limit: number; plate?: string },
+  shape: (f: FileRow) => T,
+): FilePage<T> {
+  const prefix = normalisePrefix(q.prefix);
+  const after = q.cursor === undefined ? undefined : decodeCursor(q.cursor, isPathKey)[0];
+  const limit = Math.max(1, Math.min(FILES_LIMIT_MAX, q.limit));
+  const rows = filesPage(db, { roomId, prefix, after, limit: limit + 1, plate: q.plate });
+  const page = rows.slice(0, limit);
+  const version = getRoom(db, roomId)!.context_version;
+  const total = cachedCount(db, `${roomId}\u0000${prefix}\u0000${q.plate ?? ''}`, version, () => filesCount(db, { roomId, prefix, plate: q.plate }));
+  return {
+    files: page.map(shape),
+    next_cursor: rows.length > limit ? encodeCursor([page[page.length - 1]!.path]) : null,
+    total,
+  };
+}
+
+/** The entry an actor sees of one file: its current version, or its own newest quarantined upload. */
+function entryFor(db: Db, f: FileRow, actor: FileActor): FileEntry | undefined {
+  const cur = currentVersion(db, f.id);
+  if (cur) return entryOf(f, cur);
+  const mine = versionsOf(db, f.id).filter((v) => isUploader(v, actor));
+  return mine.length ? entryOf(f, mine[mine.length - 1]!) : undefined;
+}
+
+/** list_files: one page of the readable files of the room (both storage paths), current version, by path. */
+export function listFilesPage(
+  core: Core,
+  actor: FileActor,
+  roomId: string,
+  q: { prefix?: string; cursor?: string; limit?: number },
+): FilePage<FileEntry> {
+  const { db } = core;
+  requireMember(db, roomId, actor);
+  const plate = actor.kind === 'agent' ? actor.plate : undefined;
+  const page = pageOf(db, roomId, { ...q, limit: q.limit ?? FILES_LIMIT_MCP, plate }, (f) => entryFor(db, f, actor));
+  return { ...page, files: page.files.filter((e): e is FileEntry => e !== undefined) };
+}
+
+/** The human view: one page of files with all their versions and their quarantine state. */
+export function listFilesForHumans(core: Core, ownerId: string, roomId: string, q: { prefix?: string; cursor?: string; limit?: number } = {}) {
   const { db } = core;
   requireHumanRoom(db, roomId, ownerId);
-  return filesOfRoom(db, roomId, '').map((f) => {
+  return pageOf(db, roomId, { ...q, limit: q.limit ?? FILES_LIMIT_HTTP }, (f) => {
     const versions = versionsOf(db, f.id);
     const cur = currentVersion(db, f.id) ?? versions[versions.length - 1]!;
     return {
@@ -456,6 +517,7 @@ export function completeUpload(core: Core, actor: FileActor, input: { fileId: st
       const now = Date.now();
       blobs.adoptSync(blobs.uploadPath(f.id, v.version), v.sha256);
       markReady(db, f.id, v.version, now);
+      indexFileText(db, f.id, v.size_bytes <= SEARCH_FILE_TEXT_MAX ? indexableText(readFileSync(blobs.pathOf(v.sha256))) : undefined);
       touchRoom(db, f.room_id, ['files']);
       return { ...entryOf(fileById(db, f.id)!, getVersion(db, f.id, v.version)!), room: f.room_id };
     };
@@ -500,17 +562,18 @@ export function fetchFile(core: Core, actor: FileActor, input: { fileId: string;
   return { ...entryOf(f, v), download_url: url, expires_at };
 }
 
-/** Start-up housekeeping of blobs/ (see BlobStore.sweep). */
-export function sweepBlobs(core: Core): void {
+/** Start-up housekeeping of blobs/ (see BlobStore.sweep): in small batches, never blocking requests for long. */
+export async function sweepBlobs(core: Core): Promise<void> {
   const { db } = core;
   try {
-    const removed = blobsOf(core).sweep(
+    const removed = await blobsOf(core).sweep(
       (sha) => blobReferenced(db, sha),
       (name) => {
         const m = /^(file_[0-9a-z]+)\.v([0-9]+)\.upload$/.exec(name);
         return !!m && pendingUploadExists(db, m[1]!, Number(m[2]));
       },
       60 * 60 * 1000,
+      () => db.open,
     );
     if (removed) core.config.log(`files: removed ${removed} stale temp or unreferenced blob files`);
   } catch (err) {

@@ -96,6 +96,70 @@ export function currentVersion(db: Db, fileId: string): VersionRow | undefined {
     | undefined;
 }
 
+/** The smallest string above every string that starts with `prefix` (undefined: no such bound is cheap to name). */
+function prefixUpper(prefix: string): string | undefined {
+  if (!prefix) return undefined;
+  const last = prefix.charCodeAt(prefix.length - 1);
+  // Surrogates and U+FFFF do not increment into the next UTF-8 sequence; those prefixes scan to the end.
+  if (last >= 0xd800 && last <= 0xdfff) return undefined;
+  if (last === 0xffff) return undefined;
+  return prefix.slice(0, -1) + String.fromCharCode(last + 1);
+}
+
+export interface FilePageQuery {
+  roomId: string;
+  prefix: string;
+  /** The last path of the previous page. */
+  after?: string;
+  limit: number;
+  /** An agent sees files with a ready version, and its own quarantined uploads; humans see all. */
+  plate?: string;
+}
+
+const VISIBLE_SQL = `(@plate IS NULL OR EXISTS (SELECT 1 FROM file_versions v WHERE v.file_id = f.id
+  AND (v.status = 'ready' OR (v.uploader_kind = 'agent' AND v.uploader_plate = @plate))))`;
+
+/** One page of a room's files by path (keyset on the unique path: stable across inserts and deletes). */
+export function filesPage(db: Db, q: FilePageQuery): FileRow[] {
+  return stmt(
+    db,
+    `SELECT f.* FROM files f WHERE f.room_id = @room AND f.path >= @prefix AND (@upper IS NULL OR f.path < @upper)
+       AND substr(f.path, 1, @plen) = @prefix AND (@after IS NULL OR f.path > @after) AND ${VISIBLE_SQL}
+     ORDER BY f.path LIMIT @limit`,
+  ).all({
+    room: q.roomId,
+    prefix: q.prefix,
+    upper: prefixUpper(q.prefix) ?? null,
+    plen: q.prefix.length,
+    after: q.after ?? null,
+    plate: q.plate ?? null,
+    limit: q.limit,
+  }) as FileRow[];
+}
+
+/**
+ * How many files the page's query matches in all: every file under the prefix (from the
+ * (room_id, path) index alone), less, for an agent, those it may not see; only files without a
+ * released version can be hidden, and those are found through the small quarantined-version index.
+ */
+export function filesCount(db: Db, q: Omit<FilePageQuery, 'after' | 'limit'>): number {
+  const args = { room: q.roomId, prefix: q.prefix, upper: prefixUpper(q.prefix) ?? null, plen: q.prefix.length };
+  const range = `f.room_id = @room AND f.path >= @prefix AND (@upper IS NULL OR f.path < @upper) AND substr(f.path, 1, @plen) = @prefix`;
+  const all = (stmt(db, `SELECT count(*) AS n FROM files f WHERE ${range}`).get(args) as { n: number }).n;
+  if (q.plate === undefined) return all;
+  const hidden = (
+    stmt(
+      db,
+      // CROSS JOIN keeps the quarantined versions (few) as the driving side, not the files (many).
+      `SELECT count(DISTINCT f.id) AS n FROM file_versions q CROSS JOIN files f
+       WHERE q.status = 'quarantined' AND f.id = q.file_id AND ${range}
+         AND NOT EXISTS (SELECT 1 FROM file_versions v WHERE v.file_id = f.id
+           AND (v.status = 'ready' OR (v.uploader_kind = 'agent' AND v.uploader_plate = @plate)))`,
+    ).get({ ...args, plate: q.plate }) as { n: number }
+  ).n;
+  return all - hidden;
+}
+
 /** Files of a room whose path starts with the prefix, by path. */
 export function filesOfRoom(db: Db, roomId: string, prefix: string): FileRow[] {
   return stmt(db, 'SELECT * FROM files WHERE room_id = ? AND substr(path, 1, ?) = ? ORDER BY path').all(

@@ -4,7 +4,7 @@ import { requireAgentRoom } from '../rooms/store.js';
 import { roomIdArg } from '../rooms/tools.js';
 import { invalid } from '../errors/app-error.js';
 import type { FileActor } from './store.js';
-import { completeUpload, deleteFile, fetchFile, INLINE_LIMIT, listFiles, readInline, shareFile, writeInline, type ByteRange } from './service.js';
+import { completeUpload, deleteFile, fetchFile, FILES_LIMIT_MAX, INLINE_LIMIT, listFilesPage, readInline, shareFile, writeInline, type ByteRange } from './service.js';
 
 const pathArg = z.string().min(1).max(4096).describe('Room-relative path, folders separated by /, e.g. notes/plan.md');
 const fileIdArg = z.string().min(1).max(200).describe('File id (file_…), from list_files, write_file or share_file');
@@ -89,11 +89,16 @@ export const fileTools = [
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     scope: 'READ',
     description:
-      'List the room\'s files (both inline and presigned), optionally only paths starting with prefix. Each entry has its current version, kind ("inline" or "presigned") and read_with: the tool to read it with (read_file or fetch_file). Your own uploads that are still quarantined are listed with status "quarantined". Use it to find what to read. Returns {files}.',
-    input: z.object({ room: roomIdArg, prefix: z.string().max(1024).optional() }),
+      'List the room\'s files by path (inline and presigned), optionally under a prefix, a page at a time (pass next_cursor as cursor). Each entry has its current version, kind ("inline" or "presigned") and read_with: the tool to read it with (read_file or fetch_file). Your own uploads that are still quarantined are listed with status "quarantined". Use it to find what to read. Returns {files, next_cursor, total}.',
+    input: z.object({
+      room: roomIdArg,
+      prefix: z.string().max(1024).optional(),
+      limit: z.number().int().min(1).max(FILES_LIMIT_MAX).optional(),
+      cursor: z.string().min(1).max(2000).optional(),
+    }),
     handler: (ctx, args) => {
       requireAgentRoom(ctx.core.db, args.room, ctx.agent.plate);
-      return { files: listFiles(ctx.core, actorOf(ctx), args.room, args.prefix) };
+      return listFilesPage(ctx.core, actorOf(ctx), args.room, { prefix: args.prefix, cursor: args.cursor, limit: args.limit });
     },
   }),
   defineTool({

@@ -4,8 +4,9 @@ import { Status } from '../http/router.js';
 import { parseWith } from '../http/validate.js';
 import { requireHumanRoom } from '../rooms/store.js';
 import { TASK_STATUSES } from './transitions.js';
-import { archiveTask, cancelTask, createTask, readBoard, reassignTask, releaseTask, requireTask } from './service.js';
+import { archiveTask, cancelTask, createTask, leaseHandles, readBoard, reassignTask, releaseTask, requireTask } from './service.js';
 import { depsOf, openDepsOf, toRecord } from './store.js';
+import { BOARD_LIMIT_HTTP, BOARD_LIMIT_MAX } from './board.js';
 
 const statusList = z.enum([...TASK_STATUSES, 'archived']);
 
@@ -16,11 +17,18 @@ export const taskRoutes: Route[] = [
     handler: ({ core, owner, params, url }) => {
       requireHumanRoom(core.db, params.id!, owner.owner_id);
       const q = parseWith(
-        z.object({ assignee: z.string().min(1).max(120).optional(), status: z.string().max(200).optional() }),
+        z.object({
+          assignee: z.string().min(1).max(120).optional(),
+          status: z.string().max(200).optional(),
+          limit: z.coerce.number().int().min(0).max(BOARD_LIMIT_MAX).optional(),
+          lane: z.string().min(1).max(120).optional(),
+          cursor: z.string().min(1).max(2000).optional(),
+          detail: z.enum(['summary', 'full']).optional(),
+        }),
         Object.fromEntries(url.searchParams),
       );
       const statuses = q.status ? parseWith(z.array(statusList), q.status.split(',')) : undefined;
-      return readBoard(core.db, params.id!, { assignee: q.assignee, statuses });
+      return readBoard(core.db, params.id!, { ...q, statuses, limit: q.limit ?? BOARD_LIMIT_HTTP, instanceHandle: leaseHandles(core) });
     },
   },
   {

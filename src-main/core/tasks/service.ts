@@ -8,25 +8,23 @@ import { AppError, invalid } from '../errors/app-error.js';
 import { withIdempotency } from '../idempotency/store.js';
 import { addInboxItem, ackByIds, ackTaskItems } from '../inbox/store.js';
 import { enqueueWake, mayWake } from '../wakes/store.js';
-import { agentOwnersOfRoom, getRoom, humanRole, isAgentMember, isCrossOwner, requireAgentRoom, requireHumanRoom, touchRoom, trustMode } from '../rooms/store.js';
+import { agentOwnersOfRoom, humanRole, isAgentMember, isCrossOwner, requireAgentRoom, requireHumanRoom, touchRoom, trustMode } from '../rooms/store.js';
 import { agentHandle, getAgentByPlate, type AgentRow } from '../agents/store.js';
 import { agentCandidates, parseHandle, PLATE_RE } from '../addressing/handles.js';
-import { ALREADY_CLAIMED, ARCHIVABLE, NOT_ASSIGNED, decide, TASK_STATUSES, type Facts, type Rejection, type TaskStatus, type Trigger } from './transitions.js';
+import { ALREADY_CLAIMED, ARCHIVABLE, NOT_ASSIGNED, decide, type Facts, type Rejection, type TaskStatus, type Trigger } from './transitions.js';
 import {
   casClaim,
   dependentsOf,
   getTaskRow,
   openDepsOf,
   replaceDeps,
-  roomDeps,
-  roomTaskRows,
   taskRecord,
-  toRecord,
   wouldCycle,
   type TaskRecord,
   type TaskRow,
 } from './store.js';
 import { taskPayloadText } from './payload.js';
+import { BOARD_LIMIT_HTTP, readBoardPage, type Board, type BoardQuery } from './board.js';
 
 export type Actor = { kind: 'agent'; plate: string; ownerId: string; sessionId: string } | { kind: 'human'; ownerId: string };
 
@@ -556,65 +554,40 @@ export interface BoardFilter {
   /** A plate or handle. */
   assignee?: string;
   statuses?: ReadonlyArray<TaskStatus | 'archived'>;
+  limit?: BoardQuery['limit'];
+  lane?: string;
+  cursor?: string;
+  detail?: 'summary' | 'full';
+  instanceHandle?: BoardQuery['instanceHandle'];
 }
 
-export interface Board {
-  lanes: Array<{ assignee: string; handle: string; tasks: TaskRecord[] }>;
-  done: TaskRecord[];
-  context_version: number;
-}
+export type { Board, TaskSummary } from './board.js';
 
-const OPEN_STATUSES: ReadonlySet<TaskStatus> = new Set(['todo', 'doing', 'blocked', 'failed']);
-
-/**
- * The board: one lane per agent of the room (in join order; then any other assignee),
- * tasks ordered by order then creation; finished tasks in the done view, newest first.
- * Cancelled and archived tasks appear only when `statuses` asks for them.
- */
-export function readBoard(db: Db, roomId: string, filter: BoardFilter = {}): Board {
-  const room = getRoom(db, roomId)!;
-  const plateFilter = filter.assignee ? resolveAssignee(db, roomId, filter.assignee).plate : undefined;
-  const asked = filter.statuses?.length ? new Set(filter.statuses) : undefined;
-  const includeArchived = asked?.has('archived') ?? false;
-  const statusSet: ReadonlySet<TaskStatus> = asked
-    ? new Set(TASK_STATUSES.filter((s) => asked.has(s)).length ? TASK_STATUSES.filter((s) => asked.has(s)) : TASK_STATUSES)
-    : new Set([...OPEN_STATUSES, 'done']);
-  const onlyArchived = asked !== undefined && includeArchived && asked.size === 1;
-
-  const deps = new Map<string, string[]>();
-  const open = new Map<string, string[]>();
-  for (const e of roomDeps(db, roomId)) {
-    (deps.get(e.task_id) ?? deps.set(e.task_id, []).get(e.task_id)!).push(e.depends_on);
-    if (!e.done) (open.get(e.task_id) ?? open.set(e.task_id, []).get(e.task_id)!).push(e.depends_on);
-  }
-  const handles = new Map<string, string>();
-  const lanes = new Map<string, TaskRecord[]>();
-  const members = stmt(db, 'SELECT plate FROM room_agents WHERE room_id = ? ORDER BY created_at, plate').all(roomId) as Array<{ plate: string }>;
-  for (const m of members) if (!plateFilter || m.plate === plateFilter) lanes.set(m.plate, []);
-  const done: TaskRecord[] = [];
-  const now = Date.now();
-  for (const r of roomTaskRows(db, roomId)) {
-    if (plateFilter && r.assignee !== plateFilter) continue;
-    if (!statusSet.has(r.status)) continue;
-    if (r.archived_at !== null ? !includeArchived : onlyArchived) continue;
-    const rec = toRecord(db, r, deps.get(r.id) ?? [], open.get(r.id) ?? [], handles, now);
-    if (r.status === 'done') done.push(rec);
-    else (lanes.get(r.assignee) ?? lanes.set(r.assignee, []).get(r.assignee)!).push(rec);
-  }
-  done.sort((a, b) => (b.completed_at ?? '').localeCompare(a.completed_at ?? '') || b.task_id.localeCompare(a.task_id));
-  return {
-    lanes: [...lanes].map(([plate, tasks]) => ({ assignee: plate, handle: handleOf(db, plate, handles), tasks })),
-    done,
-    context_version: room.context_version,
+/** Lease holders shown by their live instance handle (@name(owner)#session) while the session lives. */
+export function leaseHandles(core: Core) {
+  return (instanceId: string): string | undefined => {
+    const s = core.sessions.get(instanceId);
+    const a = s && getAgentByPlate(core.db, s.plate);
+    return a ? `${agentHandle(a)}#${s.label}` : undefined;
   };
 }
 
-function handleOf(db: Db, plate: string, cache: Map<string, string>): string {
-  let h = cache.get(plate);
-  if (h === undefined) {
-    const a = getAgentByPlate(db, plate);
-    h = a ? agentHandle(a) : '';
-    cache.set(plate, h);
+/**
+ * read_board and GET /v1/rooms/:id/board: one page per lane (board.ts). The assignee filter
+ * takes a handle or a plate of the room; `lane` takes a plate (or "done").
+ */
+export function readBoard(db: Db, roomId: string, filter: BoardFilter = {}): Board {
+  const plate = filter.assignee ? resolveAssignee(db, roomId, filter.assignee).plate : undefined;
+  if (filter.lane !== undefined && filter.lane !== 'done' && !PLATE_RE.test(filter.lane)) {
+    throw invalid('lane is an assignee plate (a lane\'s "assignee") or "done"', 'bad_lane');
   }
-  return h;
+  return readBoardPage(db, roomId, {
+    plate,
+    statuses: filter.statuses,
+    limit: filter.limit ?? BOARD_LIMIT_HTTP,
+    lane: filter.lane,
+    cursor: filter.cursor,
+    detail: filter.detail,
+    instanceHandle: filter.instanceHandle,
+  });
 }

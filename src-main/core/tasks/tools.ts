@@ -13,9 +13,29 @@ import {
   releaseTask,
   renewLease,
   setStatus,
+  leaseHandles,
+  requireTask,
   updateTask,
   type Actor,
 } from './service.js';
+import { depsOf, openDepsOf, toRecord } from './store.js';
+import { BOARD_LIMIT_MAX } from './board.js';
+
+/**
+ * read_board's default page for an agent, sized so that a 50-lane board fits in 32 KB as sent
+ * (structured content and its text copy): the caller's own lane up to 10 tasks, the others
+ * share about 15 (at most 3 each; on a wide board, counts and cursors only), done 5.
+ */
+const MCP_OWN_LANE = 10;
+const MCP_LANE_PAGE = 20;
+function mcpDefaultLimit(plate: string) {
+  return (lane: string, lanes: number) => {
+    if (lane === plate) return MCP_OWN_LANE;
+    if (lane === 'done') return 5;
+    return Math.min(3, Math.floor(15 / Math.max(1, lanes - 1)));
+  };
+}
+
 
 const roomArg = z.string().min(1).max(200).describe('Room id (room_…), from list_rooms');
 const taskIdArg = z.string().min(1).max(200).describe('Task id (task_…), from read_board');
@@ -180,7 +200,7 @@ export const taskTools = [
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     scope: 'READ',
     description:
-      'The room board: lanes (one per agent: assignee, handle, tasks by order) and the done view, with blocked_by (unmet prerequisites) and lease.stale per task, and context_version. Filter by assignee (handle or plate) and status; cancelled and archived tasks appear only when status asks for them.',
+      'The room board, paged per lane: lanes (assignee, handle, total, first tasks by order, next_cursor) and done (done_total, done_next_cursor), compact tasks with blocked_by and lease.stale, context_version. Your own lane shows most. More of a lane: call again with lane (its plate, or "done") and its cursor. Filter by assignee and status (cancelled/archived only when asked). Full records: read_task or detail "full".',
     input: z.object({
       room: roomArg,
       assignee: z.string().min(1).max(120).optional(),
@@ -188,11 +208,36 @@ export const taskTools = [
         .union([z.enum([...TASK_STATUSES, 'archived']), z.array(z.enum([...TASK_STATUSES, 'archived'])).max(7)])
         .optional()
         .describe('One status or a list; "archived" includes archived tasks'),
+      limit: z.number().int().min(0).max(BOARD_LIMIT_MAX).optional(),
+      lane: z.string().min(1).max(120).optional(),
+      cursor: z.string().min(1).max(2000).optional(),
+      detail: z.enum(['summary', 'full']).optional(),
     }),
     handler: (ctx, a) => {
       requireAgentRoom(ctx.core.db, a.room, ctx.agent.plate);
       const statuses = a.status === undefined ? undefined : Array.isArray(a.status) ? a.status : [a.status];
-      return readBoard(ctx.core.db, a.room, { assignee: a.assignee, statuses });
+      return readBoard(ctx.core.db, a.room, {
+        assignee: a.assignee,
+        statuses,
+        lane: a.lane,
+        cursor: a.cursor,
+        detail: a.detail,
+        limit: a.limit ?? (a.lane !== undefined ? MCP_LANE_PAGE : mcpDefaultLimit(ctx.agent.plate)),
+        instanceHandle: leaseHandles(ctx.core),
+      });
+    },
+  }),
+  defineTool({
+    name: 'read_task',
+    scope: 'READ',
+    title: 'Read a task',
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    description:
+      'The full record of one task (detail, definition_of_done, lease, result, summary, artifacts, next, handoff_notes) when read_board\'s compact entry is not enough. Returns the task record.',
+    input: z.object({ task_id: taskIdArg }),
+    handler: (ctx, a) => {
+      const t = requireTask(ctx.core.db, agentActor(ctx), a.task_id);
+      return toRecord(ctx.core.db, t, depsOf(ctx.core.db, t.id), openDepsOf(ctx.core.db, t.id));
     },
   }),
   defineTool({

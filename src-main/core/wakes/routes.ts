@@ -12,6 +12,7 @@ import { isInsideHome } from './secrets.js';
 import { deleteRunner, getRunner, putRunner, runnerDto, runnersOf, type RunnerInput } from './runners.js';
 import { presetNamed, RUNNER_PRESETS, RUNNER_TIMEOUT_MAX_MS, RUNNER_TIMEOUT_MIN_MS } from './presets.js';
 import { listWakes, wakeDto, type WakeStatus } from './store.js';
+import { decodeCursor, encodeCursor } from '../util/cursor.js';
 
 const timeoutMs = z.number().int().min(RUNNER_TIMEOUT_MIN_MS).max(RUNNER_TIMEOUT_MAX_MS);
 const cwd = z.string().min(1).max(4096).refine(isAbsolute, 'must be an absolute path');
@@ -66,10 +67,21 @@ const wakeQuery = z.object({
   status: z.enum(['queued', 'running', 'handled', 'failed']).optional(),
   limit: z.coerce.number().int().min(1).max(500).optional(),
   before_seq: z.coerce.number().int().min(1).optional(),
+  cursor: z.string().min(1).max(200).optional(),
 });
 
+const isSeqKey = (k: unknown[]): k is [number] => k.length === 1 && Number.isSafeInteger(k[0]);
+
+/** Newest first, keyset on seq: `cursor` (or the older `before_seq`) continues after the last wake shown. */
+function beforeSeqOf(q: z.infer<typeof wakeQuery>): number | undefined {
+  return q.cursor !== undefined ? decodeCursor(q.cursor, isSeqKey)[0] : q.before_seq;
+}
+
 function wakePage(rows: ReturnType<typeof listWakes>, limit: number) {
-  return { wakes: rows.map(wakeDto), next_before_seq: rows.length === limit ? rows[rows.length - 1]!.seq : null };
+  // One row past the page tells whether another page follows (no empty last page).
+  const page = rows.slice(0, limit);
+  const last = rows.length > limit ? page[page.length - 1]!.seq : null;
+  return { wakes: page.map(wakeDto), next_cursor: last === null ? null : encodeCursor([last]), next_before_seq: last };
 }
 
 /** The human API of wakes: runners per agent and host, and the wake log (docs/wakes.md). */
@@ -136,7 +148,7 @@ export const wakeRoutes: Route[] = [
       const a = ownAgent(core, owner, params.plate!);
       const q = parseWith(wakeQuery, Object.fromEntries(url.searchParams));
       const limit = q.limit ?? 100;
-      return wakePage(listWakes(core.db, { plate: a.plate, status: q.status as WakeStatus | undefined, limit, beforeSeq: q.before_seq }), limit);
+      return wakePage(listWakes(core.db, { plate: a.plate, status: q.status as WakeStatus | undefined, limit: limit + 1, beforeSeq: beforeSeqOf(q) }), limit);
     },
   },
   {
@@ -146,7 +158,7 @@ export const wakeRoutes: Route[] = [
       const room = requireHumanRoom(core.db, params.id!, owner.owner_id);
       const q = parseWith(wakeQuery, Object.fromEntries(url.searchParams));
       const limit = q.limit ?? 100;
-      const page = wakePage(listWakes(core.db, { roomId: room.id, status: q.status as WakeStatus | undefined, limit, beforeSeq: q.before_seq }), limit);
+      const page = wakePage(listWakes(core.db, { roomId: room.id, status: q.status as WakeStatus | undefined, limit: limit + 1, beforeSeq: beforeSeqOf(q) }), limit);
       // A runner's output is its owner's to read; other humans of a cross-owner room see the outcome only.
       const owners = new Map<string, string | undefined>();
       const ownerOf = (plate: string) => {

@@ -2,6 +2,9 @@ import { create } from 'zustand';
 import { enc, get, post, type ApiError, type ApiResult } from '../api';
 import type { Board, Task, TaskStatus } from '../types';
 
+/** Tasks per lane the board view loads (full records: the server sends at most 400 per response). */
+const LANE_PAGE = 50;
+
 export interface RoomBoard {
   board?: Board;
   status: 'loading' | 'ready' | 'error';
@@ -47,7 +50,8 @@ export const useBoard = create<BoardState>((set, getState) => ({
     const prev = getState().rooms[roomId];
     const includeCancelled = prev?.includeCancelled ?? getState().filterStatus === 'cancelled';
     if (!prev) set((s) => ({ rooms: { ...s.rooms, [roomId]: { status: 'loading', includeCancelled } } }));
-    const r = await get<Board>(`/v1/rooms/${enc(roomId)}/board${includeCancelled ? '?status=cancelled' : ''}`);
+    // The board is paged per lane (docs/tasks.md); this view shows the first page of each lane, full records.
+    const r = await get<Board>(`/v1/rooms/${enc(roomId)}/board?detail=full&limit=${LANE_PAGE}${includeCancelled ? '&status=cancelled' : ''}`);
     set((s) => {
       const cur = s.rooms[roomId] ?? { status: 'loading', includeCancelled };
       return {

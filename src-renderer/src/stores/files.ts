@@ -47,7 +47,8 @@ export const useFiles = create<FilesState>((set, getState) => {
     uploads: [],
     load: async (roomId) => {
       if (!getState().rooms[roomId]) set((s) => ({ rooms: { ...s.rooms, [roomId]: { status: 'loading' } } }));
-      const r = await get<{ files: RoomFile[] }>(`/v1/rooms/${enc(roomId)}/files`);
+      // The list is paged (docs/files.md); this view loads the first 500 paths.
+      const r = await get<{ files: RoomFile[]; next_cursor: string | null; total: number }>(`/v1/rooms/${enc(roomId)}/files?limit=500`);
       set((s) => ({
         rooms: { ...s.rooms, [roomId]: r.ok ? { status: 'ready', files: r.data.files } : { status: 'error', error: r.error, files: s.rooms[roomId]?.files } },
       }));

@@ -1,0 +1,171 @@
+import type { Db } from '../db/open.js';
+import { stmt } from '../db/stmt.js';
+import { decodeCursor, encodeCursor } from '../util/cursor.js';
+import { bm25Scores, HL_END, HL_START, parseSnippet, queryWords, toFtsQuery } from './query.js';
+import { OTHER_BASE } from '../db/migrations/0009-search.js';
+
+export const SEARCH_KINDS = ['message', 'task', 'decision', 'file'] as const;
+export type SearchKind = (typeof SEARCH_KINDS)[number];
+
+export const SEARCH_LIMIT_DEFAULT = 20;
+export const SEARCH_LIMIT_MAX = 100;
+/** Text file contents are indexed up to this size (the inline file limit). */
+export const SEARCH_FILE_TEXT_MAX = 256 * 1024;
+
+export interface SearchResult {
+  kind: SearchKind;
+  /** message_id, task_id, decision_id or file_id. */
+  id: string;
+  room: string;
+  /** Plain text (never HTML); `highlights` are [start, end) UTF-16 offsets into it. */
+  snippet: string;
+  highlights: Array<[number, number]>;
+  /** Relevance (BM25, titles weighted 4:1): higher is more relevant. */
+  rank: number;
+  created_at: string;
+  seq?: number;
+  task_id?: string;
+  path?: string;
+}
+
+export interface SearchPage {
+  results: SearchResult[];
+  next_cursor: string | null;
+}
+
+export interface SearchQuery {
+  rooms: string[];
+  query: string;
+  kinds?: readonly SearchKind[];
+  limit?: number;
+  cursor?: string;
+}
+
+const isOffsetKey = (k: unknown[]): k is [number] => k.length === 1 && Number.isSafeInteger(k[0]) && (k[0] as number) >= 0 && (k[0] as number) <= 100_000;
+
+const SNIPPET_TOKENS = 12;
+
+/** What an index entry points at, if the caller may see it (a file with no ready version is nobody's result yet). */
+function sourceOf(db: Db, rowid: number, kind: string): { id: string; seq?: number; task_id?: string; path?: string } | undefined {
+  const src = Math.floor((rowid >= OTHER_BASE ? rowid - OTHER_BASE : rowid) / 8);
+  switch (kind) {
+    case 'message': {
+      const m = stmt(db, 'SELECT id, seq FROM messages WHERE rowid = ?').get(src) as { id: string; seq: number } | undefined;
+      return m && { id: m.id, seq: m.seq };
+    }
+    case 'task': {
+      const t = stmt(db, 'SELECT id FROM tasks WHERE rowid = ?').get(src) as { id: string } | undefined;
+      return t && { id: t.id, task_id: t.id };
+    }
+    case 'decision': {
+      const d = stmt(db, 'SELECT id FROM room_decisions WHERE seq = ?').get(src) as { id: string } | undefined;
+      return d && { id: d.id };
+    }
+    case 'file': {
+      const f = stmt(
+        db,
+        `SELECT f.id, f.path FROM files f WHERE f.rowid = ? AND EXISTS (SELECT 1 FROM file_versions v WHERE v.file_id = f.id AND v.status = 'ready')`,
+      ).get(src) as { id: string; path: string } | undefined;
+      return f && { id: f.id, path: f.path };
+    }
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * Each of the two rowid ranges (messages; tasks, decisions and files) is ranked over its newest
+ * this many matches: reading and scoring a match costs, and this keeps a query's cost bounded
+ * at any size of history. A query with fewer matches is ranked over all of them.
+ */
+export const RANK_WINDOW = 200;
+
+const MAX_ROWID = Number.MAX_SAFE_INTEGER;
+const FILTER = `search_fts MATCH @q AND rowid >= @lo AND rowid < @hi
+  AND room_id IN (SELECT value FROM json_each(@rooms)) AND (@kinds IS NULL OR kind IN (SELECT value FROM json_each(@kinds)))`;
+
+interface Hit {
+  rowid: number;
+  kind: SearchKind;
+  room_id: string;
+  created_at: number;
+  title: string;
+  body: string;
+  score: number;
+}
+
+/**
+ * Ranked full-text search in the given rooms (the caller checked membership): per rowid range,
+ * the newest RANK_WINDOW matches (FTS5 walks its posting lists backwards and stops), scored
+ * with BM25 (query.ts), best first; then a snippet for each entry of the page only. The cursor
+ * is an offset into the ranking: a page boundary can shift if the room changes between pages.
+ */
+export function search(db: Db, q: SearchQuery): SearchPage {
+  const fts = toFtsQuery(q.query);
+  const limit = Math.max(1, Math.min(SEARCH_LIMIT_MAX, q.limit ?? SEARCH_LIMIT_DEFAULT));
+  const offset = q.cursor === undefined ? 0 : decodeCursor(q.cursor, isOffsetKey)[0];
+  if (!fts || !q.rooms.length) return { results: [], next_cursor: null };
+  const kinds = q.kinds?.length ? JSON.stringify(q.kinds) : null;
+  const rooms = JSON.stringify(q.rooms);
+  const ranges: Array<[number, number]> = [];
+  if (!q.kinds?.length || q.kinds.includes('message')) ranges.push([0, OTHER_BASE]);
+  if (!q.kinds?.length || q.kinds.some((k) => k !== 'message')) ranges.push([OTHER_BASE, MAX_ROWID]);
+  const hits: Hit[] = [];
+  for (const [lo, hi] of ranges) {
+    hits.push(
+      ...(stmt(db, `SELECT rowid, kind, room_id, created_at, title, body FROM search_fts WHERE ${FILTER} ORDER BY rowid DESC LIMIT ${RANK_WINDOW}`).all({
+        q: fts,
+        lo,
+        hi,
+        rooms,
+        kinds,
+      }) as Hit[]),
+    );
+  }
+  const scores = bm25Scores(hits, queryWords(q.query));
+  hits.forEach((h, i) => (h.score = scores[i]!));
+  hits.sort((a, b) => b.score - a.score || b.rowid - a.rowid);
+  const page = hits.slice(offset, offset + limit);
+  const snippetOf = stmt(
+    db,
+    `SELECT snippet(search_fts, -1, '${HL_START}', '${HL_END}', '…', ${SNIPPET_TOKENS}) AS s FROM search_fts WHERE search_fts MATCH ? AND rowid = ?`,
+  );
+  const results: SearchResult[] = [];
+  for (const r of page) {
+    const src = sourceOf(db, r.rowid, r.kind);
+    if (!src) continue;
+    const marked = (snippetOf.get(fts, r.rowid) as { s: string | null } | undefined)?.s ?? '';
+    const { snippet, highlights } = parseSnippet(marked);
+    results.push({
+      kind: r.kind,
+      room: r.room_id,
+      snippet,
+      highlights,
+      rank: Math.round(r.score * 1e4) / 1e4,
+      created_at: new Date(r.created_at).toISOString(),
+      ...src,
+    });
+  }
+  return { results, next_cursor: hits.length > offset + limit ? encodeCursor([offset + limit]) : null };
+}
+
+/** The rooms a human is in (GET /v1/search searches all of them). */
+export function roomsOfOwner(db: Db, ownerId: string): string[] {
+  return (stmt(db, 'SELECT room_id FROM room_humans WHERE owner_id = ?').all(ownerId) as Array<{ room_id: string }>).map((r) => r.room_id);
+}
+
+/** Is this text worth indexing as a file's contents: small enough and valid UTF-8 without NULs? */
+export function indexableText(bytes: Buffer): string | undefined {
+  if (bytes.length > SEARCH_FILE_TEXT_MAX) return undefined;
+  try {
+    const text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes);
+    return text.includes('\u0000') ? undefined : text;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Writes a file's text contents into its index entry (inside the writer's transaction); undefined clears them. */
+export function indexFileText(db: Db, fileId: string, text: string | undefined): void {
+  stmt(db, 'UPDATE search_fts SET body = ? WHERE rowid = (SELECT ? + rowid * 8 + 4 FROM files WHERE id = ?)').run(text ?? '', OTHER_BASE, fileId);
+}

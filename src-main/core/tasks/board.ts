@@ -1,0 +1,287 @@
+import type { Db } from '../db/open.js';
+import { stmt } from '../db/stmt.js';
+import { invalid } from '../errors/app-error.js';
+import { agentHandle, getAgentByPlate } from '../agents/store.js';
+import { getRoom } from '../rooms/store.js';
+import { decodeCursor, encodeCursor, START_CURSOR } from '../util/cursor.js';
+import { isStale, toRecord, type TaskRecord, type TaskRow } from './store.js';
+import { TASK_STATUSES, type TaskStatus } from './transitions.js';
+
+/** The compact task of a board page; the full record is read_task / GET …/tasks/:id or detail "full". */
+export interface TaskSummary {
+  task_id: string;
+  room: string;
+  title: string;
+  assignee: string;
+  assignee_handle: string;
+  status: TaskStatus;
+  order: number | null;
+  depends_on: string[];
+  blocked_by: string[];
+  lease: { handle: string | null; stale: boolean } | null;
+  consent_state: 'auto' | 'accepted';
+  updated_at: string;
+}
+
+export interface BoardLane<T> {
+  assignee: string;
+  handle: string;
+  tasks: T[];
+  /** Tasks of this lane matching the filter, across all pages. */
+  total: number;
+  /** Pass with `lane` for the next page of this lane; null when this page reached its end. */
+  next_cursor: string | null;
+}
+
+export interface Board<T = TaskSummary | TaskRecord> {
+  lanes: Array<BoardLane<T>>;
+  done: T[];
+  done_total: number;
+  done_next_cursor: string | null;
+  context_version: number;
+}
+
+/** decisions.md: a lane page holds at most this many tasks. */
+export const BOARD_LIMIT_MAX = 200;
+/** /v1 default per lane (the UI shows the first page of each lane). */
+export const BOARD_LIMIT_HTTP = 20;
+/**
+ * One response never carries more than this many tasks (full records: fewer), whatever `limit`
+ * asks: lanes past the budget come back with their counts and a cursor. It bounds the time one
+ * read holds the event loop (a 1,000-record page held it for about 50 ms on a busy machine).
+ */
+export const BOARD_TASK_BUDGET = 1000;
+export const BOARD_FULL_BUDGET = 400;
+
+export interface BoardQuery {
+  /** A resolved plate (the caller resolved a handle). */
+  plate?: string;
+  statuses?: ReadonlyArray<TaskStatus | 'archived'>;
+  /** Tasks per lane; a number, or per lane (the MCP default gives the caller's own lane more). */
+  limit: number | ((plate: string | 'done', lanes: number) => number);
+  /** Page one lane only: an assignee plate, or 'done'. */
+  lane?: string;
+  cursor?: string;
+  detail?: 'summary' | 'full';
+  /** The handle of a live lease holder (an MCP session), when the caller knows the sessions. */
+  instanceHandle?: (instanceId: string) => string | undefined;
+}
+
+const OPEN_STATUSES: readonly TaskStatus[] = ['todo', 'doing', 'blocked', 'failed'];
+
+type LaneKey = [number, number, number, string];
+type DoneKey = [number, string];
+const isLaneKey = (k: unknown[]): k is LaneKey | [] =>
+  k.length === 0 || (k.length === 4 && (k[0] === 0 || k[0] === 1) && Number.isSafeInteger(k[1]) && Number.isSafeInteger(k[2]) && typeof k[3] === 'string');
+const isDoneKey = (k: unknown[]): k is DoneKey | [] => k.length === 0 || (k.length === 2 && Number.isSafeInteger(k[0]) && typeof k[1] === 'string');
+
+const laneKey = (r: TaskRow): LaneKey => [r.sort_order === null ? 1 : 0, r.sort_order ?? 0, r.created_at, r.id];
+const doneKey = (r: TaskRow): DoneKey => [r.completed_at ?? 0, r.id];
+
+/** archived_at filter: 0 hides archived tasks (default), 1 shows all, 2 shows only archived ones. */
+function archivedMode(asked: ReadonlySet<string> | undefined): 0 | 1 | 2 {
+  if (!asked?.has('archived')) return 0;
+  return asked.size === 1 ? 2 : 1;
+}
+
+function statusesOf(asked: ReadonlySet<string> | undefined): TaskStatus[] {
+  if (!asked) return [...OPEN_STATUSES, 'done'];
+  const named = TASK_STATUSES.filter((s) => asked.has(s));
+  return named.length ? named : [...TASK_STATUSES];
+}
+
+const ARCHIVED_SQL = '(@arch = 1 OR (@arch = 0 AND archived_at IS NULL) OR (@arch = 2 AND archived_at IS NOT NULL))';
+
+function laneRows(db: Db, roomId: string, plate: string, statuses: string, arch: number, after: LaneKey | undefined, limit: number): TaskRow[] {
+  if (limit <= 0) return [];
+  const k = after ?? [-1, 0, 0, ''];
+  return stmt(
+    db,
+    `SELECT * FROM tasks WHERE room_id = @room AND assignee = @plate AND status IN (SELECT value FROM json_each(@statuses)) AND ${ARCHIVED_SQL}
+       AND (sort_order IS NULL, coalesce(sort_order, 0), created_at, id) > (@k0, @k1, @k2, @k3)
+     ORDER BY sort_order IS NULL, sort_order, created_at, id LIMIT @limit`,
+  ).all({ arch, room: roomId, plate, statuses, k0: k[0], k1: k[1], k2: k[2], k3: k[3], limit }) as TaskRow[];
+}
+
+function doneRows(db: Db, roomId: string, plate: string | undefined, arch: number, before: DoneKey | undefined, limit: number): TaskRow[] {
+  if (limit <= 0) return [];
+  const k = before ?? [Number.MAX_SAFE_INTEGER, ''];
+  return stmt(
+    db,
+    `SELECT * FROM tasks WHERE room_id = @room AND status = 'done' AND (@plate IS NULL OR assignee = @plate) AND ${ARCHIVED_SQL}
+       AND (completed_at, id) < (@k0, @k1)
+     ORDER BY completed_at DESC, id DESC LIMIT @limit`,
+  ).all({ arch, room: roomId, plate: plate ?? null, k0: k[0], k1: before ? k[1] : '\uffff', limit }) as TaskRow[];
+}
+
+function laneCounts(db: Db, roomId: string, statuses: string, arch: number): Map<string, number> {
+  const rows = stmt(
+    db,
+    `SELECT assignee, count(*) AS n FROM tasks WHERE room_id = @room AND status IN (SELECT value FROM json_each(@statuses)) AND ${ARCHIVED_SQL}
+     GROUP BY assignee`,
+  ).all({ arch, room: roomId, statuses }) as Array<{ assignee: string; n: number }>;
+  return new Map(rows.map((r) => [r.assignee, r.n]));
+}
+
+function doneCount(db: Db, roomId: string, plate: string | undefined, arch: number): number {
+  return (
+    stmt(db, `SELECT count(*) AS n FROM tasks WHERE room_id = @room AND status = 'done' AND (@plate IS NULL OR assignee = @plate) AND ${ARCHIVED_SQL}`).get({
+      arch,
+      room: roomId,
+      plate: plate ?? null,
+    }) as { n: number }
+  ).n;
+}
+
+/**
+ * Counts are the part of a board page that grows with the board; they are kept per room and
+ * filter until the room's context_version moves (every change of a task's status, assignee or
+ * archiving bumps it; a lease renewal changes no count).
+ */
+const countCache = new WeakMap<Db, Map<string, { version: number; lanes: Map<string, number>; done: number }>>();
+function boardCounts(db: Db, roomId: string, version: number, open: string, arch: number, plate: string | undefined, wantDone: boolean) {
+  let m = countCache.get(db);
+  if (!m) countCache.set(db, (m = new Map()));
+  const key = `${roomId}\u0000${open}\u0000${arch}\u0000${plate ?? ''}\u0000${wantDone ? 1 : 0}`;
+  const hit = m.get(key);
+  if (hit && hit.version === version) return hit;
+  const fresh = { version, lanes: laneCounts(db, roomId, open, arch), done: wantDone ? doneCount(db, roomId, plate, arch) : 0 };
+  if (m.size >= 1000) m.clear();
+  m.set(key, fresh);
+  return fresh;
+}
+
+/** depends_on and the open prerequisites of just the tasks on this page. */
+function depsOfPage(db: Db, ids: string[]): { deps: Map<string, string[]>; open: Map<string, string[]> } {
+  const deps = new Map<string, string[]>();
+  const open = new Map<string, string[]>();
+  if (!ids.length) return { deps, open };
+  const rows = stmt(
+    db,
+    `SELECT d.task_id, d.depends_on, p.status = 'done' AS done FROM task_deps d JOIN tasks p ON p.id = d.depends_on
+     WHERE d.task_id IN (SELECT value FROM json_each(?)) ORDER BY d.rowid`,
+  ).all(JSON.stringify(ids)) as Array<{ task_id: string; depends_on: string; done: number }>;
+  for (const e of rows) {
+    (deps.get(e.task_id) ?? deps.set(e.task_id, []).get(e.task_id)!).push(e.depends_on);
+    if (!e.done) (open.get(e.task_id) ?? open.set(e.task_id, []).get(e.task_id)!).push(e.depends_on);
+  }
+  return { deps, open };
+}
+
+function handleOf(db: Db, plate: string, cache: Map<string, string>): string {
+  let h = cache.get(plate);
+  if (h === undefined) {
+    const a = getAgentByPlate(db, plate);
+    h = a ? agentHandle(a) : '';
+    cache.set(plate, h);
+  }
+  return h;
+}
+
+export function toSummary(
+  r: TaskRow,
+  dependsOn: string[],
+  blockedBy: string[],
+  handle: string,
+  now: number,
+  instanceHandle?: (id: string) => string | undefined,
+): TaskSummary {
+  return {
+    task_id: r.id,
+    room: r.room_id,
+    title: r.title,
+    assignee: r.assignee,
+    assignee_handle: handle,
+    status: r.status,
+    order: r.sort_order,
+    depends_on: dependsOn,
+    blocked_by: blockedBy,
+    lease: r.lease_instance_id === null ? null : { handle: instanceHandle?.(r.lease_instance_id) ?? null, stale: isStale(r, now) },
+    consent_state: r.consent_state,
+    updated_at: new Date(r.updated_at).toISOString(),
+  };
+}
+
+/**
+ * The board, one page per lane: one lane per agent of the room (in join order; then any other
+ * assignee with matching tasks), tasks by order then creation; finished tasks in the done view,
+ * newest first. Cancelled and archived tasks appear only when `statuses` asks for them. Only the
+ * page is read and shaped (plus one grouped count), so the cost follows the page, not the board.
+ */
+export function readBoardPage(db: Db, roomId: string, q: BoardQuery): Board {
+  const room = getRoom(db, roomId)!;
+  const asked = q.statuses?.length ? new Set<string>(q.statuses) : undefined;
+  const arch = archivedMode(asked);
+  const statuses = statusesOf(asked);
+  const open = JSON.stringify(statuses.filter((s) => s !== 'done'));
+  const wantDone = statuses.includes('done');
+  const handles = new Map<string, string>();
+  const now = Date.now();
+
+  let laneAfter: LaneKey | undefined;
+  let doneBefore: DoneKey | undefined;
+  if (q.cursor !== undefined) {
+    if (q.lane === undefined) throw invalid('cursor pages one lane: pass lane (an assignee plate, or "done") with it', 'cursor_needs_lane');
+    if (q.lane === 'done') {
+      const k = decodeCursor(q.cursor, isDoneKey);
+      doneBefore = k.length ? (k as DoneKey) : undefined;
+    } else {
+      const k = decodeCursor(q.cursor, isLaneKey);
+      laneAfter = k.length ? (k as LaneKey) : undefined;
+    }
+  }
+
+  // Which lanes: members in join order, then any other assignee holding matching tasks.
+  const cached = boardCounts(db, roomId, room.context_version, open, arch, q.plate, wantDone);
+  const counts = cached.lanes;
+  let plates: string[];
+  if (q.lane !== undefined) {
+    plates = q.lane === 'done' ? [] : [q.lane];
+  } else {
+    const members = (stmt(db, 'SELECT plate FROM room_agents WHERE room_id = ? ORDER BY created_at, plate').all(roomId) as Array<{ plate: string }>).map(
+      (m) => m.plate,
+    );
+    const set = new Set(members);
+    plates = [...members, ...[...counts.keys()].filter((p) => !set.has(p)).sort()];
+  }
+  if (q.plate !== undefined) plates = plates.filter((p) => p === q.plate);
+
+  const limitOf = (lane: string) => Math.min(BOARD_LIMIT_MAX, Math.max(0, typeof q.limit === 'number' ? q.limit : q.limit(lane, plates.length)));
+  let budget = q.detail === 'full' ? BOARD_FULL_BUDGET : BOARD_TASK_BUDGET;
+  const pageRows: TaskRow[] = [];
+  const lanes = plates.map((plate) => {
+    const total = counts.get(plate) ?? 0;
+    const want = Math.min(limitOf(plate), budget);
+    // A first page knows from the count whether more follows; a later one reads one row more.
+    const rows = laneRows(db, roomId, plate, open, arch, laneAfter, laneAfter ? want + 1 : want);
+    const page = rows.slice(0, want);
+    budget -= page.length;
+    pageRows.push(...page);
+    const more = laneAfter ? rows.length > page.length : total > page.length;
+    const next = more ? (page.length ? encodeCursor(laneKey(page[page.length - 1]!)) : laneAfter ? encodeCursor(laneAfter) : START_CURSOR) : null;
+    return { plate, total, page, next };
+  });
+
+  const showDone = wantDone && (q.lane === undefined || q.lane === 'done');
+  const doneTotal = cached.done;
+  const doneWant = showDone ? Math.min(limitOf('done'), budget) : 0;
+  const doneFetched = showDone ? doneRows(db, roomId, q.plate, arch, doneBefore, doneBefore ? doneWant + 1 : doneWant) : [];
+  const donePage = doneFetched.slice(0, doneWant);
+  const doneMore = doneBefore ? doneFetched.length > donePage.length : doneTotal > donePage.length;
+  const doneNext = doneMore ? (donePage.length ? encodeCursor(doneKey(donePage[donePage.length - 1]!)) : doneBefore ? encodeCursor(doneBefore) : START_CURSOR) : null;
+  pageRows.push(...donePage);
+
+  const { deps, open: openDeps } = depsOfPage(db, pageRows.map((r) => r.id));
+  const shape = (r: TaskRow): TaskSummary | TaskRecord =>
+    q.detail === 'full'
+      ? toRecord(db, r, deps.get(r.id) ?? [], openDeps.get(r.id) ?? [], handles, now)
+      : toSummary(r, deps.get(r.id) ?? [], openDeps.get(r.id) ?? [], handleOf(db, r.assignee, handles), now, q.instanceHandle);
+
+  return {
+    lanes: lanes.map((l) => ({ assignee: l.plate, handle: handleOf(db, l.plate, handles), tasks: l.page.map(shape), total: l.total, next_cursor: l.next })),
+    done: donePage.map(shape),
+    done_total: doneTotal,
+    done_next_cursor: showDone ? doneNext : null,
+    context_version: room.context_version,
+  };
+}
