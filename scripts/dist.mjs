@@ -96,6 +96,11 @@ export async function resolveElectron(env, version, platform, arch) {
     if (platform !== process.platform) return { missing: `ELECTRON_OVERRIDE_DIST_PATH is an Electron for ${process.platform}, the target is ${platform}: put ${zipName} in ELECTRON_CACHE instead` };
     return { electronDist: override };
   }
+  // The electron package's own binary, once fetched (npx install-electron), is this version.
+  const fetched = join(ROOT, 'node_modules', 'electron', 'dist');
+  if (platform === process.platform && existsSync(join(fetched, 'version')) && readFileSync(join(fetched, 'version'), 'utf8').trim().replace(/^v/, '') === version) {
+    return { electronDist: fetched };
+  }
   for (const dir of [env.ELECTRON_CACHE, electronGetCacheRoot(env)]) {
     const zip = findZip(dir, zipName);
     if (zip) return { electronDist: zip };
