@@ -137,7 +137,7 @@ export async function resolveHeaders(env, version) {
   const why = await probe(url);
   const missing =
     `Electron ${version} headers (to rebuild better-sqlite3 for Electron) are not in ${dir} and cannot be reached (${url}: ${why}): ` +
-    `set ELECTRON_HEADERS_MIRROR to a mirror of ${DEFAULT_HEADERS}, or copy ${dir} from a machine where "npx electron-builder install-app-deps" has run`;
+    `set ELECTRON_HEADERS_MIRROR to a mirror of ${DEFAULT_HEADERS}, or copy ${dir} from a machine where "npm run rebuild:electron" has run`;
   if (why) return { missing };
   if (env.ELECTRON_HEADERS_MIRROR) {
     const gyp = join(ROOT, 'node_modules', 'node-gyp', 'bin', 'node-gyp.js');

@@ -6,7 +6,7 @@
 // tests compute, with better-sqlite3's addon unpacked.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -105,6 +105,21 @@ describe('npm run dist, dist:linux and dist:dir where Electron’s hosts cannot 
     writeFileSync(join(cache, 'abc123', ZIP), 'stand-in');
     const r = await dist(['--dir'], { ...env, ELECTRON_CACHE: cache });
     expectOneLine(r, /headers \(to rebuild better-sqlite3 for Electron\)/, /ELECTRON_HEADERS_MIRROR/, /\.electron-gyp/, /ECONNREFUSED/);
+  });
+
+  it('npm run rebuild:electron without headers: the same one line, and node_modules untouched', async () => {
+    const addon = join(ROOT, 'node_modules/better-sqlite3/build/Release/better_sqlite3.node');
+    const before = statSync(addon).mtimeMs;
+    const child = spawn(process.execPath, [join(ROOT, 'scripts/native.mjs'), 'electron'], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    const code = await new Promise<number | null>((r) => child.on('exit', r));
+    clearTimeout(timer);
+    expect(code).toBe(1);
+    expect(stderr.trim().split('\n')).toHaveLength(1);
+    expect(stderr).toMatch(/^agent-rooms native: Electron .* headers .*ELECTRON_HEADERS_MIRROR/);
+    expect(statSync(addon).mtimeMs).toBe(before);
   });
 
   it('ELECTRON_OVERRIDE_DIST_PATH pointing nowhere says so', async () => {
