@@ -10,7 +10,7 @@
 //
 // Usage: node scripts/dist.mjs [--dir | --linux | --mac | --win] [--no-build] [--no-rebuild] [--output=DIR]
 //   --no-rebuild  package node_modules as they are (only right when they are already built
-//                 for Electron, e.g. after "npx electron-builder install-app-deps"); no headers
+//                 for Electron, e.g. after "npm run rebuild:electron"); no headers
 //   --output=DIR  instead of release/
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync } from 'node:fs';
@@ -205,7 +205,7 @@ function keepNodeAddon() {
   return () => {
     mkdirSync(dirname(addon), { recursive: true });
     renameSync(saved, addon);
-    process.stderr.write(`${PREFIX} better-sqlite3 in node_modules is the Node build again (the package holds the Electron one)\n`);
+    process.stderr.write(`${PREFIX} better-sqlite3 in node_modules is back to the build it had before (the package holds the one built for Electron)\n`);
   };
 }
 
