@@ -4,7 +4,7 @@
 // .ico for Windows and an .icns for macOS. Both containers simply wrap PNGs, so no image tool
 // is needed: the PNG is decoded with zlib, box-filtered down to each size and re-encoded.
 // Usage: node scripts/icons.mjs [source.png] [outDir]   (default outDir: dist/icons)
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { deflateSync, inflateSync } from 'node:zlib';
@@ -196,6 +196,13 @@ export function icnsFromPngs(typed) {
   return Buffer.concat([head, body]);
 }
 
+/** Replaces a file whole (write beside it, then rename): a reader never sees half an icon. */
+function writeAtomic(file, data) {
+  const tmp = `${file}.${process.pid}.tmp`;
+  writeFileSync(tmp, data);
+  renameSync(tmp, file);
+}
+
 /** Writes outDir/png/<n>x<n>.png, outDir/icon.ico and outDir/icon.icns; returns their paths. */
 export function generateIcons(source = ICON_SOURCE, outDir = ICON_OUT) {
   const img = decodePng(readFileSync(source));
@@ -204,13 +211,13 @@ export function generateIcons(source = ICON_SOURCE, outDir = ICON_OUT) {
   const written = [];
   for (const [size, png] of pngs) {
     const file = join(outDir, 'png', `${size}x${size}.png`);
-    writeFileSync(file, png);
+    writeAtomic(file, png);
     written.push(file);
   }
   const ico = join(outDir, 'icon.ico');
-  writeFileSync(ico, icoFromPngs(ICO_SIZES.map((s) => pngs.get(s))));
+  writeAtomic(ico, icoFromPngs(ICO_SIZES.map((s) => pngs.get(s))));
   const icns = join(outDir, 'icon.icns');
-  writeFileSync(icns, icnsFromPngs(ICNS_TYPES.map(([type, s]) => [type, pngs.get(s)])));
+  writeAtomic(icns, icnsFromPngs(ICNS_TYPES.map(([type, s]) => [type, pngs.get(s)])));
   written.push(ico, icns);
   return written;
 }

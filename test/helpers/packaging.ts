@@ -4,7 +4,8 @@
 // collector, its package.json transformer and its asarUnpack filter. Only the Electron binary
 // and the native rebuild are left out, which is what needs the network.
 import { createRequire } from 'node:module';
-import { copyFileSync, mkdirSync, readFileSync, writeFileSync, type Stats } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync, type Stats } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -31,6 +32,37 @@ export interface PackagedFile {
   /** its path inside the app (app.asar, or app.asar.unpacked for unpacked files) */
   rel: string;
   stat: Stats;
+}
+
+/** Whether `npm run build` has run (the core and the UI); the packaging tests need it. */
+export function whyNotBuilt(): string | undefined {
+  const ok = existsSync(join(ROOT, 'dist/src-main/core/cli.js')) && existsSync(join(ROOT, 'dist/renderer/index.html'));
+  return ok ? undefined : 'the core and UI are not built (npm run build)';
+}
+
+/**
+ * Compiles the shell (npm run build:desktop; npm test's build does not) if it is missing. Test
+ * files run in parallel, so one compiles under a lock folder and the others wait for it, rather
+ * than reading files another tsc is writing.
+ */
+export function ensureShellBuilt(): void {
+  const main = join(ROOT, 'dist/src-main/electron/main.js');
+  if (existsSync(main)) return;
+  const lock = join(ROOT, 'dist', '.shell-build.lock');
+  mkdirSync(dirname(lock), { recursive: true });
+  try {
+    mkdirSync(lock);
+  } catch {
+    const sleeper = new Int32Array(new SharedArrayBuffer(4));
+    for (let waited = 0; existsSync(lock) && waited < 180_000; waited += 200) Atomics.wait(sleeper, 0, 0, 200);
+    if (!existsSync(main)) throw new Error('the shell did not build (npm run build:desktop)');
+    return;
+  }
+  try {
+    execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.electron.json'], { cwd: ROOT, stdio: 'inherit' });
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
 }
 
 /** electron-builder.yml loaded and validated by electron-builder (throws on a schema error). */

@@ -10,9 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ROOT, assembleApp, loadBuilderConfig } from '../helpers/packaging.js';
+import { assembleApp, loadBuilderConfig, whyNotBuilt } from '../helpers/packaging.js';
 
-const skipReason = existsSync(join(ROOT, 'dist/src-main/core/cli.js')) && existsSync(join(ROOT, 'dist/renderer/index.html')) ? undefined : 'the core and UI are not built (npm run build)';
+const skipReason = whyNotBuilt();
 if (skipReason) console.warn(`test/integration/packaging-layout.test.ts skipped: ${skipReason}`);
 
 describe.skipIf(skipReason !== undefined)('the packaged app folder starts the core under plain Node', () => {

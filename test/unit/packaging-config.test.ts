@@ -3,13 +3,13 @@
 // icon resolver. Needs the built tree (npm run build; the shell is compiled here if missing),
 // not the Electron binary.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, sep } from 'node:path';
 import {
   ROOT,
   asarUnpackFilter,
+  ensureShellBuilt,
   collectedModuleDirs,
   loadBuilderConfig,
   lockProductionClosure,
@@ -17,11 +17,12 @@ import {
   resolveIcon,
   transformedPackageJson,
   validateBuilderConfig,
+  whyNotBuilt,
   type PackagedFile,
 } from '../helpers/packaging.js';
 import { ICNS_TYPES, ICO_SIZES, PNG_SIZES, generateIcons, pngSize } from '../../scripts/icons.mjs';
 
-const skipReason = existsSync(join(ROOT, 'dist/src-main/core/cli.js')) && existsSync(join(ROOT, 'dist/renderer/index.html')) ? undefined : 'the core and UI are not built (npm run build)';
+const skipReason = whyNotBuilt();
 if (skipReason) console.warn(`test/unit/packaging-config.test.ts skipped: ${skipReason}`);
 
 function walk(dir: string): string[] {
@@ -46,9 +47,7 @@ describe.skipIf(skipReason !== undefined)('electron-builder.yml, checked by elec
 
   beforeAll(async () => {
     // npm test builds the core and the UI; the shell has its own tsconfig (it needs electron's types).
-    if (!existsSync(join(ROOT, 'dist/src-main/electron/main.js'))) {
-      execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.electron.json'], { cwd: ROOT, stdio: 'inherit' });
-    }
+    ensureShellBuilt();
     generateIcons(); // dist/icons, as npm run dist does before electron-builder
     config = await loadBuilderConfig();
     files = await packagedFiles(config);
