@@ -102,7 +102,8 @@ describe.skipIf(skipReason !== undefined)('the desktop app in Electron', () => {
 // The package as electron-builder makes it: `npm run dist:dir` output, started as installed.
 // node_modules' better-sqlite3 is already built for Electron here (whyNot checks it), so the
 // build packs it as is (--no-rebuild): no headers download, nothing rebuilt in place while
-// other test files load the module.
+// other test files load the module. --no-build: dist/ is npm test's build (the shell is
+// compiled by the describe above), never rebuilt under the other test files' feet.
 const PACKAGED_EXE: Record<string, string> = {
   linux: 'linux-unpacked/agent-rooms-desktop',
   win32: 'win-unpacked/Agent Rooms.exe',
@@ -120,7 +121,7 @@ describe.skipIf(skipReason !== undefined)('the packaged desktop app (npm run dis
     home = mkdtempSync(join(tmpdir(), 'agent-rooms-packaged-desktop-'));
     out = mkdtempSync(join(tmpdir(), 'agent-rooms-dist-dir-'));
     const electronDist = process.env.ELECTRON_OVERRIDE_DIST_PATH ?? join(ROOT, 'node_modules/electron/dist');
-    const r = spawnSync(process.execPath, [join(ROOT, 'scripts/dist.mjs'), '--dir', '--no-rebuild', `--output=${out}`], {
+    const r = spawnSync(process.execPath, [join(ROOT, 'scripts/dist.mjs'), '--dir', '--no-build', '--no-rebuild', `--output=${out}`], {
       cwd: ROOT,
       env: { ...process.env, ELECTRON_OVERRIDE_DIST_PATH: electronDist },
       encoding: 'utf8',
