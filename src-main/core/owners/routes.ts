@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Route } from '../http/router.js';
 import { Status } from '../http/router.js';
-import { createOwner, listOwners } from './store.js';
+import { createOwner, listOwners, requireOwner } from './store.js';
 import { createLoginLink } from './login.js';
 import { parseWith } from '../http/validate.js';
 import { AppError } from '../errors/app-error.js';
@@ -27,6 +27,16 @@ export const ownerRoutes: Route[] = [
       const created = createOwner(core.db, { name: input.name, platePrefix: input.plate_prefix });
       core.bus.emit({ type: 'owners.changed' });
       return new Status(201, created);
+    },
+  },
+  {
+    // The primary owner hands a login link to another human it added (the UI's "add a human" screen).
+    method: 'POST',
+    path: '/v1/owners/:id/login-links',
+    handler: ({ core, owner, params }) => {
+      if (!owner.is_primary) throw new AppError('FORBIDDEN', 'only the primary owner may create login links for other owners');
+      const target = requireOwner(core.db, params.id!);
+      return new Status(201, createLoginLink(core.db, core.baseUrl, target.owner_id));
     },
   },
   {
