@@ -134,12 +134,40 @@ export interface Lane {
   assignee: string;
   handle: string;
   tasks: Task[];
+  /** Paged boards (issue 15): how many tasks the lane holds, and the cursor of its next page. */
+  total?: number;
+  next_cursor?: string | null;
 }
 
 export interface Board {
   lanes: Lane[];
   done: Task[];
+  done_total?: number;
+  done_next_cursor?: string | null;
   context_version?: number;
+}
+
+/** Every owner's Trust in one room (GET /v1/rooms/:id/trust). */
+export interface OwnerTrust {
+  owner_id: string;
+  name: string;
+  handle: string;
+  mode: TrustMode;
+  agents: number;
+}
+
+/** One hit of GET /v1/rooms/:id/search: `snippet` is plain text, `highlights` UTF-16 offsets into it. */
+export interface SearchResult {
+  kind: 'message' | 'task' | 'decision' | 'file';
+  id: string;
+  room: string;
+  snippet: string;
+  highlights: Array<[number, number]>;
+  rank: number;
+  created_at: string;
+  seq?: number;
+  task_id?: string;
+  path?: string;
 }
 
 export interface RoomFile {

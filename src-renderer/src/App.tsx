@@ -1,6 +1,10 @@
 import { useEffect, useState } from 'react';
 import { useSession } from './stores/session';
 import { useRooms } from './stores/rooms';
+import { useUi, type Theme } from './stores/ui';
+import { useConnection } from './stores/connection';
+import { useAttention, windowTitle } from './stores/attention';
+import { useAgents } from './stores/agents';
 import { startEvents, onLiveState, type LiveState } from './live-events';
 import { useRoute, href } from './router';
 import { Loading, ErrorNote } from './components/States';
@@ -8,6 +12,8 @@ import { RoomsSidebar } from './components/RoomsSidebar';
 import { RoomView } from './components/RoomView';
 import { AgentsView } from './components/AgentsView';
 import { ReportsView } from './components/ReportsView';
+import { Onboarding } from './components/Onboarding';
+import { PeopleView } from './components/PeopleView';
 
 function SignedOut() {
   return (
@@ -28,24 +34,65 @@ function LiveBadge() {
   const text = { connecting: 'Connecting…', live: 'Live', reconnecting: 'Reconnecting…' }[s];
   return (
     <span className={`live-badge ${s}`} role="status" aria-live="polite" title="Live updates from the server">
-      <span className="dot" aria-hidden="true" /> {text}
+      <span className="dot" aria-hidden="true" /> <span className="live-text">{text}</span>
     </span>
+  );
+}
+
+/** The server is away: say so plainly, keep what is on screen (marked stale), hold changes. */
+function ConnectionBanner() {
+  const online = useConnection((s) => s.online);
+  const lostAt = useConnection((s) => s.lostAt);
+  if (online) return null;
+  const since = lostAt ? new Date(lostAt).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' }) : '';
+  return (
+    <div className="conn-banner" role="alert" data-testid="connection-banner">
+      <strong>Connection to the Agent Rooms server lost{since ? ` at ${since}` : ''}.</strong> What you see may be out of date; changes are not sent until it is
+      back. Reconnecting…
+    </div>
+  );
+}
+
+function ThemeSwitch() {
+  const theme = useUi((s) => s.theme);
+  const setTheme = useUi((s) => s.setTheme);
+  return (
+    <label className="theme-switch">
+      <span className="sr-only">Theme</span>
+      <select aria-label="Theme" value={theme} onChange={(e) => setTheme(e.target.value as Theme)}>
+        <option value="system">System theme</option>
+        <option value="light">Light</option>
+        <option value="dark">Dark</option>
+      </select>
+    </label>
   );
 }
 
 function Home() {
   const { rooms, status } = useRooms();
+  const agents = useAgents((s) => s.agents);
+  const agentsStatus = useAgents((s) => s.status);
+  useEffect(() => {
+    if (useAgents.getState().status === 'idle') void useAgents.getState().load();
+  }, []);
+  const firstRun = status === 'ready' && agentsStatus === 'ready' && agents.length === 0;
+  if (firstRun) return <Onboarding firstRun />;
   return (
     <section className="home">
       <h1>Welcome to Agent Rooms</h1>
       {status === 'ready' && rooms.length === 0 ? (
-        <p>You have no rooms yet. Create one in the sidebar, then add your agents from the Agents page.</p>
+        <p>You have no rooms yet. Create one in the sidebar, then add your agents to it.</p>
       ) : (
         <p>Pick a room in the sidebar to see its chat, board and files.</p>
       )}
-      <p>
-        <a href={href('agents')}>Manage your agents</a> to create credentials and connect Claude Code, Codex, Gemini CLI or Cursor.
-      </p>
+      <ul className="home-links">
+        <li>
+          <a href={href('welcome')}>Connect an agent</a>: create it, connect its host and see it live in a room, in one flow.
+        </li>
+        <li>
+          <a href={href('agents')}>Manage your agents</a>: credentials, devices and runners.
+        </li>
+      </ul>
     </section>
   );
 }
@@ -53,34 +100,58 @@ function Home() {
 export function App() {
   const { me, status, error, load } = useSession();
   const route = useRoute();
+  const { sidebarCollapsed, drawerOpen, narrow, toggleSidebar, closeDrawer } = useUi();
+  const online = useConnection((s) => s.online);
+  const rooms = useRooms((s) => s.rooms);
+  const attention = useAttention((s) => s.rooms);
   useEffect(() => {
     void load();
   }, [load]);
   useEffect(() => {
-    if (status === 'signed-in') {
+    if (status === 'signed-in' && me) {
+      useAttention.getState().setOwner(me.owner_id);
       startEvents();
       void useRooms.getState().load();
       void useRooms.getState().loadOwners();
     }
-  }, [status]);
+  }, [status, me]);
+  useEffect(() => useRooms.subscribe((s, prev) => s.rooms !== prev.rooms && useAttention.getState().syncRooms(s.rooms)), []);
+
+  const [section, id, tab] = route;
+  const roomName = section === 'rooms' && id ? rooms.find((r) => r.room_id === id)?.name : undefined;
+  const waiting = Object.values(attention).reduce((n, a) => n + a.unread, 0);
+  useEffect(() => {
+    document.title = windowTitle(roomName, waiting);
+  }, [roomName, waiting]);
 
   if (status === 'loading') return <Loading what="your session" />;
   if (status === 'signed-out') return <SignedOut />;
   if (status === 'error') return <ErrorNote error={error ?? 'Could not reach the Agent Rooms server.'} retry={() => void load()} />;
 
-  const [section, id, tab] = route;
   let main;
   if (section === 'rooms' && id) main = <RoomView key={id} roomId={id} tab={tab ?? 'chat'} />;
   else if (section === 'agents') main = <AgentsView plate={id} />;
   else if (section === 'reports') main = <ReportsView />;
+  else if (section === 'welcome') main = <Onboarding />;
+  else if (section === 'people') main = <PeopleView />;
   else main = <Home />;
 
+  const sidebarShown = narrow ? drawerOpen : !sidebarCollapsed;
   return (
-    <div className="app">
+    <div className={`app ${sidebarShown ? 'sidebar-shown' : 'sidebar-hidden'} ${narrow ? 'narrow' : 'wide'} ${online ? '' : 'offline'}`}>
       <a className="skip-link" href="#main">
         Skip to content
       </a>
       <header className="topbar">
+        <button type="button" className="ghost sidebar-toggle" aria-expanded={sidebarShown} aria-controls="sidebar" onClick={toggleSidebar} title="Show or hide the rooms">
+          <span aria-hidden="true">☰</span>
+          <span className="sr-only">Rooms sidebar</span>
+          {!sidebarShown && waiting > 0 && (
+            <span className="unread" aria-hidden="true">
+              {waiting}
+            </span>
+          )}
+        </button>
         <a className="brand" href={href()}>
           Agent Rooms
         </a>
@@ -88,23 +159,37 @@ export function App() {
           <a href={href()} aria-current={section === 'rooms' || !section ? 'page' : undefined}>
             Rooms
           </a>
-          <a href={href('agents')} aria-current={section === 'agents' ? 'page' : undefined}>
+          <a href={href('agents')} aria-current={section === 'agents' || section === 'welcome' ? 'page' : undefined}>
             Agents
           </a>
+          {me?.is_primary && (
+            <a href={href('people')} aria-current={section === 'people' ? 'page' : undefined}>
+              People
+            </a>
+          )}
           <a href={href('reports')} aria-current={section === 'reports' ? 'page' : undefined}>
             Reports
           </a>
         </nav>
         <LiveBadge />
+        <ThemeSwitch />
         <span className="who" data-testid="signed-in-as">
-          Signed in as <strong>{me?.name}</strong> <span className="muted">{me?.handle}</span>
+          <span className="who-label">Signed in as </span>
+          <strong>{me?.name}</strong> <span className="muted who-handle">{me?.handle}</span>
         </span>
         <form method="post" action="/logout">
           <button type="submit">Sign out</button>
         </form>
       </header>
-      <RoomsSidebar currentRoom={section === 'rooms' ? id : undefined} />
-      <main id="main" className="content" tabIndex={-1}>
+      <ConnectionBanner />
+      {narrow && drawerOpen && <div className="scrim" aria-hidden="true" onClick={closeDrawer} />}
+      <RoomsSidebar currentRoom={section === 'rooms' ? id : undefined} hidden={!sidebarShown} />
+      <main id="main" className={`content ${online ? '' : 'stale'}`} tabIndex={-1} aria-describedby={online ? undefined : 'stale-note'}>
+        {!online && (
+          <p id="stale-note" className="stale-note">
+            Stale: shown as last loaded.
+          </p>
+        )}
         {main}
       </main>
     </div>

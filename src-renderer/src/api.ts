@@ -16,7 +16,20 @@ export function setUnauthenticatedHandler(f: () => void): void {
   onUnauthenticated = f;
 }
 
+/** While the server is known to be away, changes are refused up front (stores/connection.ts). */
+let offlineRefusal: () => ApiError | undefined = () => undefined;
+export function setOfflineRefusal(f: () => ApiError | undefined): void {
+  offlineRefusal = f;
+}
+/** Told when a request could not reach the server at all. */
+let onUnreachable: () => void = () => {};
+export function setUnreachableHandler(f: () => void): void {
+  onUnreachable = f;
+}
+
 export async function api<T>(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<ApiResult<T>> {
+  const refused = method === 'GET' ? undefined : offlineRefusal();
+  if (refused) return { ok: false, status: 0, error: refused };
   let res: Response;
   try {
     res = await fetch(path, {
@@ -28,6 +41,7 @@ export async function api<T>(method: string, path: string, body?: unknown, signa
     });
   } catch (err) {
     if ((err as Error).name === 'AbortError') throw err;
+    onUnreachable();
     return { ok: false, status: 0, error: { code: 'UNAVAILABLE', message: 'Could not reach the Agent Rooms server.', status: 0 } };
   }
   const text = await res.text();
@@ -59,6 +73,7 @@ export const get = <T>(path: string, signal?: AbortSignal) => api<T>('GET', path
 export const post = <T>(path: string, body: unknown = {}) => api<T>('POST', path, body);
 export const put = <T>(path: string, body: unknown) => api<T>('PUT', path, body);
 export const del = <T>(path: string) => api<T>('DELETE', path);
+export const patch = <T>(path: string, body: unknown) => api<T>('PATCH', path, body);
 
 /** A one-line human description of an API failure, with its error id for support. */
 export function describeError(e: ApiError): string {
