@@ -76,7 +76,12 @@ function Home() {
     if (useAgents.getState().status === 'idle') void useAgents.getState().load();
   }, []);
   const firstRun = status === 'ready' && agentsStatus === 'ready' && agents.length === 0;
-  if (firstRun) return <Onboarding firstRun />;
+  // Once the first-run flow shows, it stays while its agent is created and connected.
+  const [inFlow, setInFlow] = useState(false);
+  useEffect(() => {
+    if (firstRun) setInFlow(true);
+  }, [firstRun]);
+  if (firstRun || inFlow) return <Onboarding firstRun />;
   return (
     <section className="home">
       <h1>Welcome to Agent Rooms</h1>

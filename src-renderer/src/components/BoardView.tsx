@@ -265,8 +265,7 @@ export function BoardView({ room }: { room: Room }) {
     e.dataTransfer.setData('text/plain', t.title);
   }, []);
 
-  function dropAllowed(laneKey: string): boolean {
-    const t = dragging.current;
+  function dropAllowed(laneKey: string, t = dragging.current): boolean {
     if (!t || laneKey === DONE) return false;
     if (laneKey !== t.assignee) return !!canReassign(room, meId, members, t)?.ok;
     return !filter.status; // reordering a filtered lane would interleave with hidden tasks
@@ -277,7 +276,7 @@ export function BoardView({ room }: { room: Room }) {
     setDropLane(null);
     const t = dragging.current;
     dragging.current = null;
-    if (!t || !dropAllowed(lane.key)) return;
+    if (!t || !dropAllowed(lane.key, t)) return;
     if (lane.key !== t.assignee) {
       setReassign({ task: t, to: lane.key });
       return;
