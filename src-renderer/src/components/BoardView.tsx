@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useMemo, useRef, useState, type DragEvent, type FormEvent, type KeyboardEvent } from 'react';
-import { allTasks, holdsUp, NO_FILTER, useBoard, waitsOn, wouldCycle, type StatusFilter } from '../stores/board';
+import { allTasks, NO_FILTER, useBoard, waitsOn, wouldCycle, type StatusFilter } from '../stores/board';
 import { useRooms } from '../stores/rooms';
 import { useSession } from '../stores/session';
 import type { Room, Task } from '../types';
@@ -165,8 +165,14 @@ export function BoardView({ room }: { room: Room }) {
     return m;
   }, [board, members]);
   const links = useMemo(() => {
+    // Who waits on whom, in one pass (a board may hold a thousand tasks).
+    const holds = new Map<string, string[]>();
+    for (const t of tasks) {
+      if (t.status === 'done' || t.status === 'cancelled') continue;
+      for (const d of t.depends_on ?? []) (holds.get(d) ?? holds.set(d, []).get(d)!).push(t.title);
+    }
     const m = new Map<string, CardLinks>();
-    for (const t of tasks) m.set(t.task_id, { waits: waitsOn(t).map((id) => titles.get(id) ?? 'a task'), holds: holdsUp(tasks, t.task_id).map((x) => x.title) });
+    for (const t of tasks) m.set(t.task_id, { waits: waitsOn(t).map((id) => titles.get(id) ?? 'a task'), holds: holds.get(t.task_id) ?? [] });
     return m;
   }, [tasks, titles]);
   const keep = useCallback(
@@ -362,7 +368,7 @@ export function BoardView({ room }: { room: Room }) {
         Arrow keys move between cards and lanes, Enter opens the task, R reassigns it.
       </p>
       {mayReassignHere && !mayReassignHere.ok && <p className="muted explain">{mayReassignHere.reason} Open a task to see what you may do with it.</p>}
-      {rb.error && <ErrorNote error={rb.error} what="the latest board" />}
+      {rb.error && rb.error.status !== 0 && <ErrorNote error={rb.error} what="the latest board" />}
       {note && (
         <p role="alert" className="error-text">
           {note}

@@ -9,11 +9,9 @@ import { VirtualList } from './VirtualList';
 import { Loading, ErrorNote, Empty } from './States';
 import { Composer, type Candidate } from './Composer';
 import { MessageBody, dePlate } from './MessageBody';
+import { formatTime } from './time';
 
-function time(iso: string) {
-  const d = new Date(iso);
-  return d.toLocaleString(undefined, { hour: '2-digit', minute: '2-digit', month: 'short', day: 'numeric' });
-}
+const time = formatTime;
 
 export function usePlateHandles(roomId: string, extra: Message[] = []): Map<string, string> {
   const members = useRooms((s) => s.members[roomId]?.data);

@@ -6,11 +6,9 @@ import { Confirm, Dialog } from './Dialog';
 import { canArchive, canCancel, canEdit, canReassign, canRelease, type Allowed } from './boardRules';
 import { dePlate } from './MessageBody';
 import { Avatar, shortName } from './TaskCard';
+import { formatTime } from './time';
 
-function when(iso?: string | null) {
-  if (!iso) return '';
-  return new Date(iso).toLocaleString(undefined, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
-}
+const when = formatTime;
 
 /** Reassign: the same dialog from the detail panel, the keyboard shortcut and a drop on another lane. */
 export function ReassignDialog({ room, task, members, initial, onClose }: { room: Room; task: Task; members?: Members; initial?: string; onClose: () => void }) {

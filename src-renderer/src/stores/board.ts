@@ -151,11 +151,6 @@ export function waitsOn(t: Task): string[] {
   return t.status === 'todo' ? (t.blocked_by ?? []) : [];
 }
 
-/** The unfinished tasks that wait on this one. */
-export function holdsUp(tasks: Task[], taskId: string): Task[] {
-  return tasks.filter((t) => t.status !== 'done' && t.status !== 'cancelled' && (t.depends_on ?? []).includes(taskId));
-}
-
 /**
  * Would giving `taskId` these dependencies close a cycle? True when any chosen dependency
  * already depends (transitively) on `taskId`, or names the task itself.
