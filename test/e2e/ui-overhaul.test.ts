@@ -166,7 +166,7 @@ describe.skipIf(!!skip)('UI: the window people want to live in (issue 16)', () =
     await context.close();
   });
 
-  it('keyboard: arrows move across cards and lanes, Enter opens the detail, R reassigns', async () => {
+  it('keyboard: arrows move across cards and lanes, Alt+Up reorders, Enter opens the detail, R reassigns', async () => {
     const { context, page } = await open(browser, s.running.loginUrl());
     await page.goto(`${s.baseUrl}/#/rooms/${roomId}/board`);
     const first = card(page, 'Build the release');
@@ -178,6 +178,10 @@ describe.skipIf(!!skip)('UI: the window people want to live in (issue 16)', () =
     await page.keyboard.press('ArrowRight');
     await expect.poll(focused).toBe(next[0]);
     await page.keyboard.press('ArrowDown');
+    await expect.poll(focused).toBe(next[1]);
+    // Alt+Up moves the card up its lane (the keyboard's reorder); focus stays on it.
+    await page.keyboard.press('Alt+ArrowUp');
+    await expect.poll(() => laneTitles(page, tester.handle), { timeout: 10_000 }).toEqual([next[1], next[0]]);
     await expect.poll(focused).toBe(next[1]);
     await page.keyboard.press('ArrowLeft');
     await expect.poll(focused).toBe('Build the release');

@@ -8,7 +8,7 @@ import { VirtualList } from './VirtualList';
 import { Loading, ErrorNote, Empty } from './States';
 import { TaskCard, type CardLinks } from './TaskCard';
 import { ReassignDialog, TaskDetail } from './TaskDetail';
-import { canReassign } from './boardRules';
+import { canEdit, canReassign } from './boardRules';
 import { Dialog } from './Dialog';
 
 const NEW = '__new__';
@@ -227,6 +227,20 @@ export function BoardView({ room }: { room: Room }) {
         for (let j = li + dir; j >= 0 && j < lanes.length; j += dir) if (lanes[j]!.tasks.length) return lanes[j];
         return undefined;
       };
+      // Alt+Up/Down moves the card within its lane: the keyboard's drag to reorder.
+      if (e.altKey && (e.key === 'ArrowUp' || e.key === 'ArrowDown') && lane.key !== DONE) {
+        e.preventDefault();
+        const allowed = canEdit(room, meId, members, t);
+        if (!allowed?.ok) return setNote(allowed ? allowed.reason : 'A finished task keeps its place.');
+        if (filter.status) return setNote('Clear the status filter to reorder: hidden tasks share the lane.');
+        const before = e.key === 'ArrowUp' ? lane.tasks[i - 1]?.task_id : lane.tasks[i + 2]?.task_id ?? null;
+        if (before === undefined || (e.key === 'ArrowDown' && i === lane.tasks.length - 1)) return;
+        void reorder(roomId, lane.tasks, t.task_id, before).then((r) => {
+          setNote(r.ok ? undefined : describeError(r.error));
+          setReveal({ lane: lane.key, key: t.task_id });
+        });
+        return;
+      }
       switch (e.key) {
         case 'ArrowDown':
           go(lane, i + 1);
@@ -262,7 +276,7 @@ export function BoardView({ room }: { room: Room }) {
       }
       e.preventDefault();
     },
-    [lanes, focusCard, room, meId, members],
+    [lanes, focusCard, room, meId, members, filter.status, reorder, roomId],
   );
 
   const onDragStart = useCallback((e: DragEvent, t: Task) => {
@@ -365,7 +379,7 @@ export function BoardView({ room }: { room: Room }) {
         </p>
       )}
       <p id="board-keys" className="sr-only">
-        Arrow keys move between cards and lanes, Enter opens the task, R reassigns it.
+        Arrow keys move between cards and lanes, Enter opens the task, R reassigns it, Alt with Up or Down moves it within its lane.
       </p>
       {mayReassignHere && !mayReassignHere.ok && <p className="muted explain">{mayReassignHere.reason} Open a task to see what you may do with it.</p>}
       {rb.error && rb.error.status !== 0 && <ErrorNote error={rb.error} what="the latest board" />}
