@@ -68,6 +68,14 @@ function ThemeSwitch() {
   );
 }
 
+function SignOut() {
+  return (
+    <form method="post" action="/logout">
+      <button type="submit">Sign out</button>
+    </form>
+  );
+}
+
 function Home() {
   const { rooms, status } = useRooms();
   const agents = useAgents((s) => s.agents);
@@ -177,18 +185,23 @@ export function App() {
           </a>
         </nav>
         <LiveBadge />
-        <ThemeSwitch />
+        {!narrow && <ThemeSwitch />}
         <span className="who" data-testid="signed-in-as">
           <span className="who-label">Signed in as </span>
           <strong>{me?.name}</strong> <span className="muted who-handle">{me?.handle}</span>
         </span>
-        <form method="post" action="/logout">
-          <button type="submit">Sign out</button>
-        </form>
+        {!narrow && <SignOut />}
       </header>
       <ConnectionBanner />
       {narrow && drawerOpen && <div className="scrim" aria-hidden="true" onClick={closeDrawer} />}
-      <RoomsSidebar currentRoom={section === 'rooms' ? id : undefined} hidden={!sidebarShown} />
+      <RoomsSidebar currentRoom={section === 'rooms' ? id : undefined} hidden={!sidebarShown}>
+        {narrow && (
+          <div className="drawer-foot">
+            <ThemeSwitch />
+            <SignOut />
+          </div>
+        )}
+      </RoomsSidebar>
       <main id="main" className={`content ${online ? '' : 'stale'}`} tabIndex={-1} aria-describedby={online ? undefined : 'stale-note'}>
         {!online && (
           <p id="stale-note" className="stale-note">

@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from 'react';
+import { useState, type FormEvent, type ReactNode } from 'react';
 import { useRooms } from '../stores/rooms';
 import { useAttention } from '../stores/attention';
 import { href, navigate } from '../router';
@@ -25,7 +25,7 @@ function Counts({ unread, mentions }: { unread: number; mentions: number }) {
   );
 }
 
-export function RoomsSidebar({ currentRoom, hidden }: { currentRoom?: string; hidden?: boolean }) {
+export function RoomsSidebar({ currentRoom, hidden, children }: { currentRoom?: string; hidden?: boolean; children?: ReactNode }) {
   const { rooms, status, error, load, create } = useRooms();
   const attention = useAttention((s) => s.rooms);
   const permission = useAttention((s) => s.notifyPermission);
@@ -90,6 +90,7 @@ export function RoomsSidebar({ currentRoom, hidden }: { currentRoom?: string; hi
           </button>
         </p>
       )}
+      {children}
     </aside>
   );
 }
