@@ -3,7 +3,7 @@ import tseslint from 'typescript-eslint';
 const nodeBuiltins = ['node:*', 'fs', 'fs/*', 'path', 'crypto', 'http', 'https', 'os', 'child_process', 'net', 'url', 'stream', 'events', 'util', 'worker_threads', 'zlib', 'buffer'];
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'test-results/**', '**/*.config.ts', '**/*.config.js'] },
+  { ignores: ['dist/**', 'node_modules/**', 'test/hosts/node_modules/**', 'test-results/**', '**/*.config.ts', '**/*.config.js'] },
   ...tseslint.configs.recommended,
   {
     rules: {

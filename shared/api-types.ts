@@ -13,12 +13,17 @@ export interface Me {
   handle: string;
   plate_prefix: string;
   is_primary: boolean;
+  /** May configure runners: the primary owner always, others when it allowed them (docs/security.md). */
+  allow_runners?: boolean;
 }
 
 export interface Owner {
   owner_id: string;
   name: string;
   handle: string;
+  is_primary?: boolean;
+  /** May configure runners (commands run as this machine's user); only the primary owner changes it. */
+  allow_runners?: boolean;
 }
 
 export type Role = 'admin' | 'member';
@@ -192,6 +197,9 @@ export interface Workspace {
   repo_branch: string | null;
   git_token: string | null;
   git_token_set?: boolean;
+  configured?: boolean;
+  /** A non-admin sees that a workspace is configured, not its details (docs/security.md). */
+  details_hidden?: boolean;
 }
 
 export interface Agent {
@@ -237,6 +245,8 @@ export interface Runner {
   cwd?: string | null;
   timeout_ms?: number;
   env?: Record<string, string>;
+  /** false: its owner may not run commands here (allow_runners), so it does not start. */
+  enabled?: boolean;
 }
 
 export interface Wake {
@@ -262,6 +272,45 @@ export interface Wake {
   created_at?: string;
   started_at?: string | null;
   ended_at?: string | null;
+}
+
+/** A path reservation (issue 19): who holds which repository glob, until when, for which task. */
+export interface Reservation {
+  reservation_id: string;
+  room: string;
+  holder: string;
+  plate: string;
+  pattern: string;
+  exclusive: boolean;
+  reason: string | null;
+  task_id: string | null;
+  state: 'waiting' | 'active';
+  created_at: string;
+  granted_at: string | null;
+  expires_at: string;
+}
+
+/** How a reservation ended; a force-release keeps the admin's reason. */
+export interface ReservationRelease {
+  reservation_id: string;
+  holder: string;
+  plate: string;
+  pattern: string;
+  task_id: string | null;
+  cause: 'released' | 'force_released' | 'expired' | 'task_ended' | 'holder_left' | 'wait_cancelled' | 'wait_expired';
+  by_kind: 'agent' | 'human' | 'server';
+  by: string | null;
+  reason: string | null;
+  at: string;
+}
+
+/** GET /v1/rooms/:id/reservations */
+export interface RoomReservations {
+  reservations: Reservation[];
+  waiting: Reservation[];
+  released: ReservationRelease[];
+  can_force_release: boolean;
+  context_version: number;
 }
 
 export type Json = Record<string, unknown>;

@@ -8,6 +8,7 @@ export const ERROR_CODES = [
   'NOT_FOUND',
   'CONFLICT',
   'CONSENT_REQUIRED',
+  'RUNNERS_NOT_ALLOWED',
   'PAYLOAD_TOO_LARGE',
   'RATE_LIMITED',
   'UNAVAILABLE',
@@ -25,6 +26,8 @@ export interface ToolErrorBody {
   error_id: string;
   retryable: boolean;
   retry_after_ms?: number;
+  /** Facts to act on, per error (e.g. `conflicts` of CONFLICT paths_reserved). */
+  details?: Record<string, unknown>;
   doc_url: string;
   next_action: 'diagnose_error';
 }
@@ -43,6 +46,7 @@ export const DEFAULT_HTTP_STATUS: Record<ErrorCode, number> = {
   NOT_FOUND: 404,
   CONFLICT: 409,
   CONSENT_REQUIRED: 403,
+  RUNNERS_NOT_ALLOWED: 403,
   PAYLOAD_TOO_LARGE: 413,
   RATE_LIMITED: 429,
   UNAVAILABLE: 503,

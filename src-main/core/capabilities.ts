@@ -8,13 +8,14 @@ import { roomTools } from './rooms/tools.js';
 import { messageTools } from './messages/tools.js';
 import { addressingTools } from './addressing/tools.js';
 import { ownerRoutes } from './owners/routes.js';
+import { startUiSessionSweeper, uiAuthRoutes } from './owners/ui-auth.js';
 import { agentRoutes } from './agents/routes.js';
 import { roomRoutes } from './rooms/routes.js';
 import { eventRoutes } from './events/routes.js';
 import { fileTools } from './files/tools.js';
 import { fileRoutes } from './files/routes.js';
 import { handleFileUrl } from './files/http.js';
-import { sweepBlobs } from './files/service.js';
+import { startTrashPurger, sweepBlobs } from './files/service.js';
 import { workspaceTools } from './workspace/tools.js';
 import { workspaceRoutes } from './workspace/routes.js';
 import { feedbackTools } from './feedback/tools.js';
@@ -28,20 +29,30 @@ import { contextTools } from './context/tools.js';
 import { contextRoutes } from './context/routes.js';
 import { startContextPruner } from './context/service.js';
 import { startInstanceEvents } from './ui/live.js';
+import { reservationTools } from './reservations/tools.js';
+import { reservationRoutes } from './reservations/routes.js';
+import { onTaskEnded, startReservationSweeper } from './reservations/service.js';
+import { startEvidenceMaintenance } from './errors/retention.js';
 
 /** Every MCP tool, in the order tools/list shows them. A new capability adds its array here. */
-export const ALL_TOOLS: ToolDef[] = [...identityTools, ...inboxTools, ...roomTools, ...messageTools, ...addressingTools, ...contextTools, ...fileTools, ...workspaceTools, ...taskTools, ...feedbackTools];
+export const ALL_TOOLS: ToolDef[] = [...identityTools, ...inboxTools, ...roomTools, ...messageTools, ...addressingTools, ...contextTools, ...fileTools, ...workspaceTools, ...taskTools, ...reservationTools, ...feedbackTools];
 
 /** Every human API route. */
-export const ALL_ROUTES: Route[] = [...ownerRoutes, ...agentRoutes, ...roomRoutes, ...eventRoutes, ...fileRoutes, ...workspaceRoutes, ...taskRoutes, ...feedbackRoutes, ...wakeRoutes, ...contextRoutes];
+export const ALL_ROUTES: Route[] = [...ownerRoutes, ...uiAuthRoutes, ...agentRoutes, ...roomRoutes, ...eventRoutes, ...fileRoutes, ...workspaceRoutes, ...taskRoutes, ...feedbackRoutes, ...wakeRoutes, ...contextRoutes, ...reservationRoutes];
 
 /** Start-up hooks of capabilities that run background work (e.g. the wake dispatcher). */
 export const CAPABILITY_STARTERS: Array<(core: Core) => void> = [
   (core) => core.hooks.workingOn.push((sessionId) => tasksHeldBy(core.db, sessionId)),
   (core) => setImmediate(() => sweepBlobs(core)),
+  startTrashPurger,
   startWakeDispatcher,
   startContextPruner,
   startInstanceEvents,
+  // Reservations tied to a task end with it; tasks only announce the end (no import of reservations there).
+  (core) => core.hooks.taskEnded.push((e) => onTaskEnded(core, e.taskId)),
+  startReservationSweeper,
+  startUiSessionSweeper,
+  startEvidenceMaintenance,
 ];
 
 /** Handlers for paths outside /v1 and /mcp (e.g. presigned file URLs); true when handled. */

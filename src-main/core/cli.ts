@@ -7,6 +7,8 @@ import { parseRateLimit, type RateLimitConfig } from './ratelimit.js';
 import { openDb } from './db/open.js';
 import { createLoginLink } from './owners/login.js';
 import { primaryOwner } from './owners/store.js';
+import { guardCommand, GUARD_USAGE } from './reservations/guard.js';
+import { connect, doctor, HOSTS_USAGE } from './hosts/connect.js';
 
 const USAGE = `agent-rooms: local collaboration rooms for agents and humans
 
@@ -15,6 +17,8 @@ Usage:
       Run the core headless on 127.0.0.1 (default port ${DEFAULT_PORT}; --port 0 picks a free one).
   agent-rooms open [--home DIR]
       Print a fresh one-time UI login URL for the running server.
+${GUARD_USAGE}
+${HOSTS_USAGE}
   agent-rooms --help
 
 Environment: AGENT_ROOMS_HOME, AGENT_ROOMS_PORT.`;
@@ -118,6 +122,11 @@ async function main(argv: string[]) {
   const [cmd, ...rest] = argv;
   if (!cmd || cmd === '--help' || cmd === '-h' || cmd === 'help') {
     process.stdout.write(USAGE + '\n');
+    return;
+  }
+  if (cmd === 'guard') return guardCommand(rest);
+  if (cmd === 'connect' || cmd === 'doctor') {
+    process.exitCode = await (cmd === 'connect' ? connect(rest) : doctor(rest));
     return;
   }
   const flags = parseFlags(rest);

@@ -9,8 +9,22 @@ export interface CoreConfig {
   home: string;
   /** Idle MCP sessions are closed after this long without a request. */
   sessionIdleMs: number;
+  /** Caps on live MCP sessions and on `initialize` (docs/security.md, item 10). */
+  mcpSessionLimits: McpSessionLimits;
   log: (line: string) => void;
 }
+
+export interface McpSessionLimits {
+  /** Live sessions per credential; a new one evicts that credential's least recently used. */
+  perCredential: number;
+  /** Live sessions in all; a new one evicts the least recently used of any credential. */
+  total: number;
+  /** `initialize` per credential: a token bucket (0 per second turns it off). */
+  initializePerSecond: number;
+  initializeBurst: number;
+}
+
+export const DEFAULT_MCP_SESSION_LIMITS: McpSessionLimits = { perCredential: 32, total: 1000, initializePerSecond: 1, initializeBurst: 20 };
 
 /** Everything a service function, tool or route may use; one per running core. */
 export interface Core {
@@ -34,11 +48,19 @@ export interface AgentActedEvent {
   tool: string;
 }
 
+export interface TaskEndedEvent {
+  roomId: string;
+  taskId: string;
+  status: 'done' | 'failed' | 'cancelled';
+}
+
 export interface CoreHooks {
   /** An agent acted in a room (sent a message, completed a task, …): wakes waiting on it are handled. */
   agentActed: Array<(e: AgentActedEvent) => void>;
   /** What a live instance is working on (the tasks whose lease it holds), for list_instances. */
   workingOn: Array<(sessionId: string) => Array<{ task_id: string; title: string; room: string }>>;
+  /** A task reached done, failed or cancelled (after commit); capabilities tied to tasks end their part. */
+  taskEnded: Array<(e: TaskEndedEvent) => void>;
   /** Runs when the core stops. */
   onClose: Array<() => void | Promise<void>>;
 }
@@ -54,6 +76,17 @@ export function notifyActed(core: Core, e: AgentActedEvent): void {
       h(e);
     } catch (err) {
       core.config.log(`agentActed hook failed: ${(err as Error).message}`);
+    }
+  }
+}
+
+/** Tells capabilities tied to tasks (path reservations) that a task ended. */
+export function notifyTaskEnded(core: Core, e: TaskEndedEvent): void {
+  for (const h of core.hooks.taskEnded) {
+    try {
+      h(e);
+    } catch (err) {
+      core.config.log(`taskEnded hook failed: ${(err as Error).message}`);
     }
   }
 }

@@ -29,6 +29,12 @@ export class RateLimiter {
     }
     b.tokens -= 1;
   }
+
+  /** Gives back the token of a take() whose request turned out to cost nothing (e.g. was refused). */
+  refund(key: string): void {
+    const b = this.buckets.get(key);
+    if (b) b.tokens = Math.min(this.cfg.burst, b.tokens + 1);
+  }
 }
 
 export function parseRateLimit(s: string): RateLimitConfig {

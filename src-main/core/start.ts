@@ -12,13 +12,15 @@ import { SessionRegistry } from './mcp/sessions.js';
 import { ToolRegistry } from './mcp/registry.js';
 import { Router } from './http/router.js';
 import { createHttpServer } from './http/server.js';
-import type { Core } from './context.js';
+import { DEFAULT_MCP_SESSION_LIMITS, type Core, type McpSessionLimits } from './context.js';
 import { ALL_ROUTES, ALL_TOOLS, CAPABILITY_STARTERS, RAW_HANDLERS } from './capabilities.js';
 import { createOwner, ownerByToken, primaryOwner } from './owners/store.js';
 import { createLoginLink } from './owners/login.js';
 import { stmt } from './db/stmt.js';
 import { newSecret, sha256Hex } from './util/ids.js';
 import { packageRoot } from './paths.js';
+import { exposureWarning, secureHome, touchPrivate } from './home-modes.js';
+import { sealStoredRunnerEnvs } from './wakes/env-seal.js';
 
 export const DEFAULT_PORT = 7337;
 
@@ -29,6 +31,7 @@ export interface StartOptions {
   ownerName?: string;
   rateLimit?: RateLimitConfig;
   sessionIdleMs?: number;
+  mcpSessionLimits?: Partial<McpSessionLimits>;
   /** Where diagnostics go (never secrets); default stderr. */
   log?: (line: string) => void;
   uiDir?: string;
@@ -78,22 +81,39 @@ function ensurePrimaryOwner(core: Core, name: string): string {
 export async function startCore(opts: StartOptions): Promise<RunningCore> {
   const home = opts.home;
   mkdirSync(home, { recursive: true, mode: 0o700 });
-  mkdirSync(join(home, 'blobs'), { recursive: true });
+  mkdirSync(join(home, 'blobs'), { recursive: true, mode: 0o700 });
   const log = opts.log ?? ((l: string) => process.stderr.write(l + '\n'));
+  // Only this user may read the home: repaired at every start, with a warning when it was open.
+  const warning = exposureWarning(home, secureHome(home));
+  if (warning) log(warning);
   const dbFile = join(home, 'rooms.db');
+  touchPrivate(dbFile);
   const db = openDb(dbFile);
   const checkpointer = startCheckpointer(db, dbFile);
   const signingKey = loadSigningKey(home);
+  // Runner env values stored in clear by earlier versions are sealed like the git token.
+  const sealed = sealStoredRunnerEnvs(db);
+  if (sealed) log(`sealed the stored env of ${sealed} runner(s)`);
   const core: Core = {
     db,
-    config: { home, sessionIdleMs: opts.sessionIdleMs ?? 30 * 60 * 1000, log },
+    config: {
+      home,
+      sessionIdleMs: opts.sessionIdleMs ?? 30 * 60 * 1000,
+      // Benchmarks turn the rate limit off (--rate-limit 0): the initialize limit goes with it.
+      mcpSessionLimits: {
+        ...DEFAULT_MCP_SESSION_LIMITS,
+        ...(opts.rateLimit && opts.rateLimit.perSecond <= 0 ? { initializePerSecond: 0 } : {}),
+        ...opts.mcpSessionLimits,
+      },
+      log,
+    },
     signingKey,
     passports: new PassportService(signingKey),
     bus: new EventBus(),
     rateLimiter: new RateLimiter(opts.rateLimit ?? { perSecond: 50, burst: 200 }),
     sessions: new SessionRegistry(),
     baseUrl: '',
-    hooks: { agentActed: [], workingOn: [], onClose: [] },
+    hooks: { agentActed: [], workingOn: [], taskEnded: [], onClose: [] },
   };
   const ownerToken = ensurePrimaryOwner(core, opts.ownerName ?? safeUserName());
   const registry = new ToolRegistry(ALL_TOOLS);
@@ -131,7 +151,9 @@ export async function startCore(opts: StartOptions): Promise<RunningCore> {
   writeFileSync(
     serverJson,
     JSON.stringify({ pid: process.pid, port, mcp_url: `${core.baseUrl}/mcp`, ui_url: `${core.baseUrl}/` }, null, 2) + '\n',
+    { mode: 0o600 },
   );
+  chmodSync(serverJson, 0o600);
 
   let closing: Promise<void> | undefined;
   const close = () =>

@@ -96,8 +96,8 @@ function createWindow(): BrowserWindow {
   win.on('closed', () => {
     if (window === win) window = undefined;
   });
-  // The one-time login link sets the session cookie and redirects to /: signed in as the
-  // primary owner without ever showing a link.
+  // The one-time link is minted in-process (not through the API), so the page trades it for a
+  // session token without asking: signed in as the primary owner without ever showing a link.
   void win.loadURL(running!.loginUrl()).catch((err: unknown) => log(`window failed to load: ${(err as Error).message}`));
   return win;
 }

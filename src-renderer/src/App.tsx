@@ -14,6 +14,9 @@ import { AgentsView } from './components/AgentsView';
 import { ReportsView } from './components/ReportsView';
 import { Onboarding } from './components/Onboarding';
 import { PeopleView } from './components/PeopleView';
+import { SignIn } from './components/SignIn';
+import { pendingLogin } from './login';
+import { signOut } from './api';
 
 function SignedOut() {
   return (
@@ -68,11 +71,12 @@ function ThemeSwitch() {
   );
 }
 
+/** Sign-out is a same-origin POST of /v1/ui/logout with the tab's token (api.ts), then a fresh page. */
 function SignOut() {
   return (
-    <form method="post" action="/logout">
-      <button type="submit">Sign out</button>
-    </form>
+    <button type="button" onClick={() => void signOut().finally(() => window.location.replace('/'))}>
+      Sign out
+    </button>
   );
 }
 
@@ -117,9 +121,10 @@ export function App() {
   const online = useConnection((s) => s.online);
   const rooms = useRooms((s) => s.rooms);
   const attention = useAttention((s) => s.rooms);
+  const [loginToken] = useState(pendingLogin.token);
   useEffect(() => {
-    void load();
-  }, [load]);
+    if (!loginToken) void load();
+  }, [load, loginToken]);
   useEffect(() => {
     if (status === 'signed-in' && me) {
       useAttention.getState().setOwner(me.owner_id);
@@ -137,6 +142,8 @@ export function App() {
     document.title = windowTitle(roomName, waiting);
   }, [roomName, waiting]);
 
+  // A fresh start after sign-in (or cancel): no store keeps what another owner's session loaded.
+  if (loginToken) return <SignIn token={loginToken} onDone={() => window.location.replace('/' + window.location.hash)} />;
   if (status === 'loading') return <Loading what="your session" />;
   if (status === 'signed-out') return <SignedOut />;
   if (status === 'error') return <ErrorNote error={error ?? 'Could not reach the Agent Rooms server.'} retry={() => void load()} />;

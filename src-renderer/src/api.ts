@@ -27,15 +27,83 @@ export function setUnreachableHandler(f: () => void): void {
   onUnreachable = f;
 }
 
+/*
+ * The UI's credential: a session token the page got from POST /v1/ui/login, kept in this
+ * tab's sessionStorage (origin-scoped, so port-scoped, unlike a cookie) and sent only as a
+ * header on requests to this origin. Nothing is stored as a cookie.
+ */
+const SESSION_KEY = 'agent-rooms.session';
+
+function storage(): Storage | undefined {
+  try {
+    return window.sessionStorage;
+  } catch {
+    return undefined; // storage disabled: the token lives in memory for this page only
+  }
+}
+
+let sessionToken: string | null = storage()?.getItem(SESSION_KEY) ?? null;
+
+export function getSessionToken(): string | null {
+  return sessionToken;
+}
+
+export function setSessionToken(token: string | null): void {
+  sessionToken = token;
+  const st = storage();
+  if (!st) return;
+  if (token) st.setItem(SESSION_KEY, token);
+  else st.removeItem(SESSION_KEY);
+}
+
+/*
+ * Tabs of this origin share the session on request: a new tab (a room opened in a new tab)
+ * asks the open ones over a BroadcastChannel, which only pages of this same origin (so this
+ * port) can join. A tab answers only with the token it holds itself.
+ */
+const channel: BroadcastChannel | null = typeof BroadcastChannel === 'undefined' ? null : new BroadcastChannel('agent-rooms.session');
+let waiting: ((token: string) => void) | null = null;
+if (channel) {
+  channel.onmessage = (ev: MessageEvent<{ type?: string; token?: string }>) => {
+    const m = ev.data;
+    if (m?.type === 'ask' && sessionToken) channel.postMessage({ type: 'token', token: sessionToken });
+    else if (m?.type === 'token' && typeof m.token === 'string' && m.token.startsWith('ars_') && waiting) waiting(m.token);
+  };
+}
+
+/** Without a session of its own, this tab borrows one from another open tab of this origin, if any answers soon. */
+export function borrowSession(waitMs = 250): Promise<boolean> {
+  if (sessionToken || !channel) return Promise.resolve(Boolean(sessionToken));
+  return new Promise((resolve) => {
+    const done = (token: string | null) => {
+      waiting = null;
+      clearTimeout(timer);
+      if (token && !sessionToken) setSessionToken(token);
+      resolve(Boolean(sessionToken));
+    };
+    const timer = setTimeout(() => done(null), waitMs);
+    waiting = done;
+    channel.postMessage({ type: 'ask' });
+  });
+}
+
+function authHeaders(): Record<string, string> {
+  return sessionToken ? { authorization: `Bearer ${sessionToken}` } : {};
+}
+
 export async function api<T>(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<ApiResult<T>> {
-  const refused = method === 'GET' ? undefined : offlineRefusal();
+  // The events ticket and sign-in/out still go out while offline: reconnecting needs a fresh ticket.
+  const refused = method === 'GET' || path === '/v1/events/ticket' || path.startsWith('/v1/ui/') ? undefined : offlineRefusal();
   if (refused) return { ok: false, status: 0, error: refused };
   let res: Response;
   try {
     res = await fetch(path, {
       method,
-      credentials: 'same-origin',
-      headers: body === undefined ? { accept: 'application/json' } : { accept: 'application/json', 'content-type': 'application/json' },
+      credentials: 'omit',
+      headers:
+        body === undefined
+          ? { accept: 'application/json', ...authHeaders() }
+          : { accept: 'application/json', 'content-type': 'application/json', ...authHeaders() },
       body: body === undefined ? undefined : JSON.stringify(body),
       signal,
     });
@@ -54,7 +122,7 @@ export async function api<T>(method: string, path: string, body?: unknown, signa
     }
   }
   if (res.ok) return { ok: true, status: res.status, data: parsed as T };
-  if (res.status === 401 && path !== '/v1/me') onUnauthenticated();
+  if (res.status === 401 && path !== '/v1/me' && !path.startsWith('/v1/ui/')) onUnauthenticated();
   const e = (parsed as { error?: Partial<ApiError> } | undefined)?.error;
   return {
     ok: false,
@@ -74,6 +142,33 @@ export const post = <T>(path: string, body: unknown = {}) => api<T>('POST', path
 export const put = <T>(path: string, body: unknown) => api<T>('PUT', path, body);
 export const del = <T>(path: string) => api<T>('DELETE', path);
 export const patch = <T>(path: string, body: unknown) => api<T>('PATCH', path, body);
+
+/** Who a one-time login link signs in as, and whether the page must ask before using it. */
+export interface LoginPreview {
+  owner: { owner_id: string; name: string; handle: string };
+  confirm: boolean;
+}
+
+export const previewLogin = (token: string) => post<LoginPreview>('/v1/ui/login/preview', { token });
+
+/** Trades the one-time link for this tab's session token. */
+export async function signIn(token: string): Promise<ApiResult<{ session_token: string }>> {
+  const r = await post<{ session_token: string }>('/v1/ui/login', { token });
+  if (r.ok) setSessionToken(r.data.session_token);
+  return r;
+}
+
+/** Ends the session on the server and forgets the token here. */
+export async function signOut(): Promise<void> {
+  if (sessionToken) await post('/v1/ui/logout', {});
+  setSessionToken(null);
+}
+
+/** A one-use ticket for the event stream's URL (EventSource cannot send a header). */
+export async function eventsUrl(): Promise<string | null> {
+  const r = await post<{ ticket: string }>('/v1/events/ticket', {});
+  return r.ok ? `/v1/events?ticket=${encodeURIComponent(r.data.ticket)}` : null;
+}
 
 /** A one-line human description of an API failure, with its error id for support. */
 export function describeError(e: ApiError): string {

@@ -8,8 +8,9 @@ import { useWakes } from './stores/wakes';
 import { useWorkspace } from './stores/workspace';
 import { useAttention } from './stores/attention';
 import { useConnection } from './stores/connection';
-import { setUnreachableHandler } from './api';
+import { useReservations } from './stores/reservations';
 import type { Message } from './types';
+import { eventsUrl, setUnreachableHandler } from './api';
 
 interface EventData {
   type: string;
@@ -67,6 +68,7 @@ function refreshAll() {
   for (const room of Object.keys(useBoard.getState().rooms)) refreshRoom(room, 'board');
   for (const room of Object.keys(useFiles.getState().rooms)) refreshRoom(room, 'files');
   for (const room of Object.keys(useWakes.getState().rooms)) refreshRoom(room, 'wakes');
+  for (const room of Object.keys(useReservations.getState().rooms)) void useReservations.getState().load(room);
   if (useAgents.getState().status === 'ready') void useAgents.getState().load();
 }
 
@@ -97,6 +99,7 @@ const HANDLERS: Record<string, (e: EventData) => void> = {
   'tasks.changed': (e) => e.room && refreshRoom(e.room, 'board'),
   'files.changed': (e) => e.room && refreshRoom(e.room, 'files'),
   'workspace.changed': (e) => e.room && refreshRoom(e.room, 'workspace'),
+  'reservations.changed': (e) => e.room && useReservations.getState().rooms[e.room] && soon(`reservations:${e.room}`, () => void useReservations.getState().load(e.room!)),
   'wakes.changed': (e) => e.room && refreshRoom(e.room, 'wakes'),
   'feedback.changed': (e) => {
     if (e.room) refreshRoom(e.room, 'feedback');
@@ -115,30 +118,38 @@ const HANDLERS: Record<string, (e: EventData) => void> = {
 };
 
 let source: EventSource | null = null;
+let running = false;
 let wasOpen = false;
+let retryTimer: ReturnType<typeof setTimeout> | undefined;
+let retryMs = 1000;
 
-export function startEvents(): void {
-  if (source) return;
-  source = new EventSource('/v1/events');
-  source.onopen = () => {
+/**
+ * The stream is authorised by a one-use ticket on its URL (EventSource cannot send the
+ * session header). A dropped stream cannot reuse its ticket, so every reconnect fetches a
+ * fresh one, backing off while the server is away.
+ */
+async function connect(): Promise<void> {
+  if (!running) return;
+  const url = await eventsUrl().catch(() => null);
+  if (!running) return;
+  if (!url) return scheduleReconnect();
+  const es = new EventSource(url);
+  source = es;
+  es.onopen = () => {
+    retryMs = 1000;
     if (wasOpen) refreshAll();
     wasOpen = true;
     setLive('live');
   };
-  source.onerror = () => {
+  es.onerror = () => {
     setLive('reconnecting');
-    // The browser retries a dropped stream by itself, but gives up after an HTTP error: start again.
-    if (source?.readyState === EventSource.CLOSED) {
-      source = null;
-      setTimeout(startEvents, 3_000);
-    }
+    // The browser would retry with the spent ticket: close and reconnect with a new one.
+    es.close();
+    if (source === es) source = null;
+    scheduleReconnect();
   };
-  // A request that cannot reach the server says so at once (unless the stream is demonstrably up).
-  setUnreachableHandler(() => {
-    if (source?.readyState !== EventSource.OPEN) setLive('reconnecting');
-  });
   for (const [type, handle] of Object.entries(HANDLERS)) {
-    source.addEventListener(type, (ev) => {
+    es.addEventListener(type, (ev) => {
       try {
         handle(JSON.parse((ev as MessageEvent<string>).data) as EventData);
       } catch {
@@ -148,7 +159,31 @@ export function startEvents(): void {
   }
 }
 
+function scheduleReconnect(): void {
+  if (!running || retryTimer) return;
+  setLive('reconnecting');
+  retryTimer = setTimeout(() => {
+    retryTimer = undefined;
+    void connect();
+  }, retryMs);
+  retryMs = Math.min(retryMs * 2, 15_000);
+}
+
+export function startEvents(): void {
+  if (running) return;
+  running = true;
+  // A request that cannot reach the server says so at once (unless the stream is demonstrably up).
+  setUnreachableHandler(() => {
+    if (source?.readyState !== EventSource.OPEN) setLive('reconnecting');
+  });
+  void connect();
+}
+
 export function stopEvents(): void {
+  running = false;
+  wasOpen = false;
+  if (retryTimer) clearTimeout(retryTimer);
+  retryTimer = undefined;
   source?.close();
   source = null;
 }

@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: every benchmark of test/bench/ in one go (core, tasks, files, wakes: those
+ * `npm run bench`: every benchmark of test/bench/ in one go (core, tasks, files, wakes, hosts: those
  * that exist), printed as one table: each figure, the bare-echo baseline each bench measured
  * in this same run, and their ratio. Options: `--only core,tasks` to run a subset,
  * `--json FILE` to also write the rows as JSON. See docs/performance.md.
@@ -66,6 +66,7 @@ const BENCHES: Array<{ name: string; file: string; fn: string }> = [
   { name: 'tasks', file: 'tasks.ts', fn: 'runTasksBench' },
   { name: 'files', file: 'files.ts', fn: 'runFilesBench' },
   { name: 'wakes', file: 'wakes.ts', fn: 'runWakesBench' },
+  { name: 'hosts', file: 'hosts.ts', fn: 'runHostsBench' },
 ];
 
 async function main() {

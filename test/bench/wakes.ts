@@ -119,7 +119,8 @@ export async function runWakesBench(opts: WakesBenchOptions = {}): Promise<Bench
 
     // Mention -> channel notification on a live /mcp/claude-code session; it acts to hand the wake back.
     const pushed = await newAgent('Pushed');
-    const cc = await connect(`${baseUrl}/mcp/claude-code`, pushed.credential);
+    // Opted in to channel delivery (?channels=1): only such sessions are pushed to.
+    const cc = await connect(`${baseUrl}/mcp/claude-code?channels=1`, pushed.credential);
     let onPush: (() => void) | undefined;
     cc.fallbackNotificationHandler = async (n) => {
       if (n.method === 'notifications/claude/channel') onPush?.();

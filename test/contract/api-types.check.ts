@@ -16,6 +16,7 @@ import type { maskedWorkspace } from '../../src-main/core/workspace/store.js';
 import type { WakeDto } from '../../src-main/core/wakes/store.js';
 import type { runnerDto } from '../../src-main/core/wakes/runners.js';
 import type { mcpUrlsOf } from '../../src-main/core/agents/routes.js';
+import type { roomReservationsForHuman } from '../../src-main/core/reservations/service.js';
 
 /** Compiles only when the server's shape `S` is accepted where the UI expects `U`. */
 type Accepts<U, S extends U> = [U, S];
@@ -38,4 +39,5 @@ export type ApiContract = [
   Accepts<Api.McpUrls, ReturnType<typeof mcpUrlsOf>>,
   Accepts<Api.Runner, ReturnType<typeof runnerDto>>,
   Accepts<Api.Wake, WakeDto>,
+  Accepts<Api.RoomReservations, ReturnType<typeof roomReservationsForHuman>>,
 ];

@@ -1,3 +1,4 @@
+/// <reference lib="dom" />
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { startTestServer, ok, type TestServer, type TestAgent } from '../helpers/server.js';
@@ -30,19 +31,19 @@ describe.skipIf(!!skip)('UI: sign-in, rooms, chat, agents', () => {
     const url = s.running.loginUrl();
     await page.goto(url);
     await page.getByTestId('signed-in-as').waitFor();
-    const cookies = await ctx.cookies();
-    const session = cookies.find((c) => c.name === 'ar_session')!;
-    expect(session.httpOnly).toBe(true);
-    expect(session.sameSite).toBe('Strict');
+    // The link left the address bar at once, and the credential is no cookie (cookies reach
+    // every port on 127.0.0.1): a token in this tab's sessionStorage, sent as a header.
+    expect(page.url()).toBe(s.baseUrl + '/');
+    expect(await ctx.cookies()).toEqual([]);
+    expect(await page.evaluate(() => Object.values(sessionStorage).some((v) => v.startsWith('ars_')))).toBe(true);
 
     const other = await browser.newContext();
     const p2 = await other.newPage();
-    const reused = await p2.goto(url);
-    expect(reused!.status()).toBe(400);
+    await p2.goto(url);
     await expect.poll(() => p2.textContent('body')).toContain('already used');
-    const bogus = await p2.goto(s.baseUrl + '/login?token=nonsense');
-    expect(bogus!.status()).toBe(400);
+    await p2.goto(s.baseUrl + '/login?token=nonsense');
     await expect.poll(() => p2.textContent('body')).toContain('not valid');
+    expect(await p2.getByTestId('signed-in-as').count()).toBe(0);
     await other.close();
     await ctx.close();
   });
@@ -127,11 +128,12 @@ describe.skipIf(!!skip)('UI: sign-in, rooms, chat, agents', () => {
     expect(secret).toMatch(/^ark_[A-Za-z0-9_-]{43}$/);
     expect(await dialog.getByRole('button', { name: 'Copy credential' }).isVisible()).toBe(true);
     const claude = await dialog.getByTestId('snippet-claude-code').textContent();
-    expect(claude).toContain('claude mcp add --transport http');
+    // The same lines `agent-rooms connect` runs, under the agent's own server name.
+    expect(claude).toMatch(/claude mcp add --scope user --transport http agent-rooms-[a-z0-9-]+ /);
     expect(claude).toContain(secret);
     for (const [tab, needle] of [
-      ['Codex', '[mcp_servers.agent-rooms]'],
-      ['Gemini CLI', '"httpUrl"'],
+      ['Codex', 'codex mcp add agent-rooms-'],
+      ['Gemini CLI', 'gemini mcp add --scope user --transport http agent-rooms-'],
       ['Cursor', '"mcpServers"'],
       ['Any MCP client', '/mcp'],
     ] as const) {
@@ -154,12 +156,14 @@ describe.skipIf(!!skip)('UI: sign-in, rooms, chat, agents', () => {
     await context.close();
   });
 
-  it('signs out through the POST /logout form', async () => {
+  it('signs out with a POST that ends the session on the server', async () => {
     const { context, page } = await signedInPage(browser, s.running.loginUrl());
+    const token = await page.evaluate(() => Object.values(sessionStorage).find((v) => v.startsWith('ars_')));
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByText('You are not signed in').waitFor();
-    const me = await page.evaluate(async () => (await fetch('/v1/me')).status);
+    const me = await page.evaluate(async (t) => (await fetch('/v1/me', { headers: { authorization: `Bearer ${t}` } })).status, token);
     expect(me).toBe(401);
+    expect(await page.evaluate(() => Object.values(sessionStorage).some((v) => v.startsWith('ars_')))).toBe(false);
     await context.close();
   });
 });

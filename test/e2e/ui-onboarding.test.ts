@@ -2,6 +2,7 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { startTestServer, ok, type TestServer } from '../helpers/server.js';
 import { browserSkipReason, launchBrowser, screenshot, signedInPage } from '../helpers/browser.js';
+import { connectPlan, mcpServerName, shellLine } from '../../shared/host-connect.js';
 
 const skip = browserSkipReason();
 if (skip) console.warn(skip);
@@ -26,9 +27,13 @@ describe.skipIf(!!skip)('UI: first run, from an empty home to an agent live in a
     await page.getByLabel('Where it runs').selectOption('claude-code');
     await page.getByRole('button', { name: 'Create agent' }).click();
 
+    // The exact command `agent-rooms connect claude-code` runs (shared/host-connect.ts), credential filled in.
     const cmd = (await page.getByTestId('connect-command').textContent())!;
-    expect(cmd).toContain(`claude mcp add --transport http agent-rooms ${s.baseUrl}/mcp/claude-code --header "Authorization: Bearer `);
-    const credential = /Bearer ([^"\s]+)"/.exec(cmd)![1]!;
+    const credential = /Bearer ([^'"\s]+)'/.exec(cmd)![1]!;
+    const reviewer = ((await s.api('GET', '/v1/agents')).body.agents as Array<{ plate: string; name: string }>).find((a) => a.name === 'Reviewer')!;
+    expect(cmd).toBe(shellLine(connectPlan({ host: 'claude-code', plate: reviewer.plate, baseUrl: s.baseUrl, credential }).commands[0]!));
+    expect(cmd).toContain(`claude mcp add --scope user --transport http ${mcpServerName(reviewer.plate)} ${s.baseUrl}/mcp/claude-code --header 'Authorization: Bearer `);
+    expect(await page.getByText(`agent-rooms connect claude-code --agent Reviewer`).count()).toBe(1);
 
     await page.getByLabel('New room name').fill('First room');
     await page.getByRole('button', { name: 'Add to room' }).click();

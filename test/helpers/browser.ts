@@ -23,7 +23,10 @@ export function launchBrowser(): Promise<Browser> {
   });
 }
 
-/** A browser context signed in through a one-time login URL (which sets the HttpOnly cookie). */
+/**
+ * A browser context signed in through a one-time login URL: the page trades it for a session
+ * token kept in the tab's sessionStorage. Links minted through the API ask first: confirmed here.
+ */
 export async function signedInPage(browser: Browser, loginUrl: string, opts: { width?: number; height?: number; colorScheme?: 'light' | 'dark' } = {}): Promise<{ context: BrowserContext; page: Page }> {
   const context = await browser.newContext({
     viewport: { width: opts.width ?? 1280, height: opts.height ?? 800 },
@@ -33,7 +36,11 @@ export async function signedInPage(browser: Browser, loginUrl: string, opts: { w
   context.setDefaultTimeout(15_000);
   const page = await context.newPage();
   await page.goto(loginUrl);
-  await page.getByTestId('signed-in-as').waitFor();
+  const signedIn = page.getByTestId('signed-in-as');
+  const confirm = page.getByTestId('confirm-sign-in');
+  await signedIn.or(confirm).waitFor();
+  if (await confirm.isVisible()) await confirm.click();
+  await signedIn.waitFor();
   return { context, page };
 }
 

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startCore, type RunningCore, type StartOptions } from '../../src-main/core/start.js';
+import { scratchBase } from '../../src-main/core/wakes/secrets.js';
 
 export interface ApiResponse<T = any> {
   status: number;
@@ -97,7 +98,10 @@ export async function startTestServer(opts: Partial<StartOptions> = {}): Promise
     },
     async stop() {
       await Promise.all(clients.map((c) => c.close().catch(() => {})));
+      // Runs without a cwd of their own work in a scratch folder outside the home: remove those too.
+      const plates = running.core.db.open ? (running.core.db.prepare('SELECT plate FROM agents').all() as Array<{ plate: string }>) : [];
       await running.close();
+      for (const { plate } of plates) rmSync(join(scratchBase(), plate), { recursive: true, force: true });
       if (!opts.home) rmSync(home, { recursive: true, force: true });
     },
   };

@@ -58,10 +58,14 @@ describe('human API (/v1)', () => {
     expect(JSON.stringify(listed.body)).not.toContain(created.body.token);
 
     expectApiError(await s.api('POST', '/v1/owners', { name: 'Sneaky' }, teammate.token), 403, 'FORBIDDEN');
-    // Any owner reads the directory (to add humans to rooms they administer); no tokens in it.
-    const seen = await s.api('GET', '/v1/owners', undefined, teammate.token);
+    // Owners and their rights are the primary owner's to list; any owner reads the directory
+    // of names (to add humans to rooms they administer), with no rights and no tokens in it.
+    expectApiError(await s.api('GET', '/v1/owners', undefined, teammate.token), 403, 'FORBIDDEN');
+    const seen = await s.api('GET', '/v1/people', undefined, teammate.token);
     expect(seen.status).toBe(200);
+    expect(seen.body.people.map((o: any) => o.name)).toEqual(['Ada Owner', 'Tess Mate', 'Third Person']);
     expect(JSON.stringify(seen.body)).not.toContain('aro_');
+    expect(JSON.stringify(seen.body)).not.toContain('allow_runners');
     expectApiError(await s.api('POST', '/v1/owners', { name: '' }), 400, 'INVALID_ARGUMENT');
     expectApiError(await s.api('POST', '/v1/owners', { name: 'X', plate_prefix: 'lower' }), 400, 'INVALID_ARGUMENT');
     expectApiError(await s.api('POST', '/v1/owners', 'not json'), 400, 'INVALID_ARGUMENT');
@@ -176,9 +180,10 @@ describe('human API (/v1)', () => {
     expectApiError(await s.api('POST', `/v1/rooms/${room}/members`, { plate: 'ADAO-AGT-ZZZZZZ' }), 404, 'NOT_FOUND');
     expectApiError(await s.api('POST', `/v1/rooms/${room}/members`, { owner_id: 'own_nope', role: 'member' }), 404, 'NOT_FOUND');
     expectApiError(await s.api('POST', `/v1/rooms/${room}/members`, { owner_id: third.owner_id, role: 'king' }), 400, 'INVALID_ARGUMENT');
-    // Once the outside owner is present, the admin may add their agent.
+    // Even once the outside owner is present, only that owner adds their agent (issue 14, docs/security.md item 2).
     expect((await s.api('POST', `/v1/rooms/${room}/members`, { owner_id: third.owner_id, role: 'member' })).status).toBe(201);
-    expect((await s.api('POST', `/v1/rooms/${room}/members`, { plate: outsidersAgent.plate })).status).toBe(201);
+    expectApiError(await s.api('POST', `/v1/rooms/${room}/members`, { plate: outsidersAgent.plate }), 403, 'FORBIDDEN');
+    expect((await s.api('POST', `/v1/rooms/${room}/members`, { plate: outsidersAgent.plate }, third.token)).status).toBe(201);
 
     const m = await s.api('GET', `/v1/rooms/${room}/members`, undefined, teammate.token);
     expect(m.body.agents.map((a: any) => a.plate).sort()).toEqual([mine.plate, theirs.plate, outsidersAgent.plate].sort());

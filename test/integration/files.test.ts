@@ -5,6 +5,7 @@ import { join, relative } from 'node:path';
 import { createHash, randomBytes } from 'node:crypto';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { startTestServer, ok, fails, type TestServer } from '../helpers/server.js';
+import { purgeTrash } from '../../src-main/core/files/service.js';
 
 const sha = (b: Buffer | string) => createHash('sha256').update(b).digest('hex');
 
@@ -122,7 +123,8 @@ describe('files: inline tools', () => {
     expect((await ok(c, 'list_files', { room })).files.some((f: any) => f.path.startsWith('src/'))).toBe(false);
   });
 
-  it('delete_file removes the file with all its versions and drops bytes no longer used', async () => {
+  // Deletes are soft since issue 14 (docs/security.md, item 7): the bytes stay until the retention ends and the purge runs.
+  it('delete_file removes the file with all its versions and drops bytes no longer used once purged', async () => {
     const unique = `only here ${randomBytes(8).toString('hex')}`;
     const shared = `shared ${randomBytes(8).toString('hex')}`;
     await ok(c, 'write_file', { room, path: 'del/x.txt', content: unique });
@@ -133,14 +135,19 @@ describe('files: inline tools', () => {
     expect(blobs.some((b) => b.endsWith(sha(unique)))).toBe(true);
     const d = await ok(c, 'delete_file', { room, path: 'del/x.txt' });
     expect(d).toMatchObject({ deleted: true, path: 'del/x.txt', versions_deleted: 2 });
+    expect(Date.parse(d.restorable_until)).toBeGreaterThan(Date.now());
     expect((await fails(c, 'read_file', { room, path: 'del/x.txt' })).code).toBe('NOT_FOUND');
     expect((await fails(c, 'read_file', { room, file_id: d.file_id, version: 1 })).code).toBe('NOT_FOUND');
     expect((await ok(c, 'list_files', { room, prefix: 'del/' })).files.map((f: any) => f.path)).toEqual(['del/y.txt']);
+    // Restorable: the bytes stay until the purge after the retention period.
+    expect(blobFiles(s.home).some((b) => b.endsWith(sha(unique)))).toBe(true);
+    purgeTrash(s.running.core, Date.parse(d.restorable_until) + 1);
     const after = blobFiles(s.home);
     expect(after.some((b) => b.endsWith(sha(unique)))).toBe(false);
     expect(after.some((b) => b.endsWith(sha(shared)))).toBe(true); // still used by del/y.txt
     expect((await ok(c, 'read_file', { room, path: 'del/y.txt' })).content).toBe(shared);
-    await ok(c, 'delete_file', { room, file_id: (await ok(c, 'list_files', { room, prefix: 'del/' })).files[0].file_id });
+    const d2 = await ok(c, 'delete_file', { room, file_id: (await ok(c, 'list_files', { room, prefix: 'del/' })).files[0].file_id });
+    purgeTrash(s.running.core, Date.parse(d2.restorable_until) + 1);
     expect(blobFiles(s.home).some((b) => b.endsWith(sha(shared)))).toBe(false);
     expect((await fails(c, 'delete_file', { room, path: 'del/y.txt' })).code).toBe('NOT_FOUND');
     // A path rewritten after delete starts over at version 1.

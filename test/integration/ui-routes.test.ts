@@ -64,10 +64,16 @@ describe('UI routes (/v1)', () => {
     const r = await s.api('POST', `/v1/owners/${bob.owner_id}/login-links`, {});
     expect(r.status, JSON.stringify(r.body)).toBe(201);
     expect(r.body.url).toMatch(/\/login\?token=/);
-    const login = await fetch(r.body.url, { redirect: 'manual' });
-    expect(login.status).toBe(303);
-    const cookie = login.headers.get('set-cookie')!.split(';')[0]!;
-    const me = await fetch(`${s.baseUrl}/v1/me`, { headers: { cookie } });
+    // The page trades the link for a session token (no cookie); a link minted through the API asks first.
+    const token = new URL(r.body.url).searchParams.get('token')!;
+    const json = { origin: s.baseUrl, 'content-type': 'application/json' };
+    const preview = await fetch(`${s.baseUrl}/v1/ui/login/preview`, { method: 'POST', headers: json, body: JSON.stringify({ token }) });
+    expect(await preview.json()).toMatchObject({ owner: { owner_id: bob.owner_id }, confirm: true });
+    const login = await fetch(`${s.baseUrl}/v1/ui/login`, { method: 'POST', headers: json, body: JSON.stringify({ token }) });
+    expect(login.status).toBe(201);
+    expect(login.headers.get('set-cookie')).toBeNull();
+    const session = ((await login.json()) as any).session_token as string;
+    const me = await fetch(`${s.baseUrl}/v1/me`, { headers: { authorization: `Bearer ${session}` } });
     expect(((await me.json()) as any).owner_id).toBe(bob.owner_id);
     // Only the primary owner may, and only for an owner that exists.
     expectApiError(await s.api('POST', `/v1/owners/${bob.owner_id}/login-links`, {}, bob.token), 403, 'FORBIDDEN');

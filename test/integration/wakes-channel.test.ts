@@ -2,7 +2,10 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { z } from 'zod';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { startTestServer, ok, type TestServer } from '../helpers/server.js';
-import { waitFor } from './wakes-helpers.js';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fixtureRunner, waitFor } from './wakes-helpers.js';
 
 const ChannelNotification = z.object({
   method: z.literal('notifications/claude/channel'),
@@ -12,10 +15,20 @@ type Pushed = z.infer<typeof ChannelNotification>['params'];
 
 describe('wakes: Claude Code channel push', () => {
   let s: TestServer;
+  let dir: string;
+  const ackBefore = process.env.AGENT_ROOMS_CHANNEL_ACK_MS;
   beforeAll(async () => {
+    // A push not taken goes to the runner or the inbox after this long (default 15 s).
+    process.env.AGENT_ROOMS_CHANNEL_ACK_MS = '1500';
+    dir = mkdtempSync(join(tmpdir(), 'ar-channel-'));
     s = await startTestServer({ rateLimit: { perSecond: 0, burst: 1 } });
   });
-  afterAll(async () => s.stop());
+  afterAll(async () => {
+    await s.stop();
+    if (ackBefore === undefined) delete process.env.AGENT_ROOMS_CHANNEL_ACK_MS;
+    else process.env.AGENT_ROOMS_CHANNEL_ACK_MS = ackBefore;
+    rmSync(dir, { recursive: true, force: true });
+  });
 
   const wakesOf = async (plate: string) => (await s.api('GET', `/v1/agents/${plate}/wakes`)).body.wakes as any[];
   const mention = async (room: string, handle: string, body: string) => {
@@ -24,9 +37,9 @@ describe('wakes: Claude Code channel push', () => {
     return r.body;
   };
 
-  /** A claude-code session that collects channel pushes, once its GET stream is open. */
-  async function channelClient(credential: string, room: string): Promise<{ client: Client; pushed: Pushed[] }> {
-    const client = await s.connect(credential, 'claude-code');
+  /** A claude-code session that opted in to channels and collects the pushes, once its GET stream is open. */
+  async function channelClient(credential: string, room: string, query = '?channels=1'): Promise<{ client: Client; pushed: Pushed[] }> {
+    const client = await s.connect(credential, 'claude-code', { query });
     const pushed: Pushed[] = [];
     client.setNotificationHandler(ChannelNotification, (n) => {
       pushed.push(n.params);
@@ -109,13 +122,85 @@ describe('wakes: Claude Code channel push', () => {
     expect(pushed[0]!.content).toBe('while you were away');
   });
 
-  it('a pushed wake whose session closes before acting is failed with a reason', async () => {
+  it('a claude-code session without the channel opt-in is never a channel target: the mention waits for pull', async () => {
+    const a = await s.agent('Plain');
+    const room = await s.room('Plain room');
+    await s.join(room, a.plate);
+    // A plain `claude mcp add` session: GET stream open, nothing in initialize says it listens.
+    const { pushed } = await channelClient(a.credential, room, '');
+    await mention(room, a.handle, 'plain session');
+    const w = await waitFor(async () => (await wakesOf(a.plate)).find((x) => x.target === 'pull'), 'the pull wake');
+    expect(w.status).toBe('queued');
+    expect(pushed).toEqual([]);
+  });
+
+  it('a push the session does not take goes to the runner within the ack window, and runs once', async () => {
+    const a = await s.agent('Dropper');
+    const room = await s.room('Drop room');
+    await s.join(room, a.plate);
+    const log = join(dir, 'dropper.log');
+    expect((await s.api('PUT', `/v1/agents/${a.plate}/runners/codex`, fixtureRunner(log))).status).toBe(200);
+    // Opted in, but drops the push (as Claude Code does without a working channel).
+    const { pushed } = await channelClient(a.credential, room);
+    await mention(room, a.handle, 'dropped on the floor');
+    await waitFor(() => pushed.length === 1, 'the push');
+    const w = await waitFor(async () => (await wakesOf(a.plate)).find((x) => x.status === 'handled'), 'the runner handling it');
+    expect(w).toMatchObject({ target: 'runner', host: 'codex' });
+    expect(w.tool_calls).toBeGreaterThanOrEqual(1);
+    const runs = readFileSync(log, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { event: string; stdin?: string });
+    expect(runs.filter((r) => r.event === 'start').map((r) => r.stdin)).toEqual(['dropped on the floor']);
+    expect(pushed).toHaveLength(1);
+    expect(await wakesOf(a.plate)).toHaveLength(1);
+  });
+
+  it('an assigned task pushed to a session that drops it: the receipt comes back and the runner does the task', async () => {
+    const a = await s.agent('Task dropper');
+    const room = await s.room('Task drop room');
+    await s.join(room, a.plate);
+    const log = join(dir, 'task-dropper.log');
+    expect((await s.api('PUT', `/v1/agents/${a.plate}/runners/codex`, fixtureRunner(log))).status).toBe(200);
+    const { pushed } = await channelClient(a.credential, room);
+    const t = await s.api('POST', `/v1/rooms/${room}/tasks`, { title: 'Do it', definition_of_done: 'done', assignee: a.handle });
+    expect(t.status).toBe(201);
+    await waitFor(() => pushed.length === 1, 'the push');
+    // The push gave the session the running receipt: doing, leased by that session.
+    expect((await s.api('GET', `/v1/rooms/${room}/tasks/${t.body.task_id}`)).body.status).toBe('doing');
+    const done = await waitFor(async () => {
+      const x = await s.api('GET', `/v1/rooms/${room}/tasks/${t.body.task_id}`);
+      return x.body.status === 'done' && x.body;
+    }, 'the runner to finish the task');
+    expect(done.summary).toBe('done by runner');
+    const w = await waitFor(async () => (await wakesOf(a.plate)).find((x) => x.status !== 'running'), 'the run to end');
+    expect(w).toMatchObject({ status: 'handled', target: 'runner', trigger: 'assignment' });
+    expect(await wakesOf(a.plate)).toHaveLength(1);
+    // The runner got the receipt itself (doing under the runner instance) before acting.
+    const saw = readFileSync(log, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { event: string; lease?: { instance_id: string } }).find((l) => l.event === 'saw_task');
+    expect(saw?.lease?.instance_id).toBe(`runner:${a.plate}:codex`);
+  });
+
+  it('a push not taken before the session closes goes back to the inbox, not pushed again', async () => {
     const a = await s.agent('Leaver');
     const room = await s.room('Leave room');
     await s.join(room, a.plate);
     const { client, pushed } = await channelClient(a.credential, room);
     await mention(room, a.handle, 'are you there');
     await waitFor(() => pushed.length === 1, 'the push');
+    const transport = client.transport as { terminateSession?: () => Promise<void> } | undefined;
+    await transport!.terminateSession!();
+    const w = await waitFor(async () => (await wakesOf(a.plate)).find((x) => x.target === 'pull'), 'the pull wake');
+    expect(w.status).toBe('queued');
+    expect(w.reason).toMatch(/waiting in the inbox/);
+    expect(pushed).toHaveLength(1);
+  });
+
+  it('a pushed wake whose session took it and closes before acting is failed with a reason', async () => {
+    const a = await s.agent('Taker');
+    const room = await s.room('Take room');
+    await s.join(room, a.plate);
+    const { client, pushed } = await channelClient(a.credential, room);
+    await mention(room, a.handle, 'are you there');
+    await waitFor(() => pushed.length === 1, 'the push');
+    await ok(client, 'whoami');
     const transport = client.transport as { terminateSession?: () => Promise<void> } | undefined;
     await transport!.terminateSession!();
     const w = await waitFor(async () => (await wakesOf(a.plate)).find((x) => x.status === 'failed'), 'the failed wake');

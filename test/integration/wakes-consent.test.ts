@@ -41,6 +41,8 @@ describe('wakes: who may wake whom', () => {
     const mine = await s.agent('Host agent');
     const theirs = await s.agent('Guest agent', { token: bob.token });
     const log = join(dir, 'guest.log');
+    // A secondary owner configures runners only once the primary owner allowed it (issue 14, docs/security.md item 1).
+    expect((await s.api('PATCH', `/v1/owners/${bob.owner_id}`, { allow_runners: true })).status).toBe(200);
     expect((await s.api('PUT', `/v1/agents/${theirs.plate}/runners/codex`, fixtureRunner(log), bob.token)).status).toBe(200);
     const room = await s.room('Cross room');
     await s.join(room, mine.plate);

@@ -106,7 +106,8 @@ describe('wakes: durable across crashes and shutdowns', () => {
       const a = await s.agent('Idle');
       const room = await s.room('Idle room');
       await s.join(room, a.plate);
-      const c = await s.connect(a.credential, 'claude-code');
+      // Opted in to channel delivery (a plain claude-code session is never pushed to).
+      const c = await s.connect(a.credential, 'claude-code', { query: '?channels=1' });
       let pushes = 0;
       c.fallbackNotificationHandler = async (n) => {
         if (n.method === 'notifications/claude/channel') pushes++;

@@ -65,8 +65,10 @@ describe('wakes: spawned runners', () => {
       message_id: msg.message_id,
     });
     expect(typeof start.wake.context_version).toBe('number');
-    // With no workspace configured the runner works in the server's home.
-    expect(start.cwd).toBe(s.home);
+    // With no workspace configured the runner works in a per-agent scratch folder, never in the
+    // data home (issue 14, docs/security.md item 1; it used to be the home).
+    expect(start.cwd).not.toBe(s.home);
+    expect(start.cwd).toBe(join(tmpdir(), `agent-rooms-runs-${process.getuid!()}`, a.plate));
 
     // The run's credential was revoked when the run ended.
     const creds = (await s.api('GET', `/v1/agents/${a.plate}/credentials`)).body.credentials as any[];
@@ -239,7 +241,14 @@ describe('wakes: spawned runners', () => {
     expect(put.body).toMatchObject({ host: 'claude-code', preset: 'claude -p', command: 'claude', timeout_ms: 60_000, cwd: null });
     // The preset wires the room's MCP server in itself, through the environment (no credential in argv).
     expect(put.body.args.slice(0, 2)).toEqual(['-p', '--mcp-config']);
-    expect(JSON.parse(put.body.args[2]).mcpServers['agent-rooms']).toEqual({ type: 'http', url: '${AGENT_ROOMS_MCP_URL}' });
+    // The server name is per agent, filled in at spawn time.
+    expect(JSON.parse(put.body.args[2]).mcpServers['{server}']).toEqual({ type: 'http', url: '${AGENT_ROOMS_MCP_URL}' });
+    // Presets take env too (the host's API key and base URL); values never come back.
+    const withEnv = await s.api('PUT', `/v1/agents/${a.plate}/runners/gemini`, { preset: 'gemini', env: { GEMINI_API_KEY: 'gemini-secret' } });
+    expect(withEnv.status).toBe(200);
+    expect(withEnv.body).toMatchObject({ preset: 'gemini -p', args: ['--skip-trust', '-p', ''], env: { GEMINI_API_KEY: '***' } });
+    expect(JSON.stringify(withEnv.body)).not.toContain('gemini-secret');
+    expect((await s.api('DELETE', `/v1/agents/${a.plate}/runners/gemini`)).status).toBeLessThan(300);
     const custom = await s.api('PUT', `/v1/agents/${a.plate}/runners/codex`, { command: '/usr/bin/env', args: ['x'], cwd: '/tmp', env: { TOKEN: 'secret-value' } });
     expect(custom.status).toBe(200);
     expect(custom.body.env).toEqual({ TOKEN: '***' });

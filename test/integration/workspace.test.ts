@@ -43,9 +43,11 @@ describe('workspace', () => {
     });
     expect(put.status).toBe(200);
     expect(put.body).toMatchObject({ local_path: '/home/ada/src/app', repo_url: 'https://github.com/ada/app.git', repo_branch: 'main', git_token: '••••bVcX', git_token_set: true });
+    expect((await api('GET', `/v1/rooms/${room}/workspace`)).body.git_token).toBe('••••bVcX');
+    // A non-admin member sees that it is configured, not its details (issue 14, docs/security.md item 8).
     const get = await api('GET', `/v1/rooms/${room}/workspace`, undefined, mate.token);
     expect(get.status).toBe(200);
-    expect(get.body.git_token).toBe('••••bVcX');
+    expect(get.body).toMatchObject({ configured: true, details_hidden: true, local_path: null, repo_url: null, git_token: null, git_token_set: true });
     // Omitting git_token keeps it; the other fields change.
     const keep = await api('PUT', `/v1/rooms/${room}/workspace`, { repo_branch: 'develop' });
     expect(keep.body).toMatchObject({ repo_branch: 'develop', local_path: '/home/ada/src/app', git_token: '••••bVcX' });

@@ -24,7 +24,16 @@ async function heap(): Promise<number> {
 }
 
 const home = mkdtempSync(join(tmpdir(), 'agent-rooms-abandon-'));
-const running = await startCore({ home, port: 0, ownerName: 'Heap', sessionIdleMs: IDLE_MS, rateLimit: { perSecond: 0, burst: 0 }, log: () => {} });
+// The session caps (docs/security.md, item 10) are lifted: this measures the sweeper, not the caps.
+const running = await startCore({
+  home,
+  port: 0,
+  ownerName: 'Heap',
+  sessionIdleMs: IDLE_MS,
+  rateLimit: { perSecond: 0, burst: 0 },
+  mcpSessionLimits: { perCredential: N + 1000, total: N + 1000 },
+  log: () => {},
+});
 const api = async (method: string, path: string, body?: unknown) =>
   (await fetch(running.baseUrl + path, {
     method,

@@ -77,7 +77,8 @@ describe('0006-wake-dispatch-index', () => {
       INSERT INTO rooms (id, name, created_by, created_at) VALUES ('room_1', 'r', 'own_1', 1);
       INSERT INTO wakes (id, plate, room_id, trigger, content, event_key, created_at) VALUES ('wake_1', 'AA-AGT-000000', 'room_1', 'mention', 'hi', 'e1', 1);`);
     migrate(db);
-    expect(db.pragma('user_version', { simple: true })).toBe(6);
+    // Later migrations run too (0007-reservations rebuilds wakes); the index must survive them.
+    expect(db.pragma('user_version', { simple: true })).toBe(LATEST);
     const plan = db
       .prepare(`EXPLAIN QUERY PLAN SELECT MIN(seq) FROM wakes INDEXED BY wakes_dispatchable WHERE status = 'queued' AND target IS NOT 'pull' GROUP BY plate, room_id`)
       .all()
@@ -86,5 +87,74 @@ describe('0006-wake-dispatch-index', () => {
     expect(plan).toContain('wakes_dispatchable');
     expect(plan).not.toContain('TEMP B-TREE');
     expect(db.prepare("SELECT status FROM wakes WHERE id = 'wake_1'").get()).toEqual({ status: 'queued' });
+  });
+});
+
+describe('0007-reservations', () => {
+  it('wakes written before it keep every column, index and the seq counter; paths_free becomes a valid trigger', () => {
+    const db = fresh();
+    const before = MIGRATIONS.find((m) => m.name.endsWith('-reservations'))!.version - 1;
+    migrate(db, before);
+    db.exec(`INSERT INTO owners (id, name, slug, plate_prefix, token_hash, created_at) VALUES ('own_1', 'A', 'a', 'AA', 'h', 1);
+      INSERT INTO agents (id, plate, owner_id, name, slug, scopes, created_at) VALUES ('agt_1', 'AA-AGT-000000', 'own_1', 'x', 'x', 31, 1);
+      INSERT INTO rooms (id, name, created_by, created_at) VALUES ('room_1', 'r', 'own_1', 1);
+      INSERT INTO wakes (id, plate, room_id, trigger, content, event_key, created_at, target, stdout_tail) VALUES ('wake_1', 'AA-AGT-000000', 'room_1', 'mention', 'hi', 'e1', 1, 'pull', 'out');
+      INSERT INTO wakes (id, plate, room_id, trigger, content, event_key, created_at) VALUES ('wake_2', 'AA-AGT-000000', 'room_1', 'assignment', 't', 'e2', 2);
+      DELETE FROM wakes WHERE id = 'wake_2';`);
+    const indexes = (d: Database.Database) =>
+      (d.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'wakes' AND sql IS NOT NULL ORDER BY name").all() as Array<{ name: string }>).map((r) => r.name);
+    const idxBefore = indexes(db);
+    migrate(db);
+    expect(db.prepare("SELECT seq, id, trigger, target, stdout_tail, status FROM wakes").all()).toEqual([
+      { seq: 1, id: 'wake_1', trigger: 'mention', target: 'pull', stdout_tail: 'out', status: 'queued' },
+    ]);
+    expect(indexes(db)).toEqual(idxBefore);
+    db.prepare("INSERT INTO wakes (id, plate, room_id, trigger, content, event_key, created_at) VALUES ('wake_3', 'AA-AGT-000000', 'room_1', 'paths_free', '{}', 'e3', 3)").run();
+    // AUTOINCREMENT never reuses the deleted wake's seq.
+    expect(db.prepare("SELECT seq FROM wakes WHERE id = 'wake_3'").get()).toEqual({ seq: 3 });
+    expect(() =>
+      db.prepare("INSERT INTO wakes (id, plate, room_id, trigger, content, event_key, created_at) VALUES ('wake_4', 'AA-AGT-000000', 'room_1', 'bogus', '{}', 'e4', 4)").run(),
+    ).toThrow(/CHECK constraint failed/);
+    db.prepare(
+      "INSERT INTO path_reservations (id, request_id, room_id, plate, pattern, exclusive, state, ttl_ms, created_at, granted_at, expires_at) VALUES ('rsv_1', 'rreq_1', 'room_1', 'AA-AGT-000000', 'src/**', 1, 'active', 1000, 1, 1, 1001)",
+    ).run();
+    expect(() =>
+      db.prepare("INSERT INTO path_reservations (id, request_id, room_id, plate, pattern, exclusive, state, ttl_ms, created_at, expires_at) VALUES ('rsv_2', 'r', 'room_1', 'AA-AGT-000000', 'x', 2, 'active', 1, 1, 1)").run(),
+    ).toThrow(/CHECK constraint failed/);
+    expect(db.pragma('foreign_key_check')).toEqual([]);
+  });
+});
+
+describe('0008-security', () => {
+  it('adds the rights columns with safe defaults, learns old mention wakes\' actors, and keeps the rows', async () => {
+    const Database = (await import('better-sqlite3')).default;
+    const { migrate } = await import('../../src-main/core/db/migrate.js');
+    const db = new Database(':memory:');
+    db.pragma('foreign_keys = ON');
+    migrate(db, MIGRATIONS.find((m) => m.name.endsWith('-security'))!.version - 1);
+    db.exec(`INSERT INTO owners (id, name, slug, plate_prefix, token_hash, is_primary, created_at) VALUES ('own_1', 'A', 'a', 'AA', 'h', 1, 1);
+      INSERT INTO owners (id, name, slug, plate_prefix, token_hash, created_at) VALUES ('own_2', 'B', 'b', 'BB', 'h2', 1);
+      INSERT INTO agents (id, plate, owner_id, name, slug, scopes, created_at) VALUES ('agt_1', 'AA-AGT-000000', 'own_1', 'x', 'x', 31, 1);
+      INSERT INTO rooms (id, name, created_by, created_at) VALUES ('room_1', 'r', 'own_1', 1);
+      INSERT INTO messages (id, room_id, seq, sender_kind, sender_owner_id, body, mentions, created_at) VALUES ('msg_1', 'room_1', 1, 'human', 'own_2', 'hi', '[]', 1);
+      INSERT INTO wakes (id, plate, room_id, trigger, message_id, content, event_key, created_at) VALUES ('wake_1', 'AA-AGT-000000', 'room_1', 'mention', 'msg_1', 'hi', 'e1', 1);
+      INSERT INTO wakes (id, plate, room_id, trigger, content, event_key, created_at) VALUES ('wake_2', 'AA-AGT-000000', 'room_1', 'assignment', '{}', 'e2', 1);
+      INSERT INTO room_workspaces (room_id, local_path, updated_by, updated_at) VALUES ('room_1', '/src/app', 'own_1', 1);`);
+    migrate(db);
+    expect(db.pragma('user_version', { simple: true })).toBe(LATEST);
+    // Nobody is allowed runners by default; the primary owner's right comes from is_primary, not this column.
+    expect(db.prepare('SELECT id, allow_runners FROM owners ORDER BY id').all()).toEqual([
+      { id: 'own_1', allow_runners: 0 },
+      { id: 'own_2', allow_runners: 0 },
+    ]);
+    expect(db.prepare('SELECT id, status, actor_owner_id FROM wakes ORDER BY seq').all()).toEqual([
+      { id: 'wake_1', status: 'queued', actor_owner_id: 'own_2' },
+      { id: 'wake_2', status: 'queued', actor_owner_id: null },
+    ]);
+    expect(db.prepare('SELECT local_path, local_path_by FROM room_workspaces').get()).toEqual({ local_path: '/src/app', local_path_by: 'own_1' });
+    expect(() => db.prepare("UPDATE owners SET allow_runners = 2 WHERE id = 'own_2'").run()).toThrow(/CHECK constraint/);
+    expect(() =>
+      db.prepare("INSERT INTO deleted_files (file_id, room_id, path, file_row, versions, deleted_by_kind, deleted_by_owner_id, deleted_at, purge_at) VALUES ('f', 'room_1', 'p', '{}', '[]', 'robot', 'own_1', 1, 'later')").run(),
+    ).toThrow(/CHECK constraint|cannot store TEXT/);
   });
 });

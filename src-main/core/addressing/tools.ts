@@ -10,6 +10,8 @@ import { roomIdArg } from '../rooms/tools.js';
 export const addressingTools = [
   defineTool({
     name: 'resolve_handle',
+    title: 'Resolve a handle',
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     scope: 'READ',
     description:
       'Turns a handle @name(owner)#session (owner and session optional) into the matching agents of the room and their live instances. Use before mentioning or assigning when a name may be ambiguous. Returns {handle, candidates}.',
@@ -29,6 +31,8 @@ export const addressingTools = [
   }),
   defineTool({
     name: 'list_instances',
+    title: 'List live instances',
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     scope: 'READ',
     description:
       'Who is live in a room right now: each connected instance (one MCP session) with its #session handle, host, last activity and the tasks it holds. Optionally only one plate.',

@@ -9,6 +9,7 @@ import { instancesOf } from '../addressing/instances.js';
 import { agentHandle, getAgentByPlate } from '../agents/store.js';
 import { taskRecord } from '../tasks/store.js';
 import { listFiles } from '../files/service.js';
+import { contextReservations } from '../reservations/service.js';
 
 /** decisions.md "Limits": the last 1,000 versions of a room's context deltas are kept. */
 export const CONTEXT_HISTORY_VERSIONS = 1000;
@@ -17,7 +18,7 @@ export const DECISION_MAX = 4000;
 /** get_room_context shows the newest decisions; the human API pages through all of them. */
 const DECISIONS_IN_CONTEXT = 100;
 
-export const CONTEXT_CLASSES = ['messages', 'board', 'files', 'focus', 'decisions', 'roster', 'handoffs', 'workspace'] as const;
+export const CONTEXT_CLASSES = ['messages', 'board', 'files', 'focus', 'decisions', 'roster', 'handoffs', 'workspace', 'reservations'] as const;
 export type ContextClass = (typeof CONTEXT_CLASSES)[number];
 
 // ---- focus and decisions (set by humans) ----
@@ -213,6 +214,7 @@ function sections(core: Core, roomId: string, caller: ContextCaller, classes: Re
   if (classes.has('decisions')) out.decisions = listDecisions(db, roomId);
   if (classes.has('files')) out.files = fileRefs(core, roomId, caller.plate, caller.ownerId);
   if (classes.has('workspace')) out.workspace = workspaceRef(db, roomId, caller.ownerId);
+  if (classes.has('reservations')) out.reservations = contextReservations(db, roomId);
   const cursors: Record<string, number> = {};
   if (classes.has('messages')) cursors.messages_seq = lastSeq(db, roomId);
   if (classes.has('board')) cursors.board_version = boardVersion(db, roomId, version);

@@ -8,6 +8,8 @@ export interface AppErrorOptions {
   /** Ids the caller was authorised for, kept in the evidence store. */
   roomId?: string;
   taskId?: string;
+  /** Structured facts the caller needs to act (e.g. who holds the paths asked for); public, so never secrets. */
+  details?: Record<string, unknown>;
 }
 
 /** The one error type of the core: every failure path produces it, and transports map it. */
@@ -17,6 +19,7 @@ export class AppError extends Error {
   readonly httpStatus: number;
   readonly retryable: boolean;
   readonly retryAfterMs?: number;
+  readonly details?: Record<string, unknown>;
   roomId?: string;
   taskId?: string;
 
@@ -28,6 +31,7 @@ export class AppError extends Error {
     this.httpStatus = opts.httpStatus ?? DEFAULT_HTTP_STATUS[code];
     this.retryable = opts.retryable ?? (code === 'RATE_LIMITED' || code === 'UNAVAILABLE');
     this.retryAfterMs = opts.retryAfterMs;
+    this.details = opts.details;
     this.roomId = opts.roomId;
     this.taskId = opts.taskId;
   }

@@ -149,9 +149,117 @@ export function lastSucceededAt(db: Db, key: string): number | undefined {
   return lastSuccess.get(db)?.get(key);
 }
 
+/**
+ * Unauthenticated failures (no plate, no owner) cost an attacker nothing, so they are not each
+ * stored: per source (surface, route or tool, code, reason) and minute, the first
+ * UNAUTH_ROWS_PER_WINDOW are kept in full and the rest only counted; the count is written as
+ * one summary row (reason "aggregated", arg_shape {suppressed, window_start, window_end}) when
+ * the window is over. Their responses still carry an error_id; a suppressed one is not stored.
+ */
+export const UNAUTH_WINDOW_MS = 60_000;
+export const UNAUTH_ROWS_PER_WINDOW = 20;
+/** Evidence is kept this long (docs/security.md), except rows an error report refers to. */
+export const EVIDENCE_RETENTION_MS = 30 * 24 * 3600 * 1000;
+
+interface UnauthWindow {
+  surface: EvidenceInput['surface'];
+  tool?: string;
+  code: string;
+  httpStatus: number;
+  start: number;
+  stored: number;
+  suppressed: number;
+}
+
+const unauthWindows = new WeakMap<Db, Map<string, UnauthWindow>>();
+
+function writeSummary(db: Db, w: UnauthWindow): void {
+  if (w.suppressed === 0) return;
+  const shape = { suppressed: w.suppressed, window_start: new Date(w.start).toISOString(), window_end: new Date(w.start + UNAUTH_WINDOW_MS).toISOString() };
+  stmt(
+    db,
+    `INSERT OR IGNORE INTO evidence (error_id, surface, tool, code, reason, http_status, arg_shape, room_id, task_id, plate, owner_id, request_id, surface_version, fingerprint, created_at)
+     VALUES (?, ?, ?, ?, 'aggregated', ?, ?, NULL, NULL, NULL, NULL, NULL, ?, ?, ?)`,
+  ).run(newErrorId(), w.surface, w.tool ?? null, w.code, w.httpStatus, JSON.stringify(shape), SURFACE_VERSION, fingerprintOf([w.surface, w.tool, w.code, 'aggregated']), Date.now());
+}
+
+/** True when this unauthenticated failure is to be counted rather than stored. */
+function suppressUnauthenticated(db: Db, e: EvidenceInput, now: number): boolean {
+  let m = unauthWindows.get(db);
+  if (!m) unauthWindows.set(db, (m = new Map()));
+  const key = [e.surface, e.tool ?? '', e.error.code, e.error.reason ?? ''].join('\u0000');
+  let w = m.get(key);
+  if (w && now - w.start >= UNAUTH_WINDOW_MS) {
+    writeSummary(db, w);
+    m.delete(key);
+    w = undefined;
+  }
+  if (!w) {
+    // Sources are routes and codes, a short list; the bound only guards against surprises.
+    if (m.size >= 5000) flushUnauthenticatedEvidence(db, Infinity);
+    w = { surface: e.surface, tool: e.tool, code: e.error.code, httpStatus: e.error.httpStatus, start: now, stored: 0, suppressed: 0 };
+    m.set(key, w);
+  }
+  if (w.stored < UNAUTH_ROWS_PER_WINDOW) {
+    w.stored++;
+    return false;
+  }
+  w.suppressed++;
+  return true;
+}
+
+/** Writes the summary rows of windows that ended by `now` (Infinity: all of them, e.g. at shutdown). */
+export function flushUnauthenticatedEvidence(db: Db, now = Date.now()): number {
+  const m = unauthWindows.get(db);
+  if (!m) return 0;
+  let n = 0;
+  for (const [key, w] of m) {
+    if (now - w.start < UNAUTH_WINDOW_MS) continue;
+    try {
+      writeSummary(db, w);
+    } catch {
+      // disk full or closed: the count is lost, the failures were answered
+    }
+    if (w.suppressed) n++;
+    m.delete(key);
+  }
+  return n;
+}
+
+const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+
+/** The 10-character time part of a ULID minted at `ms`. */
+function ulidTime(ms: number): string {
+  let out = '';
+  let t = Math.max(0, Math.floor(ms));
+  for (let i = 0; i < 10; i++) {
+    out = CROCKFORD[t % 32] + out;
+    t = Math.floor(t / 32);
+  }
+  return out;
+}
+
+/** Deletes evidence older than the retention, in batches; rows an error report refers to stay. */
+export function pruneEvidence(db: Db, retentionMs = EVIDENCE_RETENTION_MS, now = Date.now()): number {
+  // error_id is err_ + a ULID, whose first 10 characters are its time: the primary key orders by age.
+  const before = `err_${ulidTime(now - retentionMs)}`;
+  let total = 0;
+  for (;;) {
+    const n = stmt(
+      db,
+      `DELETE FROM evidence WHERE error_id IN (
+         SELECT e.error_id FROM evidence e WHERE e.error_id < ?
+           AND NOT EXISTS (SELECT 1 FROM error_reports r WHERE r.error_id = e.error_id) LIMIT 2000)`,
+    ).run(before).changes;
+    total += n;
+    if (n < 2000) return total;
+  }
+}
+
 /** Stores what a failure was under its error_id. Never throws: evidence must not mask the failure. */
 export function recordEvidence(db: Db, e: EvidenceInput): void {
   try {
+    if (!e.plate && !e.ownerId && suppressUnauthenticated(db, e, Date.now())) return;
     const shape = e.args === undefined ? {} : argShape(e.args, e.knownArgs ?? new Set());
     const shapeKeys = shapeKeysOf(shape);
     const ids = authorisedIds(db, e);

@@ -500,6 +500,14 @@ export function submitTaskFeedback(db: Db, input: TaskFeedbackInput) {
 
   let fingerprint: string | null = null;
   if (input.outcome === 'issue') {
+    // The cheap gate first: without consent, no text of the report is even looked at.
+    if (!getConsent(db, input.plate).bugs) {
+      throw new AppError(
+        'CONSENT_REQUIRED',
+        'an issue report needs your human’s bug consent: ask them directly, then record a clear yes with set_feedback_consent({bugs:true})',
+        { reason: 'bug_consent_missing' },
+      );
+    }
     if (!input.evidence) {
       throw new AppError('INVALID_ARGUMENT', 'an issue needs evidence {tool, expected, got}: no citation, no report', { reason: 'evidence_missing' });
     }
@@ -516,13 +524,6 @@ export function submitTaskFeedback(db: Db, input: TaskFeedbackInput) {
     requireTechnical('evidence.got', input.evidence.got);
     if (input.issue !== undefined) requireTechnical('issue', input.issue);
     if (input.recommendedFix !== undefined) requireTechnical('recommended_fix', input.recommendedFix);
-    if (!getConsent(db, input.plate).bugs) {
-      throw new AppError(
-        'CONSENT_REQUIRED',
-        'an issue report needs your human’s bug consent: ask them directly, then record a clear yes with set_feedback_consent({bugs:true})',
-        { reason: 'bug_consent_missing' },
-      );
-    }
     if (input.errorId) {
       if (!ownEvidence(db, input.plate, input.errorId)) throw new AppError('NOT_FOUND', 'no error with this error_id among your failures');
       if (getReportByErrorId(db, input.errorId) || alreadyInTaskFeedback(db, input.errorId)) {

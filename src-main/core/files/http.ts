@@ -133,6 +133,32 @@ function streamInto(req: IncomingMessage, meter: Transform, file: WriteStream): 
   });
 }
 
+// Passive types a browser only displays or hands to a viewer: served as stored. Anything else
+// (JavaScript, HTML, SVG, XML, CSS, wasm, unknown types…) could run as part of the UI's origin,
+// so it goes out as application/octet-stream; the stored type is still reported in the file entry.
+const PASSIVE_TYPES = new Set([
+  'text/plain',
+  'text/csv',
+  'text/markdown',
+  'application/json',
+  'application/pdf',
+  'application/zip',
+  'application/gzip',
+  'application/octet-stream',
+  'image/png',
+  'image/jpeg',
+  'image/gif',
+  'image/webp',
+  'image/avif',
+]);
+
+/** The content type a download is served with on the UI's origin. */
+export function servedContentType(stored: string): string {
+  const base = stored.split(';')[0]!.trim().toLowerCase();
+  if (PASSIVE_TYPES.has(base) || /^(audio|video)\/[a-z0-9.+-]+$/.test(base)) return stored;
+  return 'application/octet-stream';
+}
+
 function contentDisposition(filename: string): string {
   const ascii = filename.replace(/[^A-Za-z0-9._ -]/g, '_');
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(filename)}`;
@@ -163,7 +189,7 @@ async function serveDownload(core: Core, req: IncomingMessage, res: ServerRespon
   const path = blobsOf(core).pathOf(v.sha256);
   const size = statSync(path).size;
   const headers: Record<string, string> = {
-    'content-type': v.content_type,
+    'content-type': servedContentType(v.content_type),
     'accept-ranges': 'bytes',
     etag: `"${v.sha256}"`,
     'content-disposition': contentDisposition(v.filename),

@@ -4,6 +4,7 @@ import { Status } from '../http/router.js';
 import { parseWith } from '../http/validate.js';
 import { requireHumanRoom } from '../rooms/store.js';
 import type { FileActor } from './store.js';
+import { listDeletedFiles, restoreFile } from './trash.js';
 import { completeUpload, deleteFile, fetchFile, listFilesForHumans, shareFile } from './service.js';
 
 const human = (ownerId: string): FileActor => ({ kind: 'human', ownerId });
@@ -64,5 +65,22 @@ export const fileRoutes: Route[] = [
     method: 'DELETE',
     path: '/v1/rooms/:id/files/:fileId',
     handler: ({ core, owner, params }) => deleteFile(core, human(owner.owner_id), { roomId: params.id!, fileId: params.fileId! }),
+  },
+  {
+    // Soft-deleted files still restorable (docs/security.md, item 7).
+    method: 'GET',
+    path: '/v1/rooms/:id/deleted-files',
+    handler: ({ core, owner, params }) => {
+      requireHumanRoom(core.db, params.id!, owner.owner_id);
+      return { files: listDeletedFiles(core.db, params.id!) };
+    },
+  },
+  {
+    method: 'POST',
+    path: '/v1/rooms/:id/deleted-files/:fileId/restore',
+    handler: ({ core, owner, params }) => {
+      requireHumanRoom(core.db, params.id!, owner.owner_id);
+      return restoreFile(core, human(owner.owner_id), params.id!, params.fileId!);
+    },
   },
 ];

@@ -10,11 +10,11 @@ import { newId } from '../util/ids.js';
 import { BlobStore } from './blobs.js';
 import { baseName, normaliseContentType, normaliseFilePath, normalisePrefix } from './paths.js';
 import { presignedUrl } from './presign.js';
+import { purgeDeletedFiles, requireDeleteRight, trashFile } from './trash.js';
 import {
   allocateVersion,
   blobReferenced,
   currentVersion,
-  deleteFileRows,
   fileById,
   fileByPath,
   filesOfRoom,
@@ -333,16 +333,21 @@ export function listFilesForHumans(core: Core, ownerId: string, roomId: string) 
   });
 }
 
-/** delete_file: the file and all its versions; bytes no other version uses are dropped. */
+/**
+ * delete_file: the file and all its versions leave the room, by the author's owner or a room
+ * admin only. The delete is soft (files/trash.ts): restorable until `restorable_until`, then
+ * purged; bytes no other version or deleted file uses are dropped only then.
+ */
 export function deleteFile(core: Core, actor: FileActor, input: { roomId: string; path?: string; fileId?: string }) {
   const { db } = core;
   requireMember(db, input.roomId, actor);
   const blobs = blobsOf(core);
   const removed = immediate(db, () => {
     const f = findFile(db, input.roomId, actor, input);
-    const versions = deleteFileRows(db, f.id);
+    requireDeleteRight(db, input.roomId, actor, versionsOf(db, f.id));
+    const { versions, purgeAt } = trashFile(db, f, actor, Date.now());
     touchRoom(db, input.roomId, ['files']);
-    return { f, versions };
+    return { f, versions, purgeAt };
   });
   // Same tick as the commit (no await in between): no write can re-reference these bytes meanwhile.
   for (const sha of new Set(removed.versions.filter((v) => v.status === 'ready').map((v) => v.sha256))) {
@@ -350,7 +355,13 @@ export function deleteFile(core: Core, actor: FileActor, input: { roomId: string
   }
   for (const v of removed.versions) if (v.status === 'quarantined') rmSync(blobs.uploadPath(v.file_id, v.version), { force: true });
   announce(core, input.roomId);
-  return { deleted: true, file_id: removed.f.id, path: removed.f.path, versions_deleted: removed.versions.length };
+  return {
+    deleted: true,
+    file_id: removed.f.id,
+    path: removed.f.path,
+    versions_deleted: removed.versions.length,
+    restorable_until: new Date(removed.purgeAt).toISOString(),
+  };
 }
 
 // ---- presigned ------------------------------------------------------------------------
@@ -506,4 +517,27 @@ export function sweepBlobs(core: Core): void {
     // housekeeping only (e.g. the core stopped meanwhile): the next start tries again
     if (db.open) core.config.log(`files: blob sweep skipped: ${(err as Error).message}`);
   }
+}
+
+/** Purges deleted files past their retention (start-up and hourly; docs/files.md). */
+export function purgeTrash(core: Core, now = Date.now()): number {
+  const { db } = core;
+  try {
+    const n = purgeDeletedFiles(db, blobsOf(core), (sha) => blobReferenced(db, sha), now);
+    if (n) core.config.log(`files: purged ${n} deleted files past their retention`);
+    return n;
+  } catch (err) {
+    if (db.open) core.config.log(`files: purge of deleted files skipped: ${(err as Error).message}`);
+    return 0;
+  }
+}
+
+const PURGE_EVERY_MS = 60 * 60 * 1000;
+
+/** The CAPABILITY_STARTERS entry: purge now and then every hour. */
+export function startTrashPurger(core: Core): void {
+  setImmediate(() => purgeTrash(core));
+  const t = setInterval(() => purgeTrash(core), PURGE_EVERY_MS);
+  t.unref();
+  core.hooks.onClose.push(() => clearInterval(t));
 }

@@ -139,9 +139,12 @@ export function deleteFileRows(db: Db, fileId: string): VersionRow[] {
   return versions;
 }
 
-/** Whether any ready version still uses these bytes. */
+/** Whether any ready version still uses these bytes, or a deleted file that can still be restored. */
 export function blobReferenced(db: Db, sha256: string): boolean {
-  return stmt(db, "SELECT 1 FROM file_versions WHERE sha256 = ? AND status = 'ready' LIMIT 1").get(sha256) !== undefined;
+  return (
+    stmt(db, "SELECT 1 FROM file_versions WHERE sha256 = ? AND status = 'ready' LIMIT 1").get(sha256) !== undefined ||
+    stmt(db, 'SELECT 1 FROM deleted_file_blobs WHERE sha256 = ? LIMIT 1').get(sha256) !== undefined
+  );
 }
 
 export function pendingUploadExists(db: Db, fileId: string, version: number): boolean {

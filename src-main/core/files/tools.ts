@@ -34,6 +34,8 @@ const actorOf = (ctx: ToolContext): FileActor => ({ kind: 'agent', plate: ctx.ag
 export const fileTools = [
   defineTool({
     name: 'write_file',
+    title: 'Write a file',
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     scope: 'UPLOAD',
     description: `Write a small file into the room, inline (at most ${INLINE_LIMIT / 1024} KiB decoded). Writing an existing path adds a new version; older versions stay readable. content is text (encoding "utf-8", the default) or base64 (encoding "base64"). Larger or binary files: use share_file instead. A retry with the same idempotency_key for the same path does not write twice. Returns the file entry (file_id, path, version, sha256).`,
     input: z.object({
@@ -58,6 +60,8 @@ export const fileTools = [
   }),
   defineTool({
     name: 'read_file',
+    title: 'Read a file',
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     scope: 'DOWNLOAD',
     description: `Read a room file inline by path or file_id: the current version, or an older one with version, whole or a byte range (at most ${INLINE_LIMIT / 1024} KiB per call). Text comes back with encoding "utf-8", other bytes as base64. For large files use fetch_file.`,
     input: z.object({
@@ -81,6 +85,8 @@ export const fileTools = [
   }),
   defineTool({
     name: 'list_files',
+    title: 'List files',
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     scope: 'READ',
     description:
       'List the room\'s files (both inline and presigned), optionally only paths starting with prefix. Each entry has its current version, kind ("inline" or "presigned") and read_with: the tool to read it with (read_file or fetch_file). Your own uploads that are still quarantined are listed with status "quarantined". Use it to find what to read. Returns {files}.',
@@ -92,8 +98,11 @@ export const fileTools = [
   }),
   defineTool({
     name: 'delete_file',
+    title: 'Delete a file',
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     scope: 'UPLOAD',
-    description: 'Delete a room file by path or file_id, with all its versions, once nobody needs it. Returns {deleted, file_id, path, versions_deleted}.',
+    description:
+      "Delete a room file by path or file_id, with all its versions, once nobody needs it. Only your owner's own files, or any file if your owner is a room admin. The delete is soft: a human can restore it until restorable_until. Returns {deleted, file_id, path, versions_deleted, restorable_until}.",
     input: z.object({ room: roomIdArg, path: pathArg.optional(), file_id: fileIdArg.optional() }),
     handler: (ctx, args) => {
       requireAgentRoom(ctx.core.db, args.room, ctx.agent.plate);
@@ -103,6 +112,8 @@ export const fileTools = [
   }),
   defineTool({
     name: 'share_file',
+    title: 'Start a file upload',
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     scope: 'UPLOAD',
     description:
       'Start a large or binary upload (up to 2 GiB). Declare filename (a room path), content_type, size_bytes and the sha256 (hex) of the bytes. Returns file_id and upload_url (valid 15 minutes): PUT the exact bytes to it, then call complete_file_upload(file_id). Until then the file is quarantined and nobody can read it. Sharing an existing path adds a new version.',
@@ -128,6 +139,8 @@ export const fileTools = [
   }),
   defineTool({
     name: 'complete_file_upload',
+    title: 'Finish a file upload',
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     scope: 'UPLOAD',
     description:
       'Finish a share_file upload after the PUT: the file is released only if the received bytes match the declared size and sha256; otherwise it stays quarantined and the error says why. Calling it again returns the first result. version picks one of several uploads of the same file (default your newest).',
@@ -136,6 +149,8 @@ export const fileTools = [
   }),
   defineTool({
     name: 'fetch_file',
+    title: 'Get a download link',
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     scope: 'DOWNLOAD',
     description:
       'A download_url (valid 15 minutes) for a released file, any size: GET it, with a Range header for parts. Default the current version.',

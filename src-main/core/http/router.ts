@@ -1,3 +1,4 @@
+import { AppError } from '../errors/app-error.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Core } from '../context.js';
 import type { Owner } from '../owners/store.js';
@@ -71,7 +72,7 @@ export class Router {
         try {
           params[k] = decodeURIComponent(m[i + 1]!);
         } catch {
-          params[k] = m[i + 1]!;
+          throw new AppError('INVALID_ARGUMENT', `malformed percent-encoding in the path parameter ${k}`, { reason: 'bad_encoding' });
         }
       });
       return { route: c.route, params };

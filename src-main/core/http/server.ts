@@ -9,7 +9,7 @@ import { handleMcp } from '../mcp/handler.js';
 import type { ToolRegistry } from '../mcp/registry.js';
 import { isMcpHost } from '../../../shared/hosts.js';
 import { ownerByToken, type Owner } from '../owners/store.js';
-import { SESSION_COOKIE, endUiSession, ownerBySession, readCookie, redeemLoginLink, UI_SESSION_TTL_MS } from '../owners/login.js';
+import { ownerBySession, redeemEventsTicket } from '../owners/login.js';
 import { errorDocsHtml } from '../errors/docs.js';
 import { serveUiFile } from './static-ui.js';
 
@@ -42,21 +42,33 @@ function htmlPage(res: ServerResponse, status: number, title: string, text: stri
   );
 }
 
-function authenticateOwner(core: Core, req: IncomingMessage, port: number): Owner {
+/**
+ * The human API's credential: an owner token or the UI's session token (`ars_…`), both as
+ * `Authorization: Bearer`; for the event stream only, a one-use ticket on the URL. No cookie:
+ * cookies are not port-scoped, so one would reach every other server on 127.0.0.1.
+ */
+function authenticateOwner(core: Core, req: IncomingMessage, url: URL, port: number): Owner {
   const h = req.headers.authorization;
   if (h) {
     const m = /^Bearer\s+(\S+)\s*$/i.exec(h);
-    const owner = m ? ownerByToken(core.db, m[1]!) : undefined;
+    const token = m?.[1] ?? '';
+    if (token.startsWith('ars_')) {
+      const owner = ownerBySession(core.db, token);
+      if (!owner) throw new AppError('UNAUTHENTICATED', 'the UI session ended (signed out, or idle too long): sign in again', { reason: 'session_ended' });
+      if (req.method !== 'GET' && req.method !== 'HEAD' && !sameOrigin(req, port)) throw new AppError('FORBIDDEN', 'cross-origin request refused');
+      return owner;
+    }
+    const owner = m ? ownerByToken(core.db, token) : undefined;
     if (!owner) throw new AppError('UNAUTHENTICATED', 'invalid owner token');
     return owner;
   }
-  const sid = readCookie(req.headers.cookie, SESSION_COOKIE);
-  const owner = sid ? ownerBySession(core.db, sid) : undefined;
-  if (!owner) throw new AppError('UNAUTHENTICATED', 'sign in: present an owner token as Authorization: Bearer, or use a login link');
-  if (req.method !== 'GET' && req.method !== 'HEAD' && !sameOrigin(req, port)) {
-    throw new AppError('FORBIDDEN', 'cross-origin request refused');
+  const ticket = url.pathname === '/v1/events' && req.method === 'GET' ? url.searchParams.get('ticket') : null;
+  if (ticket) {
+    const owner = redeemEventsTicket(core.db, ticket);
+    if (!owner) throw new AppError('UNAUTHENTICATED', 'the events ticket is unknown, used or expired: ask POST /v1/events/ticket for another', { reason: 'ticket_invalid' });
+    return owner;
   }
-  return owner;
+  throw new AppError('UNAUTHENTICATED', 'sign in: present an owner token (or the UI session token) as Authorization: Bearer, or use a login link');
 }
 
 export interface HttpDeps {
@@ -75,7 +87,7 @@ export function createHttpServer(deps: HttpDeps, port: () => number): Server {
     const m = router.match(req.method ?? 'GET', url.pathname);
     if (m === undefined) throw new AppError('NOT_FOUND', `no route ${req.method} ${url.pathname.slice(0, 100)}`);
     if (m === 405) throw new AppError('INVALID_ARGUMENT', `method ${req.method} not allowed here`, { httpStatus: 405 });
-    const owner = m.route.public ? (undefined as unknown as Owner) : authenticateOwner(core, req, port());
+    const owner = m.route.public ? (undefined as unknown as Owner) : authenticateOwner(core, req, url, port());
     let body: Record<string, unknown> = {};
     if (!m.route.rawBody && req.method !== 'GET' && req.method !== 'HEAD' && req.method !== 'DELETE') {
       const raw = await readBody(req, API_BODY_LIMIT);
@@ -104,31 +116,11 @@ export function createHttpServer(deps: HttpDeps, port: () => number): Server {
     }
   }
 
-  function handleLogin(req: IncomingMessage, res: ServerResponse, url: URL) {
-    const token = url.searchParams.get('token') ?? '';
-    const r = redeemLoginLink(core.db, token);
-    if (!r.ok) {
-      const why = { unknown: 'This login link is not valid.', used: 'This login link was already used.', expired: 'This login link has expired.' }[r.why];
-      return htmlPage(res, 400, 'Sign-in link not valid', `${why} Run "agent-rooms open" (or use the desktop app) for a fresh link; each link works once, for five minutes.`);
-    }
-    res.writeHead(303, {
-      location: '/',
-      'set-cookie': `${SESSION_COOKIE}=${r.sessionId}; HttpOnly; SameSite=Strict; Path=/; Max-Age=${Math.floor(UI_SESSION_TTL_MS / 1000)}`,
-      'cache-control': 'no-store',
-    });
-    res.end();
-  }
-
-  function handleLogout(req: IncomingMessage, res: ServerResponse) {
-    const sid = readCookie(req.headers.cookie, SESSION_COOKIE);
-    if (sid) endUiSession(core.db, sid);
-    res.writeHead(303, { location: '/', 'set-cookie': `${SESSION_COOKIE}=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0` });
-    res.end();
-  }
-
   function serveStatic(req: IncomingMessage, res: ServerResponse, url: URL) {
     const out = serveUiFile(req, res, url, deps.uiDir, CSP);
     if (out.kind === 'not-built') return htmlPage(res, 200, 'Agent Rooms', 'The server is running. The UI bundle is not built: run "npm run build".');
+    // A malformed percent-encoding is the client's mistake: a 400, never a 500 with a stack.
+    if (out.kind === 'bad-encoding') return htmlPage(res, 400, 'Bad request', 'The address is not valid: it has a malformed percent-encoding.');
     if (out.kind === 'bad-path') return htmlPage(res, 400, 'Bad request', 'Bad path.');
     if (out.kind === 'not-found') return htmlPage(res, 404, 'Not found', 'No such file.');
   }
@@ -153,8 +145,7 @@ export function createHttpServer(deps: HttpDeps, port: () => number): Server {
       }
       if (p.startsWith('/v1/')) return await handleApi(req, res, url);
       for (const h of deps.rawHandlers) if (await h(req, res, url)) return;
-      if (p === '/login' && req.method === 'GET') return handleLogin(req, res, url);
-      if (p === '/logout' && req.method === 'POST') return handleLogout(req, res);
+      // GET /login?token= is the UI's page (it asks before it signs in, then POSTs /v1/ui/login).
       if (p === '/healthz') return sendJson(res, 200, { ok: true });
       if (p === '/docs/errors') {
         res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': CSP });

@@ -30,7 +30,7 @@ function accepts(req: IncomingMessage, token: string): boolean {
   });
 }
 
-export type StaticOutcome = { kind: 'file' } | { kind: 'not-built' } | { kind: 'bad-path' } | { kind: 'not-found' };
+export type StaticOutcome = { kind: 'file' } | { kind: 'not-built' } | { kind: 'bad-encoding' } | { kind: 'bad-path' } | { kind: 'not-found' };
 
 /**
  * Serves the built UI. Hashed assets (`/assets/…`) are cached for a year (their name changes
@@ -46,7 +46,8 @@ export function serveUiFile(req: IncomingMessage, res: ServerResponse, url: URL,
   try {
     rel = decodeURIComponent(url.pathname);
   } catch {
-    return { kind: 'bad-path' };
+    // A malformed percent-encoding (URIError): the caller answers 400, never a 500 with a stack.
+    return { kind: 'bad-encoding' };
   }
   if (rel.includes('\0')) return { kind: 'bad-path' };
   if (rel.endsWith('.map') || rel.endsWith('.br') || rel.endsWith('.gz')) return { kind: 'not-found' };
@@ -62,6 +63,10 @@ export function serveUiFile(req: IncomingMessage, res: ServerResponse, url: URL,
   if (type.startsWith('text/html')) {
     headers['content-security-policy'] = csp;
     headers['cache-control'] = 'no-store';
+    // The login page's URL holds a one-time token: never send it on as a referrer.
+    headers['referrer-policy'] = 'no-referrer';
+    // Expire the session cookie of earlier versions, which every port on 127.0.0.1 received.
+    if (/(?:^|;\s*)ar_session=/.test(req.headers.cookie ?? '')) headers['set-cookie'] = 'ar_session=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0';
   } else if (rel.startsWith('/assets/')) {
     headers['cache-control'] = 'public, max-age=31536000, immutable';
   } else {

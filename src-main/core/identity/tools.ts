@@ -8,6 +8,8 @@ import { AppError } from '../errors/app-error.js';
 export const identityTools = [
   defineTool({
     name: 'whoami',
+    title: 'Who am I',
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     scope: 'READ',
     description:
       'Your identity here: plate, name, handle, owner, verified, scopes, pending_mentions and session_id. The source of truth over any connector name. Use in pull mode or after reconnecting; not needed in a wake turn.',

@@ -13,6 +13,8 @@ const roomId = z.string().min(1).max(200);
 export const inboxTools = [
   defineTool({
     name: 'check_mentions',
+    title: 'Check mentions',
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     scope: 'READ',
     description:
       'Pull-mode inbox: your unacknowledged mentions and task items, oldest first, each with mention_id, seq, room, trust_level, optional task_id and the message. Use when you were not woken (pull clients); clear items with ack_mention_ids on send_message, ack_ids on complete_task, or ack_mentions.',
@@ -53,6 +55,8 @@ export const inboxTools = [
   }),
   defineTool({
     name: 'ack_mentions',
+    title: 'Acknowledge mentions',
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     scope: 'WRITE',
     description:
       'Legacy: mark inbox items handled, by mention_ids or everything up to last_mention_seq. Use only when you handled an item without send_message (ack_mention_ids) or complete_task (ack_ids). Returns how many items were cleared.',

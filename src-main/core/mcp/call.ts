@@ -52,6 +52,7 @@ export function toolError(
   };
   if (err.reason) body.reason = err.reason;
   if (err.retryAfterMs !== undefined) body.retry_after_ms = err.retryAfterMs;
+  if (err.details) body.details = err.details;
   return body;
 }
 

@@ -15,6 +15,7 @@ import { callTool, MALFORMED_ARGUMENTS } from './call.js';
 import { SERVER_INSTRUCTIONS } from './instructions.js';
 import type { McpSession } from './sessions.js';
 import { readBody } from '../http/body.js';
+import { RateLimiter } from '../ratelimit.js';
 
 export const MCP_BODY_LIMIT = 1024 * 1024;
 const VERSION = '0.1.0';
@@ -74,6 +75,11 @@ function makeServer(core: Core, registry: ToolRegistry, host: McpResourceHost, s
   return server;
 }
 
+/** `?channels=1` (or true/yes) on the connection URL: the session listens for channel pushes. */
+function channelOptIn(url: URL): boolean {
+  return ['1', 'true', 'yes'].includes((url.searchParams.get('channels') ?? '').toLowerCase());
+}
+
 function unauthorized(core: Core, res: ServerResponse, err: AppError, resource: string) {
   const errorId = newErrorId();
   recordEvidence(core.db, { errorId, surface: 'http', tool: 'mcp', error: err });
@@ -84,6 +90,17 @@ function unauthorized(core: Core, res: ServerResponse, err: AppError, resource: 
     connection: 'close',
   });
   res.end(JSON.stringify({ error: { code: err.code, message: err.message, error_id: errorId, reason: err.reason } }));
+}
+
+const initLimiters = new WeakMap<Core, RateLimiter>();
+
+function initializeLimiter(core: Core): RateLimiter {
+  let l = initLimiters.get(core);
+  if (!l) {
+    const { initializePerSecond, initializeBurst } = core.config.mcpSessionLimits;
+    initLimiters.set(core, (l = new RateLimiter({ perSecond: initializePerSecond, burst: initializeBurst })));
+  }
+  return l;
 }
 
 /** Handles a request on `/mcp` or `/mcp/<host>`: authentication, the session binding, then the SDK transport. */
@@ -141,6 +158,16 @@ export async function handleMcp(
   if (req.method !== 'POST' || !isInitializeRequest(body)) {
     return jsonRpcError(res, 400, -32000, 'Bad Request: no valid session id; send initialize first');
   }
+  // Each session costs memory: a credential may open only so many, so fast.
+  try {
+    initializeLimiter(core).take(identity.credentialId);
+  } catch (err) {
+    const e = toAppError(err);
+    recordEvidence(core.db, { errorId: newErrorId(), surface: 'http', tool: 'mcp initialize', error: e, plate: identity.plate });
+    return jsonRpcError(res, 429, -32000, `too many new sessions for this credential: ${e.message}`, {
+      'retry-after': String(Math.ceil((e.retryAfterMs ?? 1000) / 1000)),
+    });
+  }
 
   let session: McpSession | undefined;
   const transport = new StreamableHTTPServerTransport({
@@ -161,8 +188,11 @@ export async function handleMcp(
         lastSeen: Date.now(),
         getStreams: 0,
         toolCalls: 0,
+        channels: host === 'claude-code' && channelOptIn(url),
       };
       core.sessions.add(session);
+      const caps = core.config.mcpSessionLimits;
+      void core.sessions.enforceCaps(session, caps.perCredential, caps.total);
     },
     onsessionclosed: (id) => {
       void core.sessions.close(id);
@@ -175,7 +205,9 @@ export async function handleMcp(
   await server.connect(transport);
   await transport.handleRequest(authReq as never, res, body);
   if (!session) {
-    // The initialize was refused (e.g. a bad Accept header): keep no state.
+    // The initialize was refused (e.g. a bad Accept header): keep no state, and it costs no
+    // token of the initialize limit (only sessions that exist cost memory).
+    initializeLimiter(core).refund(identity.credentialId);
     await transport.close().catch(() => {});
     await server.close().catch(() => {});
   }

@@ -1,11 +1,13 @@
 import { z } from 'zod';
-import type { ToolDef } from './tool.js';
+import type { ToolAnnotations, ToolDef } from './tool.js';
 import { hasScope } from '../../../shared/scopes.js';
 
 export interface ListedTool {
   name: string;
+  title?: string;
   description: string;
   inputSchema: { type: 'object'; [k: string]: unknown };
+  annotations?: ToolAnnotations;
 }
 
 /** All tools, with their JSON schemas built once at start-up and their lists cached per scope mask. */
@@ -23,8 +25,11 @@ export class ToolRegistry {
       delete schema.$schema;
       this.listed.set(def.name, {
         name: def.name,
+        ...(def.title ? { title: def.title } : {}),
         description: def.description,
         inputSchema: { ...schema, type: 'object' },
+        // The title once, as Tool.title (not repeated in annotations.title): tools/list has a 32 KB budget.
+        ...(def.annotations ? { annotations: { ...def.annotations } } : {}),
       });
       this.knownArgs.set(def.name, new Set(Object.keys(def.input.shape)));
     }

@@ -17,6 +17,12 @@ export interface McpSession {
   server: Server;
   createdAt: number;
   lastSeen: number;
+  /**
+   * The connection opted in to channel delivery (`?channels=1` on /mcp/claude-code, which
+   * `agent-rooms connect claude-code --channels` writes): Claude Code declares nothing in
+   * initialize, so only this marks a session that listens for pushes.
+   */
+  channels?: boolean;
   /** Open GET (server-to-client) streams; a channel push needs one. */
   getStreams: number;
   /** Count of tools/call handled, e.g. for the runner's "no tool call back" flag. */
@@ -68,6 +74,23 @@ export class SessionRegistry {
     const victims = this.all().filter(pred);
     await Promise.all(victims.map((s) => this.close(s.id)));
     return victims.length;
+  }
+
+  /**
+   * Keeps live sessions within the caps after `keep` was added: the least recently used
+   * sessions of its credential beyond perCredential, then of anyone beyond total, are closed.
+   * Sessions holding a GET stream (a live listener) go last.
+   */
+  async enforceCaps(keep: McpSession, perCredential: number, total: number): Promise<number> {
+    const byAge = (list: McpSession[]) =>
+      list.filter((s) => s !== keep).sort((a, b) => Number(a.getStreams > 0) - Number(b.getStreams > 0) || a.lastSeen - b.lastSeen);
+    const victims = new Set<McpSession>();
+    const mine = this.all().filter((s) => s.credentialId === keep.credentialId);
+    for (const s of byAge(mine).slice(0, Math.max(0, mine.length - perCredential))) victims.add(s);
+    const over = this.byId.size - victims.size - total;
+    if (over > 0) for (const s of byAge(this.all().filter((x) => !victims.has(x))).slice(0, over)) victims.add(s);
+    await Promise.all([...victims].map((s) => this.close(s.id)));
+    return victims.size;
   }
 
   /** Closes sessions idle for longer than idleMs; returns how many. */

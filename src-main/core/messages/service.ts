@@ -8,7 +8,7 @@ import { withIdempotency } from '../idempotency/store.js';
 import { resolveTarget, type ResolvedTarget } from '../addressing/handles.js';
 import { addInboxItem, ackByIds, type TrustLevel } from '../inbox/store.js';
 import { enqueueWake, mayWake } from '../wakes/store.js';
-import { isCrossOwner, touchRoom, trustMode } from '../rooms/store.js';
+import { touchRoom, trustMode } from '../rooms/store.js';
 import { agentHandle, getAgentByPlate } from '../agents/store.js';
 
 export const MESSAGE_BODY_LIMIT = 64 * 1024;
@@ -85,9 +85,13 @@ export interface SendInput {
   ackMentionIds?: string[];
 }
 
-function trustLevelFor(db: Db, roomId: string, recipientOwner: string, actorOwner: string, crossOwner: () => boolean): TrustLevel {
+/**
+ * What the inbox says of the sender: `same_owner` only when it is the recipient's own owner;
+ * another owner is `trusted` or `untrusted` by the recipient owner's Trust, whatever the
+ * room's mix of agents (docs/security.md, item 2).
+ */
+function trustLevelFor(db: Db, roomId: string, recipientOwner: string, actorOwner: string): TrustLevel {
   if (recipientOwner === actorOwner) return 'same_owner';
-  if (!crossOwner()) return 'same_owner';
   return trustMode(db, roomId, recipientOwner) === 'trust_room' ? 'trusted' : 'untrusted';
 }
 
@@ -151,8 +155,6 @@ export function sendMessage(core: Core, sender: Sender, input: SendInput): Messa
         input.parentId ?? null,
         now,
       );
-      let crossOwner: boolean | undefined;
-      const isCross = () => (crossOwner ??= isCrossOwner(db, input.roomId));
       for (const r of resolved) {
         if (r.kind !== 'agent') continue;
         if (sender.kind === 'agent' && r.plate === sender.plate) continue;
@@ -161,10 +163,18 @@ export function sendMessage(core: Core, sender: Sender, input: SendInput): Messa
           roomId: input.roomId,
           messageId: id,
           kind: 'mention',
-          trustLevel: trustLevelFor(db, input.roomId, r.owner_id, sender.ownerId, isCross),
+          trustLevel: trustLevelFor(db, input.roomId, r.owner_id, sender.ownerId),
         });
         if (mayWake(db, input.roomId, r.plate, sender.ownerId)) {
-          enqueueWake(db, { plate: r.plate, roomId: input.roomId, trigger: 'mention', messageId: id, content: input.body, eventKey: `msg:${id}` });
+          enqueueWake(db, {
+            plate: r.plate,
+            roomId: input.roomId,
+            trigger: 'mention',
+            messageId: id,
+            content: input.body,
+            eventKey: `msg:${id}`,
+            actorOwnerId: sender.ownerId,
+          });
         }
       }
       if (sender.kind === 'agent' && input.ackMentionIds?.length) ackByIds(db, sender.plate, input.ackMentionIds);

@@ -10,6 +10,8 @@ const target = z.string().min(1).max(120);
 export const messageTools = [
   defineTool({
     name: 'read_room',
+    title: 'Read room messages',
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     scope: 'READ',
     description: `A room's message history, oldest first within the page. Page backwards with before_seq = next_before_seq. Default ${PAGE_DEFAULT}, at most ${PAGE_MAX}.`,
     input: z.object({
@@ -24,6 +26,8 @@ export const messageTools = [
   }),
   defineTool({
     name: 'send_message',
+    title: 'Send a message',
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     scope: 'WRITE',
     description: `Post a message to a room as yourself. To address agents or humans put their handles (@name(owner)) in mention_targets: only structured targets notify, text in the body does not. Reply in a thread with parent_id. Clear the inbox items you handled with ack_mention_ids. Retries with the same idempotency_key do not post twice. Body at most ${MESSAGE_BODY_LIMIT / 1024} KiB; never put plates or secrets in it. Returns the message record (message_id, seq).`,
     input: z.object({

@@ -9,6 +9,8 @@ export interface Owner {
   handle: string;
   plate_prefix: string;
   is_primary: boolean;
+  /** May configure runners (commands run as this machine's user): the primary owner always, others when it allowed them. */
+  allow_runners: boolean;
   created_at: string;
 }
 
@@ -18,6 +20,7 @@ interface OwnerRow {
   slug: string;
   plate_prefix: string;
   is_primary: number;
+  allow_runners: number;
   created_at: number;
 }
 
@@ -28,6 +31,7 @@ export function ownerDto(r: OwnerRow): Owner {
     handle: `@${r.slug}`,
     plate_prefix: r.plate_prefix,
     is_primary: r.is_primary === 1,
+    allow_runners: r.is_primary === 1 || r.allow_runners === 1,
     created_at: new Date(r.created_at).toISOString(),
   };
 }
@@ -84,4 +88,17 @@ export function requireOwner(db: Db, id: string): Owner {
   const o = getOwner(db, id);
   if (!o) throw new AppError('NOT_FOUND', 'owner not found');
   return o;
+}
+
+/** May this owner configure runners? docs/security.md: code runs as this machine's user. */
+export function mayRunCommands(db: Db, ownerId: string): boolean {
+  return getOwner(db, ownerId)?.allow_runners === true;
+}
+
+/** The primary owner grants or takes back a secondary owner's right to configure runners. */
+export function setAllowRunners(db: Db, ownerId: string, allow: boolean): Owner {
+  const o = requireOwner(db, ownerId);
+  if (o.is_primary) throw new AppError('CONFLICT', 'the primary owner always may configure runners; its right cannot be changed');
+  stmt(db, 'UPDATE owners SET allow_runners = ? WHERE id = ?').run(allow ? 1 : 0, ownerId);
+  return getOwner(db, ownerId)!;
 }

@@ -8,6 +8,7 @@ import {
   addHuman,
   createRoom,
   humanRole,
+  leaveRoom,
   listMembers,
   removeAgent,
   requireHumanRoom,
@@ -84,10 +85,13 @@ export const roomRoutes: Route[] = [
       } else {
         const a = getAgentByPlate(core.db, input.plate);
         if (!a) throw new AppError('NOT_FOUND', 'agent not found');
-        const ownAgent = a.owner_id === owner.owner_id;
-        const adminWithOwnerPresent = role === 'admin' && humanRole(core.db, roomId, a.owner_id) !== undefined;
-        if (!ownAgent && !adminWithOwnerPresent) {
-          throw new AppError('FORBIDDEN', "an agent is added by its own owner, or by a room admin when the agent's owner is in the room", { roomId });
+        // An agent joins a room only by its own owner's action: a room admin of another owner
+        // cannot pull it in (docs/security.md, item 2).
+        if (a.owner_id !== owner.owner_id) {
+          throw new AppError('FORBIDDEN', 'an agent joins a room only by its own owner; ask that owner to add it', {
+            roomId,
+            reason: 'not_agent_owner',
+          });
         }
         if (a.revoked_at !== null) throw new AppError('CONFLICT', 'this agent is revoked');
         core.db.transaction(() => {
@@ -117,6 +121,19 @@ export const roomRoutes: Route[] = [
       })();
       core.bus.emit({ type: 'members.changed', room: roomId });
       return { removed: true };
+    },
+  },
+  {
+    method: 'POST',
+    path: '/v1/rooms/:id/leave',
+    handler: ({ core, owner, params, body }) => {
+      const roomId = params.id!;
+      requireHumanRoom(core.db, roomId, owner.owner_id);
+      const input = parseWith(z.strictObject({ new_admin: z.string().min(1).max(200).optional() }), body);
+      leaveRoom(core.db, roomId, owner.owner_id, input.new_admin);
+      core.bus.emit({ type: 'members.changed', room: roomId });
+      core.bus.emit({ type: 'rooms.changed', owners: [owner.owner_id] });
+      return { left: true, room: roomId };
     },
   },
   {

@@ -138,6 +138,35 @@ export function addAgent(db: Db, roomId: string, plate: string, addedBy: string)
   );
 }
 
+/**
+ * A human leaves a room (docs/security.md, item 2). The last admin names another member as
+ * admin first (`newAdmin`). The owner's agents leave with it, and its Trust for the room is
+ * cleared: nothing of that owner stays behind to be woken or assigned.
+ */
+export function leaveRoom(db: Db, roomId: string, ownerId: string, newAdmin?: string): void {
+  db.transaction(() => {
+    const role = humanRole(db, roomId, ownerId);
+    if (!role) throw new AppError('NOT_FOUND', 'room not found');
+    const admins = stmt(db, "SELECT owner_id FROM room_humans WHERE room_id = ? AND role = 'admin' AND owner_id != ?").all(roomId, ownerId);
+    if (newAdmin !== undefined) {
+      // Naming an admin is an admin's act; a member leaving must not promote anyone.
+      if (role !== 'admin') throw new AppError('FORBIDDEN', 'only a room admin may name a new admin', { roomId, reason: 'not_room_admin' });
+      if (newAdmin === ownerId) throw invalid('new_admin must be another member of the room', 'bad_new_admin');
+      if (!humanRole(db, roomId, newAdmin)) throw invalid('new_admin must be a human member of the room', 'bad_new_admin');
+      stmt(db, "UPDATE room_humans SET role = 'admin' WHERE room_id = ? AND owner_id = ?").run(roomId, newAdmin);
+    } else if (role === 'admin' && admins.length === 0) {
+      throw new AppError('CONFLICT', 'you are the last admin of this room: name another member as admin (new_admin) to leave', {
+        reason: 'last_admin',
+        roomId,
+      });
+    }
+    stmt(db, 'DELETE FROM room_agents WHERE room_id = ? AND plate IN (SELECT plate FROM agents WHERE owner_id = ?)').run(roomId, ownerId);
+    stmt(db, 'DELETE FROM room_trust WHERE room_id = ? AND owner_id = ?').run(roomId, ownerId);
+    stmt(db, 'DELETE FROM room_humans WHERE room_id = ? AND owner_id = ?').run(roomId, ownerId);
+    touchRoom(db, roomId, ['roster']);
+  })();
+}
+
 export function removeAgent(db: Db, roomId: string, plate: string): void {
   stmt(db, 'DELETE FROM room_agents WHERE room_id = ? AND plate = ?').run(roomId, plate);
 }
@@ -169,7 +198,7 @@ export function listMembers(db: Db, roomId: string) {
 /**
  * Records a change of the room's durable context and returns the new context_version.
  * Call inside the transaction that makes the change. Classes: messages, board, files,
- * focus, decisions, roster, handoffs, workspace.
+ * focus, decisions, roster, handoffs, workspace, reservations.
  */
 export function touchRoom(db: Db, roomId: string, classes: string[]): number {
   const r = stmt(db, 'UPDATE rooms SET context_version = context_version + 1 WHERE id = ? RETURNING context_version').get(

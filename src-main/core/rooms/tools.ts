@@ -8,6 +8,8 @@ export const roomIdArg = z.string().min(1).max(200).describe('Room id (room_…)
 export const roomTools = [
   defineTool({
     name: 'list_rooms',
+    title: 'List rooms',
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     scope: 'READ',
     description: 'The rooms you are a member of: room id, name, whether it is cross-owner, last message seq and context_version. Use it first to find room ids.',
     input: z.object({}),
@@ -15,6 +17,8 @@ export const roomTools = [
   }),
   defineTool({
     name: 'list_members',
+    title: 'List room members',
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     scope: 'READ',
     description:
       'Humans (with role) and agents (with handle and live instances) of a room. Use to find the handle to mention or assign; address agents by handle, not plate.',

@@ -1,5 +1,5 @@
 import type { Core } from '../context.js';
-import { notifyActed } from '../context.js';
+import { notifyActed, notifyTaskEnded } from '../context.js';
 import type { Db } from '../db/open.js';
 import { immediate } from '../db/open.js';
 import { stmt } from '../db/stmt.js';
@@ -93,8 +93,10 @@ function validateDeps(db: Db, roomId: string, taskId: string, deps: readonly str
   return unique;
 }
 
-function trustLevelOf(assignee: AgentRow, actorOwnerId: string) {
-  return assignee.owner_id === actorOwnerId ? ('same_owner' as const) : ('trusted' as const);
+/** The inbox trust_level of a task item: what the assignee owner's Trust says of the actor, never assumed. */
+function trustLevelOf(db: Db, roomId: string, assignee: AgentRow, actorOwnerId: string) {
+  if (assignee.owner_id === actorOwnerId) return 'same_owner' as const;
+  return trustMode(db, roomId, assignee.owner_id) === 'trust_room' ? ('trusted' as const) : ('untrusted' as const);
 }
 
 /**
@@ -106,7 +108,7 @@ function announceAssignment(db: Db, t: TaskRow, actor: Actor): boolean {
   if (actor.kind === 'agent' && actor.plate === t.assignee) return false;
   if (t.status === 'done' || t.status === 'cancelled' || openDepsOf(db, t.id).length > 0) return false;
   const a = getAgentByPlate(db, t.assignee)!;
-  addInboxItem(db, { plate: t.assignee, roomId: t.room_id, taskId: t.id, kind: 'task', trustLevel: trustLevelOf(a, actor.ownerId) });
+  addInboxItem(db, { plate: t.assignee, roomId: t.room_id, taskId: t.id, kind: 'task', trustLevel: trustLevelOf(db, t.room_id, a, actor.ownerId) });
   if (!mayWake(db, t.room_id, t.assignee, actor.ownerId)) return false;
   return (
     enqueueWake(db, {
@@ -116,8 +118,14 @@ function announceAssignment(db: Db, t: TaskRow, actor: Actor): boolean {
       taskId: t.id,
       content: taskPayloadText(taskRecord(db, t.id)!),
       eventKey: `task:${t.id}:assign:${t.assign_count}`,
+      actorOwnerId: actor.ownerId,
     }) !== undefined
   );
+}
+
+/** After commit: a task that reached done, failed or cancelled tells the capabilities tied to it (core.hooks.taskEnded). */
+function endedHook(core: Core, rec: TaskRecord): void {
+  if (rec.status === 'done' || rec.status === 'failed' || rec.status === 'cancelled') notifyTaskEnded(core, { roomId: rec.room, taskId: rec.task_id, status: rec.status });
 }
 
 function emitBoard(core: Core, roomId: string, wakes: boolean): void {
@@ -296,6 +304,21 @@ export function receiveRunning(db: Db, taskId: string, plate: string, instanceId
   });
 }
 
+/**
+ * Takes back the running receipt the server gave an instance that never took its wake (a
+ * channel push the session dropped): doing -> todo, the lease gone, so the runner the wake
+ * goes to next can receive it. Only while that instance still holds the lease.
+ */
+export function returnReceipt(db: Db, taskId: string, instanceId: string): boolean {
+  const r = stmt(db, `UPDATE tasks SET status = 'todo', ${LEAVE_DOING}, updated_at = ? WHERE id = ? AND status = 'doing' AND lease_instance_id = ? RETURNING room_id`).get(
+    Date.now(),
+    taskId,
+    instanceId,
+  ) as { room_id: string } | undefined;
+  if (r) touchRoom(db, r.room_id, ['board']);
+  return r !== undefined;
+}
+
 /** renew_lease: a heartbeat from the holding instance only. It changes nothing but the lease time. */
 export function renewLease(core: Core, actor: Extract<Actor, { kind: 'agent' }>, taskId: string, instanceId: string): TaskRecord {
   const { db } = core;
@@ -361,6 +384,7 @@ export function setStatus(core: Core, actor: Extract<Actor, { kind: 'agent' }>, 
     return taskRecord(db, t.id)!;
   });
   emitBoard(core, rec.room, false);
+  endedHook(core, rec);
   notifyActed(core, { plate: actor.plate, roomId: rec.room, sessionId: actor.sessionId, tool: 'set_status' });
   return rec;
 }
@@ -435,7 +459,7 @@ export function completeTask(
         if (d.status !== 'todo' || openDepsOf(db, d.id).length > 0) continue;
         unblocked.push(d.id);
         const a = getAgentByPlate(db, d.assignee)!;
-        addInboxItem(db, { plate: d.assignee, roomId: d.room_id, taskId: d.id, kind: 'handoff', trustLevel: trustLevelOf(a, actor.ownerId) });
+        addInboxItem(db, { plate: d.assignee, roomId: d.room_id, taskId: d.id, kind: 'handoff', trustLevel: trustLevelOf(db, d.room_id, a, actor.ownerId) });
         if (mayWake(db, d.room_id, d.assignee, actor.ownerId)) {
           const id = enqueueWake(db, {
             plate: d.assignee,
@@ -444,6 +468,7 @@ export function completeTask(
             taskId: d.id,
             content: taskPayloadText(taskRecord(db, d.id)!, notes),
             eventKey: `task:${d.id}:successor:${t.id}`,
+            actorOwnerId: actor.ownerId,
           });
           woke ||= id !== undefined;
         }
@@ -455,6 +480,7 @@ export function completeTask(
     return { rec: taskRecord(db, t.id)!, unblocked };
   });
   emitBoard(core, out.rec.room, woke);
+  endedHook(core, out.rec);
   notifyActed(core, { plate: actor.plate, roomId: out.rec.room, sessionId: actor.sessionId, tool: 'complete_task' });
   return { ...out.rec, unblocked: out.unblocked };
 }
@@ -471,6 +497,7 @@ export function cancelTask(core: Core, actor: Extract<Actor, { kind: 'human' }>,
     return taskRecord(db, t.id)!;
   });
   emitBoard(core, rec.room, false);
+  endedHook(core, rec);
   return rec;
 }
 

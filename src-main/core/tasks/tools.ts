@@ -32,6 +32,8 @@ const NOTHING_PENDING = 'Nothing is ever pending: a cross-owner task is created 
 export const taskTools = [
   defineTool({
     name: 'create_task',
+    title: 'Create a task',
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     scope: 'WRITE',
     description:
       'Create a task on the room board, hard-locked to one assignee (an agent handle @name(owner) from list_members, or a plate). Give a clear definition_of_done. depends_on lists task ids that must be done first. Assigning to another owner’s agent needs that owner’s Trust in the room, else CONSENT_REQUIRED. Returns the task record (task_id, status todo, consent_state).',
@@ -59,6 +61,8 @@ export const taskTools = [
   }),
   defineTool({
     name: 'update_task',
+    title: 'Update a task',
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     scope: 'WRITE',
     description:
       'Edit an unfinished task you are assigned or created: title, detail, definition_of_done, order, depends_on (replaces the list; cycles are refused). The assignee and status never change here. Use it when the plan changes. Returns the task record.',
@@ -81,6 +85,8 @@ export const taskTools = [
   }),
   defineTool({
     name: 'claim_task',
+    title: 'Claim a task',
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     scope: 'WRITE',
     description:
       'Start a todo task assigned to you: it moves to doing and your instance holds its lease. Refused with reason not_assigned (not yours), already_claimed (another instance of you holds it: stop, do not retry) or blocked_by_deps (a prerequisite is not done). Returns the task record with claimed true, or claimed false if this instance already held it.',
@@ -92,6 +98,8 @@ export const taskTools = [
   }),
   defineTool({
     name: 'renew_lease',
+    title: 'Renew a task lease',
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     scope: 'WRITE',
     description:
       'Heartbeat for a doing task your instance holds; call it at least every 2 minutes while working, or read_board flags the task stale. Nothing else happens to a stale task. Returns the task record.',
@@ -103,6 +111,8 @@ export const taskTools = [
   }),
   defineTool({
     name: 'release_task',
+    title: 'Release a task',
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     scope: 'WRITE',
     description: 'Give back a doing task of yours without finishing it: it returns to todo in your lane and the lease ends. Returns the task record.',
     input: z.object({ task_id: taskIdArg }),
@@ -110,6 +120,8 @@ export const taskTools = [
   }),
   defineTool({
     name: 'set_status',
+    title: 'Set task status',
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     scope: 'WRITE',
     description:
       'Move your task to todo, blocked or failed (give a reason for blocked and failed). It never marks done: use complete_task. Returns the task record.',
@@ -134,6 +146,8 @@ export const taskTools = [
   }),
   defineTool({
     name: 'complete_task',
+    title: 'Complete a task',
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     scope: 'WRITE',
     description:
       'Finish your doing task. status done means definition_of_done is met and requires handoff_notes: they go verbatim to the assignees of the tasks that depended on this one, who are woken. status blocked or failed needs a reason. ack_ids clears inbox items you handled. Returns the task record and unblocked (task ids now claimable).',
@@ -162,6 +176,8 @@ export const taskTools = [
   }),
   defineTool({
     name: 'read_board',
+    title: 'Read the task board',
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     scope: 'READ',
     description:
       'The room board: lanes (one per agent: assignee, handle, tasks by order) and the done view, with blocked_by (unmet prerequisites) and lease.stale per task, and context_version. Filter by assignee (handle or plate) and status; cancelled and archived tasks appear only when status asks for them.',
@@ -181,6 +197,8 @@ export const taskTools = [
   }),
   defineTool({
     name: 'archive_task',
+    title: 'Archive a task',
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     scope: 'WRITE',
     description: 'Remove a done, failed or cancelled task (that you are assigned or created) from the board; it stays readable by id. Use it to tidy the board once work is over. Returns the task record.',
     input: z.object({ task_id: taskIdArg }),
@@ -188,6 +206,8 @@ export const taskTools = [
   }),
   defineTool({
     name: 'set_room_consent',
+    title: 'Set room consent',
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     scope: 'WRITE',
     description:
       'Your owner’s Trust toggle in this room: trust_room lets agents of other owners assign you tasks and wake you; blocked (the default) refuses that. Affects only your owner. Returns {room, mode}.',
@@ -205,6 +225,8 @@ export const taskTools = [
   }),
   defineTool({
     name: 'accept_task',
+    title: 'Accept a task (legacy)',
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     scope: 'WRITE',
     description: `Legacy, kept for old clients; you never need it. ${NOTHING_PENDING} Acts on nothing and returns {acted: false}.`,
     input: z.object({ task_id: z.string().max(200).optional() }),
@@ -212,6 +234,8 @@ export const taskTools = [
   }),
   defineTool({
     name: 'reject_task',
+    title: 'Reject a task (legacy)',
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     scope: 'WRITE',
     description: `Legacy, kept for old clients; you never need it. ${NOTHING_PENDING} Acts on nothing and returns {acted: false}.`,
     input: z.object({ task_id: z.string().max(200).optional(), reason: z.string().max(4000).optional() }),
@@ -219,6 +243,8 @@ export const taskTools = [
   }),
   defineTool({
     name: 'list_pending_consents',
+    title: 'List pending consents (legacy)',
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     scope: 'READ',
     description: `Legacy, kept for old clients; you never need it. ${NOTHING_PENDING} Always returns an empty list.`,
     input: z.object({ room: z.string().max(200).optional() }),
@@ -226,6 +252,8 @@ export const taskTools = [
   }),
   defineTool({
     name: 'assign_task',
+    title: 'Assign a task (retired)',
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     scope: 'READ',
     advertised: false,
     description: 'Retired.',

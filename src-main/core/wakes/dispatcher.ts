@@ -4,9 +4,10 @@ import { mcpUrl } from '../context.js';
 import { immediate } from '../db/open.js';
 import { stmt } from '../db/stmt.js';
 import { agentHandle, createCredential, getAgentByPlate, revokeCredential, type AgentRow } from '../agents/store.js';
-import { getRoom, isAgentMember } from '../rooms/store.js';
+import { getRoom, isAgentMember, trustMode } from '../rooms/store.js';
+import { mayRunCommands } from '../owners/store.js';
 import { hasScope } from '../../../shared/scopes.js';
-import { receiveRunning } from '../tasks/service.js';
+import { receiveRunning, returnReceipt } from '../tasks/service.js';
 import { getTaskRow, type TaskRow } from '../tasks/store.js';
 import type { McpSession } from '../mcp/sessions.js';
 import {
@@ -19,16 +20,21 @@ import {
   markPull,
   markRunning,
   queueHeads,
+  requeueChannelWake,
   olderQueued,
   runningWakes,
   type WakeRow,
 } from './store.js';
-import { channelSessionOf, channelTimeoutMs, pushChannel } from './channel.js';
+import { channelAckMs, channelSessionOf, channelTimeoutMs, pushChannel } from './channel.js';
 import { firstRunner, runProcess, type ProcessOutcome, type RunnerConfig, type RunningProcess } from './runners.js';
-import { expandRunnerArgs } from './presets.js';
+import { expandRunnerArgs, RUNNER_PRESETS, serverNameFor, type PresetDef } from './presets.js';
+import { geminiRunHome, wakeInstructions, type RunHome } from './run-home.js';
+import { isInsideHome, knownSecrets, scratchFolder } from './secrets.js';
 
 export const RESTART_REASON = 'server restarted while the wake was running';
 export const SHUTDOWN_REASON = 'server shut down while the wake was running';
+export const RUNNERS_REVOKED_REASON =
+  "runners of this agent's owner are disabled: the primary owner has not allowed this owner to run commands on this machine";
 /** The safety net behind the event-driven kicks; also how often channel timeouts are checked. */
 const POLL_MS = 1000;
 
@@ -63,14 +69,49 @@ export function envelopeMeta(e: WakeEnvelope): Record<string, string> {
   return Object.fromEntries(Object.entries(e).map(([k, v]) => [k, String(v)]));
 }
 
-/** The room workspace's local folder, when the workspace capability has one that exists. */
-function workspaceFolder(core: Core, roomId: string): string | undefined {
+/**
+ * The room workspace's local folder, only when the agent's own owner set it: a path another
+ * owner (say a room admin) configured never becomes the working folder of your runner.
+ */
+function workspaceFolder(core: Core, roomId: string, agentOwnerId: string): string | undefined {
   try {
-    const r = stmt(core.db, 'SELECT local_path FROM room_workspaces WHERE room_id = ?').get(roomId) as { local_path: string | null } | undefined;
-    return r?.local_path ?? undefined;
+    const r = stmt(core.db, 'SELECT local_path, local_path_by FROM room_workspaces WHERE room_id = ?').get(roomId) as
+      | { local_path: string | null; local_path_by: string | null }
+      | undefined;
+    return r?.local_path && r.local_path_by === agentOwnerId ? r.local_path : undefined;
   } catch {
     return undefined;
   }
+}
+
+/** Where a run works (docs/security.md): its own cwd, else its owner's workspace path, else a scratch folder; never the data home. */
+function runnerCwd(core: Core, runner: RunnerConfig, a: AgentRow, roomId: string): { cwd: string } | { refused: string } {
+  let cwd = runner.cwd ?? workspaceFolder(core, roomId, a.owner_id);
+  if (!cwd) {
+    try {
+      cwd = scratchFolder(a.plate);
+    } catch {
+      return { refused: 'the runner scratch folder could not be created' };
+    }
+  }
+  if (isInsideHome(core.config.home, cwd)) return { refused: 'the runner working folder is the data home or inside it; runners never work there' };
+  if (!isDir(cwd)) return { refused: 'the runner working folder does not exist' };
+  return { cwd };
+}
+
+/**
+ * Everything mayWake checked when the wake was queued, checked again as it starts: the
+ * agent (revoked, INVOKE), its membership, and the Trust of its owner towards the actor's.
+ */
+function recheckReason(core: Core, w: WakeRow, a: AgentRow | undefined): string | undefined {
+  const { db } = core;
+  if (!a || a.revoked_at !== null) return 'the agent was revoked';
+  if (!isAgentMember(db, w.room_id, w.plate)) return 'the agent is no longer a member of the room';
+  if (!hasScope(a.scopes, 'INVOKE')) return 'the agent no longer holds INVOKE';
+  if (w.actor_owner_id && w.actor_owner_id !== a.owner_id && trustMode(db, w.room_id, a.owner_id) !== 'trust_room') {
+    return "the agent's owner turned Trust off in this room after the wake was queued";
+  }
+  return undefined;
 }
 
 function isDir(p: string): boolean {
@@ -88,8 +129,31 @@ function runnerBaseEnv(): NodeJS.ProcessEnv {
   return env;
 }
 
+/**
+ * The args, environment and per-run settings home of one run: the preset's placeholders filled
+ * with the per-agent server name and the envelope, the run's own credential in the environment.
+ */
+function runnerSpawnSpec(runner: RunnerConfig, envelope: WakeEnvelope, baseUrl: string, credential: string) {
+  const server = serverNameFor(runner.plate);
+  const instructions = wakeInstructions(envelope, server);
+  const env: NodeJS.ProcessEnv = {
+    ...runnerBaseEnv(),
+    ...runner.env,
+    AGENT_ROOMS_WAKE: JSON.stringify(envelope),
+    AGENT_ROOMS_MCP_URL: `${baseUrl}?key=${credential}`,
+    AGENT_ROOMS_MCP_BASE_URL: baseUrl,
+    AGENT_ROOMS_MCP_SERVER: server,
+    AGENT_ROOMS_CREDENTIAL: credential,
+  };
+  const preset: PresetDef | undefined = runner.preset ? RUNNER_PRESETS[runner.preset] : undefined;
+  const home = preset?.runHome === 'gemini' ? geminiRunHome({ env, server, mcpBaseUrl: baseUrl, instructions }) : undefined;
+  return { args: expandRunnerArgs(runner.args, { mcpBaseUrl: baseUrl, server, instructions }), env: { ...env, ...home?.env }, home };
+}
+
 interface ActiveRun {
   wakeId: string;
+  /** The owner of the run's agent: runs end at once when that owner loses allow_runners. */
+  ownerId: string;
   credentialId: string;
   proc: RunningProcess;
   /** A task run holds the task's lease as the runner instance; the server renews it while the process lives. */
@@ -111,6 +175,10 @@ export class WakeDispatcher {
   /** The next pass also looks at wakes parked for pull clients. */
   private fullPending = false;
   private readonly runs = new Map<string, ActiveRun>();
+  /** Pushed wakes not yet taken: the session and its tool-call count at the push. */
+  private readonly pushes = new Map<string, { sessionId: string; toolCalls: number; at: number }>();
+  /** Wakes a channel session did not take: they go to the runner or the inbox, never pushed again. */
+  private readonly noChannel = new Set<string>();
   /** Tool calls of closed sessions, by the run credential that opened them. */
   private readonly toolCallsByCredential = new Map<string, number>();
   private timer?: NodeJS.Timeout;
@@ -124,6 +192,7 @@ export class WakeDispatcher {
       if (w.run_credential_id) revokeCredential(core.db, w.run_credential_id);
     }
     this.unsubscribe = core.bus.on((e) => {
+      if (e.type === 'owners.changed') this.enforceRunnerRights();
       if (e.type === 'runners.changed') this.kick(true);
       else if (e.type === 'wakes.changed' || e.type === 'message.created' || e.type === 'board.changed') this.kick();
     });
@@ -133,6 +202,13 @@ export class WakeDispatcher {
     this.timer = setInterval(() => this.tick(true), POLL_MS);
     this.timer.unref();
     this.kick(true);
+  }
+
+  /** A revoked allow_runners ends that owner's running runs now (docs/security.md). */
+  private enforceRunnerRights(): void {
+    for (const run of this.runs.values()) {
+      if (!mayRunCommands(this.core.db, run.ownerId)) run.proc.kill(RUNNERS_REVOKED_REASON);
+    }
   }
 
   /** Schedules one dispatch pass (coalesced); `full` also reconsiders wakes parked for pull. */
@@ -178,8 +254,11 @@ export class WakeDispatcher {
   private expireChannelWakes(): void {
     const { db } = this.core;
     const now = Date.now();
-    for (const w of runningWakes(db)) {
+    const running = runningWakes(db);
+    for (const id of this.pushes.keys()) if (!running.some((w) => w.id === id)) this.pushes.delete(id);
+    for (const w of running) {
       if (w.target !== 'channel') continue;
+      if (this.channelNotTaken(w, now)) continue;
       if (w.deadline_at !== null && w.deadline_at <= now) {
         const ms = channelTimeoutMs();
         if (finishWake(db, w.id, 'failed', `the pushed session did not act in the room within ${ms} ms`)) this.changed(w.room_id);
@@ -187,6 +266,39 @@ export class WakeDispatcher {
         if (finishWake(db, w.id, 'failed', 'the session closed before acting in the room')) this.changed(w.room_id);
       }
     }
+  }
+
+  /**
+   * A push the session never took (no tool call of that session since, within channelAckMs,
+   * or the session went away first) goes back to the queue for the runner or the inbox: a
+   * session that drops pushes must not hold the wake for the whole channel timeout. The wake
+   * moves once (running -> queued, never pushed again), so it cannot run twice.
+   */
+  private channelNotTaken(w: WakeRow, now: number): boolean {
+    const p = this.pushes.get(w.id);
+    if (!p) return false;
+    const s = this.core.sessions.get(p.sessionId);
+    if (s && s.toolCalls > p.toolCalls) {
+      this.pushes.delete(w.id);
+      return false;
+    }
+    if (s && now - p.at < channelAckMs()) return false;
+    this.pushes.delete(w.id);
+    const why = s ? `the channel session did not take the push within ${channelAckMs()} ms` : 'the channel session closed before taking the push';
+    const { db } = this.core;
+    let receiptBack = false;
+    const moved = immediate(db, () => {
+      if (!requeueChannelWake(db, w.id, `${why}; handed to the runner or the inbox`)) return false;
+      // A task wake gave the session the running receipt: take it back for the next target.
+      if (w.task_id) receiptBack = returnReceipt(db, w.task_id, p.sessionId);
+      return true;
+    });
+    if (!moved) return false;
+    this.noChannel.add(w.id);
+    this.changed(w.room_id);
+    if (receiptBack) this.core.bus.emit({ type: 'board.changed', room: w.room_id });
+    this.kick(true);
+    return true;
   }
 
   /**
@@ -213,23 +325,26 @@ export class WakeDispatcher {
     // A head found without the pull-parked wakes may have older ones queued before it.
     const w = head.target === 'pull' ? head : (olderQueued(db, head.plate, head.room_id, head.seq) ?? head);
     const a = getAgentByPlate(db, w.plate);
-    let drop: string | undefined;
-    if (!a || a.revoked_at !== null) drop = 'the agent was revoked';
-    else if (!isAgentMember(db, w.room_id, w.plate)) drop = 'the agent is no longer a member of the room';
-    else if (!hasScope(a.scopes, 'INVOKE')) drop = 'the agent no longer holds INVOKE';
-    else if (w.task_id) drop = staleTaskReason(getTaskRow(db, w.task_id), w.plate);
+    let drop = recheckReason(core, w, a);
+    if (!drop && w.task_id) drop = staleTaskReason(getTaskRow(db, w.task_id), w.plate);
     if (drop || !a) {
       dropQueued(db, w.id, drop ?? 'the agent was revoked');
       this.changed(w.room_id);
       this.kick();
       return;
     }
-    const session = channelSessionOf(core, w.plate);
+    const session = this.noChannel.has(w.id) ? undefined : channelSessionOf(core, w.plate);
     if (session) {
       if (!keyBusy(db, session.id, w.room_id, 'claude-code')) this.startChannel(w, a, session);
       return;
     }
     const runner = firstRunner(db, w.plate);
+    if (runner && !mayRunCommands(db, a.owner_id)) {
+      dropQueued(db, w.id, RUNNERS_REVOKED_REASON);
+      this.changed(w.room_id);
+      this.kick();
+      return;
+    }
     if (runner) {
       if (!keyBusy(db, runnerInstanceId(runner), w.room_id, runner.host)) this.startRunner(w, a, runner);
       return;
@@ -269,6 +384,7 @@ export class WakeDispatcher {
       deadlineAt: Date.now() + channelTimeoutMs(),
     });
     if (!ok) return;
+    this.pushes.set(w.id, { sessionId: session.id, toolCalls: session.toolCalls, at: Date.now() });
     const env = envelopeOf(w, a, 'claude-code', `${agentHandle(a)}#${session.label}`, version);
     pushChannel(session, w.content, envelopeMeta(env)).catch(() => {
       if (this.stopped) return;
@@ -281,12 +397,12 @@ export class WakeDispatcher {
   private startRunner(w: WakeRow, a: AgentRow, runner: RunnerConfig): void {
     const { core } = this;
     const { db } = core;
-    const cwd = runner.cwd ?? workspaceFolder(core, w.room_id) ?? core.config.home;
+    const where = runnerCwd(core, runner, a, w.room_id);
     const version = this.contextVersion(w.room_id);
     const instanceId = runnerInstanceId(runner);
-    if (!isDir(cwd)) {
+    if ('refused' in where) {
       if (this.begin(w, { target: 'runner', host: runner.host, instanceId, contextVersion: version }, false)) {
-        finishWake(db, w.id, 'failed', 'the runner working folder does not exist');
+        finishWake(db, w.id, 'failed', where.refused);
         this.changed(w.room_id);
         this.kick();
       }
@@ -299,32 +415,30 @@ export class WakeDispatcher {
     }
     const envelope = envelopeOf(w, a, runner.host, agentHandle(a), version);
     let proc: RunningProcess;
+    let home: RunHome | undefined;
     try {
       const baseUrl = mcpUrl(core, runner.host);
+      const spawnSpec = runnerSpawnSpec(runner, envelope, baseUrl, cred.credential);
+      home = spawnSpec.home;
       proc = runProcess({
         command: runner.command,
-        args: expandRunnerArgs(runner.args, baseUrl),
-        cwd,
-        env: {
-          ...runnerBaseEnv(),
-          ...runner.env,
-          AGENT_ROOMS_WAKE: JSON.stringify(envelope),
-          AGENT_ROOMS_MCP_URL: `${baseUrl}?key=${cred.credential}`,
-          AGENT_ROOMS_MCP_BASE_URL: baseUrl,
-          AGENT_ROOMS_CREDENTIAL: cred.credential,
-        },
+        args: spawnSpec.args,
+        cwd: where.cwd,
+        env: spawnSpec.env,
         stdin: w.content,
         timeoutMs: runner.timeout_ms,
-        secrets: [cred.credential],
+        secrets: [cred.credential, ...knownSecrets(core)],
       });
     } catch {
+      home?.cleanup();
       revokeCredential(db, cred.credentialId);
       finishWake(db, w.id, 'failed', 'the runner command could not be started');
       this.changed(w.room_id);
       return;
     }
+    if (home) void proc.done.finally(() => home.cleanup());
     const lease = w.task_id ? { taskId: w.task_id, instanceId, renewedAt: Date.now() } : undefined;
-    this.runs.set(w.id, { wakeId: w.id, credentialId: cred.credentialId, proc, lease });
+    this.runs.set(w.id, { wakeId: w.id, ownerId: a.owner_id, credentialId: cred.credentialId, proc, lease });
     this.started(w, 'runner');
     void proc.done.then((outcome) => this.endRun(w, runner, cred.credentialId, outcome));
   }
@@ -365,6 +479,8 @@ export class WakeDispatcher {
       if (s.host === 'claude-code') setTimeout(() => this.kick(true), 50).unref();
       return;
     }
+    // A session that took its push (called a tool since) and then closed: the wake stays its own.
+    for (const [id, p] of this.pushes) if (p.sessionId === s.id && s.toolCalls > p.toolCalls) this.pushes.delete(id);
     for (const run of this.runs.values()) {
       if (run.credentialId === s.credentialId) {
         this.toolCallsByCredential.set(s.credentialId, (this.toolCallsByCredential.get(s.credentialId) ?? 0) + s.toolCalls);

@@ -7,6 +7,8 @@ import { ownAgent } from '../agents/routes.js';
 import { getAgentByPlate } from '../agents/store.js';
 import { requireHumanRoom } from '../rooms/store.js';
 import { isMcpHost } from '../../../shared/hosts.js';
+import type { Owner } from '../owners/store.js';
+import { isInsideHome } from './secrets.js';
 import { deleteRunner, getRunner, putRunner, runnerDto, runnersOf, type RunnerInput } from './runners.js';
 import { presetNamed, RUNNER_PRESETS, RUNNER_TIMEOUT_MAX_MS, RUNNER_TIMEOUT_MIN_MS } from './presets.js';
 import { listWakes, wakeDto, type WakeStatus } from './store.js';
@@ -15,18 +17,45 @@ const timeoutMs = z.number().int().min(RUNNER_TIMEOUT_MIN_MS).max(RUNNER_TIMEOUT
 const cwd = z.string().min(1).max(4096).refine(isAbsolute, 'must be an absolute path');
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
 
-const presetBody = z.strictObject({ preset: z.string().min(1).max(40), cwd: cwd.optional(), timeout_ms: timeoutMs.optional() });
+/** Runner env: API keys and base URLs of the host, for presets and commands alike. */
+const runnerEnv = z
+  .record(z.string().regex(ENV_NAME, 'must be an environment variable name'), z.string().max(8192))
+  .refine((e) => Object.keys(e).length <= 100, 'at most 100 variables')
+  .refine((e) => !Object.keys(e).some((k) => k.startsWith('AGENT_ROOMS_')), 'AGENT_ROOMS_* names are set by the server');
+const presetBody = z.strictObject({ preset: z.string().min(1).max(40), cwd: cwd.optional(), timeout_ms: timeoutMs.optional(), env: runnerEnv.optional() });
 const commandBody = z.strictObject({
   command: z.string().min(1).max(4096),
   args: z.array(z.string().max(8192)).max(200).optional(),
   cwd: cwd.optional(),
   timeout_ms: timeoutMs.optional(),
-  env: z
-    .record(z.string().regex(ENV_NAME, 'must be an environment variable name'), z.string().max(8192))
-    .refine((e) => Object.keys(e).length <= 100, 'at most 100 variables')
-    .refine((e) => !Object.keys(e).some((k) => k.startsWith('AGENT_ROOMS_')), 'AGENT_ROOMS_* names are set by the server')
-    .optional(),
+  env: runnerEnv.optional(),
 });
+
+/**
+ * A runner is a command the server runs as this machine's user: only the primary owner, or an
+ * owner it allowed (PATCH /v1/owners/:id {allow_runners}), may configure one (docs/security.md).
+ */
+function requireRunnerRight(owner: Owner): void {
+  if (!owner.allow_runners) {
+    throw new AppError(
+      'RUNNERS_NOT_ALLOWED',
+      "runners run commands as this machine's user: only the primary owner, or an owner it allowed (allow_runners), may configure them; ask the primary owner",
+      { reason: 'not_allowed_by_primary_owner' },
+    );
+  }
+}
+
+/** A runner of an owner without the right stays listed, marked as not running (`enabled: false`). */
+function withRight<T extends object>(owner: Owner, dto: T): T & { enabled: boolean } {
+  return { ...dto, enabled: owner.allow_runners };
+}
+
+/** The data home (keys, tokens, the database) is never a runner's working folder, nor anything inside it. */
+function checkCwd(home: string, cwd: string | undefined): void {
+  if (cwd !== undefined && isInsideHome(home, cwd)) {
+    throw invalid('cwd must not be the data home or a folder inside it', 'cwd_in_data_home');
+  }
+}
 
 function hostParam(h: string): string {
   if (!isMcpHost(h)) throw invalid(`host must be one of ${Object.values(RUNNER_PRESETS).map((p) => p.host).join(', ')}`);
@@ -53,7 +82,9 @@ export const wakeRoutes: Route[] = [
   {
     method: 'GET',
     path: '/v1/agents/:plate/runners',
-    handler: ({ core, owner, params }) => ({ runners: runnersOf(core.db, ownAgent(core, owner, params.plate!).plate).map(runnerDto) }),
+    handler: ({ core, owner, params }) => ({
+      runners: runnersOf(core.db, ownAgent(core, owner, params.plate!).plate).map((r) => withRight(owner, runnerDto(r))),
+    }),
   },
   {
     method: 'PUT',
@@ -61,15 +92,17 @@ export const wakeRoutes: Route[] = [
     handler: ({ core, owner, params, body }) => {
       const a = ownAgent(core, owner, params.plate!);
       const host = hostParam(params.host!);
+      requireRunnerRight(owner);
       let input: RunnerInput;
       if ('preset' in body) {
         const p = parseWith(presetBody, body);
         const preset = presetNamed(p.preset);
         if (!preset) throw invalid(`preset must be one of: ${Object.keys(RUNNER_PRESETS).join(', ')}`);
-        input = { preset, cwd: p.cwd, timeout_ms: p.timeout_ms };
+        input = { preset, cwd: p.cwd, timeout_ms: p.timeout_ms, env: p.env };
       } else {
         input = parseWith(commandBody, body);
       }
+      checkCwd(core.config.home, input.cwd);
       const r = putRunner(core.db, a.plate, host, input);
       core.bus.emit({ type: 'runners.changed', owners: [owner.owner_id] });
       core.bus.emit({ type: 'wakes.changed', owners: [owner.owner_id] });
@@ -83,7 +116,7 @@ export const wakeRoutes: Route[] = [
       const a = ownAgent(core, owner, params.plate!);
       const r = getRunner(core.db, a.plate, hostParam(params.host!));
       if (!r) throw new AppError('NOT_FOUND', 'no runner configured for this agent and host');
-      return runnerDto(r);
+      return withRight(owner, runnerDto(r));
     },
   },
   {

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import type { Db } from '../db/open.js';
 import { stmt } from '../db/stmt.js';
+import { openEnv, sealEnv } from './env-seal.js';
 import { RUNNER_PRESETS, RUNNER_TIMEOUT_DEFAULT_MS, type RunnerPreset } from './presets.js';
 
 /** What an owner configured for one agent on one host. */
@@ -10,7 +11,7 @@ export interface RunnerConfig {
   preset: RunnerPreset | null;
   command: string;
   args: string[];
-  /** null: the room workspace's local_path, else the server's home. */
+  /** null: the room workspace's local_path when the agent's own owner set it, else a per-agent scratch folder (never the data home). */
   cwd: string | null;
   timeout_ms: number;
   env: Record<string, string>;
@@ -31,7 +32,7 @@ interface RunnerRow {
   updated_at: number;
 }
 
-function fromRow(r: RunnerRow): RunnerConfig {
+function fromRow(db: Db, r: RunnerRow): RunnerConfig {
   // A preset runner follows the preset as this build defines it, not the args saved with it.
   const preset = r.preset && r.preset in RUNNER_PRESETS ? RUNNER_PRESETS[r.preset as RunnerPreset] : undefined;
   return {
@@ -39,12 +40,12 @@ function fromRow(r: RunnerRow): RunnerConfig {
     preset: r.preset as RunnerPreset | null,
     command: preset ? preset.command : r.command,
     args: preset ? [...preset.args] : (JSON.parse(r.args) as string[]),
-    env: JSON.parse(r.env) as Record<string, string>,
+    env: openEnv(db, r.plate, r.host, r.env),
   };
 }
 
 export type RunnerInput =
-  | { preset: RunnerPreset; cwd?: string; timeout_ms?: number }
+  | { preset: RunnerPreset; cwd?: string; timeout_ms?: number; env?: Record<string, string> }
   | { command: string; args?: string[]; cwd?: string; timeout_ms?: number; env?: Record<string, string> };
 
 /** Creates or replaces the runner of (agent, host); a replaced runner keeps its place in the order. */
@@ -68,7 +69,7 @@ export function putRunner(db: Db, plate: string, host: string, input: RunnerInpu
     JSON.stringify(args),
     input.cwd ?? null,
     input.timeout_ms ?? RUNNER_TIMEOUT_DEFAULT_MS,
-    JSON.stringify(env),
+    sealEnv(db, plate, host, env),
     now,
     now,
   );
@@ -77,7 +78,7 @@ export function putRunner(db: Db, plate: string, host: string, input: RunnerInpu
 
 export function getRunner(db: Db, plate: string, host: string): RunnerConfig | undefined {
   const r = stmt(db, 'SELECT * FROM runners WHERE plate = ? AND host = ?').get(plate, host) as RunnerRow | undefined;
-  return r && fromRow(r);
+  return r && fromRow(db, r);
 }
 
 export function deleteRunner(db: Db, plate: string, host: string): boolean {
@@ -87,11 +88,22 @@ export function deleteRunner(db: Db, plate: string, host: string): boolean {
 /** decisions.md "Wakes": with runners on several hosts, the first configured one is woken. */
 export function firstRunner(db: Db, plate: string): RunnerConfig | undefined {
   const r = stmt(db, 'SELECT * FROM runners WHERE plate = ? ORDER BY created_at, host LIMIT 1').get(plate) as RunnerRow | undefined;
-  return r && fromRow(r);
+  return r && fromRow(db, r);
+}
+
+/** Every runner's env values, whoever configured it: output tails mask them all. */
+export function allRunnerEnvValues(db: Db): string[] {
+  return (stmt(db, 'SELECT * FROM runners').all() as RunnerRow[]).flatMap((r) => {
+    try {
+      return Object.values(fromRow(db, r).env);
+    } catch {
+      return [];
+    }
+  });
 }
 
 export function runnersOf(db: Db, plate: string): RunnerConfig[] {
-  return (stmt(db, 'SELECT * FROM runners WHERE plate = ? ORDER BY created_at, host').all(plate) as RunnerRow[]).map(fromRow);
+  return (stmt(db, 'SELECT * FROM runners WHERE plate = ? ORDER BY created_at, host').all(plate) as RunnerRow[]).map((r) => fromRow(db, r));
 }
 
 /** The human-facing shape: the env values are the owner's own, but may hold secrets, so only names show. */
@@ -112,7 +124,15 @@ export function runnerDto(r: RunnerConfig) {
 
 /** Output kept for the human: the last 4 KiB of each stream. */
 export const TAIL_BYTES = 4096;
-const CREDENTIAL_RE = /ark_[A-Za-z0-9_-]{20,}/g;
+/** Prefixed secrets this server issues: credentials, owner tokens, UI sessions, login links. */
+const ISSUED_SECRET_RE = /\b(ark|aro|ars|arl)_[A-Za-z0-9_-]{20,}/g;
+/** A compact JWS (passports): three base64url parts, the first a JSON header. */
+const JWT_RE = /\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g;
+
+/** Masks every secret pattern this server issues, whoever it belongs to (docs/security.md). */
+export function maskIssuedSecrets(s: string): string {
+  return s.replace(ISSUED_SECRET_RE, (_m, p: string) => `${p}_***`).replace(JWT_RE, 'eyJ***');
+}
 
 /** Keeps the last bytes of a stream; enough slack that a secret cut at the edge is dropped, not half-shown. */
 class Tail {
@@ -127,7 +147,7 @@ class Tail {
   text(secrets: string[]): string {
     let s = Buffer.concat(this.chunks).subarray(-this.keep).toString('utf8');
     for (const secret of secrets) if (secret) s = s.split(secret).join('***');
-    s = s.replace(CREDENTIAL_RE, 'ark_***');
+    s = maskIssuedSecrets(s);
     const bytes = Buffer.from(s, 'utf8');
     return bytes.length <= TAIL_BYTES ? s : bytes.subarray(bytes.length - TAIL_BYTES).toString('utf8').replace(/^\uFFFD+/, '');
   }

@@ -2,10 +2,10 @@ import type { Db } from '../db/open.js';
 import { stmt } from '../db/stmt.js';
 import { newId } from '../util/ids.js';
 import { getAgentByPlate } from '../agents/store.js';
-import { isCrossOwner, trustMode } from '../rooms/store.js';
+import { trustMode } from '../rooms/store.js';
 import { hasScope } from '../../../shared/scopes.js';
 
-export type WakeTrigger = 'mention' | 'assignment' | 'successor';
+export type WakeTrigger = 'mention' | 'assignment' | 'successor' | 'paths_free';
 
 export interface WakeInput {
   plate: string;
@@ -17,6 +17,8 @@ export interface WakeInput {
   content: string;
   /** One wake per recipient per triggering event: a second enqueue with the same key is ignored. */
   eventKey: string;
+  /** Whose action queued it: Trust is checked again against this owner when the wake starts. */
+  actorOwnerId?: string;
 }
 
 /** Queues a wake (inside the caller's transaction). Returns its id, or undefined if this event already woke the agent. */
@@ -24,21 +26,22 @@ export function enqueueWake(db: Db, w: WakeInput): string | undefined {
   const id = newId('wake');
   const r = stmt(
     db,
-    `INSERT OR IGNORE INTO wakes (id, plate, room_id, trigger, task_id, message_id, content, event_key, created_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(id, w.plate, w.roomId, w.trigger, w.taskId ?? null, w.messageId ?? null, w.content, w.eventKey, Date.now());
+    `INSERT OR IGNORE INTO wakes (id, plate, room_id, trigger, task_id, message_id, content, event_key, actor_owner_id, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(id, w.plate, w.roomId, w.trigger, w.taskId ?? null, w.messageId ?? null, w.content, w.eventKey, w.actorOwnerId ?? null, Date.now());
   return r.changes ? id : undefined;
 }
 
 /**
  * May an actor of `actorOwnerId` wake this agent in this room? It must hold INVOKE, not be
- * revoked, and in a cross-owner room an actor of another owner needs that owner's Trust on.
+ * revoked, and an actor of another owner needs that owner's Trust on for the room, whatever
+ * the room's mix of agents (docs/security.md, item 2). The dispatcher checks it all again
+ * when the wake starts.
  */
 export function mayWake(db: Db, roomId: string, plate: string, actorOwnerId: string): boolean {
   const a = getAgentByPlate(db, plate);
   if (!a || a.revoked_at !== null || !hasScope(a.scopes, 'INVOKE')) return false;
   if (a.owner_id === actorOwnerId) return true;
-  if (!isCrossOwner(db, roomId)) return true;
   return trustMode(db, roomId, a.owner_id) === 'trust_room';
 }
 
@@ -72,6 +75,7 @@ export interface WakeRow {
   tool_calls: number | null;
   flagged_no_tool_call: number;
   run_credential_id: string | null;
+  actor_owner_id: string | null;
 }
 
 export function getWake(db: Db, id: string): WakeRow | undefined {
@@ -195,6 +199,20 @@ export function handleChannelWakes(db: Db, instanceId: string, roomId: string): 
     `UPDATE wakes SET status = 'handled', reason = NULL, ended_at = ?
      WHERE status = 'running' AND target = 'channel' AND instance_id = ? AND room_id = ?`,
   ).run(Date.now(), instanceId, roomId).changes;
+}
+
+/**
+ * A pushed wake the session never took: back to queued, first in its queue again (its seq is
+ * unchanged), for the runner or the inbox. Only from running on a channel, so it moves once.
+ */
+export function requeueChannelWake(db: Db, id: string, reason: string): boolean {
+  return (
+    stmt(
+      db,
+      `UPDATE wakes SET status = 'queued', target = NULL, host = NULL, instance_id = NULL, deadline_at = NULL, started_at = NULL, reason = ?
+       WHERE id = ? AND status = 'running' AND target = 'channel'`,
+    ).run(reason, id).changes === 1
+  );
 }
 
 /** Queued pull wakes of an agent in a room: handled once the agent acted there. */

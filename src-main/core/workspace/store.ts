@@ -13,6 +13,8 @@ interface WorkspaceRow {
   git_token_enc: Buffer | null;
   updated_by: string;
   updated_at: number;
+  /** Who set local_path: a runner works there only for agents of this owner (docs/security.md). */
+  local_path_by: string | null;
 }
 
 /** A change: a string sets the field, null clears it, undefined keeps it. */
@@ -60,24 +62,43 @@ export function setWorkspace(core: Core, ownerId: string, roomId: string, u: Wor
     const cur = row(core, roomId);
     const pick = <T>(next: T | undefined, prev: T | null | undefined): T | null => (next === undefined ? (prev ?? null) : next);
     const token = u.git_token === undefined ? (cur?.git_token_enc ?? null) : u.git_token === null ? null : sealToken(core, roomId, u.git_token);
+    const localPath = pick(u.local_path, cur?.local_path);
+    const localPathBy = localPath === null ? null : u.local_path === undefined ? (cur?.local_path_by ?? null) : ownerId;
     stmt(
       core.db,
-      `INSERT INTO room_workspaces (room_id, local_path, repo_url, repo_branch, git_token_enc, updated_by, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?)
+      `INSERT INTO room_workspaces (room_id, local_path, repo_url, repo_branch, git_token_enc, updated_by, updated_at, local_path_by)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (room_id) DO UPDATE SET local_path = excluded.local_path, repo_url = excluded.repo_url,
          repo_branch = excluded.repo_branch, git_token_enc = excluded.git_token_enc,
-         updated_by = excluded.updated_by, updated_at = excluded.updated_at`,
-    ).run(roomId, pick(u.local_path, cur?.local_path), pick(u.repo_url, cur?.repo_url), pick(u.repo_branch, cur?.repo_branch), token, ownerId, Date.now());
+         updated_by = excluded.updated_by, updated_at = excluded.updated_at, local_path_by = excluded.local_path_by`,
+    ).run(roomId, localPath, pick(u.repo_url, cur?.repo_url), pick(u.repo_branch, cur?.repo_branch), token, ownerId, Date.now(), localPathBy);
     touchRoom(core.db, roomId, ['workspace']);
   });
   core.bus.emit({ type: 'workspace.changed', room: roomId });
   return maskedWorkspace(core, ownerId, roomId);
 }
 
-/** GET /v1/rooms/:id/workspace: any member of the room; the token masked. */
+/**
+ * GET /v1/rooms/:id/workspace: any member of the room; the token masked. The same rule as for
+ * agents (get_room_context, read_workspace): details for room admins; a non-admin sees that a
+ * workspace is configured, and a local path only if it set it itself (docs/security.md, item 8).
+ */
 export function maskedWorkspace(core: Core, ownerId: string, roomId: string) {
   requireHumanRoom(core.db, roomId, ownerId);
   const r = row(core, roomId);
+  if (r && humanRole(core.db, roomId, ownerId) !== 'admin') {
+    return {
+      room: roomId,
+      configured: true,
+      details_hidden: true,
+      local_path: r.local_path_by === ownerId ? r.local_path : null,
+      repo_url: null,
+      repo_branch: null,
+      git_token: null,
+      git_token_set: r.git_token_enc !== null,
+      updated_at: new Date(r.updated_at).toISOString(),
+    };
+  }
   let masked: string | null = null;
   if (r?.git_token_enc) {
     try {
@@ -88,6 +109,8 @@ export function maskedWorkspace(core: Core, ownerId: string, roomId: string) {
   }
   return {
     room: roomId,
+    configured: r !== undefined,
+    details_hidden: false,
     local_path: r?.local_path ?? null,
     repo_url: r?.repo_url ?? null,
     repo_branch: r?.repo_branch ?? null,

@@ -6,6 +6,8 @@ import { readWorkspaceForAgent } from './store.js';
 export const workspaceTools = [
   defineTool({
     name: 'read_workspace',
+    title: 'Read the workspace',
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     scope: 'READ',
     description:
       "The room's workspace: local_path, repo_url, repo_branch and git_token (a git credential, or null). Only for agents whose owner is a room admin (403 otherwise). Never print, echo or store the token.",

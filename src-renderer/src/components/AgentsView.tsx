@@ -8,6 +8,8 @@ import { Loading, ErrorNote, Empty } from './States';
 import { Confirm, Dialog } from './Dialog';
 import { connectionInstructions, urlsFromOrigin } from './connect';
 import { PresenceBadge, useInstancesByPlate } from './presence';
+import { useSession } from '../stores/session';
+import { OwnerRights } from './OwnerRights';
 
 const SCOPE_HELP: Record<ScopeName, string> = {
   READ: 'read rooms, board, files listing, members, mentions',
@@ -37,8 +39,8 @@ export function CopyButton({ text, label }: { text: string; label: string }) {
   );
 }
 
-function Instructions({ secret, urls }: { secret: string; urls: Parameters<typeof connectionInstructions>[0] }) {
-  const all = connectionInstructions(urls, secret);
+function Instructions({ secret, urls, agent }: { secret: string; urls: Parameters<typeof connectionInstructions>[0]; agent?: Agent }) {
+  const all = connectionInstructions(urls, secret, agent?.plate, agent?.name);
   const [tab, setTab] = useState(all[0]!.host);
   const cur = all.find((i) => i.host === tab)!;
   return (
@@ -61,7 +63,7 @@ function Instructions({ secret, urls }: { secret: string; urls: Parameters<typeo
   );
 }
 
-function MintedDialog({ minted, onClose }: { minted: MintedCredential; onClose: () => void }) {
+function MintedDialog({ minted, agent, onClose }: { minted: MintedCredential; agent?: Agent; onClose: () => void }) {
   return (
     <Dialog title="New credential" onClose={onClose} wide>
       <p className="note" role="note">
@@ -74,7 +76,7 @@ function MintedDialog({ minted, onClose }: { minted: MintedCredential; onClose: 
         <CopyButton text={minted.credential} label="Copy credential" />
       </div>
       <h3>Connect a host</h3>
-      <Instructions secret={minted.credential} urls={minted.mcp_urls} />
+      <Instructions secret={minted.credential} urls={minted.mcp_urls} agent={agent} />
       <div className="row end">
         <button type="button" className="primary" onClick={onClose}>
           I have copied it
@@ -108,6 +110,7 @@ function RunnerRow({ agent, host }: { agent: Agent; host: RunnerHost }) {
     <form className="runner" onSubmit={submit} aria-labelledby={`${id}-h`}>
       <h4 id={`${id}-h`}>
         {host} {runner ? <span className="badge ok">configured: {runner.preset ?? [runner.command, ...(runner.args ?? [])].join(' ')}</span> : <span className="badge">none</span>}
+        {runner?.enabled === false && <span className="badge warn">disabled: runners not allowed for you</span>}
       </h4>
       <div className="row wrap">
         <label htmlFor={`${id}-mode`}>Kind</label>
@@ -151,6 +154,7 @@ function RunnerRow({ agent, host }: { agent: Agent; host: RunnerHost }) {
 }
 
 function AgentDetail({ agent }: { agent: Agent }) {
+  const me = useSession((s) => s.me);
   const creds = useAgents((s) => s.credentials[agent.plate]);
   const runnersLoaded = useAgents((s) => !!s.runners[agent.plate]);
   const { loadCredentials, mint, revokeAgent, revokeCredential, revokeDevice, loadRunners, loadPresets } = useAgents.getState();
@@ -239,9 +243,12 @@ function AgentDetail({ agent }: { agent: Agent }) {
       )}
       <h3>Connect a host</h3>
       <p className="muted">Mint a credential to get these with the secret filled in; here it is a placeholder.</p>
-      <Instructions secret="<credential>" urls={urlsFromOrigin(window.location.origin)} />
+      <Instructions secret="<credential>" urls={urlsFromOrigin(window.location.origin)} agent={agent} />
       <h3>Runners</h3>
       <p className="muted">A runner lets the server start this agent headless when it is woken and no live Claude Code session listens. The wake arrives on stdin.</p>
+      {me && !me.allow_runners && (
+        <p className="note">Runners run commands as this machine’s user, so only the primary owner, or an owner it allowed, may configure them. Ask the primary owner.</p>
+      )}
       {runnersLoaded ? RUNNER_HOSTS.map((h) => <RunnerRow key={h} agent={agent} host={h} />) : <Loading what="runners" />}
       {!agent.revoked && (
         <>
@@ -251,7 +258,7 @@ function AgentDetail({ agent }: { agent: Agent }) {
           </button>
         </>
       )}
-      {minted && <MintedDialog minted={minted} onClose={() => setMinted(null)} />}
+      {minted && <MintedDialog minted={minted} agent={agent} onClose={() => setMinted(null)} />}
       {confirm && (
         <Confirm
           title={confirm.title}
@@ -270,6 +277,7 @@ function AgentDetail({ agent }: { agent: Agent }) {
 
 export function AgentsView({ plate }: { plate?: string }) {
   const { agents, status, error, load, create } = useAgents();
+  const me = useSession((s) => s.me);
   const [name, setName] = useState('');
   const [scopes, setScopes] = useState<ScopeName[]>([...SCOPE_NAMES]);
   const [err, setErr] = useState<string>();
@@ -335,6 +343,7 @@ export function AgentsView({ plate }: { plate?: string }) {
         </form>
       </section>
       {selected ? <AgentDetail key={selected.plate} agent={selected} /> : <section className="muted pad">{agents.length ? 'Pick an agent to see its credentials, connection setup and runners.' : ''}</section>}
+      {me?.is_primary && <OwnerRights />}
     </div>
   );
 }

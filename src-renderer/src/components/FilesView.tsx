@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState, type DragEvent } from 'react';
 import { useFiles } from '../stores/files';
+import { DeletedFiles } from './DeletedFiles';
 import { describeError } from '../api';
 import type { Room, RoomFile } from '../types';
 import { Loading, ErrorNote, Empty } from './States';
@@ -152,10 +153,11 @@ export function FilesView({ room }: { room: Room }) {
           </tbody>
         </table>
       )}
+      <DeletedFiles room={room} revision={state?.files} />
       {deleting && (
         <Confirm
           title="Delete file?"
-          text={`“${deleting.path ?? deleting.filename}” and all its versions will be removed for everyone in the room.`}
+          text={`“${deleting.path ?? deleting.filename}” and all its versions will be removed for everyone in the room. It can be restored for 7 days.`}
           action="Delete"
           onConfirm={async () => {
             const r = await remove(roomId, deleting.file_id);

@@ -6,6 +6,7 @@ import { describeError } from '../api';
 import type { Role, Room } from '../types';
 import { Loading, ErrorNote, Empty } from './States';
 import { PresenceBadge } from './presence';
+import { LeaveRoom } from './LeaveRoom';
 
 export function MembersView({ room }: { room: Room }) {
   const roomId = room.room_id;
@@ -81,6 +82,7 @@ export function MembersView({ room }: { room: Room }) {
           <p className="muted explain">Only a room admin may add humans to this room.</p>
         )}
         <p className="muted">Your Trust for this room, and every owner’s, is in the room header.</p>
+        <LeaveRoom room={room} members={data} meId={me?.owner_id} />
       </section>
       <section aria-labelledby="h-agents">
         <h2 id="h-agents">Agents</h2>

@@ -81,7 +81,7 @@ export function Onboarding({ firstRun }: { firstRun?: boolean }) {
     setRoomId(target);
   }
 
-  const instruction = minted ? connectionInstructions(minted.mcp_urls, minted.credential).find((i) => i.host === host)! : null;
+  const instruction = minted ? connectionInstructions(minted.mcp_urls, minted.credential, agent?.plate, agent?.name).find((i) => i.host === host)! : null;
   const roomName = rooms.find((r) => r.room_id === roomId)?.name;
 
   return (

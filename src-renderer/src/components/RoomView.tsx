@@ -9,6 +9,7 @@ import { MembersView } from './MembersView';
 import { WorkspaceView } from './WorkspaceView';
 import { WakesView } from './WakesView';
 import { TrustToggle } from './TrustToggle';
+import { ReservationsView } from './ReservationsView';
 
 const TABS: Array<[string, string]> = [
   ['chat', 'Chat'],
@@ -16,6 +17,7 @@ const TABS: Array<[string, string]> = [
   ['files', 'Files'],
   ['members', 'Members'],
   ['workspace', 'Workspace'],
+  ['reservations', 'Reservations'],
   ['wakes', 'Wakes & feedback'],
 ];
 
@@ -49,6 +51,9 @@ export function RoomView({ roomId, tab }: { roomId: string; tab: string }) {
       break;
     case 'workspace':
       body = <WorkspaceView room={room} />;
+      break;
+    case 'reservations':
+      body = <ReservationsView room={room} />;
       break;
     case 'wakes':
       body = <WakesView room={room} />;

@@ -1,6 +1,7 @@
 import { memo, type DragEvent, type KeyboardEvent } from 'react';
 import type { Members, Task } from '../types';
 import { dePlate } from './MessageBody';
+import { ReservedPaths } from './ReservationsView';
 
 export interface CardLinks {
   /** Titles of the tasks this one waits on (prerequisites not done). */
@@ -97,6 +98,7 @@ export const TaskCard = memo(function TaskCard({
             trusted
           </span>
         )}
+        <ReservedPaths roomId={task.room} taskId={task.task_id} />
       </div>
     </article>
   );

@@ -53,7 +53,6 @@ export function TrustToggle({ room }: { room: Room }) {
       </button>
       <span id={`${id}-effect`} className="trust-effect">
         {sentence} {on ? 'Now on.' : 'Now off: their mentions wait in your agents’ inboxes and they cannot assign to them.'}
-        {!room.cross_owner && ' Only one owner has agents here now, so it has no effect yet.'}
       </span>
       {owners && owners.length > 1 && (
         <ul className="trust-owners" aria-label="Trust of each owner in this room">

@@ -37,7 +37,13 @@ function WorkspaceForm({ room, ws, msg, setMsg }: { room: Room; ws: Workspace; m
 
   return (
     <form className="stack narrow" onSubmit={submit}>
-      {!admin && <p className="note">Only room admins can change the workspace. You can see it; agents of admins can read it with read_workspace.</p>}
+      {!admin && (
+        <p className="note">
+          {ws.details_hidden
+            ? 'A workspace is configured. Its details (local path, repository) are shown to room admins only, as they are to agents.'
+            : 'Only room admins can change the workspace; agents of admins can read it with read_workspace.'}
+        </p>
+      )}
       <label htmlFor="ws-path">Local path</label>
       <input id="ws-path" value={localPath} onChange={(e) => setLocalPath(e.target.value)} disabled={!admin} placeholder="/home/me/src/project" />
       <label htmlFor="ws-url">Repository URL</label>

@@ -1,6 +1,8 @@
 import type { McpUrls } from '../types';
+import { connectPlan, shellLine } from '../../../shared/host-connect';
+import type { McpHost } from '../../../shared/hosts';
 
-export type HostKey = 'claude-code' | 'codex' | 'gemini' | 'cursor' | 'generic';
+export type HostKey = McpHost | 'generic';
 
 export interface Instruction {
   host: HostKey;
@@ -9,33 +11,33 @@ export interface Instruction {
   text: string;
 }
 
-/** Ready-to-paste connection snippets for each supported host; `secret` is the credential or a placeholder. */
-export function connectionInstructions(urls: McpUrls, secret: string, name = 'agent-rooms'): Instruction[] {
+const TITLES: Record<McpHost, string> = { 'claude-code': 'Claude Code', codex: 'Codex', gemini: 'Gemini CLI', cursor: 'Cursor' };
+
+/**
+ * Ready-to-paste connection lines for each supported host: the same commands
+ * `agent-rooms connect HOST --agent NAME` runs (shared/host-connect.ts), with `secret` (the
+ * credential or a placeholder) filled in. Without the agent's plate the server name is generic.
+ */
+export function connectionInstructions(urls: McpUrls, secret: string, plate?: string, agentName?: string): Instruction[] {
+  const baseUrl = urls.generic.replace(/\/mcp$/, '');
+  const who = agentName ? (/^[A-Za-z0-9_-]+$/.test(agentName) ? agentName : `'${agentName.replace(/'/g, `'\\''`)}'`) : '<agent>';
+  const hosts = Object.keys(TITLES) as McpHost[];
   return [
-    {
-      host: 'claude-code',
-      title: 'Claude Code',
-      where: 'Run in a terminal:',
-      text: `claude mcp add --transport http ${name} ${urls['claude-code']} --header "Authorization: Bearer ${secret}"`,
-    },
-    {
-      host: 'codex',
-      title: 'Codex',
-      where: 'Add to ~/.codex/config.toml:',
-      text: `[mcp_servers.${name}]\nurl = "${urls.codex}"\nhttp_headers = { "Authorization" = "Bearer ${secret}" }`,
-    },
-    {
-      host: 'gemini',
-      title: 'Gemini CLI',
-      where: 'Add to ~/.gemini/settings.json (or .gemini/settings.json in the project):',
-      text: JSON.stringify({ mcpServers: { [name]: { httpUrl: urls.gemini, headers: { Authorization: `Bearer ${secret}` } } } }, null, 2),
-    },
-    {
-      host: 'cursor',
-      title: 'Cursor',
-      where: 'Add to .cursor/mcp.json in the project (or ~/.cursor/mcp.json):',
-      text: JSON.stringify({ mcpServers: { [name]: { url: urls.cursor, headers: { Authorization: `Bearer ${secret}` } } } }, null, 2),
-    },
+    ...hosts.map((host) => {
+      const plan = connectPlan({ host, plate: plate ?? 'AGENT', baseUrl, credential: secret });
+      const server = plate ? plan.server : 'agent-rooms';
+      const lines = plan.commands.map((c) => shellLine(c.map((a) => (a === plan.server ? server : a))));
+      const cursor = host === 'cursor' ? JSON.stringify({ mcpServers: { [server]: plan.cursorEntry } }, null, 2) : undefined;
+      return {
+        host,
+        title: TITLES[host],
+        where:
+          host === 'cursor'
+            ? `Add to ~/.cursor/mcp.json (or .cursor/mcp.json in the project), or run: agent-rooms connect cursor --agent ${who}`
+            : `Run in a terminal (or let the server do it, with a fresh credential: agent-rooms connect ${host} --agent ${who}):`,
+        text: cursor ?? [...lines, ...plan.notes.map((n) => `# ${n.replace(plan.server, server)}`)].join('\n'),
+      };
+    }),
     {
       host: 'generic',
       title: 'Any MCP client',

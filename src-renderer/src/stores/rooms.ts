@@ -43,8 +43,12 @@ export const useRooms = create<RoomsState>((set, getState) => ({
     else set({ status: 'error', error: r.error });
   },
   loadOwners: async () => {
-    const r = await get<{ owners: Owner[] }>('/v1/owners');
-    if (r.ok) set({ owners: r.data.owners });
+    // GET /v1/owners (with each owner's rights) answers the primary owner only; every other
+    // owner reads the directory of names, which is all that adding a human to a room needs.
+    const rights = await get<{ owners: Owner[] }>('/v1/owners');
+    if (rights.ok) return set({ owners: rights.data.owners });
+    const r = await get<{ people: Owner[] }>('/v1/people');
+    if (r.ok) set({ owners: r.data.people });
   },
   create: async (name) => {
     const r = await post<Room>('/v1/rooms', { name });

@@ -1,5 +1,5 @@
 import { create } from 'zustand';
-import { get, setUnauthenticatedHandler } from '../api';
+import { borrowSession, get, setSessionToken, setUnauthenticatedHandler } from '../api';
 import type { Me } from '../types';
 
 interface SessionState {
@@ -14,9 +14,13 @@ export const useSession = create<SessionState>((set) => ({
   status: 'loading',
   error: null,
   load: async () => {
+    await borrowSession();
     const r = await get<Me>('/v1/me');
     if (r.ok) return set({ status: 'signed-in', me: r.data, error: null });
-    if (r.status === 401) return set({ status: 'signed-out', me: null, error: null });
+    if (r.status === 401) {
+      setSessionToken(null); // ended or expired: forget it
+      return set({ status: 'signed-out', me: null, error: null });
+    }
     set({ status: 'error', error: r.error.message });
   },
 }));

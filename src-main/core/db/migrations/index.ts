@@ -5,6 +5,8 @@ import { migration0003 } from './0003-files.js';
 import { migration0004 } from './0004-wakes.js';
 import { migration0005 } from './0005-feedback.js';
 import { migration0006 } from './0006-wake-dispatch-index.js';
+import { migration0007 } from './0007-reservations.js';
+import { migration0008 } from './0008-security.js';
 
 /** Every migration, in order. A new one is a new file and one line here. */
-export const MIGRATIONS: Migration[] = [migration0001, migration0002, migration0003, migration0004, migration0005, migration0006];
+export const MIGRATIONS: Migration[] = [migration0001, migration0002, migration0003, migration0004, migration0005, migration0006, migration0007, migration0008];

@@ -1,0 +1,522 @@
+import type { Core } from '../context.js';
+import type { Db } from '../db/open.js';
+import { immediate } from '../db/open.js';
+import { newId } from '../util/ids.js';
+import { AppError, invalid } from '../errors/app-error.js';
+import { humanRole, requireAgentRoom, requireHumanRoom, touchRoom } from '../rooms/store.js';
+import { agentHandle, getAgentByPlate } from '../agents/store.js';
+import { getTaskRow } from '../tasks/store.js';
+import { enqueueWake, mayWake } from '../wakes/store.js';
+import { conflicts, covers, normalizePattern, parsePath, parsePattern, type HeldPattern, type ParsedPattern } from './rules.js';
+import {
+  deadRows,
+  endReservation,
+  grantRequest,
+  insertReservation,
+  liveById,
+  liveInRoom,
+  pruneReleaseRecords,
+  recentReleases,
+  rowsOfTask,
+  setExpiry,
+  deathCause,
+  type ReleaseCause,
+  type ReleaseRow,
+  type ReservationRow,
+} from './store.js';
+
+/** decisions.md "Limits" for reservations. */
+export const TTL_DEFAULT_S = 3600;
+export const TTL_MAX_S = 24 * 3600;
+/** A waiting request gives up after this long without being granted. */
+export const WAIT_MAX_MS = 3600_000;
+export const PATTERNS_PER_CALL_MAX = 50;
+/** Bounds the pattern-against-pattern work of one reserve_paths call. */
+export const LIVE_PER_ROOM_MAX = 2000;
+const SWEEP_MS = 1000;
+
+export interface Holder {
+  plate: string;
+  ownerId: string;
+}
+
+export interface ReservationDto {
+  reservation_id: string;
+  room: string;
+  holder: string;
+  plate: string;
+  pattern: string;
+  exclusive: boolean;
+  reason: string | null;
+  task_id: string | null;
+  state: 'waiting' | 'active';
+  created_at: string;
+  granted_at: string | null;
+  /** Active: when the hold ends unless renewed. Waiting: when the wait gives up. */
+  expires_at: string;
+}
+
+export interface ConflictDto {
+  /** The pattern you asked for. */
+  pattern: string;
+  holder: string;
+  plate: string;
+  held_pattern: string;
+  exclusive: boolean;
+  expires_at: string;
+  reservation_id: string;
+  task_id: string | null;
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+function handleOf(db: Db, plate: string, cache: Map<string, string>): string {
+  let h = cache.get(plate);
+  if (h === undefined) {
+    const a = getAgentByPlate(db, plate);
+    h = a ? agentHandle(a) : plate;
+    cache.set(plate, h);
+  }
+  return h;
+}
+
+export function reservationDto(db: Db, r: ReservationRow, handles: Map<string, string> = new Map()): ReservationDto {
+  return {
+    reservation_id: r.id,
+    room: r.room_id,
+    holder: handleOf(db, r.plate, handles),
+    plate: r.plate,
+    pattern: r.pattern,
+    exclusive: r.exclusive === 1,
+    reason: r.reason,
+    task_id: r.task_id,
+    state: r.state,
+    created_at: iso(r.created_at),
+    granted_at: r.granted_at === null ? null : iso(r.granted_at),
+    expires_at: iso(r.expires_at),
+  };
+}
+
+const held = (r: ReservationRow): HeldPattern => ({ plate: r.plate, parsed: parsePattern(r.pattern), exclusive: r.exclusive === 1 });
+
+function ttlMs(ttlS: number | undefined): number {
+  const s = ttlS ?? TTL_DEFAULT_S;
+  if (!Number.isInteger(s) || s < 1 || s > TTL_MAX_S) throw invalid(`ttl_s is a whole number of seconds from 1 to ${TTL_MAX_S}`, 'bad_ttl');
+  return s * 1000;
+}
+
+function emitChanged(core: Core, rooms: Iterable<string>, woke: boolean): void {
+  for (const room of rooms) {
+    core.bus.emit({ type: 'reservations.changed', room });
+    if (woke) core.bus.emit({ type: 'wakes.changed', room });
+  }
+}
+
+export interface ReserveInput {
+  roomId: string;
+  paths: string[];
+  exclusive?: boolean;
+  ttlS?: number;
+  reason?: string;
+  taskId?: string;
+  wait?: boolean;
+}
+
+export type ReserveResult =
+  | { granted: true; reservations: ReservationDto[]; context_version: number }
+  | { granted: false; queued: true; request_id: string; reservations: ReservationDto[]; conflicts: ConflictDto[]; context_version: number };
+
+/**
+ * reserve_paths: all of the patterns or none, in one immediate transaction, so of many
+ * agents racing for one exclusive pattern exactly one wins. A conflict fails with
+ * CONFLICT `paths_reserved`, or with `wait` queues the request behind the holders.
+ */
+export function reservePaths(core: Core, caller: Holder, input: ReserveInput): ReserveResult {
+  const { db } = core;
+  const patterns = [...new Set(input.paths.map(normalizePattern))];
+  if (patterns.length === 0) throw invalid('paths must name at least one pattern', 'bad_pattern');
+  if (patterns.length > PATTERNS_PER_CALL_MAX) throw invalid(`reserve at most ${PATTERNS_PER_CALL_MAX} patterns per call`, 'bad_pattern');
+  const ttl = ttlMs(input.ttlS);
+  const exclusive = input.exclusive ?? true;
+  const out = immediate(db, () => {
+    requireAgentRoom(db, input.roomId, caller.plate);
+    if (input.taskId !== undefined) requireOwnOpenTask(db, input.roomId, caller.plate, input.taskId);
+    const now = Date.now();
+    const live = liveInRoom(db, input.roomId, now);
+    if (live.length >= LIVE_PER_ROOM_MAX) {
+      throw new AppError('CONFLICT', `this room holds ${LIVE_PER_ROOM_MAX} reservations; release some first`, { reason: 'too_many_reservations', roomId: input.roomId });
+    }
+    const handles = new Map<string, string>();
+    const wanted = patterns.map((p) => ({ pattern: p, h: { plate: caller.plate, parsed: parsePattern(p), exclusive } }));
+    const found: ConflictDto[] = [];
+    for (const r of live) {
+      if (r.state !== 'active') continue;
+      const h = held(r);
+      for (const w of wanted) {
+        if (!conflicts(w.h, h)) continue;
+        found.push({
+          pattern: w.pattern,
+          holder: handleOf(db, r.plate, handles),
+          plate: r.plate,
+          held_pattern: r.pattern,
+          exclusive: r.exclusive === 1,
+          expires_at: iso(r.expires_at),
+          reservation_id: r.id,
+          task_id: r.task_id,
+        });
+      }
+    }
+    // A waiter queues behind earlier waiters it conflicts with too, so the queue is first come, first served.
+    const behindQueue = input.wait === true && live.some((r) => r.state === 'waiting' && wanted.some((w) => conflicts(w.h, held(r))));
+    if (found.length > 0 && !input.wait) {
+      throw new AppError(
+        'CONFLICT',
+        'some paths are reserved by another agent; error.details.conflicts names each holder. Work elsewhere, or call reserve_paths with wait: true to be woken when they are free',
+        { reason: 'paths_reserved', roomId: input.roomId, details: { conflicts: found } },
+      );
+    }
+    const requestId = newId('rreq');
+    const rows: ReservationRow[] = [];
+    if (found.length > 0 || behindQueue) {
+      for (const w of wanted) {
+        const id = newId('rsv');
+        insertReservation(db, { id, requestId, roomId: input.roomId, plate: caller.plate, pattern: w.pattern, exclusive, reason: input.reason ?? null, taskId: input.taskId ?? null, state: 'waiting', ttlMs: ttl, now, expiresAt: now + WAIT_MAX_MS });
+        rows.push(liveById(db, id, now)!);
+      }
+      const v = touchRoom(db, input.roomId, ['reservations']);
+      return { granted: false as const, queued: true as const, request_id: requestId, reservations: rows.map((r) => reservationDto(db, r, handles)), conflicts: found, context_version: v };
+    }
+    for (const w of wanted) {
+      // Asking again for what one already holds renews it instead of stacking a second row.
+      const same = live.find(
+        (r) => r.state === 'active' && r.plate === caller.plate && r.pattern === w.pattern && (r.exclusive === 1) === exclusive && r.task_id === (input.taskId ?? null),
+      );
+      if (same) {
+        setExpiry(db, same.id, Math.max(same.expires_at, now + ttl), ttl);
+        rows.push(liveById(db, same.id, now)!);
+        continue;
+      }
+      const id = newId('rsv');
+      insertReservation(db, { id, requestId, roomId: input.roomId, plate: caller.plate, pattern: w.pattern, exclusive, reason: input.reason ?? null, taskId: input.taskId ?? null, state: 'active', ttlMs: ttl, now, expiresAt: now + ttl });
+      rows.push(liveById(db, id, now)!);
+    }
+    const v = touchRoom(db, input.roomId, ['reservations']);
+    return { granted: true as const, reservations: rows.map((r) => reservationDto(db, r, handles)), context_version: v };
+  });
+  emitChanged(core, [input.roomId], false);
+  return out;
+}
+
+/** A reservation tied to a task is the task's assignee's, for a task of this room that is still open. */
+function requireOwnOpenTask(db: Db, roomId: string, plate: string, taskId: string): void {
+  const t = getTaskRow(db, taskId);
+  if (!t || t.room_id !== roomId) throw new AppError('NOT_FOUND', 'task not found in this room; read_board lists the task ids', { roomId });
+  if (t.assignee !== plate) throw new AppError('FORBIDDEN', 'only the assignee may tie reservations to a task', { reason: 'not_assigned', taskId, roomId });
+  if (t.archived_at !== null || !['todo', 'doing', 'blocked'].includes(t.status)) {
+    throw new AppError('CONFLICT', 'the task is finished; reservations end with their task', { reason: 'task_finished', taskId, roomId });
+  }
+}
+
+/**
+ * Grants waiting requests of a room whose conflicts are gone, oldest first; a request that
+ * still conflicts keeps its place and holds back later requests that conflict with it.
+ * Each grant queues one `paths_free` wake (its event key makes a second one impossible).
+ * Call inside a write transaction; returns whether any wake was queued.
+ */
+function grantWaiters(db: Db, roomId: string, now: number): boolean {
+  const live = liveInRoom(db, roomId, now);
+  const active = live.filter((r) => r.state === 'active').map(held);
+  const requests = new Map<string, ReservationRow[]>();
+  for (const r of live) if (r.state === 'waiting') (requests.get(r.request_id) ?? requests.set(r.request_id, []).get(r.request_id)!).push(r);
+  const ahead: HeldPattern[] = [];
+  let woke = false;
+  let changed = false;
+  for (const [requestId, rows] of requests) {
+    const want = rows.map(held);
+    const blocked = want.some((w) => active.some((h) => conflicts(w, h)) || ahead.some((h) => conflicts(w, h)));
+    if (blocked) {
+      ahead.push(...want);
+      continue;
+    }
+    grantRequest(db, requestId, now);
+    changed = true;
+    active.push(...want);
+    const plate = rows[0]!.plate;
+    const agent = getAgentByPlate(db, plate);
+    if (agent && mayWake(db, roomId, plate, agent.owner_id)) {
+      const granted = rows.map((r) => reservationDto(db, liveById(db, r.id, now)!));
+      const id = enqueueWake(db, {
+        plate,
+        roomId,
+        trigger: 'paths_free',
+        taskId: rows[0]!.task_id ?? undefined,
+        content: JSON.stringify({ paths_free: true, reservations: granted }),
+        eventKey: `reservation:${requestId}:granted`,
+      });
+      woke ||= id !== undefined;
+    }
+  }
+  if (changed) touchRoom(db, roomId, ['reservations']);
+  return woke;
+}
+
+export interface ReleaseInput {
+  roomId: string;
+  reservationIds?: string[];
+  paths?: string[];
+}
+
+/** release_paths: the caller's own reservations (held or waiting), by id or by pattern. */
+export function releasePaths(core: Core, caller: Holder, input: ReleaseInput): { released: string[]; context_version: number } {
+  const { db } = core;
+  if (!input.reservationIds?.length && !input.paths?.length) throw invalid('give reservation_ids or paths to release', 'nothing_to_release');
+  const patterns = new Set((input.paths ?? []).map(normalizePattern));
+  let woke = false;
+  const out = immediate(db, () => {
+    requireAgentRoom(db, input.roomId, caller.plate);
+    const now = Date.now();
+    const mine = liveInRoom(db, input.roomId, now).filter((r) => r.plate === caller.plate);
+    const ids = new Set(input.reservationIds ?? []);
+    for (const id of ids) {
+      if (!mine.some((r) => r.id === id)) {
+        throw new AppError('NOT_FOUND', 'no live reservation of yours has that id in this room; list_reservations shows them', { roomId: input.roomId });
+      }
+    }
+    const released: string[] = [];
+    for (const r of mine) {
+      if (!ids.has(r.id) && !patterns.has(r.pattern)) continue;
+      if (endReservation(db, r, r.state === 'waiting' ? 'wait_cancelled' : 'released', { kind: 'agent', id: caller.plate }, now)) released.push(r.id);
+    }
+    if (released.length) touchRoom(db, input.roomId, ['reservations']);
+    woke = grantWaiters(db, input.roomId, now);
+    return { released, context_version: currentVersion(db, input.roomId) };
+  });
+  emitChanged(core, [input.roomId], woke);
+  return out;
+}
+
+function currentVersion(db: Db, roomId: string): number {
+  return (db.prepare('SELECT context_version FROM rooms WHERE id = ?').get(roomId) as { context_version: number }).context_version;
+}
+
+/** renew_paths: a new TTL (from now, server time) for the caller's own active reservations. */
+export function renewPaths(core: Core, caller: Holder, roomId: string, ids: string[], ttlS: number): { reservations: ReservationDto[] } {
+  const { db } = core;
+  const ttl = ttlMs(ttlS);
+  const out = immediate(db, () => {
+    requireAgentRoom(db, roomId, caller.plate);
+    const now = Date.now();
+    const rows = [...new Set(ids)].map((id) => {
+      const r = liveById(db, id, now);
+      if (!r || r.room_id !== roomId || r.plate !== caller.plate) {
+        throw new AppError('NOT_FOUND', 'no live reservation of yours has that id in this room (it may have expired); reserve again', { roomId });
+      }
+      if (r.state !== 'active') throw new AppError('CONFLICT', 'a waiting request has no TTL to renew yet', { reason: 'not_granted', roomId });
+      return r;
+    });
+    for (const r of rows) setExpiry(db, r.id, now + ttl, ttl);
+    touchRoom(db, roomId, ['reservations']);
+    return { reservations: rows.map((r) => reservationDto(db, liveById(db, r.id, now)!)) };
+  });
+  emitChanged(core, [roomId], false);
+  return out;
+}
+
+export interface ListResult {
+  reservations: ReservationDto[];
+  waiting: ReservationDto[];
+  path?: string;
+  context_version: number;
+}
+
+/** Live reservations of a room (and the queue); with `path`, only those that cover it. */
+export function listReservations(db: Db, roomId: string, path?: string): ListResult {
+  let target: ParsedPattern | undefined;
+  if (path !== undefined) {
+    target = parsePath(normalizePattern(path));
+    if (!target) throw invalid('path must be a repository-relative path', 'bad_pattern');
+  }
+  return db.transaction(() => {
+    const now = Date.now();
+    const handles = new Map<string, string>();
+    const rows = liveInRoom(db, roomId, now).filter((r) => !target || covers(parsePattern(r.pattern), target));
+    return {
+      reservations: rows.filter((r) => r.state === 'active').map((r) => reservationDto(db, r, handles)),
+      waiting: rows.filter((r) => r.state === 'waiting').map((r) => reservationDto(db, r, handles)),
+      ...(path !== undefined ? { path: target!.pattern } : {}),
+      context_version: currentVersion(db, roomId),
+    };
+  })();
+}
+
+/** The agent-facing list: membership first. */
+export function listForAgent(db: Db, caller: Holder, roomId: string, path?: string): ListResult {
+  requireAgentRoom(db, roomId, caller.plate);
+  return listReservations(db, roomId, path);
+}
+
+/** The compact reservations section of get_room_context. */
+export function contextReservations(db: Db, roomId: string) {
+  const handles = new Map<string, string>();
+  return liveInRoom(db, roomId, Date.now(), 'active').map((r) => ({
+    reservation_id: r.id,
+    holder: handleOf(db, r.plate, handles),
+    pattern: r.pattern,
+    exclusive: r.exclusive === 1,
+    task_id: r.task_id,
+    expires_at: iso(r.expires_at),
+  }));
+}
+
+/** Active reservations of a task, for the task's card. */
+export function reservationsOfTask(db: Db, roomId: string, taskId: string): ReservationDto[] {
+  return liveInRoom(db, roomId, Date.now(), 'active')
+    .filter((r) => r.task_id === taskId)
+    .map((r) => reservationDto(db, r));
+}
+
+export interface ReleaseRecordDto {
+  reservation_id: string;
+  holder: string;
+  plate: string;
+  pattern: string;
+  task_id: string | null;
+  cause: ReleaseCause;
+  by_kind: 'agent' | 'human' | 'server';
+  by: string | null;
+  reason: string | null;
+  at: string;
+}
+
+function releaseRecordDto(db: Db, r: ReleaseRow, handles: Map<string, string>): ReleaseRecordDto {
+  return {
+    reservation_id: r.reservation_id,
+    holder: handleOf(db, r.plate, handles),
+    plate: r.plate,
+    pattern: r.pattern,
+    task_id: r.task_id,
+    cause: r.cause,
+    by_kind: r.by_kind,
+    by: r.by_id,
+    reason: r.reason,
+    at: iso(r.created_at),
+  };
+}
+
+/** GET /v1/rooms/:id/reservations: the live ones, the queue, and the newest release records. */
+export function roomReservationsForHuman(db: Db, ownerId: string, roomId: string) {
+  const role = requireHumanRoom(db, roomId, ownerId) && humanRole(db, roomId, ownerId);
+  const handles = new Map<string, string>();
+  return {
+    ...listReservations(db, roomId),
+    released: recentReleases(db, roomId, 50).map((r) => releaseRecordDto(db, r, handles)),
+    can_force_release: role === 'admin',
+  };
+}
+
+/**
+ * Force-release by a room admin (or the owner of the holding agent), with a reason kept in
+ * the release record. Waiters behind it are granted in the same transaction.
+ */
+export function forceRelease(core: Core, ownerId: string, roomId: string, reservationId: string, reason: string): ReleaseRecordDto {
+  const { db } = core;
+  const text = reason.trim();
+  if (!text) throw invalid('a force-release needs a reason', 'reason_required');
+  let woke = false;
+  const rec = immediate(db, () => {
+    requireHumanRoom(db, roomId, ownerId);
+    const now = Date.now();
+    const r = liveById(db, reservationId, now);
+    if (!r || r.room_id !== roomId) throw new AppError('NOT_FOUND', 'no live reservation with that id in this room', { roomId });
+    const ownsHolder = getAgentByPlate(db, r.plate)?.owner_id === ownerId;
+    if (humanRole(db, roomId, ownerId) !== 'admin' && !ownsHolder) {
+      throw new AppError('FORBIDDEN', 'only a room admin or the owner of the holding agent may force-release a reservation', { reason: 'not_admin', roomId });
+    }
+    endReservation(db, r, 'force_released', { kind: 'human', id: ownerId, reason: text }, now);
+    touchRoom(db, roomId, ['reservations']);
+    woke = grantWaiters(db, roomId, now);
+    return releaseRecordDto(db, recentReleases(db, roomId, 1)[0]!, new Map());
+  });
+  emitChanged(core, [roomId], woke);
+  return rec;
+}
+
+/**
+ * Ends what is dead (TTL over, wait given up, task ended or its lease stale), records why,
+ * and grants the waiters that this frees. Returns the rooms that changed.
+ */
+export function sweep(core: Core, onlyTask?: string): Set<string> {
+  const { db } = core;
+  const rooms = new Set<string>();
+  // Most seconds nothing died: look first (a read), so the sweep takes no write lock then.
+  if (!onlyTask && deadRows(db, Date.now()).length === 0) return rooms;
+  let woke = false;
+  immediate(db, () => {
+    const now = Date.now();
+    const dead = onlyTask ? rowsOfTask(db, onlyTask).filter((r) => !liveById(db, r.id, now)) : deadRows(db, now);
+    for (const r of dead) {
+      if (endReservation(db, r, deathCause(db, r, now), { kind: 'server' }, now)) rooms.add(r.room_id);
+    }
+    for (const room of rooms) {
+      touchRoom(db, room, ['reservations']);
+      woke = grantWaiters(db, room, now) || woke;
+    }
+  });
+  if (rooms.size) emitChanged(core, rooms, woke);
+  return rooms;
+}
+
+/** The tasks capability's hook: a task reached done, failed or cancelled. */
+export function onTaskEnded(core: Core, taskId: string): void {
+  sweep(core, taskId);
+}
+
+export interface GuardHit {
+  path: string;
+  holder: string;
+  plate: string;
+  pattern: string;
+  expires_at: string;
+  task_id: string | null;
+}
+
+/**
+ * The pre-commit guard's question: which of these paths are exclusively reserved by
+ * an agent other than `committer` (undefined: a human or an unknown committer)?
+ */
+export function guardCheck(db: Db, roomId: string, paths: string[], committer: string | undefined): GuardHit[] {
+  const now = Date.now();
+  const rows = liveInRoom(db, roomId, now, 'active').filter((r) => r.exclusive === 1 && r.plate !== committer);
+  const parsed = rows.map((r) => ({ r, p: parsePattern(r.pattern) }));
+  const handles = new Map<string, string>();
+  const hits: GuardHit[] = [];
+  for (const raw of paths) {
+    const target = parsePath(raw);
+    if (!target) continue;
+    for (const { r, p } of parsed) {
+      if (!covers(p, target)) continue;
+      hits.push({ path: target.pattern, holder: handleOf(db, r.plate, handles), plate: r.plate, pattern: r.pattern, expires_at: iso(r.expires_at), task_id: r.task_id });
+    }
+  }
+  return hits;
+}
+
+/** The CAPABILITY_STARTERS entry: the sweep runs now and every second (TTLs are in seconds). */
+export function startReservationSweeper(core: Core): void {
+  let last = 0;
+  const run = () => {
+    try {
+      sweep(core);
+      if (Date.now() - last > 3600_000) {
+        last = Date.now();
+        pruneReleaseRecords(core.db, last);
+      }
+    } catch (err) {
+      core.config.log(`reservation sweep failed: ${(err as Error).message}`);
+    }
+  };
+  run();
+  const timer = setInterval(run, SWEEP_MS);
+  timer.unref();
+  core.hooks.onClose.push(() => clearInterval(timer));
+}

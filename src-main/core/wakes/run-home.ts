@@ -1,0 +1,88 @@
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync, mkdirSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { WakeEnvelope } from './dispatcher.js';
+
+/**
+ * What the woken model is told about where it is: the envelope as a system-prompt addition
+ * (decisions.md "Wakes"). The content itself reaches the model untouched, on stdin.
+ */
+export function wakeInstructions(e: WakeEnvelope, server: string): string {
+  const lines = [
+    'You were woken by Agent Rooms, a shared room where agents and humans coordinate work.',
+    `- room: ${e.room}`,
+    // In backticks: Gemini CLI reads `@name` in its context file as a file import.
+    `- you are: \`${e.handle}\` (plate ${e.plate})`,
+    `- trigger: ${e.trigger}`,
+    `- wake id: ${e.wake_id}`,
+    ...(e.task_id ? [`- task id: ${e.task_id}`] : []),
+    ...(e.message_id ? [`- message id: ${e.message_id}`] : []),
+    `- context version: ${e.context_version}`,
+    `The user turn is the ${e.task_id ? 'task' : 'message'} exactly as it was written in the room.`,
+    `Act in that room with the tools of the MCP server "${server}" (pass room "${e.room}"): answer with send_message${
+      e.task_id ? ', and report task progress with set_status or complete_task' : ''
+    }. Work that is only in your reply text is not seen by anyone in the room.`,
+  ];
+  return lines.join('\n');
+}
+
+export interface RunHome {
+  /** Environment additions for the run. */
+  env: Record<string, string>;
+  /** Removes the per-run folder (never the user's own files, which are only linked). */
+  cleanup(): void;
+}
+
+function readJson(path: string): Record<string, unknown> | undefined {
+  try {
+    const v = JSON.parse(readFileSync(path, 'utf8')) as unknown;
+    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Gemini CLI reads MCP servers from settings files only. Rather than edit the user's global
+ * settings, each run gets its own GEMINI_CLI_HOME: `.gemini/settings.json` is the user's own
+ * settings plus the room's server (trust: true on that entry only, headers reading the
+ * credential from the environment), `.gemini/GEMINI.md` the user's global context plus the
+ * wake's envelope, and every other entry of the user's `~/.gemini` (sign-in, accounts,
+ * trusted folders) a symlink to the original.
+ */
+export function geminiRunHome(opts: { env: NodeJS.ProcessEnv; server: string; mcpBaseUrl: string; instructions: string }): RunHome {
+  const userHome = opts.env.GEMINI_CLI_HOME || opts.env.HOME || homedir();
+  const userDir = join(userHome, '.gemini');
+  const root = mkdtempSync(join(tmpdir(), 'agent-rooms-gemini-'));
+  const dir = join(root, '.gemini');
+  mkdirSync(dir, { mode: 0o700 });
+  const own = new Set(['settings.json', 'GEMINI.md']);
+  if (existsSync(userDir)) {
+    for (const name of readdirSync(userDir)) {
+      if (own.has(name)) continue;
+      try {
+        symlinkSync(join(userDir, name), join(dir, name));
+      } catch {
+        // one entry that cannot be linked does not stop the run
+      }
+    }
+  }
+  const settings = readJson(join(userDir, 'settings.json')) ?? {};
+  const servers = (settings.mcpServers && typeof settings.mcpServers === 'object' ? settings.mcpServers : {}) as Record<string, unknown>;
+  settings.mcpServers = {
+    ...servers,
+    [opts.server]: { httpUrl: opts.mcpBaseUrl, headers: { Authorization: 'Bearer ${AGENT_ROOMS_CREDENTIAL}' }, trust: true },
+  };
+  writeFileSync(join(dir, 'settings.json'), JSON.stringify(settings, null, 2), { mode: 0o600 });
+  let memory = '';
+  try {
+    memory = readFileSync(join(userDir, 'GEMINI.md'), 'utf8') + '\n\n';
+  } catch {
+    // no global context of the user's
+  }
+  writeFileSync(join(dir, 'GEMINI.md'), `${memory}# Agent Rooms wake\n\n${opts.instructions}\n`, { mode: 0o600 });
+  return {
+    env: { GEMINI_CLI_HOME: root },
+    cleanup: () => rmSync(root, { recursive: true, force: true }),
+  };
+}

@@ -1,0 +1,63 @@
+import { useEffect, useState } from 'react';
+import { api, describeError, enc } from '../api';
+import { useRooms } from '../stores/rooms';
+import type { Owner } from '../types';
+
+/**
+ * The primary owner's view of the people on this server and who may configure runners
+ * (docs/security.md, item 1). A runner runs commands as this machine's user, so the toggle
+ * says so before it is turned on.
+ */
+export function OwnerRights() {
+  const owners = useRooms((s) => s.owners);
+  const [err, setErr] = useState<string>();
+  const [busy, setBusy] = useState<string>();
+  useEffect(() => {
+    void useRooms.getState().loadOwners();
+  }, []);
+  const others = owners.filter((o) => !o.is_primary);
+
+  async function toggle(o: Owner, allow: boolean) {
+    setBusy(o.owner_id);
+    const r = await api<Owner>('PATCH', `/v1/owners/${enc(o.owner_id)}`, { allow_runners: allow });
+    setBusy(undefined);
+    setErr(r.ok ? undefined : describeError(r.error));
+    if (r.ok) await useRooms.getState().loadOwners();
+  }
+
+  return (
+    <section aria-labelledby="people-h" className="stack">
+      <h2 id="people-h">People on this server</h2>
+      <p className="note" id="runner-right-warning">
+        Allowing runners lets that person run any command on this machine as your user account: their runners can read your files, keys and tokens. Allow it
+        only for someone you would hand your computer to.
+      </p>
+      {others.length === 0 ? (
+        <p className="muted">No other owners yet.</p>
+      ) : (
+        <ul className="list">
+          {others.map((o) => (
+            <li key={o.owner_id} data-owner={o.owner_id}>
+              <strong>{o.name}</strong> <span className="muted">{o.handle}</span>{' '}
+              <label className="check">
+                <input
+                  type="checkbox"
+                  checked={!!o.allow_runners}
+                  disabled={busy === o.owner_id}
+                  aria-describedby="runner-right-warning"
+                  onChange={(e) => void toggle(o, e.target.checked)}
+                />{' '}
+                May configure runners (runs commands as this machine’s user)
+              </label>
+            </li>
+          ))}
+        </ul>
+      )}
+      {err && (
+        <p role="alert" className="error-text">
+          {err}
+        </p>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,70 @@
+import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import type { Browser } from 'playwright-core';
+import { startTestServer, ok, type TestServer, type TestAgent } from '../helpers/server.js';
+import { browserSkipReason, launchBrowser, screenshot, signedInPage } from '../helpers/browser.js';
+
+const skip = browserSkipReason();
+if (skip) console.warn(skip);
+
+/** The Reservations tab and the board card's reserved paths, in Chromium (issue 19). */
+describe.skipIf(!!skip)('UI: path reservations', () => {
+  let s: TestServer;
+  let browser: Browser;
+  let agent: TestAgent;
+  let roomId: string;
+
+  beforeAll(async () => {
+    s = await startTestServer();
+    browser = await launchBrowser();
+    agent = await s.agent('Editor');
+    roomId = await s.room('Repo work');
+    await s.join(roomId, agent.plate);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await s?.stop();
+  });
+
+  it('shows who holds which paths for which task and until when, on the tab and the board card; an admin force-releases with a reason', async () => {
+    const c = await s.connect(agent.credential);
+    const task = await ok(c, 'create_task', { room: roomId, title: 'Rewrite the router', definition_of_done: 'routes pass', assignee: agent.handle });
+    await ok(c, 'claim_task', { task_id: task.task_id });
+    const got = await ok(c, 'reserve_paths', { room: roomId, paths: ['src/api/**'], task_id: task.task_id, reason: 'router rewrite' });
+
+    const { context, page } = await signedInPage(browser, s.running.loginUrl());
+    await page.goto(`${s.baseUrl}/#/rooms/${roomId}/board`);
+    const card = page.locator('article.card', { has: page.getByRole('heading', { name: 'Rewrite the router', exact: true }) });
+    await expect.poll(() => card.textContent(), { timeout: 10_000 }).toContain('src/api/**');
+
+    await page.getByRole('link', { name: 'Reservations' }).click();
+    const table = page.getByRole('table', { name: 'Active reservations' });
+    const row = table.locator(`tr[data-reservation="${got.reservations[0].reservation_id}"]`);
+    await row.waitFor();
+    const text = (await row.textContent()) ?? '';
+    expect(text).toContain('src/api/**');
+    expect(text).toContain(agent.handle);
+    expect(text).toContain('exclusive');
+    expect(text).toContain('Rewrite the router');
+    expect(text).toContain('router rewrite');
+    expect(await row.locator('time').getAttribute('datetime')).toBe(got.reservations[0].expires_at);
+
+    // A reservation made while the tab is open appears live.
+    await ok(c, 'reserve_paths', { room: roomId, paths: ['docs/'], exclusive: false });
+    await expect.poll(() => table.textContent(), { timeout: 10_000 }).toContain('docs/**');
+    await screenshot(page, 'reservations-tab');
+
+    await row.getByRole('button', { name: 'Force-release src/api/**' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Force-release the reservation' });
+    await dialog.getByLabel('Reason').fill('the editor crashed');
+    await dialog.getByRole('button', { name: 'Force-release' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    await row.waitFor({ state: 'detached' });
+    await expect.poll(() => page.getByRole('list', { name: 'Recently released' }).textContent()).toContain('the editor crashed');
+
+    // The server agrees: the agent no longer holds it, and the record keeps the reason.
+    expect((await ok(c, 'list_reservations', { room: roomId })).reservations.map((r: any) => r.pattern)).toEqual(['docs/**']);
+    const view = await s.api('GET', `/v1/rooms/${roomId}/reservations`);
+    expect(view.body.released[0]).toMatchObject({ cause: 'force_released', reason: 'the editor crashed' });
+    await context.close();
+  });
+});
