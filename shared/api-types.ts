@@ -169,6 +169,29 @@ export interface Board<T = Task> {
   context_version?: number;
 }
 
+/** Every owner's Trust in one room (GET /v1/rooms/:id/trust). */
+export interface OwnerTrust {
+  owner_id: string;
+  name: string;
+  handle: string;
+  mode: TrustMode;
+  agents: number;
+}
+
+/** One hit of GET /v1/rooms/:id/search: `snippet` is plain text, `highlights` UTF-16 offsets into it. */
+export interface SearchResult {
+  kind: 'message' | 'task' | 'decision' | 'file';
+  id: string;
+  room: string;
+  snippet: string;
+  highlights: Array<[number, number]>;
+  rank: number;
+  created_at: string;
+  seq?: number;
+  task_id?: string;
+  path?: string;
+}
+
 export interface RoomFile {
   file_id: string;
   path?: string;

@@ -1,6 +1,10 @@
 import { useEffect, useState } from 'react';
 import { useSession } from './stores/session';
 import { useRooms } from './stores/rooms';
+import { useUi, type Theme } from './stores/ui';
+import { useConnection } from './stores/connection';
+import { useAttention, windowTitle } from './stores/attention';
+import { useAgents } from './stores/agents';
 import { startEvents, onLiveState, type LiveState } from './live-events';
 import { useRoute, href } from './router';
 import { Loading, ErrorNote } from './components/States';
@@ -8,6 +12,8 @@ import { RoomsSidebar } from './components/RoomsSidebar';
 import { RoomView } from './components/RoomView';
 import { AgentsView } from './components/AgentsView';
 import { ReportsView } from './components/ReportsView';
+import { Onboarding } from './components/Onboarding';
+import { PeopleView } from './components/PeopleView';
 import { SignIn } from './components/SignIn';
 import { pendingLogin } from './login';
 import { signOut } from './api';
@@ -31,24 +37,79 @@ function LiveBadge() {
   const text = { connecting: 'Connecting…', live: 'Live', reconnecting: 'Reconnecting…' }[s];
   return (
     <span className={`live-badge ${s}`} role="status" aria-live="polite" title="Live updates from the server">
-      <span className="dot" aria-hidden="true" /> {text}
+      <span className="dot" aria-hidden="true" /> <span className="live-text">{text}</span>
     </span>
+  );
+}
+
+/** The server is away: say so plainly, keep what is on screen (marked stale), hold changes. */
+function ConnectionBanner() {
+  const online = useConnection((s) => s.online);
+  const lostAt = useConnection((s) => s.lostAt);
+  if (online) return null;
+  const since = lostAt ? new Date(lostAt).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' }) : '';
+  return (
+    <div className="conn-banner" role="alert" data-testid="connection-banner">
+      <strong>Connection to the Agent Rooms server lost{since ? ` at ${since}` : ''}.</strong> What you see may be out of date; changes are not sent until it is
+      back. Reconnecting…
+    </div>
+  );
+}
+
+function ThemeSwitch() {
+  const theme = useUi((s) => s.theme);
+  const setTheme = useUi((s) => s.setTheme);
+  return (
+    <label className="theme-switch">
+      <span className="sr-only">Theme</span>
+      <select aria-label="Theme" value={theme} onChange={(e) => setTheme(e.target.value as Theme)}>
+        <option value="system">System theme</option>
+        <option value="light">Light</option>
+        <option value="dark">Dark</option>
+      </select>
+    </label>
+  );
+}
+
+/** Sign-out is a same-origin POST of /v1/ui/logout with the tab's token (api.ts), then a fresh page. */
+function SignOut() {
+  return (
+    <button type="button" onClick={() => void signOut().finally(() => window.location.replace('/'))}>
+      Sign out
+    </button>
   );
 }
 
 function Home() {
   const { rooms, status } = useRooms();
+  const agents = useAgents((s) => s.agents);
+  const agentsStatus = useAgents((s) => s.status);
+  useEffect(() => {
+    if (useAgents.getState().status === 'idle') void useAgents.getState().load();
+  }, []);
+  const firstRun = status === 'ready' && agentsStatus === 'ready' && agents.length === 0;
+  // Once the first-run flow shows, it stays while its agent is created and connected.
+  const [inFlow, setInFlow] = useState(false);
+  useEffect(() => {
+    if (firstRun) setInFlow(true);
+  }, [firstRun]);
+  if (firstRun || inFlow) return <Onboarding firstRun />;
   return (
     <section className="home">
       <h1>Welcome to Agent Rooms</h1>
       {status === 'ready' && rooms.length === 0 ? (
-        <p>You have no rooms yet. Create one in the sidebar, then add your agents from the Agents page.</p>
+        <p>You have no rooms yet. Create one in the sidebar, then add your agents to it.</p>
       ) : (
         <p>Pick a room in the sidebar to see its chat, board and files.</p>
       )}
-      <p>
-        <a href={href('agents')}>Manage your agents</a> to create credentials and connect Claude Code, Codex, Gemini CLI or Cursor.
-      </p>
+      <ul className="home-links">
+        <li>
+          <a href={href('welcome')}>Connect an agent</a>: create it, connect its host and see it live in a room, in one flow.
+        </li>
+        <li>
+          <a href={href('agents')}>Manage your agents</a>: credentials, devices and runners.
+        </li>
+      </ul>
     </section>
   );
 }
@@ -56,17 +117,30 @@ function Home() {
 export function App() {
   const { me, status, error, load } = useSession();
   const route = useRoute();
+  const { sidebarCollapsed, drawerOpen, narrow, toggleSidebar, closeDrawer } = useUi();
+  const online = useConnection((s) => s.online);
+  const rooms = useRooms((s) => s.rooms);
+  const attention = useAttention((s) => s.rooms);
   const [loginToken] = useState(pendingLogin.token);
   useEffect(() => {
     if (!loginToken) void load();
   }, [load, loginToken]);
   useEffect(() => {
-    if (status === 'signed-in') {
+    if (status === 'signed-in' && me) {
+      useAttention.getState().setOwner(me.owner_id);
       startEvents();
       void useRooms.getState().load();
       void useRooms.getState().loadOwners();
     }
-  }, [status]);
+  }, [status, me]);
+  useEffect(() => useRooms.subscribe((s, prev) => s.rooms !== prev.rooms && useAttention.getState().syncRooms(s.rooms)), []);
+
+  const [section, id, tab] = route;
+  const roomName = section === 'rooms' && id ? rooms.find((r) => r.room_id === id)?.name : undefined;
+  const waiting = Object.values(attention).reduce((n, a) => n + a.unread, 0);
+  useEffect(() => {
+    document.title = windowTitle(roomName, waiting);
+  }, [roomName, waiting]);
 
   // A fresh start after sign-in (or cancel): no store keeps what another owner's session loaded.
   if (loginToken) return <SignIn token={loginToken} onDone={() => window.location.replace('/' + window.location.hash)} />;
@@ -74,19 +148,30 @@ export function App() {
   if (status === 'signed-out') return <SignedOut />;
   if (status === 'error') return <ErrorNote error={error ?? 'Could not reach the Agent Rooms server.'} retry={() => void load()} />;
 
-  const [section, id, tab] = route;
   let main;
   if (section === 'rooms' && id) main = <RoomView key={id} roomId={id} tab={tab ?? 'chat'} />;
   else if (section === 'agents') main = <AgentsView plate={id} />;
   else if (section === 'reports') main = <ReportsView />;
+  else if (section === 'welcome') main = <Onboarding />;
+  else if (section === 'people') main = <PeopleView />;
   else main = <Home />;
 
+  const sidebarShown = narrow ? drawerOpen : !sidebarCollapsed;
   return (
-    <div className="app">
+    <div className={`app ${sidebarShown ? 'sidebar-shown' : 'sidebar-hidden'} ${narrow ? 'narrow' : 'wide'} ${online ? '' : 'offline'}`}>
       <a className="skip-link" href="#main">
         Skip to content
       </a>
       <header className="topbar">
+        <button type="button" className="ghost sidebar-toggle" aria-expanded={sidebarShown} aria-controls="sidebar" onClick={toggleSidebar} title="Show or hide the rooms">
+          <span aria-hidden="true">☰</span>
+          <span className="sr-only">Rooms sidebar</span>
+          {!sidebarShown && waiting > 0 && (
+            <span className="unread" aria-hidden="true">
+              {waiting}
+            </span>
+          )}
+        </button>
         <a className="brand" href={href()}>
           Agent Rooms
         </a>
@@ -94,23 +179,42 @@ export function App() {
           <a href={href()} aria-current={section === 'rooms' || !section ? 'page' : undefined}>
             Rooms
           </a>
-          <a href={href('agents')} aria-current={section === 'agents' ? 'page' : undefined}>
+          <a href={href('agents')} aria-current={section === 'agents' || section === 'welcome' ? 'page' : undefined}>
             Agents
           </a>
+          {me?.is_primary && (
+            <a href={href('people')} aria-current={section === 'people' ? 'page' : undefined}>
+              People
+            </a>
+          )}
           <a href={href('reports')} aria-current={section === 'reports' ? 'page' : undefined}>
             Reports
           </a>
         </nav>
         <LiveBadge />
+        {!narrow && <ThemeSwitch />}
         <span className="who" data-testid="signed-in-as">
-          Signed in as <strong>{me?.name}</strong> <span className="muted">{me?.handle}</span>
+          <span className="who-label">Signed in as </span>
+          <strong>{me?.name}</strong> <span className="muted who-handle">{me?.handle}</span>
         </span>
-        <button type="button" onClick={() => void signOut().finally(() => window.location.replace('/'))}>
-          Sign out
-        </button>
+        {!narrow && <SignOut />}
       </header>
-      <RoomsSidebar currentRoom={section === 'rooms' ? id : undefined} />
-      <main id="main" className="content" tabIndex={-1}>
+      <ConnectionBanner />
+      {narrow && drawerOpen && <div className="scrim" aria-hidden="true" onClick={closeDrawer} />}
+      <RoomsSidebar currentRoom={section === 'rooms' ? id : undefined} hidden={!sidebarShown}>
+        {narrow && (
+          <div className="drawer-foot">
+            <ThemeSwitch />
+            <SignOut />
+          </div>
+        )}
+      </RoomsSidebar>
+      <main id="main" className={`content ${online ? '' : 'stale'}`} tabIndex={-1} aria-describedby={online ? undefined : 'stale-note'}>
+        {!online && (
+          <p id="stale-note" className="stale-note">
+            Stale: shown as last loaded.
+          </p>
+        )}
         {main}
       </main>
     </div>

@@ -16,6 +16,17 @@ export function setUnauthenticatedHandler(f: () => void): void {
   onUnauthenticated = f;
 }
 
+/** While the server is known to be away, changes are refused up front (stores/connection.ts). */
+let offlineRefusal: () => ApiError | undefined = () => undefined;
+export function setOfflineRefusal(f: () => ApiError | undefined): void {
+  offlineRefusal = f;
+}
+/** Told when a request could not reach the server at all. */
+let onUnreachable: () => void = () => {};
+export function setUnreachableHandler(f: () => void): void {
+  onUnreachable = f;
+}
+
 /*
  * The UI's credential: a session token the page got from POST /v1/ui/login, kept in this
  * tab's sessionStorage (origin-scoped, so port-scoped, unlike a cookie) and sent only as a
@@ -81,6 +92,9 @@ function authHeaders(): Record<string, string> {
 }
 
 export async function api<T>(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<ApiResult<T>> {
+  // The events ticket and sign-in/out still go out while offline: reconnecting needs a fresh ticket.
+  const refused = method === 'GET' || path === '/v1/events/ticket' || path.startsWith('/v1/ui/') ? undefined : offlineRefusal();
+  if (refused) return { ok: false, status: 0, error: refused };
   let res: Response;
   try {
     res = await fetch(path, {
@@ -95,6 +109,7 @@ export async function api<T>(method: string, path: string, body?: unknown, signa
     });
   } catch (err) {
     if ((err as Error).name === 'AbortError') throw err;
+    onUnreachable();
     return { ok: false, status: 0, error: { code: 'UNAVAILABLE', message: 'Could not reach the Agent Rooms server.', status: 0 } };
   }
   const text = await res.text();
@@ -126,6 +141,7 @@ export const get = <T>(path: string, signal?: AbortSignal) => api<T>('GET', path
 export const post = <T>(path: string, body: unknown = {}) => api<T>('POST', path, body);
 export const put = <T>(path: string, body: unknown) => api<T>('PUT', path, body);
 export const del = <T>(path: string) => api<T>('DELETE', path);
+export const patch = <T>(path: string, body: unknown) => api<T>('PATCH', path, body);
 
 /** Who a one-time login link signs in as, and whether the page must ask before using it. */
 export interface LoginPreview {

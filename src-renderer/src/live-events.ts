@@ -6,9 +6,11 @@ import { useFiles } from './stores/files';
 import { useAgents } from './stores/agents';
 import { useWakes } from './stores/wakes';
 import { useWorkspace } from './stores/workspace';
+import { useAttention } from './stores/attention';
+import { useConnection } from './stores/connection';
 import { useReservations } from './stores/reservations';
 import type { Message } from './types';
-import { eventsUrl } from './api';
+import { eventsUrl, setUnreachableHandler } from './api';
 
 interface EventData {
   type: string;
@@ -28,6 +30,8 @@ export function onLiveState(f: (s: LiveState) => void): () => void {
 }
 function setLive(s: LiveState) {
   liveState = s;
+  if (s === 'live') useConnection.getState().setOnline(true);
+  if (s === 'reconnecting') useConnection.getState().setOnline(false);
   for (const l of liveListeners) l(s);
 }
 
@@ -50,12 +54,15 @@ function refreshRoom(room: string, what: string) {
   if (what === 'files' && useFiles.getState().rooms[room]) soon(`files:${room}`, () => void useFiles.getState().load(room));
   if (what === 'wakes' && useWakes.getState().rooms[room]) soon(`wakes:${room}`, () => void useWakes.getState().load(room), 250);
   if (what === 'feedback' && useWakes.getState().feedback[room]) soon(`feedback:${room}`, () => void useWakes.getState().loadFeedback(room), 250);
+  if (what === 'trust' && useRooms.getState().trust[room]) soon(`trust:${room}`, () => void useRooms.getState().loadTrust(room));
   if (what === 'workspace' && useWorkspace.getState().rooms[room]) soon(`workspace:${room}`, () => void useWorkspace.getState().load(room));
 }
 
 /** Everything loaded, again: after a reconnect events may have been missed. */
 function refreshAll() {
   void useRooms.getState().load();
+  void useRooms.getState().loadOwners();
+  for (const room of Object.keys(useRooms.getState().trust)) void useRooms.getState().loadTrust(room);
   for (const room of Object.keys(useChat.getState().rooms)) void useChat.getState().loadLatest(room);
   for (const room of Object.keys(useRooms.getState().members)) refreshRoom(room, 'members');
   for (const room of Object.keys(useBoard.getState().rooms)) refreshRoom(room, 'board');
@@ -66,16 +73,21 @@ function refreshAll() {
 }
 
 const HANDLERS: Record<string, (e: EventData) => void> = {
-  'message.created': (e) => useChat.getState().receive(e.data as Message),
+  'message.created': (e) => {
+    useChat.getState().receive(e.data as Message);
+    useAttention.getState().receive(e.data as Message);
+  },
   'rooms.changed': () => soon('rooms', () => void useRooms.getState().load()),
   'members.changed': (e) => {
     if (e.room) refreshRoom(e.room, 'members');
+    if (e.room) refreshRoom(e.room, 'trust');
     soon('rooms', () => void useRooms.getState().load());
   },
   'instances.changed': (e) => e.room && refreshRoom(e.room, 'members'),
   'trust.changed': (e) => {
     soon('rooms', () => void useRooms.getState().load());
     if (e.room) refreshRoom(e.room, 'members');
+    if (e.room) refreshRoom(e.room, 'trust');
   },
   'board.changed': (e) => {
     if (!e.room) return;
@@ -160,6 +172,10 @@ function scheduleReconnect(): void {
 export function startEvents(): void {
   if (running) return;
   running = true;
+  // A request that cannot reach the server says so at once (unless the stream is demonstrably up).
+  setUnreachableHandler(() => {
+    if (source?.readyState !== EventSource.OPEN) setLive('reconnecting');
+  });
   void connect();
 }
 

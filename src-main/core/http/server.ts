@@ -1,6 +1,4 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { existsSync, readFileSync, statSync } from 'node:fs';
-import { extname, join, normalize, sep } from 'node:path';
 import type { Core } from '../context.js';
 import { Router, Status, type RouteContext } from './router.js';
 import { hostAllowed, originAllowed, sameOrigin } from './guard.js';
@@ -13,6 +11,7 @@ import { isMcpHost } from '../../../shared/hosts.js';
 import { ownerByToken, type Owner } from '../owners/store.js';
 import { ownerBySession, redeemEventsTicket } from '../owners/login.js';
 import { errorDocsHtml } from '../errors/docs.js';
+import { serveUiFile } from './static-ui.js';
 
 export const API_BODY_LIMIT = 1024 * 1024;
 
@@ -31,16 +30,6 @@ export const httpTimeouts = {
   },
 };
 
-const MIME: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.ico': 'image/x-icon',
-  '.json': 'application/json',
-  '.woff2': 'font/woff2',
-};
 
 export const CSP =
   "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'";
@@ -128,38 +117,12 @@ export function createHttpServer(deps: HttpDeps, port: () => number): Server {
   }
 
   function serveStatic(req: IncomingMessage, res: ServerResponse, url: URL) {
-    const dir = deps.uiDir;
-    if (!dir || !existsSync(join(dir, 'index.html'))) {
-      return htmlPage(res, 200, 'Agent Rooms', 'The server is running. The UI bundle is not built: run "npm run build".');
-    }
-    let rel: string;
-    try {
-      rel = decodeURIComponent(url.pathname);
-    } catch {
-      // A malformed percent-encoding is the client's mistake: a 400, never a 500 with a stack.
-      return htmlPage(res, 400, 'Bad request', 'The address is not valid: it has a malformed percent-encoding.');
-    }
-    if (rel.includes('\0')) return htmlPage(res, 400, 'Bad request', 'Bad path.');
-    let file = normalize(join(dir, rel));
-    if (!file.startsWith(dir + sep) && file !== dir) return htmlPage(res, 404, 'Not found', 'No such page.');
-    if (!existsSync(file) || statSync(file).isDirectory()) {
-      rel = '/index.html';
-      file = join(dir, 'index.html');
-    }
-    const type = MIME[extname(file)] ?? 'application/octet-stream';
-    const headers: Record<string, string> = { 'content-type': type, 'x-content-type-options': 'nosniff' };
-    if (type.startsWith('text/html')) {
-      headers['content-security-policy'] = CSP;
-      headers['cache-control'] = 'no-store';
-      // The login page's URL holds a one-time token: never send it on as a referrer.
-      headers['referrer-policy'] = 'no-referrer';
-      // Expire the session cookie of earlier versions, which every port on 127.0.0.1 received.
-      if (/(?:^|;\s*)ar_session=/.test(req.headers.cookie ?? '')) headers['set-cookie'] = 'ar_session=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0';
-    } else if (rel.startsWith('/assets/')) {
-      headers['cache-control'] = 'public, max-age=31536000, immutable';
-    }
-    res.writeHead(200, headers);
-    res.end(readFileSync(file));
+    const out = serveUiFile(req, res, url, deps.uiDir, CSP);
+    if (out.kind === 'not-built') return htmlPage(res, 200, 'Agent Rooms', 'The server is running. The UI bundle is not built: run "npm run build".');
+    // A malformed percent-encoding is the client's mistake: a 400, never a 500 with a stack.
+    if (out.kind === 'bad-encoding') return htmlPage(res, 400, 'Bad request', 'The address is not valid: it has a malformed percent-encoding.');
+    if (out.kind === 'bad-path') return htmlPage(res, 400, 'Bad request', 'Bad path.');
+    if (out.kind === 'not-found') return htmlPage(res, 404, 'Not found', 'No such file.');
   }
 
   // Expired request heads are found by a periodic check: run it often enough for headersMs to hold.

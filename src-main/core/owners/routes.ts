@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Route } from '../http/router.js';
 import { Status } from '../http/router.js';
-import { createOwner, listOwners, setAllowRunners } from './store.js';
+import { createOwner, listOwners, requireOwner, setAllowRunners } from './store.js';
 import { createLoginLink } from './login.js';
 import { parseWith } from '../http/validate.js';
 import { AppError } from '../errors/app-error.js';
@@ -59,9 +59,20 @@ export const ownerRoutes: Route[] = [
     },
   },
   {
+    // The primary owner hands a login link to another human it added (the UI's "add a human" screen).
+    method: 'POST',
+    path: '/v1/owners/:id/login-links',
+    handler: ({ core, owner, params }) => {
+      if (!owner.is_primary) throw new AppError('FORBIDDEN', 'only the primary owner may create login links for other owners');
+      const target = requireOwner(core.db, params.id!);
+      // Minted through the API like /v1/login-links, so the sign-in page asks before it signs in.
+      return new Status(201, createLoginLink(core.db, core.baseUrl, target.owner_id, 'confirm'));
+    },
+  },
+  {
     method: 'POST',
     path: '/v1/login-links',
-        // Anyone with an owner token can mint one and plant it on a page: the UI asks before it signs in with it.
+    // Anyone with an owner token can mint one and plant it on a page: the UI asks before it signs in with it.
     handler: ({ core, owner }) => new Status(201, createLoginLink(core.db, core.baseUrl, owner.owner_id, 'confirm')),
   },
 ];

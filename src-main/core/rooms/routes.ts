@@ -151,6 +151,28 @@ export const roomRoutes: Route[] = [
     },
   },
   {
+    // Every owner's Trust in the room, for its members to see who lets whom assign and wake (the room's Trust panel).
+    method: 'GET',
+    path: '/v1/rooms/:id/trust',
+    handler: ({ core, params, owner }) => {
+      requireHumanRoom(core.db, params.id!, owner.owner_id);
+      const m = listMembers(core.db, params.id!);
+      const ids = [...new Set([...m.humans.map((h) => h.owner_id), ...m.agents.map((a) => a.owner.owner_id)])];
+      return {
+        owners: ids.map((id) => {
+          const o = getOwner(core.db, id);
+          return {
+            owner_id: id,
+            name: o?.name ?? 'unknown',
+            handle: o?.handle ?? '',
+            mode: trustMode(core.db, params.id!, id),
+            agents: m.agents.filter((a) => a.owner.owner_id === id && !a.revoked).length,
+          };
+        }),
+      };
+    },
+  },
+  {
     method: 'GET',
     path: '/v1/rooms/:id/messages',
     handler: ({ core, owner, params, url }) => {

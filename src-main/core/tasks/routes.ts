@@ -4,7 +4,7 @@ import { Status } from '../http/router.js';
 import { parseWith } from '../http/validate.js';
 import { requireHumanRoom } from '../rooms/store.js';
 import { TASK_STATUSES } from './transitions.js';
-import { archiveTask, cancelTask, createTask, leaseHandles, readBoard, reassignTask, releaseTask, requireTask } from './service.js';
+import { archiveTask, cancelTask, createTask, leaseHandles, readBoard, reassignTask, releaseTask, requireTask, updateTask } from './service.js';
 import { depsOf, openDepsOf, toRecord } from './store.js';
 import { BOARD_LIMIT_HTTP, BOARD_LIMIT_MAX } from './board.js';
 
@@ -66,6 +66,32 @@ export const taskRoutes: Route[] = [
     handler: ({ core, owner, params }) => {
       const t = requireTask(core.db, { kind: 'human', ownerId: owner.owner_id }, params.taskId!, params.id!);
       return toRecord(core.db, t, depsOf(core.db, t.id), openDepsOf(core.db, t.id));
+    },
+  },
+  {
+    // A human edits an unfinished task (the board's detail panel): same rules as update_task, with the human's right to edit.
+    method: 'PATCH',
+    path: '/v1/rooms/:id/tasks/:taskId',
+    handler: ({ core, owner, params, body }) => {
+      const input = parseWith(
+        z
+          .object({
+            title: z.string().min(1).max(200).optional(),
+            detail: z.string().max(20_000).nullable().optional(),
+            definition_of_done: z.string().min(1).max(4000).optional(),
+            order: z.number().int().min(-1_000_000).max(1_000_000).nullable().optional(),
+            depends_on: z.array(z.string().min(1).max(200)).max(100).optional(),
+          })
+          .strict(),
+        body,
+      );
+      return updateTask(
+        core,
+        { kind: 'human', ownerId: owner.owner_id },
+        params.taskId!,
+        { title: input.title, detail: input.detail, definitionOfDone: input.definition_of_done, order: input.order, dependsOn: input.depends_on },
+        params.id!,
+      );
     },
   },
   {

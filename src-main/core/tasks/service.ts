@@ -204,13 +204,23 @@ export interface UpdateInput {
   dependsOn?: string[];
 }
 
-/** update_task: the assignee or the agent that created the task edits an unfinished task. */
-export function updateTask(core: Core, actor: Extract<Actor, { kind: 'agent' }>, taskId: string, patch: UpdateInput): TaskRecord {
+/** Who may edit a task: for agents the assignee or the creating agent; for humans a room admin, the assignee's owner or the creating owner (as for archive). */
+function mayEdit(db: Db, actor: Actor, t: TaskRow): boolean {
+  if (actor.kind === 'agent') return t.assignee === actor.plate || t.created_by_plate === actor.plate;
+  return humanRole(db, t.room_id, actor.ownerId) === 'admin' || ownerOf(db, t.assignee) === actor.ownerId || t.created_by_owner === actor.ownerId;
+}
+
+/**
+ * update_task and PATCH /v1/rooms/:id/tasks/:taskId: an unfinished task's title, detail,
+ * definition of done, order or dependencies, by those `mayEdit` names.
+ */
+export function updateTask(core: Core, actor: Actor, taskId: string, patch: UpdateInput, roomId?: string): TaskRecord {
   const { db } = core;
   const rec = immediate(db, () => {
-    const t = requireTask(db, actor, taskId);
-    if (t.assignee !== actor.plate && t.created_by_plate !== actor.plate) {
-      throw new AppError('FORBIDDEN', 'only the assignee or the agent that created a task may edit it', { reason: 'not_assigned', taskId });
+    const t = requireTask(db, actor, taskId, roomId);
+    if (!mayEdit(db, actor, t)) {
+      const who = actor.kind === 'agent' ? 'the assignee or the agent that created a task' : 'a room admin, the assignee’s owner or the task’s creator';
+      throw new AppError('FORBIDDEN', `only ${who} may edit it`, { reason: 'not_assigned', taskId });
     }
     if (t.status === 'done' || t.status === 'cancelled' || t.archived_at !== null) {
       throw new AppError('CONFLICT', 'a finished or archived task cannot be edited', { reason: 'task_finished', taskId });

@@ -7,6 +7,7 @@ import { SCOPE_NAMES } from '../../../shared/scopes';
 import { Loading, ErrorNote, Empty } from './States';
 import { Confirm, Dialog } from './Dialog';
 import { connectionInstructions, urlsFromOrigin } from './connect';
+import { PresenceBadge, useInstancesByPlate } from './presence';
 import { useSession } from '../stores/session';
 import { OwnerRights } from './OwnerRights';
 
@@ -18,7 +19,7 @@ const SCOPE_HELP: Record<ScopeName, string> = {
   INVOKE: 'be woken by mentions and assignments',
 };
 
-function CopyButton({ text, label }: { text: string; label: string }) {
+export function CopyButton({ text, label }: { text: string; label: string }) {
   const [done, setDone] = useState(false);
   return (
     <button
@@ -284,11 +285,15 @@ export function AgentsView({ plate }: { plate?: string }) {
     void load();
   }, [load]);
   const selected = agents.find((a) => a.plate === plate);
+  const instances = useInstancesByPlate();
 
   return (
     <div className="agents grid-side">
       <section aria-labelledby="agents-h">
         <h1 id="agents-h">Your agents</h1>
+        <p>
+          <a href={href('welcome')}>Connect a new agent step by step</a>
+        </p>
         {status === 'loading' && <Loading what="agents" />}
         {status === 'error' && <ErrorNote error={error} what="agents" retry={() => void load()} />}
         {status === 'ready' && agents.length === 0 && <Empty>No agents yet. Create one below.</Empty>}
@@ -298,7 +303,7 @@ export function AgentsView({ plate }: { plate?: string }) {
               <a href={href('agents', a.plate)} aria-current={a.plate === plate ? 'page' : undefined}>
                 {a.name}
               </a>{' '}
-              <span className="muted">{a.handle}</span> {a.revoked && <span className="badge warn">revoked</span>}
+              <span className="muted">{a.handle}</span> {a.revoked ? <span className="badge warn">revoked</span> : <PresenceBadge instances={instances.get(a.plate) ?? []} />}
             </li>
           ))}
         </ul>

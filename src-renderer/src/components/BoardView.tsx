@@ -1,13 +1,14 @@
-import { useCallback, useEffect, useMemo, useState, type FormEvent } from 'react';
-import { allTasks, useBoard, wouldCycle } from '../stores/board';
+import { useCallback, useEffect, useMemo, useRef, useState, type DragEvent, type FormEvent, type KeyboardEvent } from 'react';
+import { allTasks, NO_FILTER, useBoard, waitsOn, wouldCycle, type StatusFilter } from '../stores/board';
 import { useRooms } from '../stores/rooms';
 import { useSession } from '../stores/session';
-import { TASK_STATUSES, type Room, type Task, type TaskStatus } from '../types';
+import type { Room, Task } from '../types';
 import { describeError } from '../api';
 import { VirtualList } from './VirtualList';
 import { Loading, ErrorNote, Empty } from './States';
-import { TaskCard } from './TaskCard';
-import { TrustToggle } from './TrustToggle';
+import { TaskCard, type CardLinks } from './TaskCard';
+import { ReassignDialog, TaskDetail } from './TaskDetail';
+import { canEdit, canReassign } from './boardRules';
 import { Dialog } from './Dialog';
 
 const NEW = '__new__';
@@ -74,7 +75,7 @@ function CreateTaskDialog({ room, tasks, onClose }: { room: Room; tasks: Task[];
         )}
         <fieldset>
           <legend>Depends on</legend>
-          {deps.length === 0 && <p className="muted">No dependencies: the task is claimable at once.</p>}
+          {deps.length === 0 && <p className="muted">No prerequisites: the task is claimable at once.</p>}
           <ul className="chips" aria-label="Chosen dependencies">
             {deps.map((id) => (
               <li key={id}>
@@ -115,13 +116,41 @@ function CreateTaskDialog({ room, tasks, onClose }: { room: Room; tasks: Task[];
   );
 }
 
+const STATUS_OPTIONS: Array<[StatusFilter, string]> = [
+  ['', 'Any status'],
+  ['todo', 'todo'],
+  ['waiting', 'waiting on prerequisites'],
+  ['doing', 'doing'],
+  ['blocked', 'blocked (status)'],
+  ['failed', 'failed'],
+  ['done', 'done'],
+  ['cancelled', 'cancelled'],
+];
+const DONE = '__done__';
+
+interface LaneView {
+  key: string;
+  title: string;
+  tasks: Task[];
+  more: boolean;
+}
+
 export function BoardView({ room }: { room: Room }) {
   const roomId = room.room_id;
   const rb = useBoard((s) => s.rooms[roomId]);
-  const { filterAssignee, filterStatus, setFilter, load } = useBoard();
+  const filter = useBoard((s) => s.filters[roomId]) ?? NO_FILTER;
+  const { setFilter, load, loadMore, reorder } = useBoard.getState();
   const members = useRooms((s) => s.members[roomId]?.data);
   const meId = useSession((s) => s.me?.owner_id ?? '');
   const [creating, setCreating] = useState(false);
+  const [openId, setOpenId] = useState<string | null>(null);
+  const [reassign, setReassign] = useState<{ task: Task; to?: string } | null>(null);
+  const [focusId, setFocusId] = useState<string | null>(null);
+  const [reveal, setReveal] = useState<{ lane: string; key: string } | null>(null);
+  const [note, setNote] = useState<string>();
+  const dragging = useRef<Task | null>(null);
+  const [dropLane, setDropLane] = useState<string | null>(null);
+  const lanesRef = useRef<HTMLDivElement>(null);
   useEffect(() => {
     void load(roomId);
   }, [roomId, load]);
@@ -135,31 +164,190 @@ export function BoardView({ room }: { room: Room }) {
     for (const a of members?.agents ?? []) m.set(a.plate, a.handle);
     return m;
   }, [board, members]);
-  const keep = useCallback((t: Task) => !filterStatus || t.status === filterStatus, [filterStatus]);
-  const lanes = useMemo(() => {
+  const links = useMemo(() => {
+    // Who waits on whom, in one pass (a board may hold a thousand tasks).
+    const holds = new Map<string, string[]>();
+    for (const t of tasks) {
+      if (t.status === 'done' || t.status === 'cancelled') continue;
+      for (const d of t.depends_on ?? []) (holds.get(d) ?? holds.set(d, []).get(d)!).push(t.title);
+    }
+    const m = new Map<string, CardLinks>();
+    for (const t of tasks) m.set(t.task_id, { waits: waitsOn(t).map((id) => titles.get(id) ?? 'a task'), holds: holds.get(t.task_id) ?? [] });
+    return m;
+  }, [tasks, titles]);
+  const keep = useCallback(
+    (t: Task) => !filter.status || (filter.status === 'waiting' ? waitsOn(t).length > 0 : t.status === filter.status && !(filter.status === 'todo' && waitsOn(t).length > 0)),
+    [filter.status],
+  );
+  const lanes = useMemo<LaneView[]>(() => {
     if (!board) return [];
-    const out = board.lanes
-      .filter((l) => !filterAssignee || l.assignee === filterAssignee)
-      .map((l) => ({ key: l.assignee, title: l.handle || plates.get(l.assignee) || '@agent', tasks: l.tasks.filter(keep) }));
-    if (!filterStatus || filterStatus === 'done') {
-      out.push({ key: '__done__', title: 'Done', tasks: board.done.filter((t) => (!filterAssignee || t.assignee === filterAssignee) && keep(t)) });
+    const out: LaneView[] = board.lanes
+      .filter((l) => !filter.assignee || l.assignee === filter.assignee)
+      .map((l) => ({ key: l.assignee, title: l.handle || plates.get(l.assignee) || '@agent', tasks: l.tasks.filter(keep), more: !!l.next_cursor }));
+    if (!filter.status || filter.status === 'done') {
+      out.push({ key: DONE, title: 'Done', tasks: board.done.filter((t) => (!filter.assignee || t.assignee === filter.assignee) && keep(t)), more: !!board.done_next_cursor });
     }
     return out;
-  }, [board, filterAssignee, filterStatus, keep, plates]);
+  }, [board, filter, keep, plates]);
+
+  // One tab stop for all cards: the focused one (or the first).
+  const firstId = lanes.find((l) => l.tasks.length)?.tasks[0]?.task_id ?? null;
+  const current = focusId && tasks.some((t) => t.task_id === focusId) ? focusId : firstId;
+  const focusCard = useCallback((laneKey: string, id: string) => {
+    setFocusId(id);
+    setReveal({ lane: laneKey, key: id });
+  }, []);
+  useEffect(() => {
+    if (!reveal) return;
+    const el = lanesRef.current?.querySelector<HTMLElement>(`article.card[data-task="${CSS.escape(reveal.key)}"]`);
+    el?.focus();
+  }, [reveal]);
+
+  const mayReassignHere = useMemo(() => {
+    const probe = tasks.find((t) => t.status !== 'done' && t.status !== 'cancelled');
+    return probe ? canReassign(room, meId, members, probe) : null;
+  }, [tasks, room, meId, members]);
+
+  function laneOf(t: Task): string {
+    return t.status === 'done' ? DONE : t.assignee;
+  }
+
+  const onKey = useCallback(
+    (e: KeyboardEvent, t: Task) => {
+      const li = lanes.findIndex((l) => l.key === laneOf(t));
+      const lane = lanes[li];
+      if (!lane) return;
+      const i = lane.tasks.findIndex((x) => x.task_id === t.task_id);
+      const go = (l: LaneView | undefined, idx: number) => {
+        if (!l || !l.tasks.length) return;
+        const x = l.tasks[Math.max(0, Math.min(idx, l.tasks.length - 1))]!;
+        focusCard(l.key, x.task_id);
+      };
+      const nextLane = (dir: 1 | -1) => {
+        for (let j = li + dir; j >= 0 && j < lanes.length; j += dir) if (lanes[j]!.tasks.length) return lanes[j];
+        return undefined;
+      };
+      // Alt+Up/Down moves the card within its lane: the keyboard's drag to reorder.
+      if (e.altKey && (e.key === 'ArrowUp' || e.key === 'ArrowDown') && lane.key !== DONE) {
+        e.preventDefault();
+        const allowed = canEdit(room, meId, members, t);
+        if (!allowed?.ok) return setNote(allowed ? allowed.reason : 'A finished task keeps its place.');
+        if (filter.status) return setNote('Clear the status filter to reorder: hidden tasks share the lane.');
+        const before = e.key === 'ArrowUp' ? lane.tasks[i - 1]?.task_id : lane.tasks[i + 2]?.task_id ?? null;
+        if (before === undefined || (e.key === 'ArrowDown' && i === lane.tasks.length - 1)) return;
+        void reorder(roomId, lane.tasks, t.task_id, before).then((r) => {
+          setNote(r.ok ? undefined : describeError(r.error));
+          setReveal({ lane: lane.key, key: t.task_id });
+        });
+        return;
+      }
+      switch (e.key) {
+        case 'ArrowDown':
+          go(lane, i + 1);
+          break;
+        case 'ArrowUp':
+          go(lane, i - 1);
+          break;
+        case 'ArrowRight':
+          go(nextLane(1), i);
+          break;
+        case 'ArrowLeft':
+          go(nextLane(-1), i);
+          break;
+        case 'Home':
+          go(lane, 0);
+          break;
+        case 'End':
+          go(lane, lane.tasks.length - 1);
+          break;
+        case 'Enter':
+        case ' ':
+          setOpenId(t.task_id);
+          break;
+        case 'r':
+        case 'R': {
+          const a = canReassign(room, meId, members, t);
+          if (a?.ok) setReassign({ task: t });
+          else setNote(a ? a.reason : 'A finished task cannot be reassigned.');
+          break;
+        }
+        default:
+          return;
+      }
+      e.preventDefault();
+    },
+    [lanes, focusCard, room, meId, members, filter.status, reorder, roomId],
+  );
+
+  const onDragStart = useCallback((e: DragEvent, t: Task) => {
+    dragging.current = t;
+    e.dataTransfer.effectAllowed = 'move';
+    e.dataTransfer.setData('text/plain', t.title);
+  }, []);
+
+  function dropAllowed(laneKey: string, t = dragging.current): boolean {
+    if (!t || laneKey === DONE) return false;
+    if (laneKey !== t.assignee) return !!canReassign(room, meId, members, t)?.ok;
+    return !filter.status; // reordering a filtered lane would interleave with hidden tasks
+  }
+
+  async function onDrop(e: DragEvent, lane: LaneView) {
+    e.preventDefault();
+    setDropLane(null);
+    const t = dragging.current;
+    dragging.current = null;
+    if (!t || !dropAllowed(lane.key, t)) return;
+    if (lane.key !== t.assignee) {
+      setReassign({ task: t, to: lane.key });
+      return;
+    }
+    const over = (e.target as HTMLElement).closest<HTMLElement>('article.card');
+    let before: string | null = null;
+    if (over && over.dataset.task !== t.task_id) {
+      const box = over.getBoundingClientRect();
+      const idx = lane.tasks.findIndex((x) => x.task_id === over.dataset.task);
+      before = e.clientY < box.top + box.height / 2 ? over.dataset.task! : (lane.tasks[idx + 1]?.task_id ?? null);
+    } else if (over) return; // dropped on itself
+    const r = await reorder(roomId, lane.tasks, t.task_id, before);
+    setNote(r.ok ? undefined : describeError(r.error));
+  }
+
   const itemKey = useCallback((t: Task) => t.task_id, []);
-  const render = useCallback((t: Task) => <TaskCard task={t} room={room} meId={meId} members={members} titles={titles} plates={plates} />, [room, meId, members, titles, plates]);
+  const render = useCallback(
+    (t: Task) => (
+      <TaskCard
+        task={t}
+        members={members}
+        plates={plates}
+        links={links.get(t.task_id) ?? { waits: [], holds: [] }}
+        focused={t.task_id === current}
+        draggable={t.status !== 'done' && t.status !== 'cancelled'}
+        onOpen={(x) => {
+          setFocusId(x.task_id);
+          setOpenId(x.task_id);
+        }}
+        onKey={onKey}
+        onDragStart={onDragStart}
+      />
+    ),
+    [members, plates, links, current, onKey, onDragStart],
+  );
 
   if (!rb || (rb.status === 'loading' && !board)) return <Loading what="the board" />;
   if (rb.status === 'error' && !board) return <ErrorNote error={rb.error} what="the board" retry={() => void load(roomId)} />;
+
+  const filtered = !!(filter.assignee || filter.status);
+  const shown = lanes.reduce((n, l) => n + l.tasks.length, 0);
+  const openTask = openId ? tasks.find((t) => t.task_id === openId) : undefined;
+  const laneName = (plate: string) => plates.get(plate) || '@agent';
 
   return (
     <div className="board" data-testid="board">
       <header className="board-head">
         <h2>Board</h2>
-        {room.cross_owner && <TrustToggle room={room} />}
         <div className="filters" role="group" aria-label="Filter tasks">
           <label htmlFor="f-assignee">Assignee</label>
-          <select id="f-assignee" value={filterAssignee} onChange={(e) => setFilter({ assignee: e.target.value })}>
+          <select id="f-assignee" value={filter.assignee} onChange={(e) => setFilter(roomId, { assignee: e.target.value })} className={filter.assignee ? 'active' : ''}>
             <option value="">All lanes</option>
             {(board?.lanes ?? []).map((l) => (
               <option key={l.assignee} value={l.assignee}>
@@ -168,11 +356,10 @@ export function BoardView({ room }: { room: Room }) {
             ))}
           </select>
           <label htmlFor="f-status">Status</label>
-          <select id="f-status" value={filterStatus} onChange={(e) => setFilter({ status: e.target.value as TaskStatus | '' })}>
-            <option value="">Any status</option>
-            {TASK_STATUSES.map((s) => (
-              <option key={s} value={s}>
-                {s}
+          <select id="f-status" value={filter.status} onChange={(e) => setFilter(roomId, { status: e.target.value as StatusFilter })} className={filter.status ? 'active' : ''}>
+            {STATUS_OPTIONS.map(([v, label]) => (
+              <option key={v} value={v}>
+                {label}
               </option>
             ))}
           </select>
@@ -181,22 +368,85 @@ export function BoardView({ room }: { room: Room }) {
           New task
         </button>
       </header>
-      {rb.error && <ErrorNote error={rb.error} what="the latest board" />}
+      {filtered && (
+        <p className="active-filters" data-testid="active-filters">
+          Filtered:
+          {filter.assignee && <span className="chip">lane {laneName(filter.assignee)}</span>}
+          {filter.status && <span className="chip">{STATUS_OPTIONS.find(([v]) => v === filter.status)?.[1]}</span>}
+          <button type="button" className="link" onClick={() => setFilter(roomId, NO_FILTER)}>
+            Clear filters
+          </button>
+        </p>
+      )}
+      <p id="board-keys" className="sr-only">
+        Arrow keys move between cards and lanes, Enter opens the task, R reassigns it, Alt with Up or Down moves it within its lane.
+      </p>
+      {mayReassignHere && !mayReassignHere.ok && <p className="muted explain">{mayReassignHere.reason} Open a task to see what you may do with it.</p>}
+      {rb.error && rb.error.status !== 0 && <ErrorNote error={rb.error} what="the latest board" />}
+      {note && (
+        <p role="alert" className="error-text">
+          {note}
+        </p>
+      )}
       {tasks.length === 0 && (
         <Empty>{board?.lanes.length ? 'No tasks yet. Create one with “New task”.' : 'No tasks yet. Add agents to the room on the Members tab, then create a task for one of them.'}</Empty>
       )}
+      {tasks.length > 0 && shown === 0 && filtered && <Empty>No tasks match these filters.</Empty>}
       {lanes.length > 0 && (
-        <div className="lanes">
+        <div className="lanes" ref={lanesRef}>
           {lanes.map((l) => (
-            <section key={l.key} className={`lane ${l.key === '__done__' ? 'done-lane' : ''}`} aria-label={`Lane ${l.title}`}>
+            <section
+              key={l.key}
+              className={`lane ${l.key === DONE ? 'done-lane' : ''} ${dropLane === l.key ? 'drop' : ''}`}
+              aria-label={`Lane ${l.title}`}
+              data-lane={l.key}
+              onDragOver={(e) => {
+                if (!dropAllowed(l.key)) return;
+                e.preventDefault();
+                e.dataTransfer.dropEffect = 'move';
+                if (dropLane !== l.key) setDropLane(l.key);
+              }}
+              onDragLeave={(e) => {
+                if (!(e.currentTarget as HTMLElement).contains(e.relatedTarget as Node)) setDropLane(null);
+              }}
+              onDrop={(e) => void onDrop(e, l)}
+            >
               <h3>
                 {l.title} <span className="count">{l.tasks.length}</span>
               </h3>
-              <VirtualList items={l.tasks} itemKey={itemKey} estimate={170} render={render} ariaLabel={`Tasks of ${l.title}`} className="lane-list" overscanPx={400} empty={<p className="muted pad">No tasks.</p>} />
+              <VirtualList
+                items={l.tasks}
+                itemKey={itemKey}
+                estimate={78}
+                render={render}
+                ariaLabel={`Tasks of ${l.title}`}
+                className="lane-list"
+                overscanPx={400}
+                reveal={reveal?.lane === l.key ? { key: reveal.key } : undefined}
+                empty={<p className="muted pad">{filtered ? 'None match.' : 'No tasks.'}</p>}
+              />
+              {l.more && (
+                <button type="button" className="link more" onClick={() => void loadMore(roomId, l.key === DONE ? 'done' : l.key)}>
+                  Show more
+                </button>
+              )}
             </section>
           ))}
         </div>
       )}
+      {openTask && (
+        <TaskDetail
+          room={room}
+          taskId={openTask.task_id}
+          meId={meId}
+          members={members}
+          tasks={tasks}
+          plates={plates}
+          onOpen={(t) => setOpenId(t.task_id)}
+          onClose={() => setOpenId(null)}
+        />
+      )}
+      {reassign && <ReassignDialog room={room} task={reassign.task} members={members} initial={reassign.to} onClose={() => setReassign(null)} />}
       {creating && <CreateTaskDialog room={room} tasks={tasks} onClose={() => setCreating(false)} />}
     </div>
   );

@@ -1,17 +1,17 @@
-import { memo, useCallback, useEffect, useMemo, useState } from 'react';
+import { memo, useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { useChat } from '../stores/chat';
+import { useAttention } from '../stores/attention';
+import { enc, get } from '../api';
 import { useRooms } from '../stores/rooms';
 import { useSession } from '../stores/session';
-import type { Message, Room } from '../types';
+import type { Message, Room, SearchResult } from '../types';
 import { VirtualList } from './VirtualList';
 import { Loading, ErrorNote, Empty } from './States';
 import { Composer, type Candidate } from './Composer';
 import { MessageBody, dePlate } from './MessageBody';
+import { formatTime } from './time';
 
-function time(iso: string) {
-  const d = new Date(iso);
-  return d.toLocaleString(undefined, { hour: '2-digit', minute: '2-digit', month: 'short', day: 'numeric' });
-}
+const time = formatTime;
 
 export function usePlateHandles(roomId: string, extra: Message[] = []): Map<string, string> {
   const members = useRooms((s) => s.members[roomId]?.data);
@@ -38,56 +38,205 @@ export function useCandidates(roomId: string): Candidate[] {
   }, [members]);
 }
 
+/** Consecutive messages of one sender within five minutes read as one block. */
+const GROUP_MS = 5 * 60_000;
+function continues(prev: Message | undefined, m: Message): boolean {
+  return !!prev && prev.sender.handle === m.sender.handle && !m.parent_id && !prev.parent_id && Date.parse(m.created_at) - Date.parse(prev.created_at) < GROUP_MS;
+}
+
 const MessageRow = memo(function MessageRow({
   m,
-  parent,
   replies,
   meId,
   plates,
+  compact,
+  firstUnread,
+  orphan,
   onThread,
 }: {
   m: Message;
-  parent?: Message;
   replies: number;
   meId?: string;
   plates: Map<string, string>;
-  onThread: (root: Message) => void;
+  compact?: boolean;
+  firstUnread?: boolean;
+  /** A reply whose thread root is not loaded: shown in the main list, marked as a reply. */
+  orphan?: boolean;
+  onThread?: (root: Message) => void;
 }) {
   const mentionsMe = m.mentions.some((x) => x.kind === 'human' && x.owner_id === meId);
   return (
-    <article className={`msg ${mentionsMe ? 'mentions-me' : ''} ${m.sender.owner_id === meId && m.sender.kind === 'human' ? 'mine' : ''}`} aria-label={`Message ${m.seq} from ${m.sender.handle}`} data-seq={m.seq}>
-      <header>
+    <article
+      className={`msg ${compact ? 'compact' : ''} ${mentionsMe ? 'mentions-me' : ''} ${m.sender.owner_id === meId && m.sender.kind === 'human' ? 'mine' : ''} ${firstUnread ? 'first-unread' : ''}`}
+      aria-label={`Message ${m.seq} from ${m.sender.handle}`}
+      data-seq={m.seq}
+    >
+      {firstUnread && (
+        <div className="unread-line" role="separator" aria-label="New messages">
+          <span>New</span>
+        </div>
+      )}
+      <header className={compact ? 'sr-only' : undefined}>
         <strong className="sender">{m.sender.name}</strong> <span className="handle">{m.sender.handle}</span>
         {m.sender.kind === 'agent' && <span className="badge">agent</span>}
         <time dateTime={m.created_at}>{time(m.created_at)}</time>
         {mentionsMe && <span className="badge me">mentions you</span>}
       </header>
-      {m.parent_id && (
-        <p className="reply-to">
-          ↳ reply to {parent ? <>{parent.sender.handle}: “{dePlate(parent.body, plates).slice(0, 80)}”</> : 'an earlier message'}
-        </p>
-      )}
+      {orphan && <p className="reply-to">↳ reply to an earlier message</p>}
       <MessageBody body={m.body} mentions={m.mentions} meId={meId} plates={plates} />
-      <footer>
-        <button type="button" className="link" onClick={() => onThread(parent && m.parent_id ? parent : m)}>
-          {replies ? `Thread (${replies} ${replies === 1 ? 'reply' : 'replies'})` : 'Reply in thread'}
-        </button>
-      </footer>
+      {onThread && (
+        <footer>
+          {replies > 0 && (
+            <button type="button" className="link" onClick={() => onThread(m)}>
+              {`${replies} ${replies === 1 ? 'reply' : 'replies'}`}
+            </button>
+          )}
+          <button type="button" className="link hover-action" onClick={() => onThread(m)}>
+            Reply in thread
+          </button>
+        </footer>
+      )}
     </article>
   );
 });
+
+type Row = { kind: 'start'; key: string } | { kind: 'msg'; key: string; m: Message; prev?: Message; orphan: boolean };
+
+/** The search's text with its matches marked, from UTF-16 offsets (never as HTML). */
+function Highlighted({ text, spans }: { text: string; spans: Array<[number, number]> }) {
+  const out: ReactNode[] = [];
+  let at = 0;
+  [...spans]
+    .sort((a, b) => a[0] - b[0])
+    .forEach(([s, e], i) => {
+      if (s < at || e <= s) return;
+      if (s > at) out.push(text.slice(at, s));
+      out.push(<mark key={i}>{text.slice(s, e)}</mark>);
+      at = e;
+    });
+  if (at < text.length) out.push(text.slice(at));
+  return <>{out}</>;
+}
+
+/** Until the room's server search answers (GET …/search), the messages already loaded are searched here. */
+function localSearch(messages: Message[], q: string, plates: Map<string, string>): SearchResult[] {
+  const needle = q.toLowerCase();
+  const out: SearchResult[] = [];
+  for (let i = messages.length - 1; i >= 0 && out.length < 50; i--) {
+    const m = messages[i]!;
+    const body = dePlate(m.body, plates);
+    const lower = body.toLowerCase();
+    const first = lower.indexOf(needle);
+    if (first < 0) continue;
+    const from = Math.max(0, first - 60);
+    const snippet = body.slice(from, from + 200);
+    const highlights: Array<[number, number]> = [];
+    for (let at = snippet.toLowerCase().indexOf(needle); at >= 0; at = snippet.toLowerCase().indexOf(needle, at + needle.length)) highlights.push([at, at + needle.length]);
+    out.push({ kind: 'message', id: m.message_id, room: m.room, snippet, highlights, rank: 0, created_at: m.created_at, seq: m.seq });
+  }
+  return out;
+}
+
+let serverSearch: 'unknown' | 'yes' | 'no' = 'unknown';
+
+function SearchBox({ roomId, messages, plates, onPick }: { roomId: string; messages: Message[]; plates: Map<string, string>; onPick: (r: SearchResult) => void }) {
+  const [q, setQ] = useState('');
+  const [results, setResults] = useState<SearchResult[] | null>(null);
+  const [local, setLocal] = useState(false);
+  useEffect(() => {
+    const query = q.trim();
+    if (query.length < 2) return setResults(null);
+    let live = true;
+    const t = setTimeout(async () => {
+      if (serverSearch !== 'no') {
+        const r = await get<{ results: SearchResult[] }>(`/v1/rooms/${enc(roomId)}/search?q=${enc(query)}&kinds=message&limit=30`);
+        if (r.ok) {
+          serverSearch = 'yes';
+          if (live) {
+            setLocal(false);
+            setResults(r.data.results);
+          }
+          return;
+        }
+        if (r.status === 404 || r.status === 405) serverSearch = 'no';
+      }
+      if (live) {
+        setLocal(true);
+        setResults(localSearch(messages, query, plates));
+      }
+    }, 200);
+    return () => {
+      live = false;
+      clearTimeout(t);
+    };
+  }, [q, roomId, messages, plates]);
+  return (
+    <div className="search">
+      <input type="search" aria-label="Search messages" placeholder="Search messages" value={q} onChange={(e) => setQ(e.target.value)} onKeyDown={(e) => e.key === 'Escape' && setQ('')} />
+      {results && (
+        <div className="search-results" role="region" aria-label="Search results">
+          <p className="muted">
+            {results.length} {results.length === 1 ? 'match' : 'matches'}
+            {local ? ' in the loaded messages' : ''}
+          </p>
+          <ul className="plain">
+            {results.map((r) => (
+              <li key={r.id}>
+                <button
+                  type="button"
+                  className="result"
+                  onClick={() => {
+                    onPick(r);
+                    setQ('');
+                  }}
+                >
+                  <Highlighted text={r.snippet} spans={r.highlights} /> <time className="muted">{time(r.created_at)}</time>
+                </button>
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
+    </div>
+  );
+}
 
 export function ChatView({ room }: { room: Room }) {
   const roomId = room.room_id;
   const chat = useChat((s) => s.rooms[roomId]);
   const { loadLatest, loadOlder, send } = useChat.getState();
   const meId = useSession((s) => s.me?.owner_id);
-  const [thread, setThread] = useState<Message | null>(null);
+  const [threadId, setThreadId] = useState<string | null>(null);
+  const [reveal, setReveal] = useState<{ key: string; align: 'start' } | undefined>();
+  // What was unread when the room opened: the "New" line and the jump stay until the room is left.
+  const lastReadAtOpen = useRef<number | null>(null);
+  if (lastReadAtOpen.current === null) {
+    const a = useAttention.getState().rooms[roomId];
+    lastReadAtOpen.current = a && a.unread > 0 ? a.lastRead : Number.MAX_SAFE_INTEGER;
+  }
   useEffect(() => {
     void loadLatest(roomId);
   }, [roomId, loadLatest]);
 
   const messages = useMemo(() => chat?.messages ?? [], [chat?.messages]);
+  const last = messages[messages.length - 1];
+  useEffect(() => {
+    const att = useAttention.getState();
+    att.setViewing(roomId);
+    const read = () => {
+      const l = useChat.getState().rooms[roomId]?.messages.at(-1);
+      if (l && document.visibilityState === 'visible') useAttention.getState().markRead(roomId, l.seq);
+    };
+    document.addEventListener('visibilitychange', read);
+    return () => {
+      document.removeEventListener('visibilitychange', read);
+      useAttention.getState().setViewing(null);
+    };
+  }, [roomId]);
+  useEffect(() => {
+    if (last && document.visibilityState === 'visible') useAttention.getState().markRead(roomId, last.seq);
+  }, [roomId, last]);
+
   const byId = useMemo(() => new Map(messages.map((m) => [m.message_id, m])), [messages]);
   const replyCount = useMemo(() => {
     const c = new Map<string, number>();
@@ -96,37 +245,78 @@ export function ChatView({ room }: { room: Room }) {
   }, [messages]);
   const plates = usePlateHandles(roomId, messages.length < 2000 ? messages : messages.slice(-2000));
   const candidates = useCandidates(roomId);
-  const last = messages[messages.length - 1];
+  const rows = useMemo<Row[]>(() => {
+    const out: Row[] = [];
+    if (chat && !chat.hasMore && messages.length) out.push({ kind: 'start', key: '__start__' });
+    let prev: Message | undefined;
+    for (const m of messages) {
+      // Replies live in their thread; one whose root is not loaded stays in the main list.
+      if (m.parent_id && byId.has(m.parent_id)) continue;
+      out.push({ kind: 'msg', key: m.message_id, m, prev, orphan: !!m.parent_id });
+      prev = m;
+    }
+    return out;
+  }, [messages, byId, chat]);
+  const firstUnread = useMemo(
+    () => messages.find((m) => m.seq > lastReadAtOpen.current! && !(m.sender.kind === 'human' && m.sender.owner_id === meId)),
+    [messages, meId],
+  );
+  const firstUnreadRow = firstUnread ? (firstUnread.parent_id && byId.has(firstUnread.parent_id) ? firstUnread.parent_id : firstUnread.message_id) : undefined;
   const onReachTop = useCallback(() => void loadOlder(roomId), [roomId, loadOlder]);
-  const itemKey = useCallback((m: Message) => m.message_id, []);
+  const itemKey = useCallback((r: Row) => r.key, []);
   const render = useCallback(
-    (m: Message) => <MessageRow m={m} parent={m.parent_id ? byId.get(m.parent_id) : undefined} replies={replyCount.get(m.message_id) ?? 0} meId={meId} plates={plates} onThread={setThread} />,
-    [byId, replyCount, meId, plates],
+    (r: Row) =>
+      r.kind === 'start' ? (
+        <p className="history-start">This is the start of “{room.name}”.</p>
+      ) : (
+        <MessageRow
+          m={r.m}
+          replies={replyCount.get(r.m.message_id) ?? 0}
+          meId={meId}
+          plates={plates}
+          compact={continues(r.prev, r.m) && r.m.message_id !== firstUnreadRow}
+          firstUnread={r.m.message_id === firstUnreadRow}
+          orphan={r.orphan}
+          onThread={(m) => setThreadId(m.message_id)}
+        />
+      ),
+    [replyCount, meId, plates, room.name, firstUnreadRow],
   );
 
   if (!chat || (chat.status === 'loading' && !messages.length)) return <Loading what="messages" />;
-  if (chat.status === 'error') return <ErrorNote error={chat.error} what="messages" retry={() => void loadLatest(roomId)} />;
+  if (chat.status === 'error' && !messages.length) return <ErrorNote error={chat.error} what="messages" retry={() => void loadLatest(roomId)} />;
 
+  const thread = threadId ? byId.get(threadId) : undefined;
   const threadMsgs = thread ? [thread, ...messages.filter((m) => m.parent_id === thread.message_id)] : [];
+  const pick = (r: SearchResult) => {
+    const m = byId.get(r.id);
+    if (!m) return;
+    if (m.parent_id && byId.has(m.parent_id)) setThreadId(m.parent_id);
+    else setReveal({ key: m.message_id, align: 'start' });
+  };
   return (
     <div className={`chat ${thread ? 'with-thread' : ''}`}>
       <section className="chat-main" aria-label="Chat history">
         <div className="history-bar">
-          {chat.hasMore ? (
+          {chat.hasMore && (
             <button type="button" onClick={onReachTop} disabled={chat.loadingOlder}>
               {chat.loadingOlder ? 'Loading older messages…' : 'Load older messages'}
             </button>
-          ) : (
-            <span className="muted">{messages.length ? 'Start of the room’s history' : ''}</span>
           )}
-          <span className="muted" data-testid="loaded-count">
+          {firstUnreadRow && (
+            <button type="button" className="jump" onClick={() => setReveal({ key: firstUnreadRow, align: 'start' })}>
+              Jump to first unread
+            </button>
+          )}
+          <SearchBox roomId={roomId} messages={messages} plates={plates} onPick={pick} />
+          <span className="muted loaded" data-testid="loaded-count">
             {messages.length} loaded
           </span>
         </div>
         <VirtualList
-          items={messages}
+          items={rows}
           itemKey={itemKey}
-          estimate={72}
+          estimate={64}
           render={render}
           stickToBottom
           onReachTop={chat.hasMore ? onReachTop : undefined}
@@ -134,6 +324,7 @@ export function ChatView({ room }: { room: Room }) {
           role="log"
           className="history"
           testId="history"
+          reveal={reveal}
           empty={<Empty>No messages yet. Say hello, or @mention an agent to wake it.</Empty>}
         />
         <div className="sr-only" aria-live="polite" aria-atomic="true">
@@ -145,13 +336,13 @@ export function ChatView({ room }: { room: Room }) {
         <aside className="thread" aria-label="Thread">
           <header className="row">
             <h2>Thread</h2>
-            <button type="button" className="ghost" onClick={() => setThread(null)} aria-label="Close thread">
+            <button type="button" className="ghost" onClick={() => setThreadId(null)} aria-label="Close thread">
               ×
             </button>
           </header>
           <div className="thread-list">
             {threadMsgs.map((m) => (
-              <MessageRow key={m.message_id} m={m} replies={0} meId={meId} plates={plates} onThread={() => {}} />
+              <MessageRow key={m.message_id} m={m} replies={0} meId={meId} plates={plates} />
             ))}
           </div>
           <Composer

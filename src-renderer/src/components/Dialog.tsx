@@ -1,7 +1,7 @@
 import { useEffect, useRef, type ReactNode } from 'react';
 
 /** A modal on the native <dialog>: focus moves in, Escape closes, focus returns to the opener. */
-export function Dialog({ title, onClose, children, wide }: { title: string; onClose: () => void; children: ReactNode; wide?: boolean }) {
+export function Dialog({ title, onClose, children, wide, sheet }: { title: string; onClose: () => void; children: ReactNode; wide?: boolean; sheet?: boolean }) {
   const ref = useRef<HTMLDialogElement>(null);
   const closeRef = useRef(onClose);
   closeRef.current = onClose;
@@ -22,9 +22,9 @@ export function Dialog({ title, onClose, children, wide }: { title: string; onCl
       opener?.focus?.();
     };
   }, []);
-  const titleId = `dlg-${title.replace(/\W+/g, '-').toLowerCase()}`;
+  const titleId = `dlg-${title.replace(/\W+/g, '-').toLowerCase().slice(0, 60)}`;
   return (
-    <dialog ref={ref} className={`dialog ${wide ? 'wide' : ''}`} aria-labelledby={titleId}>
+    <dialog ref={ref} className={`dialog ${wide ? 'wide' : ''} ${sheet ? 'sheet' : ''}`} aria-labelledby={titleId}>
       <header className="dialog-head">
         <h2 id={titleId}>{title}</h2>
         <button type="button" className="dialog-close ghost" onClick={() => closeRef.current()} aria-label="Close dialog">
@@ -37,17 +37,33 @@ export function Dialog({ title, onClose, children, wide }: { title: string; onCl
 }
 
 /** Asks before a destructive act. */
-export function Confirm({ title, text, action, onConfirm, onClose }: { title: string; text: string; action: string; onConfirm: () => void | Promise<void>; onClose: () => void }) {
+export function Confirm({
+  title,
+  text,
+  action,
+  onConfirm,
+  onClose,
+  keep = 'Keep it',
+  danger = true,
+}: {
+  title: string;
+  text: string;
+  action: string;
+  onConfirm: () => void | Promise<void>;
+  onClose: () => void;
+  keep?: string;
+  danger?: boolean;
+}) {
   return (
     <Dialog title={title} onClose={onClose}>
       <p>{text}</p>
       <div className="row end">
         <button type="button" onClick={onClose} autoFocus>
-          Keep it
+          {keep}
         </button>
         <button
           type="button"
-          className="danger"
+          className={danger ? 'danger' : 'primary'}
           onClick={async () => {
             await onConfirm();
             onClose();

@@ -4,8 +4,8 @@ import { useAgents } from '../stores/agents';
 import { useSession } from '../stores/session';
 import { describeError } from '../api';
 import type { Role, Room } from '../types';
-import { Loading, ErrorNote, Empty, Disabled } from './States';
-import { TrustToggle } from './TrustToggle';
+import { Loading, ErrorNote, Empty } from './States';
+import { PresenceBadge } from './presence';
 import { LeaveRoom } from './LeaveRoom';
 
 export function MembersView({ room }: { room: Room }) {
@@ -79,10 +79,9 @@ export function MembersView({ room }: { room: Room }) {
             </button>
           </form>
         ) : (
-          <Disabled label="Add human" reason="Only a room admin may add humans." />
+          <p className="muted explain">Only a room admin may add humans to this room.</p>
         )}
-        <h2>Your Trust in this room</h2>
-        <TrustToggle room={room} />
+        <p className="muted">Your Trust for this room, and every owner’s, is in the room header.</p>
         <LeaveRoom room={room} members={data} meId={me?.owner_id} />
       </section>
       <section aria-labelledby="h-agents">
@@ -97,7 +96,7 @@ export function MembersView({ room }: { room: Room }) {
                 <li key={a.plate} data-agent={a.handle}>
                   <strong>{a.name}</strong> <span className="muted">{a.handle}</span> <span className="muted">agent of {a.owner.name}</span>
                   {a.revoked && <span className="badge warn">revoked</span>}
-                  {live.length ? <span className="badge ok">live ×{live.length}</span> : <span className="badge">offline</span>}
+                  <PresenceBadge instances={live} />
                   {live.length > 0 && (
                     <ul className="instances">
                       {live.map((i) => (

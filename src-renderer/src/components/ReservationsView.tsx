@@ -158,16 +158,13 @@ export function ReservedPaths({ roomId, taskId }: { roomId: string; taskId: stri
   const entry = useRoomReservations(roomId);
   const mine = entry?.data?.reservations.filter((r) => r.task_id === taskId) ?? [];
   if (mine.length === 0) return null;
+  // One line of the compact board card: which paths the task's holder has reserved.
   return (
-    <div className="reserved">
-      <dt>Reserved</dt>
-      <dd>
-        {mine.map((r) => (
-          <code key={r.reservation_id} title={`${r.exclusive ? 'exclusive' : 'shared'} until ${when(r.expires_at)}`}>
-            {r.pattern}{' '}
-          </code>
-        ))}
-      </dd>
-    </div>
+    <span className="reserved" title={mine.map((r) => `${r.pattern}: ${r.exclusive ? 'exclusive' : 'shared'} until ${when(r.expires_at)}`).join('\n')}>
+      reserved:{' '}
+      {mine.map((r) => (
+        <code key={r.reservation_id}>{r.pattern} </code>
+      ))}
+    </span>
   );
 }

@@ -67,7 +67,7 @@ export function RoomView({ roomId, tab }: { roomId: string; tab: string }) {
         <h1 id="room-title">{room.name}</h1>
         <span className="badge">{room.role === 'admin' ? 'admin' : 'member'}</span>
         {room.cross_owner && <span className="badge warn">cross-owner</span>}
-        {room.cross_owner && tab !== 'board' && <TrustToggle room={room} />}
+        <TrustToggle room={room} />
       </header>
       <nav className="tabs" aria-label="Room sections">
         {TABS.map(([k, label]) => (

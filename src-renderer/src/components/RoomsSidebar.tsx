@@ -1,11 +1,34 @@
-import { useState, type FormEvent } from 'react';
+import { useState, type FormEvent, type ReactNode } from 'react';
 import { useRooms } from '../stores/rooms';
+import { useAttention } from '../stores/attention';
 import { href, navigate } from '../router';
 import { Loading, ErrorNote, Empty } from './States';
 import { describeError } from '../api';
 
-export function RoomsSidebar({ currentRoom }: { currentRoom?: string }) {
+function Counts({ unread, mentions }: { unread: number; mentions: number }) {
+  if (!unread && !mentions) return null;
+  const words = [unread ? `${unread} unread` : '', mentions ? `${mentions} ${mentions === 1 ? 'mention' : 'mentions'} of you` : ''].filter(Boolean).join(', ');
+  return (
+    <span className="counts" data-testid="room-counts">
+      <span className="sr-only">({words})</span>
+      {mentions > 0 && (
+        <span className="mention-count" aria-hidden="true">
+          @{mentions}
+        </span>
+      )}
+      {unread > 0 && (
+        <span className="unread" aria-hidden="true">
+          {unread}
+        </span>
+      )}
+    </span>
+  );
+}
+
+export function RoomsSidebar({ currentRoom, hidden, children }: { currentRoom?: string; hidden?: boolean; children?: ReactNode }) {
   const { rooms, status, error, load, create } = useRooms();
+  const attention = useAttention((s) => s.rooms);
+  const permission = useAttention((s) => s.notifyPermission);
   const [name, setName] = useState('');
   const [busy, setBusy] = useState(false);
   const [err, setErr] = useState<string>();
@@ -24,24 +47,29 @@ export function RoomsSidebar({ currentRoom }: { currentRoom?: string }) {
   }
 
   return (
-    <aside className="sidebar" aria-label="Rooms">
+    <aside id="sidebar" className="sidebar" aria-label="Rooms" hidden={hidden}>
       <h2>Rooms</h2>
       {status === 'loading' && <Loading what="rooms" />}
       {status === 'error' && <ErrorNote error={error} retry={() => void load()} what="rooms" />}
       {status === 'ready' && rooms.length === 0 && <Empty>No rooms yet.</Empty>}
       <ul className="room-list">
-        {rooms.map((r) => (
-          <li key={r.room_id}>
-            <a href={href('rooms', r.room_id, 'chat')} aria-current={r.room_id === currentRoom ? 'page' : undefined}>
-              <span className="room-name">{r.name}</span>
-              {r.cross_owner && (
-                <span className="badge" title="Agents of more than one owner">
-                  cross-owner
-                </span>
-              )}
-            </a>
-          </li>
-        ))}
+        {rooms.map((r) => {
+          const a = attention[r.room_id];
+          const quiet = !a?.unread && !a?.mentions;
+          return (
+            <li key={r.room_id} className={quiet ? '' : 'has-unread'}>
+              <a href={href('rooms', r.room_id, 'chat')} aria-current={r.room_id === currentRoom ? 'page' : undefined} title={r.name} data-room={r.room_id}>
+                <span className="room-name">{r.name}</span>
+                {r.cross_owner && (
+                  <span className="xo" title="Agents of more than one owner" aria-label="cross-owner">
+                    ⇄
+                  </span>
+                )}
+                <Counts unread={a?.unread ?? 0} mentions={a?.mentions ?? 0} />
+              </a>
+            </li>
+          );
+        })}
       </ul>
       <form className="stack" onSubmit={submit}>
         <label htmlFor="new-room">New room</label>
@@ -49,8 +77,20 @@ export function RoomsSidebar({ currentRoom }: { currentRoom?: string }) {
         <button type="submit" disabled={busy || !name.trim()}>
           Create room
         </button>
-        {err && <p role="alert" className="error-text">{err}</p>}
+        {err && (
+          <p role="alert" className="error-text">
+            {err}
+          </p>
+        )}
       </form>
+      {permission === 'default' && (
+        <p className="notify-ask">
+          <button type="button" className="link" onClick={() => void useAttention.getState().askNotifications()}>
+            Notify me when I am mentioned
+          </button>
+        </p>
+      )}
+      {children}
     </aside>
   );
 }

@@ -30,15 +30,3 @@ export function ErrorNote({ error, retry, what }: { error?: ApiError | string; r
     </div>
   );
 }
-
-/** A control the rules do not allow now: disabled, with the reason next to it for everyone. */
-export function Disabled({ label, reason }: { label: string; reason: string }) {
-  return (
-    <span className="disabled-action">
-      <button type="button" disabled title={reason}>
-        {label}
-      </button>
-      <span className="reason">{reason}</span>
-    </span>
-  );
-}

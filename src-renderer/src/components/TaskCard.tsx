@@ -1,151 +1,105 @@
-import { memo, useState } from 'react';
-import type { Members, Room, Task } from '../types';
-import { useBoard } from '../stores/board';
-import { describeError } from '../api';
-import { Confirm, Dialog } from './Dialog';
-import { Disabled } from './States';
-import { canArchive, canCancel, canReassign, canRelease, type Allowed } from './boardRules';
+import { memo, type DragEvent, type KeyboardEvent } from 'react';
+import type { Members, Task } from '../types';
 import { dePlate } from './MessageBody';
 import { ReservedPaths } from './ReservationsView';
 
-function Action({ label, allowed, onClick }: { label: string; allowed: Allowed | null; onClick: () => void }) {
-  if (allowed === null) return null;
-  if (!allowed.ok) return <Disabled label={label} reason={allowed.reason} />;
+export interface CardLinks {
+  /** Titles of the tasks this one waits on (prerequisites not done). */
+  waits: string[];
+  /** Titles of the unfinished tasks that wait on this one. */
+  holds: string[];
+}
+
+/** The agent name in a handle like `@builder(root)`: what a person calls it. */
+export function shortName(handle: string | undefined): string {
+  return (handle ?? '').replace(/^@/, '').replace(/\(.*$/, '').replace(/#.*$/, '') || 'agent';
+}
+
+export function Avatar({ handle }: { handle: string }) {
+  const name = shortName(handle);
+  let hue = 0;
+  for (const c of name) hue = (hue * 31 + c.charCodeAt(0)) % 360;
   return (
-    <button type="button" onClick={onClick}>
-      {label}
-    </button>
+    <span className="avatar" aria-hidden="true" style={{ background: `hsl(${hue} 55% 42%)` }}>
+      {name.slice(0, 1).toUpperCase()}
+    </span>
   );
 }
 
-export const TaskCard = memo(function TaskCard({ task, room, meId, members, titles, plates }: { task: Task; room: Room; meId: string; members?: Members; titles: Map<string, string>; plates: Map<string, string> }) {
-  const act = useBoard((s) => s.act);
-  const [dialog, setDialog] = useState<null | 'reassign' | 'cancel' | 'release' | 'archive'>(null);
-  const [err, setErr] = useState<string>();
-  const [assignee, setAssignee] = useState(task.assignee);
-  const run = async (action: 'assign' | 'cancel' | 'release' | 'archive', body?: unknown) => {
-    const r = await act(room.room_id, task.task_id, action, body);
-    setErr(r.ok ? undefined : describeError(r.error));
-    return r.ok;
-  };
+/**
+ * A compact card: title, status, assignee, dependencies both ways, and who is working on it.
+ * The card is one focusable item (roving focus across the board); its details and actions
+ * are in the detail panel.
+ */
+export const TaskCard = memo(function TaskCard({
+  task,
+  members,
+  plates,
+  links,
+  focused,
+  draggable,
+  onOpen,
+  onKey,
+  onDragStart,
+}: {
+  task: Task;
+  members?: Members;
+  plates: Map<string, string>;
+  links: CardLinks;
+  focused: boolean;
+  draggable: boolean;
+  onOpen: (t: Task) => void;
+  onKey: (e: KeyboardEvent, t: Task) => void;
+  onDragStart: (e: DragEvent, t: Task) => void;
+}) {
+  const handle = task.assignee_handle || plates.get(task.assignee) || '@agent';
   const lease = task.lease;
-  const holder = lease?.instance_id ? (members?.instances.find((i) => i.instance_id === lease.instance_id)?.handle ?? `${plates.get(task.assignee) ?? '@agent'} (instance gone)`) : null;
-  const titleOf = (id: string) => titles.get(id) ?? id;
+  const holder = lease && (lease.instance_id || lease.handle) ? (members?.agents.find((a) => a.plate === task.assignee)?.name ?? shortName(lease.handle ?? handle)) : null;
+  const instance = lease?.instance_id ? members?.instances.find((i) => i.instance_id === lease.instance_id) : undefined;
   return (
-    <article className={`card status-${task.status}`} aria-label={`Task ${task.title}`} data-task={task.task_id}>
+    <article
+      className={`card status-${task.status} ${links.waits.length ? 'waiting' : ''}`}
+      aria-label={`Task ${task.title}`}
+      data-task={task.task_id}
+      tabIndex={focused ? 0 : -1}
+      draggable={draggable}
+      onDragStart={(e) => onDragStart(e, task)}
+      onClick={() => onOpen(task)}
+      onKeyDown={(e) => onKey(e, task)}
+      aria-describedby="board-keys"
+    >
       <header>
         <h4>{dePlate(task.title, plates)}</h4>
         <span className={`status-badge s-${task.status}`}>{task.status}</span>
       </header>
-      <dl className="facts">
-        <div>
-          <dt>Consent</dt>
-          <dd>{task.consent_state === 'accepted' ? 'accepted (Trusted cross-owner)' : (task.consent_state ?? 'auto')}</dd>
-        </div>
-        {task.blocked_by && task.blocked_by.length > 0 && (
-          <div className="blocked">
-            <dt>Blocked by</dt>
-            <dd>{task.blocked_by.map(titleOf).join(', ')}</dd>
-          </div>
+      <div className="card-meta">
+        <span className="assignee" title={handle}>
+          <Avatar handle={handle} />
+          {shortName(handle)}
+        </span>
+        {links.waits.length > 0 && (
+          <span className="dep waits" title={`Waits on: ${links.waits.join(', ')}`}>
+            waits on {links.waits.length === 1 ? `“${links.waits[0]}”` : links.waits.length}
+          </span>
+        )}
+        {links.holds.length > 0 && (
+          <span className="dep holds" title={`Holds up: ${links.holds.join(', ')}`}>
+            holds up {links.holds.length === 1 ? `“${links.holds[0]}”` : links.holds.length}
+          </span>
         )}
         {holder && (
-          <div>
-            <dt>Lease</dt>
-            <dd>
-              {holder}
-              {lease?.stale && (
-                <span className="badge warn" title="No lease renewal for over 120 s; the holder may have died">
-                  stale
-                </span>
-              )}
-            </dd>
-          </div>
+          <span className="working" title={instance ? `${instance.handle} on ${instance.host}` : undefined}>
+            working: {holder}
+            {lease?.stale && <span className="badge warn" title="No lease renewal for over 120 s; the holder may have died">stale</span>}
+          </span>
         )}
-        <ReservedPaths roomId={room.room_id} taskId={task.task_id} />
-        <div>
-          <dt>Done when</dt>
-          <dd>{dePlate(task.definition_of_done, plates)}</dd>
-        </div>
-        {task.reason && (
-          <div>
-            <dt>Reason</dt>
-            <dd>{task.reason}</dd>
-          </div>
+        {task.consent_state === 'accepted' && (
+          <span className="badge" title="Assigned by another owner’s side under Trust">
+            trusted
+          </span>
         )}
-        {task.handoff_notes && (
-          <div>
-            <dt>Handoff notes</dt>
-            <dd className="notes">{dePlate(task.handoff_notes, plates)}</dd>
-          </div>
-        )}
-        {task.status === 'done' && (task.result_ref || task.summary) && (
-          <div>
-            <dt>Result</dt>
-            <dd>
-              {task.summary && dePlate(task.summary, plates)} {task.result_ref && <code>{task.result_ref}</code>}
-            </dd>
-          </div>
-        )}
-      </dl>
-      <div className="card-actions">
-        <Action label="Reassign" allowed={canReassign(room, meId, members, task)} onClick={() => setDialog('reassign')} />
-        <Action label="Cancel" allowed={canCancel(room, meId, members, task)} onClick={() => setDialog('cancel')} />
-        <Action label="Force-release" allowed={canRelease(room, task)} onClick={() => setDialog('release')} />
-        <Action label="Archive" allowed={canArchive(room, meId, members, task)} onClick={() => void run('archive')} />
+        <ReservedPaths roomId={task.room} taskId={task.task_id} />
       </div>
-      {err && (
-        <p role="alert" className="error-text">
-          {err}
-        </p>
-      )}
-      {dialog === 'reassign' && (
-        <Dialog title={`Reassign “${task.title}”`} onClose={() => setDialog(null)}>
-          <form
-            className="stack"
-            onSubmit={async (e) => {
-              e.preventDefault();
-              if (await run('assign', { assignee })) setDialog(null);
-            }}
-          >
-            <label htmlFor={`re-${task.task_id}`}>New assignee</label>
-            <select id={`re-${task.task_id}`} value={assignee} onChange={(e) => setAssignee(e.target.value)}>
-              {(members?.agents ?? [])
-                .filter((a) => !a.revoked)
-                .map((a) => (
-                  <option key={a.plate} value={a.plate}>
-                    {a.handle}
-                  </option>
-                ))}
-            </select>
-            <p className="muted">The status stays {task.status}; the new assignee is told and, if it may be woken, woken.</p>
-            {err && (
-              <p role="alert" className="error-text">
-                {err}
-              </p>
-            )}
-            <div className="row end">
-              <button type="button" onClick={() => setDialog(null)}>
-                Close
-              </button>
-              <button type="submit" disabled={assignee === task.assignee}>
-                Reassign
-              </button>
-            </div>
-          </form>
-        </Dialog>
-      )}
-      {dialog === 'cancel' && (
-        <Confirm title="Cancel task?" text={`“${task.title}” will be withdrawn (cancelled). Tasks that depend on it stay blocked.`} action="Cancel task" onConfirm={() => run('cancel').then(() => {})} onClose={() => setDialog(null)} />
-      )}
-      {dialog === 'release' && (
-        <Confirm
-          title="Force-release the lease?"
-          text={`The task goes back to todo and ${holder ?? 'the holder'} loses its lease. Do this only when the holder is gone.`}
-          action="Force-release"
-          onConfirm={() => run('release').then(() => {})}
-          onClose={() => setDialog(null)}
-        />
-      )}
     </article>
   );
 });

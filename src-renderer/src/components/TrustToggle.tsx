@@ -1,17 +1,44 @@
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { useRooms } from '../stores/rooms';
+import { useSession } from '../stores/session';
 import { describeError } from '../api';
 import type { Room } from '../types';
+import { Confirm } from './Dialog';
 
-/** The signed-in owner's Trust toggle for one room, with its effect in plain words. */
+function names(list: string[]): string {
+  if (list.length <= 1) return list[0] ?? '';
+  return `${list.slice(0, -1).join(', ')} and ${list[list.length - 1]}`;
+}
+
+/**
+ * The signed-in owner's Trust for one room, always in the room header: a sentence that names
+ * who may do what to whom, a confirmation before turning it on, and every owner's current state.
+ */
 export function TrustToggle({ room }: { room: Room }) {
   const setTrust = useRooms((s) => s.setTrust);
+  const owners = useRooms((s) => s.trust[room.room_id]);
+  const meId = useSession((s) => s.me?.owner_id);
   const [busy, setBusy] = useState(false);
+  const [confirming, setConfirming] = useState(false);
   const [err, setErr] = useState<string>();
+  useEffect(() => {
+    void useRooms.getState().loadTrust(room.room_id);
+  }, [room.room_id, room.cross_owner]);
   const on = room.trust === 'trust_room';
   const id = `trust-${room.room_id}`;
+  const others = (owners ?? []).filter((o) => o.owner_id !== meId);
+  const otherNames = others.length ? `${names(others.map((o) => o.name))}’s` : 'other owners’';
+  const sentence = `Let ${otherNames} agents assign work to and wake my agents in this room.`;
+
+  async function apply(mode: 'trust_room' | 'blocked') {
+    setBusy(true);
+    const r = await setTrust(room.room_id, mode);
+    setBusy(false);
+    setErr(r.ok ? undefined : describeError(r.error));
+  }
+
   return (
-    <div className="trust">
+    <div className="trust" data-testid="trust">
       <button
         type="button"
         role="switch"
@@ -19,25 +46,39 @@ export function TrustToggle({ room }: { room: Room }) {
         aria-describedby={`${id}-effect`}
         className={`switch ${on ? 'on' : ''}`}
         disabled={busy}
-        onClick={async () => {
-          setBusy(true);
-          const r = await setTrust(room.room_id, on ? 'blocked' : 'trust_room');
-          setBusy(false);
-          setErr(r.ok ? undefined : describeError(r.error));
-        }}
+        onClick={() => (on ? void apply('blocked') : setConfirming(true))}
       >
         <span className="knob" aria-hidden="true" />
         Trust: {on ? 'On' : 'Off'}
       </button>
       <span id={`${id}-effect`} className="trust-effect">
-        {on
-          ? 'Other owners in this room can assign tasks to your agents (they are created accepted and claimable), and their mentions wake your agents.'
-          : 'Other owners in this room cannot assign tasks to your agents, and their mentions do not wake your agents (they wait in the inbox).'}
+        {sentence} {on ? 'Now on.' : 'Now off: their mentions wait in your agents’ inboxes and they cannot assign to them.'}
       </span>
+      {owners && owners.length > 1 && (
+        <ul className="trust-owners" aria-label="Trust of each owner in this room">
+          {owners.map((o) => (
+            <li key={o.owner_id}>
+              {o.name}
+              {o.owner_id === meId ? ' (you)' : ''}: <strong className={o.mode === 'trust_room' ? 'ok-text' : ''}>{o.mode === 'trust_room' ? 'trusts' : 'does not trust'}</strong>
+            </li>
+          ))}
+        </ul>
+      )}
       {err && (
         <span role="alert" className="error-text">
           {err}
         </span>
+      )}
+      {confirming && (
+        <Confirm
+          title="Turn Trust on?"
+          text={`${otherNames.replace(/^./, (c) => c.toUpperCase())} agents will be able to assign work to your agents (created accepted and claimable) and wake them with mentions, in “${room.name}” only. You can turn it off again at any time.`}
+          action="Turn Trust on"
+          keep="Keep it off"
+          danger={false}
+          onConfirm={() => apply('trust_room')}
+          onClose={() => setConfirming(false)}
+        />
       )}
     </div>
   );

@@ -17,6 +17,8 @@ export interface VirtualListProps<T> {
   /** Shown in place of the rows when there are none. */
   empty?: ReactNode;
   testId?: string;
+  /** Bring this row into view (a new object each time it is asked, e.g. jump to first unread, keyboard focus). */
+  reveal?: { key: string; align?: 'start' | 'nearest' };
 }
 
 /**
@@ -114,6 +116,26 @@ export function VirtualList<T>(p: VirtualListProps<T>) {
     }
     if (el.scrollTop !== view.top || el.clientHeight !== view.height) setView({ top: el.scrollTop, height: el.clientHeight });
   }, [layout, total]);
+
+  const reveal = p.reveal;
+  useLayoutEffect(() => {
+    const el = scroller.current;
+    if (!el || !reveal) return;
+    const i = layout.index.get(reveal.key);
+    if (i === undefined) return;
+    const top = layout.offsets[i]!;
+    const bottom = layout.offsets[i + 1]!;
+    let want = el.scrollTop;
+    if (reveal.align === 'start' || top < el.scrollTop) want = top;
+    else if (bottom > el.scrollTop + el.clientHeight) want = bottom - el.clientHeight;
+    if (Math.abs(want - el.scrollTop) > 1) {
+      el.scrollTop = want;
+      atBottom.current = el.scrollHeight - want - el.clientHeight < 4;
+      anchor.current = { key: reveal.key, delta: want - top };
+      setView({ top: want, height: el.clientHeight });
+    }
+    // Only a new request moves the view; re-layouts keep the reader's place.
+  }, [reveal]);
 
   useLayoutEffect(() => {
     const el = scroller.current;

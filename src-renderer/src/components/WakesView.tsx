@@ -3,6 +3,12 @@ import { useWakes } from '../stores/wakes';
 import { usePlateHandles } from './ChatView';
 import type { Room } from '../types';
 import { Loading, ErrorNote, Empty } from './States';
+import { formatTime } from './time';
+
+/** A wake dropped because its task was finished before it ran is ordinary, not a failure. */
+function skipped(w: { status: string; reason?: string | null }): boolean {
+  return w.status === 'failed' && /^the task (is already (done|cancelled)|no longer exists)/.test(w.reason ?? '');
+}
 
 const str = (v: unknown) => (v === null || v === undefined ? '' : String(v));
 
@@ -44,12 +50,20 @@ export function WakesView({ room }: { room: Room }) {
             <tbody>
               {wakes.data.map((w) => (
                 <tr key={w.wake_id}>
-                  <td>{w.created_at ? new Date(w.created_at).toLocaleString() : ''}</td>
+                  <td>
+                    <time dateTime={w.created_at ?? undefined}>{formatTime(w.created_at)}</time>
+                  </td>
                   <td>{who(w.plate)}</td>
                   <td>{w.trigger}</td>
                   <td>{[w.target, w.host].filter(Boolean).join(' / ')}</td>
                   <td>
-                    <span className={`status-badge w-${w.status}`}>{w.status}</span>
+                    {skipped(w) ? (
+                      <span className="status-badge w-skipped" title="Not needed any more: the task was finished before the wake ran">
+                        skipped
+                      </span>
+                    ) : (
+                      <span className={`status-badge w-${w.status}`}>{w.status}</span>
+                    )}
                     {w.no_tool_call && (
                       <span className="badge warn" title="The wake was handled but the agent made no tool call back">
                         handled without any tool call

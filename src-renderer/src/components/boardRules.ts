@@ -35,3 +35,10 @@ export function canArchive(room: Room, meId: string, members: Members | undefine
   if (room.role === 'admin' || ownerOfAssignee(task, members) === meId) return yes;
   return { ok: false, reason: 'Only a room admin, the assignee’s owner or the task’s creator may archive.' };
 }
+
+/** Title, detail and order of an unfinished task: a room admin, the assignee's owner (or its creator, which the server also allows). */
+export function canEdit(room: Room, meId: string, members: Members | undefined, task: Task): Allowed | null {
+  if (task.status === 'done' || task.status === 'cancelled' || task.archived) return null; // finished: read-only
+  if (room.role === 'admin' || ownerOfAssignee(task, members) === meId) return yes;
+  return { ok: false, reason: 'Only a room admin, the assignee’s owner or the task’s creator may edit this task.' };
+}

@@ -1,5 +1,5 @@
 import { create } from 'zustand';
-import { enc, get, post, type ApiError, type ApiResult } from '../api';
+import { enc, get, patch, post, type ApiError, type ApiResult } from '../api';
 import type { Board, Task, TaskStatus } from '../types';
 
 /** Tasks per lane the board view loads (full records: the server sends at most 400 per response). */
@@ -21,34 +21,51 @@ export interface NewTask {
   depends_on?: string[];
 }
 
+/** `waiting` = todo tasks whose prerequisites are not done yet; `blocked` is the status an agent set. */
+export type StatusFilter = '' | TaskStatus | 'waiting';
+export interface BoardFilter {
+  assignee: string;
+  status: StatusFilter;
+}
+export const NO_FILTER: BoardFilter = { assignee: '', status: '' };
+
+export interface TaskEdit {
+  title?: string;
+  detail?: string | null;
+  order?: number | null;
+}
+
 interface BoardState {
   rooms: Record<string, RoomBoard>;
-  filterAssignee: string;
-  filterStatus: '' | TaskStatus;
-  setFilter: (f: { assignee?: string; status?: '' | TaskStatus }) => void;
+  /** Filters belong to one room: another room's board opens unfiltered. */
+  filters: Record<string, BoardFilter>;
+  setFilter: (roomId: string, f: Partial<BoardFilter>) => void;
   load: (roomId: string) => Promise<void>;
+  loadMore: (roomId: string, lane: string) => Promise<void>;
   create: (roomId: string, t: NewTask) => Promise<ApiResult<Task>>;
   act: (roomId: string, taskId: string, action: 'assign' | 'cancel' | 'release' | 'archive', body?: unknown) => Promise<ApiResult<unknown>>;
+  edit: (roomId: string, taskId: string, e: TaskEdit) => Promise<ApiResult<Task>>;
+  /** Moves `taskId` before `beforeId` (or to the end) of its lane by renumbering the lane's order. */
+  reorder: (roomId: string, lane: Task[], taskId: string, beforeId: string | null) => Promise<ApiResult<unknown>>;
 }
 
 export const useBoard = create<BoardState>((set, getState) => ({
   rooms: {},
-  filterAssignee: '',
-  filterStatus: '',
-  setFilter: (f) => {
-    const prev = getState().filterStatus;
-    set({ filterAssignee: f.assignee ?? getState().filterAssignee, filterStatus: f.status ?? prev });
-    const wantCancelled = (f.status ?? prev) === 'cancelled';
-    for (const [roomId, rb] of Object.entries(getState().rooms)) {
-      if (rb.includeCancelled !== wantCancelled) {
-        set((s) => ({ rooms: { ...s.rooms, [roomId]: { ...s.rooms[roomId]!, includeCancelled: wantCancelled } } }));
-        void getState().load(roomId);
-      }
+  filters: {},
+  setFilter: (roomId, f) => {
+    const cur = getState().filters[roomId] ?? NO_FILTER;
+    const next = { ...cur, ...f };
+    set((s) => ({ filters: { ...s.filters, [roomId]: next } }));
+    const wantCancelled = next.status === 'cancelled';
+    const rb = getState().rooms[roomId];
+    if (rb && rb.includeCancelled !== wantCancelled) {
+      set((s) => ({ rooms: { ...s.rooms, [roomId]: { ...s.rooms[roomId]!, includeCancelled: wantCancelled } } }));
+      void getState().load(roomId);
     }
   },
   load: async (roomId) => {
     const prev = getState().rooms[roomId];
-    const includeCancelled = prev?.includeCancelled ?? getState().filterStatus === 'cancelled';
+    const includeCancelled = prev?.includeCancelled ?? getState().filters[roomId]?.status === 'cancelled';
     if (!prev) set((s) => ({ rooms: { ...s.rooms, [roomId]: { status: 'loading', includeCancelled } } }));
     // The board is paged per lane (docs/tasks.md); this view shows the first page of each lane, full records.
     const r = await get<Board>(`/v1/rooms/${enc(roomId)}/board?detail=full&limit=${LANE_PAGE}${includeCancelled ? '&status=cancelled' : ''}`);
@@ -62,6 +79,29 @@ export const useBoard = create<BoardState>((set, getState) => ({
       };
     });
   },
+  loadMore: async (roomId, lane) => {
+    const b = getState().rooms[roomId]?.board;
+    if (!b) return;
+    const cursor = lane === 'done' ? b.done_next_cursor : b.lanes.find((l) => l.assignee === lane)?.next_cursor;
+    if (!cursor) return;
+    const r = await get<Board>(`/v1/rooms/${enc(roomId)}/board?detail=full&limit=${LANE_PAGE}&lane=${enc(lane)}&cursor=${enc(cursor)}`);
+    if (!r.ok) return;
+    set((s) => {
+      const cur = s.rooms[roomId];
+      if (!cur?.board) return s;
+      const board: Board =
+        lane === 'done'
+          ? { ...cur.board, done: [...cur.board.done, ...r.data.done], done_next_cursor: r.data.done_next_cursor }
+          : {
+              ...cur.board,
+              lanes: cur.board.lanes.map((l) => {
+                const page = r.data.lanes.find((x) => x.assignee === lane);
+                return l.assignee === lane && page ? { ...l, tasks: [...l.tasks, ...page.tasks], next_cursor: page.next_cursor } : l;
+              }),
+            };
+      return { rooms: { ...s.rooms, [roomId]: { ...cur, board } } };
+    });
+  },
   create: async (roomId, t) => {
     const r = await post<Task>(`/v1/rooms/${enc(roomId)}/tasks`, { ...t, idempotency_key: crypto.randomUUID() });
     if (r.ok) void getState().load(roomId);
@@ -71,6 +111,28 @@ export const useBoard = create<BoardState>((set, getState) => ({
     const r = await post(`/v1/rooms/${enc(roomId)}/tasks/${enc(taskId)}/${action}`, body);
     if (r.ok) void getState().load(roomId);
     return r;
+  },
+  edit: async (roomId, taskId, e) => {
+    const r = await patch<Task>(`/v1/rooms/${enc(roomId)}/tasks/${enc(taskId)}`, e);
+    if (r.ok) void getState().load(roomId);
+    return r;
+  },
+  reorder: async (roomId, lane, taskId, beforeId) => {
+    const moving = lane.find((t) => t.task_id === taskId);
+    if (!moving) return { ok: true, status: 200, data: null };
+    const rest = lane.filter((t) => t.task_id !== taskId);
+    const at = beforeId ? rest.findIndex((t) => t.task_id === beforeId) : rest.length;
+    const seq = [...rest.slice(0, at < 0 ? rest.length : at), moving, ...rest.slice(at < 0 ? rest.length : at)];
+    // Orders 10, 20, 30…: only the tasks whose number changes are written.
+    let last: ApiResult<unknown> = { ok: true, status: 200, data: null };
+    for (let i = 0; i < seq.length; i++) {
+      const want = (i + 1) * 10;
+      if (seq[i]!.order === want) continue;
+      last = await patch(`/v1/rooms/${enc(roomId)}/tasks/${enc(seq[i]!.task_id)}`, { order: want });
+      if (!last.ok) break;
+    }
+    void getState().load(roomId);
+    return last;
   },
 }));
 
@@ -86,6 +148,11 @@ export function allTasks(b: Board | undefined): Task[] {
     }
   }
   return out;
+}
+
+/** Waits on prerequisites: a todo task with dependencies not done yet (not the `blocked` status). */
+export function waitsOn(t: Task): string[] {
+  return t.status === 'todo' ? (t.blocked_by ?? []) : [];
 }
 
 /**

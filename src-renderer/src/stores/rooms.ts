@@ -1,6 +1,6 @@
 import { create } from 'zustand';
 import { enc, get, post, put, type ApiError, type ApiResult } from '../api';
-import type { Members, Owner, Room, Role, TrustMode } from '../types';
+import type { Members, Owner, OwnerTrust, Room, Role, TrustMode } from '../types';
 
 export interface Loadable<T> {
   data?: T;
@@ -14,6 +14,9 @@ interface RoomsState {
   error?: ApiError;
   members: Record<string, Loadable<Members>>;
   owners: Owner[];
+  /** Every owner's Trust per room (GET /v1/rooms/:id/trust). */
+  trust: Record<string, OwnerTrust[]>;
+  loadTrust: (roomId: string) => Promise<void>;
   load: () => Promise<void>;
   loadOwners: () => Promise<void>;
   create: (name: string) => Promise<ApiResult<Room>>;
@@ -28,6 +31,11 @@ export const useRooms = create<RoomsState>((set, getState) => ({
   status: 'idle',
   members: {},
   owners: [],
+  trust: {},
+  loadTrust: async (roomId) => {
+    const r = await get<{ owners: OwnerTrust[] }>(`/v1/rooms/${enc(roomId)}/trust`);
+    if (r.ok) set((s) => ({ trust: { ...s.trust, [roomId]: r.data.owners } }));
+  },
   load: async () => {
     if (getState().status !== 'ready') set({ status: 'loading' });
     const r = await get<{ rooms: Room[] }>('/v1/rooms');
@@ -71,6 +79,7 @@ export const useRooms = create<RoomsState>((set, getState) => ({
   setTrust: async (roomId, mode) => {
     const r = await put(`/v1/rooms/${enc(roomId)}/consent`, { mode });
     if (r.ok) set((s) => ({ rooms: s.rooms.map((x) => (x.room_id === roomId ? { ...x, trust: mode } : x)) }));
+    if (r.ok) void getState().loadTrust(roomId);
     return r;
   },
 }));

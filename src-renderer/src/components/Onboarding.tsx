@@ -1,0 +1,184 @@
+import { useEffect, useState, type FormEvent } from 'react';
+import { useAgents } from '../stores/agents';
+import { useRooms } from '../stores/rooms';
+import { describeError } from '../api';
+import { href } from '../router';
+import { SCOPE_NAMES } from '../../../shared/scopes';
+import type { Agent, MintedCredential } from '../types';
+import { connectionInstructions, type HostKey } from './connect';
+import { CopyButton } from './AgentsView';
+import { PresenceBadge } from './presence';
+
+const HOSTS: Array<[HostKey, string]> = [
+  ['claude-code', 'Claude Code'],
+  ['codex', 'Codex'],
+  ['gemini', 'Gemini CLI'],
+  ['cursor', 'Cursor'],
+  ['generic', 'Another MCP client'],
+];
+
+/**
+ * The first-run flow, one page: create an agent and pick its host, copy the exact connect
+ * command, add the agent to a room, and watch it come live there.
+ */
+export function Onboarding({ firstRun }: { firstRun?: boolean }) {
+  const rooms = useRooms((s) => s.rooms);
+  const [name, setName] = useState('');
+  const [host, setHost] = useState<HostKey>('claude-code');
+  const [agent, setAgent] = useState<Agent | null>(null);
+  const [minted, setMinted] = useState<MintedCredential | null>(null);
+  const [roomChoice, setRoomChoice] = useState('');
+  const [newRoom, setNewRoom] = useState('');
+  const [roomId, setRoomId] = useState<string | null>(null);
+  const [err, setErr] = useState<string>();
+  const [busy, setBusy] = useState(false);
+  const members = useRooms((s) => (roomId ? s.members[roomId]?.data : undefined));
+  const instances = agent ? (members?.instances ?? []).filter((i) => i.plate === agent.plate) : [];
+  const live = instances.length > 0;
+
+  useEffect(() => {
+    if (!roomId) return;
+    void useRooms.getState().loadMembers(roomId);
+    // Live events refresh the members when an instance connects; a poll backs them up.
+    const t = setInterval(() => void useRooms.getState().loadMembers(roomId), 5_000);
+    return () => clearInterval(t);
+  }, [roomId]);
+
+  async function createAgent(e: FormEvent) {
+    e.preventDefault();
+    if (!name.trim()) return;
+    setBusy(true);
+    const a = await useAgents.getState().create(name.trim(), [...SCOPE_NAMES]);
+    if (!a.ok) {
+      setBusy(false);
+      return setErr(describeError(a.error));
+    }
+    const c = await useAgents.getState().mint(a.data.plate, HOSTS.find(([k]) => k === host)![1]);
+    setBusy(false);
+    if (!c.ok) return setErr(describeError(c.error));
+    setErr(undefined);
+    setAgent(a.data);
+    setMinted(c.data);
+  }
+
+  async function addToRoom(e: FormEvent) {
+    e.preventDefault();
+    if (!agent) return;
+    setBusy(true);
+    let target = roomChoice;
+    if (!target || target === '__new__') {
+      const r = await useRooms.getState().create(newRoom.trim() || `${agent.name}'s room`);
+      if (!r.ok) {
+        setBusy(false);
+        return setErr(describeError(r.error));
+      }
+      target = r.data.room_id;
+    }
+    const j = await useRooms.getState().addAgent(target, agent.plate);
+    setBusy(false);
+    if (!j.ok) return setErr(describeError(j.error));
+    setErr(undefined);
+    setRoomId(target);
+  }
+
+  const instruction = minted ? connectionInstructions(minted.mcp_urls, minted.credential, agent?.plate, agent?.name).find((i) => i.host === host)! : null;
+  const roomName = rooms.find((r) => r.room_id === roomId)?.name;
+
+  return (
+    <section className="onboarding" aria-labelledby="ob-h">
+      <h1 id="ob-h">{firstRun ? 'Welcome! Connect your first agent' : 'Connect an agent'}</h1>
+      <p className="muted">Four steps: name it, connect its host, put it in a room, see it live.</p>
+      <ol className="steps">
+        <li className={agent ? 'done' : 'current'} aria-current={!agent ? 'step' : undefined}>
+          <h2>1. Create the agent</h2>
+          {agent ? (
+            <p>
+              <strong>{agent.name}</strong> <span className="muted">{agent.handle}</span>, for {HOSTS.find(([k]) => k === host)![1]}.
+            </p>
+          ) : (
+            <form className="stack narrow" onSubmit={createAgent}>
+              <label htmlFor="ob-name">Agent name</label>
+              <input id="ob-name" value={name} onChange={(e) => setName(e.target.value)} maxLength={80} placeholder="Reviewer" autoFocus />
+              <label htmlFor="ob-host">Where it runs</label>
+              <select id="ob-host" value={host} onChange={(e) => setHost(e.target.value as HostKey)}>
+                {HOSTS.map(([k, label]) => (
+                  <option key={k} value={k}>
+                    {label}
+                  </option>
+                ))}
+              </select>
+              <button type="submit" className="primary" disabled={busy || !name.trim()}>
+                Create agent
+              </button>
+            </form>
+          )}
+        </li>
+        <li className={!agent ? 'todo' : roomId ? 'done' : 'current'} aria-current={agent && !roomId ? 'step' : undefined}>
+          <h2>2. Connect {HOSTS.find(([k]) => k === host)![1]}</h2>
+          {instruction && (
+            <>
+              <p className="note" role="note">
+                This command holds the agent’s credential and is shown only now. Copy it before you leave this page.
+              </p>
+              <p>{instruction.where}</p>
+              <pre className="snippet" data-testid="connect-command">
+                {instruction.text}
+              </pre>
+              <CopyButton text={instruction.text} label="Copy the command" />
+            </>
+          )}
+        </li>
+        <li className={!agent ? 'todo' : roomId ? 'done' : 'current'}>
+          <h2>3. Add it to a room</h2>
+          {agent && !roomId && (
+            <form className="stack narrow" onSubmit={addToRoom}>
+              <label htmlFor="ob-room">Room</label>
+              <select id="ob-room" value={roomChoice} onChange={(e) => setRoomChoice(e.target.value)}>
+                <option value="__new__">A new room</option>
+                {rooms.map((r) => (
+                  <option key={r.room_id} value={r.room_id}>
+                    {r.name}
+                  </option>
+                ))}
+              </select>
+              {(!roomChoice || roomChoice === '__new__') && (
+                <>
+                  <label htmlFor="ob-room-name">New room name</label>
+                  <input id="ob-room-name" value={newRoom} onChange={(e) => setNewRoom(e.target.value)} maxLength={100} placeholder={`${agent.name}'s room`} />
+                </>
+              )}
+              <button type="submit" className="primary" disabled={busy}>
+                Add to room
+              </button>
+            </form>
+          )}
+          {roomId && (
+            <p>
+              In <a href={href('rooms', roomId, 'chat')}>{roomName ?? 'the room'}</a>.
+            </p>
+          )}
+        </li>
+        <li className={!roomId ? 'todo' : live ? 'done' : 'current'}>
+          <h2>4. See it live</h2>
+          {roomId && agent && (
+            <p role="status" data-testid="onboarding-live">
+              <PresenceBadge instances={instances} />{' '}
+              {live ? (
+                <>
+                  {agent.handle} is live in {roomName ?? 'the room'}. <a href={href('rooms', roomId, 'chat')}>Open the room</a> and @mention it.
+                </>
+              ) : (
+                <>Waiting for {agent.handle} to connect: run the command from step 2, then start a session in that host.</>
+              )}
+            </p>
+          )}
+        </li>
+      </ol>
+      {err && (
+        <p role="alert" className="error-text">
+          {err}
+        </p>
+      )}
+    </section>
+  );
+}

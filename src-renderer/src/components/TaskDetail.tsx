@@ -1,0 +1,330 @@
+import { useEffect, useState, type FormEvent } from 'react';
+import type { Members, Room, Task } from '../types';
+import { useBoard } from '../stores/board';
+import { describeError, enc, get } from '../api';
+import { Confirm, Dialog } from './Dialog';
+import { canArchive, canCancel, canEdit, canReassign, canRelease, type Allowed } from './boardRules';
+import { dePlate } from './MessageBody';
+import { Avatar, shortName } from './TaskCard';
+import { formatTime } from './time';
+
+const when = formatTime;
+
+/** Reassign: the same dialog from the detail panel, the keyboard shortcut and a drop on another lane. */
+export function ReassignDialog({ room, task, members, initial, onClose }: { room: Room; task: Task; members?: Members; initial?: string; onClose: () => void }) {
+  const act = useBoard((s) => s.act);
+  const [assignee, setAssignee] = useState(initial ?? task.assignee);
+  const [err, setErr] = useState<string>();
+  const [busy, setBusy] = useState(false);
+  return (
+    <Dialog title={`Reassign “${task.title}”`} onClose={onClose}>
+      <form
+        className="stack"
+        onSubmit={async (e) => {
+          e.preventDefault();
+          setBusy(true);
+          const r = await act(room.room_id, task.task_id, 'assign', { assignee });
+          setBusy(false);
+          if (r.ok) onClose();
+          else setErr(describeError(r.error));
+        }}
+      >
+        <label htmlFor={`re-${task.task_id}`}>New assignee</label>
+        <select id={`re-${task.task_id}`} value={assignee} onChange={(e) => setAssignee(e.target.value)}>
+          {(members?.agents ?? [])
+            .filter((a) => !a.revoked)
+            .map((a) => (
+              <option key={a.plate} value={a.plate}>
+                {a.handle}
+              </option>
+            ))}
+        </select>
+        <p className="muted">The status stays {task.status}; the new assignee is told and, if it may be woken, woken. Another owner’s agent needs that owner’s Trust.</p>
+        {err && (
+          <p role="alert" className="error-text">
+            {err}
+          </p>
+        )}
+        <div className="row end">
+          <button type="button" onClick={onClose}>
+            Close
+          </button>
+          <button type="submit" className="primary" disabled={busy || assignee === task.assignee}>
+            Reassign
+          </button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}
+
+function TaskLinks({ label, tasks, onOpen }: { label: string; tasks: Task[]; onOpen: (t: Task) => void }) {
+  if (!tasks.length) return null;
+  return (
+    <div>
+      <dt>{label}</dt>
+      <dd>
+        <ul className="plain">
+          {tasks.map((t) => (
+            <li key={t.task_id}>
+              <button type="button" className="link" onClick={() => onOpen(t)}>
+                {t.title}
+              </button>{' '}
+              <span className={`status-badge s-${t.status}`}>{t.status}</span>
+            </li>
+          ))}
+        </ul>
+      </dd>
+    </div>
+  );
+}
+
+/**
+ * Everything about one task, with the edits and actions the rules allow. The full record is
+ * read by id (the board may carry a compact shape); actions the viewer may not take are
+ * hidden, with one sentence saying who may.
+ */
+export function TaskDetail({
+  room,
+  taskId,
+  meId,
+  members,
+  tasks,
+  plates,
+  onOpen,
+  onClose,
+}: {
+  room: Room;
+  taskId: string;
+  meId: string;
+  members?: Members;
+  tasks: Task[];
+  plates: Map<string, string>;
+  onOpen: (t: Task) => void;
+  onClose: () => void;
+}) {
+  const fromBoard = tasks.find((t) => t.task_id === taskId);
+  const boardVersion = useBoard((s) => s.rooms[room.room_id]?.board);
+  const { act, edit } = useBoard.getState();
+  const [full, setFull] = useState<Task | undefined>();
+  const [err, setErr] = useState<string>();
+  const [dialog, setDialog] = useState<null | 'reassign' | 'cancel' | 'release'>(null);
+  const [editing, setEditing] = useState(false);
+  const [title, setTitle] = useState('');
+  const [detail, setDetail] = useState('');
+  const [order, setOrder] = useState('');
+  useEffect(() => {
+    let live = true;
+    void get<Task>(`/v1/rooms/${enc(room.room_id)}/tasks/${enc(taskId)}`).then((r) => {
+      if (live && r.ok) setFull(r.data);
+    });
+    return () => {
+      live = false;
+    };
+  }, [room.room_id, taskId, boardVersion]);
+  const task = full ?? fromBoard;
+  if (!task) return null;
+
+  const byId = new Map(tasks.map((t) => [t.task_id, t]));
+  const waits = (task.blocked_by ?? []).map((id) => byId.get(id)).filter((t): t is Task => !!t);
+  const doneDeps = (task.depends_on ?? []).filter((id) => !(task.blocked_by ?? []).includes(id)).map((id) => byId.get(id)).filter((t): t is Task => !!t);
+  const holds = tasks.filter((t) => (t.depends_on ?? []).includes(task.task_id));
+  const handle = task.assignee_handle || plates.get(task.assignee) || '@agent';
+  const instance = task.lease?.instance_id ? members?.instances.find((i) => i.instance_id === task.lease?.instance_id) : undefined;
+
+  const rules: Array<[string, Allowed | null, () => void]> = [
+    ['Reassign', canReassign(room, meId, members, task), () => setDialog('reassign')],
+    ['Cancel task', canCancel(room, meId, members, task), () => setDialog('cancel')],
+    ['Force-release', canRelease(room, task), () => setDialog('release')],
+    [
+      'Archive',
+      canArchive(room, meId, members, task),
+      () =>
+        void act(room.room_id, task.task_id, 'archive').then((r) => {
+          if (r.ok) onClose();
+          else setErr(describeError(r.error));
+        }),
+    ],
+  ];
+  const allowed = rules.filter(([, a]) => a?.ok);
+  const refusals = [...new Set(rules.flatMap(([, a]) => (a && !a.ok ? [a.reason] : [])))];
+  const editRule = canEdit(room, meId, members, task);
+
+  function startEdit() {
+    setTitle(task!.title);
+    setDetail(task!.detail ?? '');
+    setOrder(task!.order === null || task!.order === undefined ? '' : String(task!.order));
+    setEditing(true);
+  }
+  async function save(e: FormEvent) {
+    e.preventDefault();
+    const change: { title?: string; detail?: string | null; order?: number | null } = {};
+    if (title.trim() !== task!.title) change.title = title.trim();
+    if (detail !== (task!.detail ?? '')) change.detail = detail.trim() ? detail : null;
+    const o = order.trim() === '' ? null : Number(order);
+    if (o !== null && !Number.isInteger(o)) return setErr('Order must be a whole number.');
+    if (o !== (task!.order ?? null)) change.order = o;
+    if (!Object.keys(change).length) return setEditing(false);
+    const r = await edit(room.room_id, task!.task_id, change);
+    if (r.ok) {
+      setFull(r.data);
+      setEditing(false);
+      setErr(undefined);
+    } else setErr(describeError(r.error));
+  }
+
+  return (
+    <Dialog title={`Task: ${task.title}`} onClose={onClose} wide sheet>
+      <div className="task-detail" data-testid="task-detail">
+        <p className="row wrap">
+          <span className={`status-badge s-${task.status}`}>{task.status}</span>
+          <span className="assignee">
+            <Avatar handle={handle} /> {handle}
+          </span>
+          {waits.length > 0 && <span className="dep waits">waits on {waits.length === 1 ? 'a prerequisite' : `${waits.length} prerequisites`}</span>}
+          {task.consent_state === 'accepted' && <span className="badge">assigned across owners under Trust</span>}
+        </p>
+        {editing ? (
+          <form className="stack" onSubmit={save} aria-label="Edit task">
+            <label htmlFor="td-title">Title</label>
+            <input id="td-title" value={title} onChange={(e) => setTitle(e.target.value)} maxLength={200} required />
+            <label htmlFor="td-detail">Detail</label>
+            <textarea id="td-detail" value={detail} onChange={(e) => setDetail(e.target.value)} rows={5} />
+            <label htmlFor="td-order">Order in the lane (lower first)</label>
+            <input id="td-order" className="short" inputMode="numeric" value={order} onChange={(e) => setOrder(e.target.value)} />
+            <div className="row end">
+              <button type="button" onClick={() => setEditing(false)}>
+                Discard
+              </button>
+              <button type="submit" className="primary">
+                Save changes
+              </button>
+            </div>
+          </form>
+        ) : (
+          <dl className="facts wide">
+            <div>
+              <dt>Detail</dt>
+              <dd className="notes">{task.detail ? dePlate(task.detail, plates) : <span className="muted">none</span>}</dd>
+            </div>
+            <div>
+              <dt>Done when</dt>
+              <dd className="notes">{dePlate(task.definition_of_done ?? '', plates)}</dd>
+            </div>
+            <div>
+              <dt>Order</dt>
+              <dd>{task.order ?? <span className="muted">not set (by creation)</span>}</dd>
+            </div>
+            <TaskLinks label="Waits on" tasks={waits} onOpen={onOpen} />
+            <TaskLinks label="Done prerequisites" tasks={doneDeps} onOpen={onOpen} />
+            <TaskLinks label="Holds up" tasks={holds} onOpen={onOpen} />
+            {task.lease && (task.lease.instance_id || task.lease.handle) && (
+              <div>
+                <dt>Working</dt>
+                <dd>
+                  {shortName(handle)}
+                  {instance ? ` (${instance.host})` : ''}
+                  {task.lease.renewed_at ? `, lease renewed ${when(task.lease.renewed_at)}` : ''}
+                  {task.lease.stale && <span className="badge warn">stale: no renewal for over 120 s</span>}
+                </dd>
+              </div>
+            )}
+            {task.reason && (
+              <div>
+                <dt>Reason</dt>
+                <dd>{task.reason}</dd>
+              </div>
+            )}
+            {task.handoff_notes && (
+              <div>
+                <dt>Handoff notes</dt>
+                <dd className="notes">{dePlate(task.handoff_notes, plates)}</dd>
+              </div>
+            )}
+            {(task.summary || task.result_ref) && (
+              <div>
+                <dt>Result</dt>
+                <dd>
+                  {task.summary && dePlate(task.summary, plates)} {task.result_ref && <code>{task.result_ref}</code>}
+                </dd>
+              </div>
+            )}
+            {task.artifacts && task.artifacts.length > 0 && (
+              <div>
+                <dt>Artifacts</dt>
+                <dd>
+                  <ul className="plain">
+                    {task.artifacts.map((a, i) => (
+                      <li key={i}>
+                        <code>{typeof a === 'string' ? a : JSON.stringify(a)}</code>
+                      </li>
+                    ))}
+                  </ul>
+                </dd>
+              </div>
+            )}
+            {task.next && (
+              <div>
+                <dt>Next</dt>
+                <dd>{task.next}</dd>
+              </div>
+            )}
+            <div>
+              <dt>History</dt>
+              <dd>
+                created {when(task.created_at)}
+                {task.updated_at && task.updated_at !== task.created_at ? `, last changed ${when(task.updated_at)}` : ''}
+                <span className="muted"> (the server keeps no per-transition log)</span>
+              </dd>
+            </div>
+          </dl>
+        )}
+        {err && (
+          <p role="alert" className="error-text">
+            {err}
+          </p>
+        )}
+        <div className="row wrap detail-actions">
+          {!editing && editRule?.ok && (
+            <button type="button" onClick={startEdit}>
+              Edit
+            </button>
+          )}
+          {allowed.map(([label, , run]) => (
+            <button key={label} type="button" onClick={run} className={label === 'Cancel task' ? 'danger' : undefined}>
+              {label}
+            </button>
+          ))}
+        </div>
+        {(refusals.length > 0 || (editRule && !editRule.ok)) && <p className="muted explain">{refusals[0] ?? (editRule && !editRule.ok ? editRule.reason : '')}</p>}
+      </div>
+      {dialog === 'reassign' && <ReassignDialog room={room} task={task} members={members} onClose={() => setDialog(null)} />}
+      {dialog === 'cancel' && (
+        <Confirm
+          title="Cancel task?"
+          text={`“${task.title}” will be withdrawn (cancelled). Tasks that depend on it keep waiting.`}
+          action="Cancel task"
+          onConfirm={() =>
+            act(room.room_id, task.task_id, 'cancel').then((r) => {
+              if (!r.ok) setErr(describeError(r.error));
+            })
+          }
+          onClose={() => setDialog(null)}
+        />
+      )}
+      {dialog === 'release' && (
+        <Confirm
+          title="Force-release the lease?"
+          text={`“${task.title}” goes back to todo and can be claimed again. The current holder loses it.`}
+          action="Force-release"
+          onConfirm={() =>
+            act(room.room_id, task.task_id, 'release').then((r) => {
+              if (!r.ok) setErr(describeError(r.error));
+            })
+          }
+          onClose={() => setDialog(null)}
+        />
+      )}
+    </Dialog>
+  );
+}

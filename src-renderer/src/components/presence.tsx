@@ -1,0 +1,34 @@
+import { useEffect, useMemo } from 'react';
+import { useRooms } from '../stores/rooms';
+import type { Instance } from '../types';
+import { presenceOf } from './presenceRules';
+
+export { presenceOf, type Presence } from './presenceRules';
+
+export function PresenceBadge({ instances }: { instances: Instance[] }) {
+  const p = presenceOf(instances);
+  const title = { live: 'Connected and active in the last two minutes', idle: 'Connected, quiet for over two minutes', offline: 'No connected instance' }[p];
+  return (
+    <span className={`badge presence ${p}`} title={title} data-presence={p}>
+      <span className="dot" aria-hidden="true" /> {p}
+      {instances.length > 0 ? ` ×${instances.length}` : ''}
+    </span>
+  );
+}
+
+/**
+ * Every connected instance the signed-in owner can see, by plate: instances are listed per
+ * room (members), so this reads the members of each of the owner's rooms.
+ */
+export function useInstancesByPlate(): Map<string, Instance[]> {
+  const rooms = useRooms((s) => s.rooms);
+  const members = useRooms((s) => s.members);
+  useEffect(() => {
+    for (const r of rooms) if (!useRooms.getState().members[r.room_id]) void useRooms.getState().loadMembers(r.room_id);
+  }, [rooms]);
+  return useMemo(() => {
+    const m = new Map<string, Map<string, Instance>>();
+    for (const l of Object.values(members)) for (const i of l.data?.instances ?? []) (m.get(i.plate) ?? m.set(i.plate, new Map()).get(i.plate)!).set(i.instance_id, i);
+    return new Map([...m].map(([k, v]) => [k, [...v.values()]]));
+  }, [members]);
+}

@@ -1,0 +1,376 @@
+/// <reference lib="dom" />
+import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import type { Browser, Page } from 'playwright-core';
+import { startTestServer, ok, type TestServer, type TestAgent } from '../helpers/server.js';
+import { browserSkipReason, launchBrowser, screenshot } from '../helpers/browser.js';
+import { compareWithBaseline } from './ui-pixels.js';
+
+const skip = browserSkipReason();
+if (skip) console.warn(skip);
+
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+const card = (page: Page, title: string) => page.locator('article.card', { has: page.getByRole('heading', { name: title, exact: true }) });
+const lane = (page: Page, handle: string) => page.getByRole('region', { name: `Lane ${handle}` });
+const laneTitles = (page: Page, handle: string) => lane(page, handle).locator('article.card h4').allTextContents();
+
+/** A signed-in page; CSP is bypassed only so axe-core can be injected (the app itself never needs it). */
+async function open(browser: Browser, loginUrl: string, o: { width?: number; height?: number; axe?: boolean; init?: () => void } = {}) {
+  const context = await browser.newContext({ viewport: { width: o.width ?? 1280, height: o.height ?? 800 }, colorScheme: 'light', bypassCSP: !!o.axe, reducedMotion: 'reduce' });
+  context.setDefaultTimeout(15_000);
+  const page = await context.newPage();
+  if (o.init) await page.addInitScript(o.init);
+  await page.goto(loginUrl);
+  // A link minted through the API asks before it signs in (docs/security.md, item 5): confirmed here.
+  const signedIn = page.getByTestId('signed-in-as');
+  const confirm = page.getByTestId('confirm-sign-in');
+  await signedIn.or(confirm).waitFor();
+  if (await confirm.isVisible()) await confirm.click();
+  await signedIn.waitFor();
+  return { context, page };
+}
+
+async function axeSerious(page: Page): Promise<string[]> {
+  if (!(await page.evaluate(() => 'axe' in window))) await page.addScriptTag({ content: AXE });
+  const r = await page.evaluate(async () => {
+    const res = await (window as any).axe.run(document, { resultTypes: ['violations'] });
+    return res.violations.filter((v: any) => v.impact === 'serious' || v.impact === 'critical').map((v: any) => `${v.id}: ${v.help} (${v.nodes.map((n: any) => n.target.join(' ')).slice(0, 3).join('; ')})`);
+  });
+  return r as string[];
+}
+
+describe.skipIf(!!skip)('UI: the window people want to live in (issue 16)', () => {
+  let s: TestServer;
+  let browser: Browser;
+  let builder: TestAgent;
+  let tester: TestAgent;
+  let roomId: string;
+  let opsId: string;
+  const ids: Record<string, string> = {};
+
+  beforeAll(async () => {
+    s = await startTestServer();
+    browser = await launchBrowser();
+    builder = await s.agent('Builder');
+    tester = await s.agent('Tester');
+    roomId = await s.room('Release');
+    opsId = await s.room('Ops');
+    await s.join(roomId, builder.plate);
+    await s.join(roomId, tester.plate);
+    const mk = async (title: string, assignee: TestAgent, depends_on?: string[]) => {
+      const r = await s.api('POST', `/v1/rooms/${roomId}/tasks`, { title, definition_of_done: `${title}: checked by a human`, assignee: assignee.plate, detail: `Detail of ${title}.`, ...(depends_on ? { depends_on } : {}) });
+      ids[title] = r.body.task_id;
+    };
+    await mk('Build the release', builder);
+    await mk('Write release notes', builder);
+    await mk('Test the release', tester, [ids['Build the release']!]);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await s?.stop();
+  });
+
+  it('narrow (390 px) and wide windows: nothing cut off, the sidebar collapses, screenshots match the baselines', async () => {
+    for (const [name, width, height] of [
+      ['narrow', 390, 844],
+      ['wide', 1440, 900],
+    ] as const) {
+      const { context, page } = await open(browser, s.running.loginUrl(), { width, height });
+      await page.goto(`${s.baseUrl}/#/rooms/${roomId}/board`);
+      await card(page, 'Test the release').waitFor();
+      // Nothing wider than the window.
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
+      const toggle = page.getByRole('button', { name: 'Rooms sidebar' });
+      if (name === 'narrow') {
+        // One column: the sidebar is a drawer, closed until asked for.
+        expect(await page.locator('#sidebar').isVisible()).toBe(false);
+        await toggle.click();
+        await page.locator('#sidebar').waitFor();
+        await page.locator('#sidebar').getByRole('link', { name: /Release/ }).click();
+        await expect.poll(() => page.locator('#sidebar').isVisible()).toBe(false);
+      } else {
+        expect(await page.locator('#sidebar').isVisible()).toBe(true);
+        await toggle.click();
+        await expect.poll(() => page.locator('#sidebar').isVisible()).toBe(false);
+        await toggle.click();
+        await page.locator('#sidebar').waitFor();
+      }
+      await page.goto(`${s.baseUrl}/#/rooms/${roomId}/board`);
+      await card(page, 'Test the release').waitFor();
+      await page.locator('body').click({ position: { x: 1, y: height - 2 } });
+      await page.addStyleTag({ content: '*{caret-color:transparent!important} time{visibility:hidden!important}' });
+      await page.waitForTimeout(300); // fonts and the last layout pass settle
+      const shot = await page.screenshot();
+      await screenshot(page, `issue16-board-${name}`);
+      const { ratio } = compareWithBaseline(`board-${name}`, shot);
+      expect(ratio, `board-${name} differs from its baseline by ${(ratio * 100).toFixed(2)}% of pixels`).toBeLessThan(0.01);
+      await context.close();
+    }
+  });
+
+  it('board: compact cards with both dependency badges; the detail panel shows and edits title, detail and order', async () => {
+    const { context, page } = await open(browser, s.running.loginUrl());
+    await page.goto(`${s.baseUrl}/#/rooms/${roomId}/board`);
+    const build = card(page, 'Build the release');
+    await build.waitFor();
+    expect(await build.textContent()).toContain('holds up “Test the release”');
+    expect(await card(page, 'Test the release').textContent()).toContain('waits on “Build the release”');
+    expect(await build.textContent()).not.toContain('Consent');
+    const box = await build.boundingBox();
+    expect(box!.height).toBeLessThan(110); // compact: many cards fit a lane
+
+    await build.click();
+    const d = page.getByRole('dialog', { name: 'Task: Build the release' });
+    await expect.poll(() => d.textContent()).toContain('Detail of Build the release.');
+    expect(await d.textContent()).toContain('Build the release: checked by a human');
+    expect(await d.textContent()).toContain('Holds up');
+    await d.getByRole('button', { name: 'Edit' }).click();
+    await d.getByLabel('Title').fill('Build the release candidate');
+    await d.getByLabel('Detail').fill('Use the **release** branch.');
+    await d.getByRole('button', { name: 'Save changes' }).click();
+    await expect.poll(() => d.textContent()).toContain('Use the **release** branch.');
+    await page.keyboard.press('Escape');
+    await card(page, 'Build the release candidate').waitFor();
+    const r = await s.api('GET', `/v1/rooms/${roomId}/tasks/${ids['Build the release']}`);
+    expect(r.body.title).toBe('Build the release candidate');
+    await s.api('PATCH', `/v1/rooms/${roomId}/tasks/${ids['Build the release']}`, { title: 'Build the release' });
+    await card(page, 'Build the release').waitFor();
+    // Filters belong to the room and show as active.
+    await page.getByLabel('Status').selectOption('waiting');
+    await page.getByTestId('active-filters').waitFor();
+    await expect.poll(() => page.locator('article.card').count()).toBe(1);
+    await page.goto(`${s.baseUrl}/#/rooms/${opsId}/board`);
+    await page.getByText('No tasks yet').waitFor();
+    expect(await page.getByTestId('active-filters').count()).toBe(0);
+    await page.goto(`${s.baseUrl}/#/rooms/${roomId}/board`);
+    await page.getByRole('button', { name: 'Clear filters' }).click();
+    await expect.poll(() => page.locator('article.card').count()).toBe(3);
+    await context.close();
+  });
+
+  it('drag and drop: within a lane reorders, onto another lane reassigns through the Reassign dialog', async () => {
+    const { context, page } = await open(browser, s.running.loginUrl());
+    await page.goto(`${s.baseUrl}/#/rooms/${roomId}/board`);
+    await card(page, 'Write release notes').waitFor();
+    expect(await laneTitles(page, builder.handle)).toEqual(['Build the release', 'Write release notes']);
+    await card(page, 'Write release notes').dragTo(card(page, 'Build the release'), { targetPosition: { x: 20, y: 5 } });
+    await expect.poll(() => laneTitles(page, builder.handle), { timeout: 10_000 }).toEqual(['Write release notes', 'Build the release']);
+    const board = await s.api('GET', `/v1/rooms/${roomId}/board`);
+    const lanePlates = board.body.lanes.find((l: any) => l.assignee === builder.plate).tasks.map((t: any) => t.title);
+    expect(lanePlates).toEqual(['Write release notes', 'Build the release']);
+
+    await card(page, 'Write release notes').dragTo(lane(page, tester.handle));
+    const rd = page.getByRole('dialog', { name: /Reassign/ });
+    await rd.waitFor();
+    expect(await rd.getByLabel('New assignee').inputValue()).toBe(tester.plate);
+    await rd.getByRole('button', { name: 'Reassign' }).click();
+    await rd.waitFor({ state: 'detached' });
+    await expect.poll(() => laneTitles(page, tester.handle), { timeout: 10_000 }).toContain('Write release notes');
+    await context.close();
+  });
+
+  it('keyboard: arrows move across cards and lanes, Alt+Up reorders, Enter opens the detail, R reassigns', async () => {
+    const { context, page } = await open(browser, s.running.loginUrl());
+    await page.goto(`${s.baseUrl}/#/rooms/${roomId}/board`);
+    const first = card(page, 'Build the release');
+    await first.waitFor();
+    await first.focus();
+    const focused = () => page.evaluate(() => (document.activeElement as HTMLElement | null)?.querySelector('h4')?.textContent ?? null);
+    const next = await laneTitles(page, tester.handle); // the tester's lane, in board order
+    expect(next).toHaveLength(2);
+    await page.keyboard.press('ArrowRight');
+    await expect.poll(focused).toBe(next[0]);
+    await page.keyboard.press('ArrowDown');
+    await expect.poll(focused).toBe(next[1]);
+    // Alt+Up moves the card up its lane (the keyboard's reorder); focus stays on it.
+    await page.keyboard.press('Alt+ArrowUp');
+    await expect.poll(() => laneTitles(page, tester.handle), { timeout: 10_000 }).toEqual([next[1], next[0]]);
+    await expect.poll(focused).toBe(next[1]);
+    await page.keyboard.press('ArrowLeft');
+    await expect.poll(focused).toBe('Build the release');
+    // One tab stop for the cards: Tab leaves the board's cards.
+    expect(await page.locator('article.card[tabindex="0"]').count()).toBe(1);
+    await page.keyboard.press('Enter');
+    const d = page.getByRole('dialog', { name: 'Task: Build the release' });
+    await d.waitFor();
+    await page.keyboard.press('Escape');
+    await d.waitFor({ state: 'detached' });
+    await expect.poll(focused).toBe('Build the release'); // focus returns to the card
+    await page.keyboard.press('r');
+    const rd = page.getByRole('dialog', { name: /Reassign “Build the release”/ });
+    await rd.waitFor();
+    await page.keyboard.press('Escape');
+    await context.close();
+  });
+
+  it('attention: unread and mention counts in the sidebar and the title after a message from the API, a desktop notification, jump to first unread', async () => {
+    // The browser's Notification API, recorded: what the page would show on the desktop.
+    const { context, page } = await open(browser, s.running.loginUrl(), {
+      init: () => {
+        const seen: string[] = [];
+        (window as any).__notes = seen;
+        (window as any).Notification = class {
+          static permission = 'granted';
+          static requestPermission = async () => 'granted';
+          onclick: unknown = null;
+          constructor(title: string) {
+            seen.push(title);
+          }
+        };
+      },
+    });
+    await page.goto(`${s.baseUrl}/#/rooms/${opsId}/chat`);
+    await page.getByText('No messages yet').waitFor();
+    const c = await s.connect(builder.credential);
+    await ok(c, 'send_message', { room: roomId, body: 'The build is green.' });
+    await ok(c, 'send_message', { room: roomId, body: 'Please review the notes', mention_targets: ['@ada-owner'] });
+    const counts = page.locator(`a[data-room="${roomId}"] [data-testid="room-counts"]`);
+    await expect.poll(() => counts.textContent(), { timeout: 10_000 }).toContain('2 unread, 1 mention of you');
+    await expect.poll(() => page.title()).toBe('(2) Ops · Agent Rooms');
+    await expect.poll(() => page.evaluate(() => (window as any).__notes)).toEqual(['Builder mentioned you in Release']);
+
+    await page.locator(`a[data-room="${roomId}"]`).click();
+    await page.locator('article.msg', { hasText: 'Please review the notes' }).waitFor();
+    await page.getByRole('button', { name: 'Jump to first unread' }).click();
+    await page.getByRole('separator', { name: 'New messages' }).waitFor();
+    expect(await page.locator('article.msg.first-unread').textContent()).toContain('The build is green.');
+    await expect.poll(() => counts.count()).toBe(0);
+    await expect.poll(() => page.title()).toBe('Release · Agent Rooms');
+    await context.close();
+  });
+
+  it('chat: Markdown with HTML and script stays inert; code blocks get a copy button; grouping and threads on demand', async () => {
+    const { context, page } = await open(browser, s.running.loginUrl());
+    await page.goto(`${s.baseUrl}/#/rooms/${roomId}/chat`);
+    await page.locator('article.msg').first().waitFor();
+    const c = await s.connect(builder.credential);
+    const evil = [
+      '**Bold** and a list:',
+      '- one',
+      '- two',
+      '<script>window.__pwned = 1</script>',
+      '<img src=x onerror="window.__pwned = 2">',
+      '[click me](javascript:window.__pwned=3) and [docs](https://example.com/docs)',
+      '```js',
+      'const x = "<b>not bold</b>";',
+      '```',
+    ].join('\n');
+    await ok(c, 'send_message', { room: roomId, body: evil });
+    const msg = page.locator('article.msg', { hasText: 'and a list' });
+    await msg.waitFor({ timeout: 10_000 });
+    expect(await msg.locator('strong', { hasText: 'Bold' }).count()).toBe(1);
+    expect(await msg.locator('li').count()).toBe(2);
+    expect(await msg.locator('script, img, iframe').count()).toBe(0);
+    expect(await msg.textContent()).toContain('<script>window.__pwned = 1</script>');
+    expect(await msg.locator('a[href^="javascript"]').count()).toBe(0);
+    const link = msg.locator('a[href="https://example.com/docs"]');
+    expect(await link.getAttribute('rel')).toContain('noopener');
+    expect(await msg.locator('pre code').textContent()).toContain('const x = "<b>not bold</b>";');
+    expect(await msg.locator('pre b').count()).toBe(0);
+    expect(await msg.getByRole('button', { name: 'Copy code' }).count()).toBe(1);
+    expect(await page.evaluate(() => (window as any).__pwned)).toBeUndefined();
+
+    // Two messages in a row from one sender read as one block; replies wait in their thread.
+    await ok(c, 'send_message', { room: roomId, body: 'A follow-up line.' });
+    const follow = page.locator('article.msg', { hasText: 'A follow-up line.' });
+    await follow.waitFor();
+    expect(await follow.getAttribute('class')).toContain('compact');
+    const root = await s.api('GET', `/v1/rooms/${roomId}/messages?limit=1`);
+    const rootId = root.body.messages[0].message_id;
+    await ok(c, 'send_message', { room: roomId, body: 'A reply in the thread.', parent_id: rootId });
+    await follow.getByRole('button', { name: '1 reply' }).waitFor({ timeout: 10_000 });
+    expect(await page.locator('.chat-main article.msg', { hasText: 'A reply in the thread.' }).count()).toBe(0);
+    await follow.getByRole('button', { name: '1 reply' }).click();
+    await page.getByRole('complementary', { name: 'Thread' }).getByText('A reply in the thread.').waitFor();
+
+    // The search box finds a loaded message (server search when it answers, else the loaded messages).
+    await page.getByLabel('Search messages').fill('follow-up');
+    const results = page.getByRole('region', { name: 'Search results' });
+    await expect.poll(() => results.textContent()).toContain('1 match');
+    expect(await results.locator('mark').first().textContent()).toBe('follow-up');
+    // The history header is at the top of the history, not a bar over the newest messages.
+    expect(await page.locator('.history-bar').textContent()).not.toContain('Start of');
+    await screenshot(page, 'issue16-chat');
+    await context.close();
+  });
+
+  it('Trust: one place in the room header, a sentence naming who, a confirmation before turning on, every owner visible', async () => {
+    const bob = await s.owner('Bob Other');
+    const helper = await s.agent('Helper', { token: bob.token });
+    const xo = await s.room('Cross');
+    await s.join(xo, builder.plate);
+    await s.api('POST', `/v1/rooms/${xo}/members`, { owner_id: bob.owner_id, role: 'member' });
+    await s.join(xo, helper.plate, bob.token);
+    const { context, page } = await open(browser, s.running.loginUrl());
+    for (const tab of ['chat', 'board', 'members']) {
+      await page.goto(`${s.baseUrl}/#/rooms/${xo}/${tab}`);
+      await page.locator('.room-head [data-testid="trust"]').waitFor();
+      expect(await page.locator('[data-testid="trust"]').count()).toBe(1);
+    }
+    const toggle = page.getByRole('switch', { name: /Trust/ });
+    await expect.poll(() => page.locator('.trust-effect').textContent()).toContain('Let Bob Other’s agents assign work to and wake my agents in this room.');
+    await toggle.click();
+    const d = page.getByRole('dialog', { name: 'Turn Trust on?' });
+    expect(await d.textContent()).toContain('Bob Other’s agents will be able to assign work to your agents');
+    await d.getByRole('button', { name: 'Keep it off' }).click();
+    expect(await toggle.getAttribute('aria-checked')).toBe('false');
+    expect((await s.api('GET', `/v1/rooms/${xo}/trust`)).body.owners.find((o: any) => o.name === 'Ada Owner').mode).toBe('blocked');
+    await toggle.click();
+    await page.getByRole('dialog', { name: 'Turn Trust on?' }).getByRole('button', { name: 'Turn Trust on' }).click();
+    await expect.poll(() => toggle.getAttribute('aria-checked')).toBe('true');
+    const owners = page.getByRole('list', { name: 'Trust of each owner in this room' });
+    await expect.poll(() => owners.textContent()).toContain('Ada Owner (you): trusts');
+    expect(await owners.textContent()).toContain('Bob Other: does not trust');
+    // Turning it off needs no confirmation.
+    await toggle.click();
+    await expect.poll(() => toggle.getAttribute('aria-checked')).toBe('false');
+    await context.close();
+  });
+
+  it('people: the primary owner adds a human and hands them a login link that signs them in', async () => {
+    const { context, page } = await open(browser, s.running.loginUrl());
+    await page.goto(`${s.baseUrl}/#/people`);
+    await page.getByLabel('Name').fill('Carol Newcomer');
+    await page.getByRole('button', { name: 'Add person' }).click();
+    const url = (await page.getByTestId('login-link').textContent())!.trim();
+    expect(url).toMatch(/\/login\?token=/);
+    // Minted through the API, the link asks before it signs Carol in.
+    const ctx = await browser.newContext();
+    const ask = await ctx.newPage();
+    await ask.goto(url);
+    await ask.getByTestId('confirm-sign-in').waitFor();
+    await ctx.close();
+    const carol = await open(browser, url);
+    expect(await carol.page.getByTestId('signed-in-as').textContent()).toContain('Carol Newcomer');
+    await carol.context.close();
+    await context.close();
+  });
+
+  it('axe-core: no serious or critical violation in any view, light and dark', async () => {
+    const { context, page } = await open(browser, s.running.loginUrl(), { axe: true });
+    const views = ['', `rooms/${roomId}/chat`, `rooms/${roomId}/board`, `rooms/${roomId}/files`, `rooms/${roomId}/members`, `rooms/${roomId}/workspace`, `rooms/${roomId}/reservations`, `rooms/${roomId}/wakes`, 'agents', 'reports', 'people', 'welcome'];
+    const found: string[] = [];
+    for (const theme of ['light', 'dark']) {
+      await page.goto(`${s.baseUrl}/#/`);
+      await page.getByLabel('Theme').selectOption(theme);
+      for (const v of views) {
+        await page.goto(`${s.baseUrl}/#/${v}`);
+        await page.locator('main#main').waitFor();
+        await page.waitForLoadState('networkidle');
+        await page.waitForTimeout(200);
+        for (const x of await axeSerious(page)) found.push(`${theme} #/${v}: ${x}`);
+      }
+      // The task detail panel, open.
+      await page.goto(`${s.baseUrl}/#/rooms/${roomId}/board`);
+      await card(page, 'Build the release').click();
+      await page.getByRole('dialog', { name: 'Task: Build the release' }).getByText('Done when').waitFor();
+      for (const x of await axeSerious(page)) found.push(`${theme} task detail: ${x}`);
+      await page.keyboard.press('Escape');
+    }
+    await page.getByLabel('Theme').selectOption('system');
+    expect(found).toEqual([]);
+    await context.close();
+  });
+});
