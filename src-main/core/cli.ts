@@ -7,6 +7,8 @@ import { parseRateLimit, type RateLimitConfig } from './ratelimit.js';
 import { openDb } from './db/open.js';
 import { createLoginLink } from './owners/login.js';
 import { primaryOwner } from './owners/store.js';
+import { runBackupCommand } from './backup/commands.js';
+import { HomeError, HOME_EXIT_CODES } from './db/home-errors.js';
 
 const USAGE = `agent-rooms: local collaboration rooms for agents and humans
 
@@ -15,6 +17,12 @@ Usage:
       Run the core headless on 127.0.0.1 (default port ${DEFAULT_PORT}; --port 0 picks a free one).
   agent-rooms open [--home DIR]
       Print a fresh one-time UI login URL for the running server.
+  agent-rooms backup [DEST] [--home DIR]
+      A verified copy of the home (through the running server, if any); default DEST: <home>/backups/manual-<time>.
+  agent-rooms restore SRC [--home DIR]
+      Replace the home with a backup (refused while a server runs; the previous home is kept aside).
+  agent-rooms export ROOM [DEST] [--home DIR]
+      One room as readable files (JSON lines + files); DEST ending in .tar writes one archive.
   agent-rooms --help
 
 Environment: AGENT_ROOMS_HOME, AGENT_ROOMS_PORT.`;
@@ -76,6 +84,11 @@ async function serve(flags: Flags) {
   }
   const home = flags.home ?? defaultHome();
   const running = await startCore({ home, port: flags.port ?? DEFAULT_PORT, ownerName: flags.ownerName, rateLimit: flags.rateLimit });
+  // A large database is checked after the ready line; a failure stops the server (it closed itself).
+  running.integrity.catch((err: Error) => {
+    process.stderr.write(`agent-rooms: ${err.message}\n`);
+    process.exit(err instanceof HomeError ? err.exitCode : 2);
+  });
   const out = (s: string) => process.stdout.write(s + '\n');
   out(`home: ${home}`);
   out(`owner token: ${join(home, 'owner-token')} (keep it secret)`);
@@ -120,6 +133,7 @@ async function main(argv: string[]) {
     process.stdout.write(USAGE + '\n');
     return;
   }
+  if (cmd === 'backup' || cmd === 'restore' || cmd === 'export') return runBackupCommand(cmd, rest, defaultHome());
   const flags = parseFlags(rest);
   if (cmd === 'serve') return serve(flags);
   if (cmd === 'open') return open(flags);
@@ -127,6 +141,11 @@ async function main(argv: string[]) {
 }
 
 main(process.argv.slice(2)).catch((err: unknown) => {
+  // A refused home has its own exit code (docs/backup.md "Start errors and exit codes").
+  if ((err as NodeJS.ErrnoException)?.code === 'EADDRINUSE') {
+    process.stderr.write(`agent-rooms: the port is in use by another program (${(err as Error).message}). Fix: choose another with --port N (0 picks a free one).\n`);
+    process.exit(HOME_EXIT_CODES.PORT_IN_USE);
+  }
   process.stderr.write(`agent-rooms: ${(err as Error).message}\n`);
-  process.exit(2);
+  process.exit(err instanceof HomeError ? err.exitCode : 2);
 });
