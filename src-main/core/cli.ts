@@ -85,8 +85,9 @@ async function serve(flags: Flags) {
   const home = flags.home ?? defaultHome();
   const running = await startCore({ home, port: flags.port ?? DEFAULT_PORT, ownerName: flags.ownerName, rateLimit: flags.rateLimit });
   // A large database is checked after the ready line; a failure stops the server (it closed itself).
-  running.integrity.catch((err: Error) => {
+  running.integrity.catch(async (err: Error) => {
     process.stderr.write(`agent-rooms: ${err.message}\n`);
+    await running.close().catch(() => {});
     process.exit(err instanceof HomeError ? err.exitCode : 2);
   });
   const out = (s: string) => process.stdout.write(s + '\n');

@@ -1,8 +1,8 @@
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { copyFile, cp, mkdir } from 'node:fs/promises';
+import { copyFile, cp, link, mkdir, open as openFile, stat } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import type { Db } from '../db/open.js';
+import Database from 'better-sqlite3';
 import { pinBlobs } from '../files/blobs.js';
 import { AppError } from '../errors/app-error.js';
 import { checkDatabase, sha256OfFile } from './verify.js';
@@ -47,7 +47,6 @@ export interface BackupResult {
 }
 
 export interface BackupOptions {
-  db: Db;
   home: string;
   dest: string;
   kind: BackupKind;
@@ -65,6 +64,32 @@ function fsyncPath(p: string) {
     }
   } catch {
     // some filesystems refuse to fsync a folder
+  }
+}
+
+/**
+ * Blobs never change once written (a new content is a new file, renamed into place), so on the
+ * same filesystem (e.g. `<home>/backups`) a hard link is an exact, instant copy that costs no
+ * space; elsewhere (another disk) the bytes are copied and fsynced. Verification reads either.
+ */
+export async function linkOrCopy(src: string, dst: string): Promise<void> {
+  try {
+    await link(src, dst);
+    return;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== 'EXDEV' && code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EMLINK' && code !== 'EACCES') throw err;
+  }
+  await copyFile(src, dst);
+  await fsyncAsync(dst);
+}
+
+async function fsyncAsync(p: string) {
+  const fh = await openFile(p, 'r');
+  try {
+    await fh.sync();
+  } finally {
+    await fh.close();
   }
 }
 
@@ -105,14 +130,26 @@ export async function backupHome(opts: BackupOptions): Promise<BackupResult> {
   const unpin = pinBlobs(opts.home);
   try {
     const dbCopy = join(tmp, 'rooms.db');
-    await opts.db.backup(dbCopy, {
-      progress: ({ totalPages, remainingPages }) => {
-        progress({ phase: 'database', done: totalPages - remainingPages, total: totalPages });
-        // Pages per step: big enough to be quick, small enough to keep each step short on the event loop.
-        return 1000;
-      },
-    });
-    fsyncPath(dbCopy);
+    // A connection of its own holding one read transaction: the copy is the database as of this
+    // instant (every write acknowledged before it), and writers on other connections go on
+    // meanwhile without restarting the copy (they would, from a connection without a snapshot).
+    const src = new Database(join(opts.home, 'rooms.db'), { fileMustExist: true });
+    try {
+      src.pragma('busy_timeout = 5000');
+      src.exec('BEGIN');
+      src.prepare('SELECT COUNT(*) FROM sqlite_master').get();
+      await src.backup(dbCopy, {
+        progress: ({ totalPages, remainingPages }) => {
+          progress({ phase: 'database', done: totalPages - remainingPages, total: totalPages });
+          // Pages per step: big enough to be quick, small enough to keep each step short on the event loop.
+          return 1000;
+        },
+      });
+    } finally {
+      if (src.inTransaction) src.exec('COMMIT');
+      src.close();
+    }
+    await fsyncAsync(dbCopy);
     progress({ phase: 'verify', done: 0, total: 1 });
     const check = await checkDatabase(dbCopy);
     if (!check.ok) throw new AppError('INTERNAL', `the copied database failed integrity_check: ${check.problems.slice(0, 3).join('; ')}`);
@@ -120,8 +157,8 @@ export async function backupHome(opts: BackupOptions): Promise<BackupResult> {
 
     let blobBytes = 0;
     const total = check.blobs.length;
-    for (let i = 0; i < total; i++) {
-      const { sha256 } = check.blobs[i]!;
+    let copied = 0;
+    const copyOne = async (sha256: string) => {
       const rel = join('blobs', sha256.slice(0, 2), sha256);
       const src = join(opts.home, rel);
       const dst = join(tmp, rel);
@@ -132,15 +169,23 @@ export async function backupHome(opts: BackupOptions): Promise<BackupResult> {
         );
       }
       await mkdir(dirname(dst), { recursive: true, mode: 0o700 });
-      await copyFile(src, dst);
-      fsyncPath(dst);
+      await linkOrCopy(src, dst);
       // Verify what landed on disk, not what was read.
       const got = await sha256OfFile(dst);
       if (got !== sha256) throw new AppError('INTERNAL', `blob ${sha256} copied with different content (sha256 ${got}); the home's copy may be damaged`);
-      blobBytes += statSync(dst).size;
-      if (i % 25 === 0 || i === total - 1) progress({ phase: 'blobs', done: i + 1, total });
-    }
+      blobBytes += (await stat(dst)).size;
+      copied++;
+      if (copied % 25 === 0 || copied === total) progress({ phase: 'blobs', done: copied, total });
+    };
+    // A few at a time: concurrent fsyncs share the filesystem's journal commits.
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: Math.min(8, total) }, async () => {
+        while (next < total) await copyOne(check.blobs[next++]!.sha256);
+      }),
+    );
     unpin();
+    for (const d of new Set(check.blobs.map((b) => join(tmp, 'blobs', b.sha256.slice(0, 2))))) await fsyncAsync(d).catch(() => {});
 
     const extras = readdirSync(opts.home).filter((n) => !NOT_CONFIG.has(n) && !n.startsWith('server.lock'));
     for (const name of extras) {

@@ -1,6 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import Database from 'better-sqlite3';
 import { acquireHomeLock, inUseError, liveLockHolder } from '../db/lock.js';
 import { prepareHome } from '../db/home.js';
 import { classifyDbError } from '../db/home-errors.js';
@@ -84,19 +83,10 @@ export async function backupCommand(homeArg: string, destArg: string | undefined
     const lock = acquireHomeLock(home, 'backup');
     try {
       const file = join(home, 'rooms.db');
-      let db: Database.Database;
       try {
-        db = new Database(file, { fileMustExist: true });
-        db.pragma('busy_timeout = 5000');
+        result = await backupHome({ home, dest: dest ?? defaultDest(home, 'manual'), kind: 'manual', source: 'offline', onProgress: progressPrinter(err) });
       } catch (e) {
         throw classifyDbError(e, file, home) ?? e;
-      }
-      try {
-        result = await backupHome({ db, home, dest: dest ?? defaultDest(home, 'manual'), kind: 'manual', source: 'offline', onProgress: progressPrinter(err) });
-      } catch (e) {
-        throw classifyDbError(e, file, home) ?? e;
-      } finally {
-        db.close();
       }
     } finally {
       lock.release();

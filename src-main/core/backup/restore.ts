@@ -4,7 +4,7 @@ import { dirname, join, resolve, sep } from 'node:path';
 import { acquireHomeLock, LOCK_NAME } from '../db/lock.js';
 import { prepareHome } from '../db/home.js';
 import { checkDatabase, sha256OfFile } from './verify.js';
-import { MANIFEST } from './backup.js';
+import { MANIFEST, linkOrCopy } from './backup.js';
 
 export interface RestoreResult {
   home: string;
@@ -57,7 +57,7 @@ export async function restoreHome(srcArg: string, homeArg: string, onProgress: (
       const { sha256 } = check.blobs[i]!;
       const rel = join('blobs', sha256.slice(0, 2), sha256);
       await mkdir(join(staging, dirname(rel)), { recursive: true, mode: 0o700 });
-      await copyFile(join(src, rel), join(staging, rel));
+      await linkOrCopy(join(src, rel), join(staging, rel));
       if (i % 25 === 0 || i === total - 1) onProgress({ phase: 'copy blobs', done: i + 1, total });
     }
     mkdirSync(join(staging, 'blobs'), { recursive: true, mode: 0o700 });

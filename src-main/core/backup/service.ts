@@ -37,7 +37,6 @@ export function backupNow(core: Core, opts: { dest?: string; kind: BackupKind; o
     announce(core);
     try {
       const result = await backupHome({
-        db: core.db,
         home: core.config.home,
         dest: opts.dest ?? defaultDest(core.config.home, opts.kind),
         kind: opts.kind,
