@@ -99,7 +99,7 @@ export async function startCore(opts: StartOptions): Promise<RunningCore> {
   let db: Db;
   try {
     mkdirSync(join(home, 'blobs'), { recursive: true });
-    db = openDb(dbFile, { synchronous: opts.synchronous, beforeMigrate: checkNow ? (d) => quickCheckSync(d, dbFile, home) : undefined });
+    db = openDb(dbFile, { synchronous: opts.synchronous ?? synchronousFromEnv(), beforeMigrate: checkNow ? (d) => quickCheckSync(d, dbFile, home) : undefined });
   } catch (err) {
     lock.release();
     throw classifyDbError(err, dbFile, home) ?? err;
@@ -216,6 +216,11 @@ export async function startCore(opts: StartOptions): Promise<RunningCore> {
     close,
     integrity,
   };
+}
+
+/** `AGENT_ROOMS_SYNCHRONOUS=normal`: an explicit opt-out of FULL, for whoever prefers speed (docs/performance.md). */
+function synchronousFromEnv(): Synchronous | undefined {
+  return process.env.AGENT_ROOMS_SYNCHRONOUS?.toLowerCase() === 'normal' ? 'NORMAL' : undefined;
 }
 
 function safeUserName(): string {

@@ -8,6 +8,7 @@ import { RoomsSidebar } from './components/RoomsSidebar';
 import { RoomView } from './components/RoomView';
 import { AgentsView } from './components/AgentsView';
 import { ReportsView } from './components/ReportsView';
+import { BackupPanel } from './components/BackupPanel';
 
 function SignedOut() {
   return (
@@ -96,6 +97,7 @@ export function App() {
           </a>
         </nav>
         <LiveBadge />
+        <BackupPanel isPrimary={!!me?.is_primary} />
         <span className="who" data-testid="signed-in-as">
           Signed in as <strong>{me?.name}</strong> <span className="muted">{me?.handle}</span>
         </span>

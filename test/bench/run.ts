@@ -66,6 +66,7 @@ const BENCHES: Array<{ name: string; file: string; fn: string }> = [
   { name: 'tasks', file: 'tasks.ts', fn: 'runTasksBench' },
   { name: 'files', file: 'files.ts', fn: 'runFilesBench' },
   { name: 'wakes', file: 'wakes.ts', fn: 'runWakesBench' },
+  { name: 'durability', file: 'durability.ts', fn: 'runDurabilityBench' },
 ];
 
 async function main() {
@@ -92,7 +93,7 @@ async function main() {
       const run = mod[b.fn];
       if (!run) throw new Error(`${b.file} does not export ${b.fn}`);
       // Each bench takes either a logger or an options object; both are optional.
-      const rows = run.length === 0 ? await run() : await run(b.name === 'core' || b.name === 'wakes' ? {} : log);
+      const rows = run.length === 0 ? await run() : await run(b.name === 'core' || b.name === 'wakes' || b.name === 'durability' ? {} : log);
       figures.push(...toFigures(b.name, rows));
       process.stderr.write(`${b.name}: done in ${((Date.now() - t0) / 1000).toFixed(1)} s\n`);
     } catch (err) {
