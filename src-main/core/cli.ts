@@ -90,12 +90,6 @@ async function serve(flags: Flags) {
     await running.close().catch(() => {});
     process.exit(err instanceof HomeError ? err.exitCode : 2);
   });
-  const out = (s: string) => process.stdout.write(s + '\n');
-  out(`home: ${home}`);
-  out(`owner token: ${join(home, 'owner-token')} (keep it secret)`);
-  out(`MCP URL: ${running.mcpUrl}  (hosts: ${running.mcpUrl}/claude-code, /codex, /gemini, /cursor)`);
-  out(`UI login (one-time, 5 minutes): ${running.loginUrl()}`);
-  out(`agent-rooms listening on ${running.baseUrl}`);
   let stopping = false;
   const stop = (sig: string) => {
     if (stopping) return;
@@ -111,6 +105,13 @@ async function serve(flags: Flags) {
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
+  // The handlers are in place before the ready line: whoever reads it may stop us at once.
+  const out = (s: string) => process.stdout.write(s + '\n');
+  out(`home: ${home}`);
+  out(`owner token: ${join(home, 'owner-token')} (keep it secret)`);
+  out(`MCP URL: ${running.mcpUrl}  (hosts: ${running.mcpUrl}/claude-code, /codex, /gemini, /cursor)`);
+  out(`UI login (one-time, 5 minutes): ${running.loginUrl()}`);
+  out(`agent-rooms listening on ${running.baseUrl}`);
 }
 
 function open(flags: Flags) {
