@@ -1,4 +1,5 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { newErrorId } from '../errors/evidence.js';
 
 /**
  * While the start-up integrity check of a large database runs (db/integrity.ts), requests
@@ -24,7 +25,8 @@ export function holdWritesUntil(server: Server, until: Promise<void>): void {
       () => {
         if (res.headersSent) return;
         res.writeHead(503, { 'content-type': 'application/json', connection: 'close' });
-        res.end(JSON.stringify({ error: { code: 'UNAVAILABLE', message: 'the database failed its integrity check; the server is stopping' } }));
+        // Not recorded as evidence: the database is the thing that failed.
+        res.end(JSON.stringify({ error: { code: 'UNAVAILABLE', message: 'the database failed its integrity check; the server is stopping', error_id: newErrorId() } }));
       },
     );
   });
