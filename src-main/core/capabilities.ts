@@ -35,12 +35,14 @@ import { onTaskEnded, startReservationSweeper } from './reservations/service.js'
 import { startEvidenceMaintenance } from './errors/retention.js';
 import { searchTools } from './search/tools.js';
 import { searchRoutes } from './search/routes.js';
+import { backupRoutes } from './backup/routes.js';
+import { startSnapshots } from './backup/service.js';
 
 /** Every MCP tool, in the order tools/list shows them. A new capability adds its array here. */
 export const ALL_TOOLS: ToolDef[] = [...identityTools, ...inboxTools, ...roomTools, ...messageTools, ...addressingTools, ...contextTools, ...fileTools, ...workspaceTools, ...taskTools, ...reservationTools, ...searchTools, ...feedbackTools];
 
 /** Every human API route. */
-export const ALL_ROUTES: Route[] = [...ownerRoutes, ...uiAuthRoutes, ...agentRoutes, ...roomRoutes, ...eventRoutes, ...fileRoutes, ...workspaceRoutes, ...taskRoutes, ...feedbackRoutes, ...wakeRoutes, ...contextRoutes, ...reservationRoutes, ...searchRoutes];
+export const ALL_ROUTES: Route[] = [...ownerRoutes, ...uiAuthRoutes, ...agentRoutes, ...roomRoutes, ...eventRoutes, ...fileRoutes, ...workspaceRoutes, ...taskRoutes, ...feedbackRoutes, ...wakeRoutes, ...contextRoutes, ...reservationRoutes, ...searchRoutes, ...backupRoutes];
 
 /** Start-up hooks of capabilities that run background work (e.g. the wake dispatcher). */
 export const CAPABILITY_STARTERS: Array<(core: Core) => void> = [
@@ -55,6 +57,7 @@ export const CAPABILITY_STARTERS: Array<(core: Core) => void> = [
   startReservationSweeper,
   startUiSessionSweeper,
   startEvidenceMaintenance,
+  startSnapshots,
 ];
 
 /** Handlers for paths outside /v1 and /mcp (e.g. presigned file URLs); true when handled. */

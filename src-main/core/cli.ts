@@ -9,6 +9,8 @@ import { createLoginLink } from './owners/login.js';
 import { primaryOwner } from './owners/store.js';
 import { guardCommand, GUARD_USAGE } from './reservations/guard.js';
 import { connect, doctor, HOSTS_USAGE } from './hosts/connect.js';
+import { runBackupCommand } from './backup/commands.js';
+import { HomeError, HOME_EXIT_CODES } from './db/home-errors.js';
 
 const USAGE = `agent-rooms: local collaboration rooms for agents and humans
 
@@ -19,6 +21,12 @@ Usage:
       Print a fresh one-time UI login URL for the running server.
 ${GUARD_USAGE}
 ${HOSTS_USAGE}
+  agent-rooms backup [DEST] [--home DIR]
+      A verified copy of the home (through the running server, if any); default DEST: <home>/backups/manual-<time>.
+  agent-rooms restore SRC [--home DIR]
+      Replace the home with a backup (refused while a server runs; the previous home is kept aside).
+  agent-rooms export ROOM [DEST] [--home DIR]
+      One room as readable files (JSON lines + files); DEST ending in .tar writes one archive.
   agent-rooms --help
 
 Environment: AGENT_ROOMS_HOME, AGENT_ROOMS_PORT.`;
@@ -80,12 +88,12 @@ async function serve(flags: Flags) {
   }
   const home = flags.home ?? defaultHome();
   const running = await startCore({ home, port: flags.port ?? DEFAULT_PORT, ownerName: flags.ownerName, rateLimit: flags.rateLimit });
-  const out = (s: string) => process.stdout.write(s + '\n');
-  out(`home: ${home}`);
-  out(`owner token: ${join(home, 'owner-token')} (keep it secret)`);
-  out(`MCP URL: ${running.mcpUrl}  (hosts: ${running.mcpUrl}/claude-code, /codex, /gemini, /cursor)`);
-  out(`UI login (one-time, 5 minutes): ${running.loginUrl()}`);
-  out(`agent-rooms listening on ${running.baseUrl}`);
+  // A large database is checked after the ready line; a failure stops the server (it closed itself).
+  running.integrity.catch(async (err: Error) => {
+    process.stderr.write(`agent-rooms: ${err.message}\n`);
+    await running.close().catch(() => {});
+    process.exit(err instanceof HomeError ? err.exitCode : 2);
+  });
   let stopping = false;
   const stop = (sig: string) => {
     if (stopping) return;
@@ -101,6 +109,13 @@ async function serve(flags: Flags) {
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
+  // The handlers are in place before the ready line: whoever reads it may stop us at once.
+  const out = (s: string) => process.stdout.write(s + '\n');
+  out(`home: ${home}`);
+  out(`owner token: ${join(home, 'owner-token')} (keep it secret)`);
+  out(`MCP URL: ${running.mcpUrl}  (hosts: ${running.mcpUrl}/claude-code, /codex, /gemini, /cursor)`);
+  out(`UI login (one-time, 5 minutes): ${running.loginUrl()}`);
+  out(`agent-rooms listening on ${running.baseUrl}`);
 }
 
 function open(flags: Flags) {
@@ -129,6 +144,7 @@ async function main(argv: string[]) {
     process.exitCode = await (cmd === 'connect' ? connect(rest) : doctor(rest));
     return;
   }
+  if (cmd === 'backup' || cmd === 'restore' || cmd === 'export') return runBackupCommand(cmd, rest, defaultHome());
   const flags = parseFlags(rest);
   if (cmd === 'serve') return serve(flags);
   if (cmd === 'open') return open(flags);
@@ -136,6 +152,11 @@ async function main(argv: string[]) {
 }
 
 main(process.argv.slice(2)).catch((err: unknown) => {
+  // A refused home has its own exit code (docs/backup.md "Start errors and exit codes").
+  if ((err as NodeJS.ErrnoException)?.code === 'EADDRINUSE') {
+    process.stderr.write(`agent-rooms: the port is in use by another program (${(err as Error).message}). Fix: choose another with --port N (0 picks a free one).\n`);
+    process.exit(HOME_EXIT_CODES.PORT_IN_USE);
+  }
   process.stderr.write(`agent-rooms: ${(err as Error).message}\n`);
-  process.exit(2);
+  process.exit(err instanceof HomeError ? err.exitCode : 2);
 });

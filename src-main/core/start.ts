@@ -2,7 +2,12 @@ import { mkdirSync, writeFileSync, readFileSync, existsSync, chmodSync, renameSy
 import { join } from 'node:path';
 import { userInfo } from 'node:os';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { openDb } from './db/open.js';
+import { openDb, type Db, type Synchronous } from './db/open.js';
+import { prepareHome } from './db/home.js';
+import { acquireHomeLock } from './db/lock.js';
+import { classifyDbError } from './db/home-errors.js';
+import { dbFileSize, quickCheckInWorker, quickCheckSync, syncCheckLimit } from './db/integrity.js';
+import { holdWritesUntil } from './db/write-gate.js';
 import { startCheckpointer } from './db/checkpoint.js';
 import { loadSigningKey } from './auth/keys.js';
 import { PassportService } from './auth/passports.js';
@@ -35,6 +40,8 @@ export interface StartOptions {
   /** Where diagnostics go (never secrets); default stderr. */
   log?: (line: string) => void;
   uiDir?: string;
+  /** FULL by default (acknowledged means on disk); NORMAL only for benchmarks comparing the two. */
+  synchronous?: Synchronous;
 }
 
 export interface RunningCore {
@@ -47,6 +54,11 @@ export interface RunningCore {
   /** A fresh one-time UI login URL. */
   loginUrl: () => string;
   close: () => Promise<void>;
+  /**
+   * Settles when the start-up integrity check passed (at once for a small database). When a
+   * large database fails it, the core closes itself and this rejects with a HomeError.
+   */
+  integrity: Promise<void>;
 }
 
 function writeSecretFile(file: string, text: string) {
@@ -80,15 +92,30 @@ function ensurePrimaryOwner(core: Core, name: string): string {
 /** The one entry: starts the core (store, MCP resources, human API, UI) on 127.0.0.1. */
 export async function startCore(opts: StartOptions): Promise<RunningCore> {
   const home = opts.home;
-  mkdirSync(home, { recursive: true, mode: 0o700 });
-  mkdirSync(join(home, 'blobs'), { recursive: true, mode: 0o700 });
+  // The home must be usable and ours alone before anything in it is opened (docs/backup.md).
+  prepareHome(home);
+  const lock = acquireHomeLock(home, 'serve');
   const log = opts.log ?? ((l: string) => process.stderr.write(l + '\n'));
-  // Only this user may read the home: repaired at every start, with a warning when it was open.
-  const warning = exposureWarning(home, secureHome(home));
-  if (warning) log(warning);
   const dbFile = join(home, 'rooms.db');
-  touchPrivate(dbFile);
-  const db = openDb(dbFile, log);
+  let db: Db;
+  let checkNow = true;
+  try {
+    // Only this user may read the home: repaired at every start, with a warning when it was open.
+    const warning = exposureWarning(home, secureHome(home));
+    if (warning) log(warning);
+    mkdirSync(join(home, 'blobs'), { recursive: true, mode: 0o700 });
+    // A small file is checked before migrations and listening; a large one after the ready line.
+    checkNow = dbFileSize(dbFile) <= syncCheckLimit();
+    touchPrivate(dbFile);
+    db = openDb(dbFile, {
+      synchronous: opts.synchronous ?? synchronousFromEnv(),
+      beforeMigrate: checkNow ? (d) => quickCheckSync(d, dbFile, home) : undefined,
+      log,
+    });
+  } catch (err) {
+    lock.release();
+    throw classifyDbError(err, dbFile, home) ?? err;
+  }
   const checkpointer = startCheckpointer(db, dbFile);
   const signingKey = loadSigningKey(home);
   // Runner env values stored in clear by earlier versions are sealed like the git token.
@@ -115,7 +142,15 @@ export async function startCore(opts: StartOptions): Promise<RunningCore> {
     baseUrl: '',
     hooks: { agentActed: [], workingOn: [], taskEnded: [], onClose: [] },
   };
-  const ownerToken = ensurePrimaryOwner(core, opts.ownerName ?? safeUserName());
+  let ownerToken: string;
+  try {
+    ownerToken = ensurePrimaryOwner(core, opts.ownerName ?? safeUserName());
+  } catch (err) {
+    await checkpointer.stop();
+    db.close();
+    lock.release();
+    throw classifyDbError(err, dbFile, home) ?? err;
+  }
   const registry = new ToolRegistry(ALL_TOOLS);
   const router = new Router(ALL_ROUTES);
   const rawHandlers = RAW_HANDLERS.map((h) => (req: IncomingMessage, res: ServerResponse, url: URL) => h(core, req, res, url));
@@ -124,6 +159,10 @@ export async function startCore(opts: StartOptions): Promise<RunningCore> {
     { core, registry, router, uiDir: opts.uiDir ?? join(packageRoot(), 'dist', 'renderer'), rawHandlers },
     () => port,
   );
+  const integrity = checkNow ? Promise.resolve() : quickCheckInWorker(dbFile, home);
+  integrity.catch(() => {});
+  // Until a large file's check passed, requests that may write wait (reads are served).
+  if (!checkNow) holdWritesUntil(server, integrity);
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -136,11 +175,27 @@ export async function startCore(opts: StartOptions): Promise<RunningCore> {
     // E.g. the port is taken: leave nothing open behind us, so the caller can retry on another port.
     await checkpointer.stop();
     db.close();
+    lock.release();
     throw err;
   }
   port = (server.address() as { port: number }).port;
   core.baseUrl = `http://127.0.0.1:${port}`;
-  for (const start of CAPABILITY_STARTERS) start(core);
+  lock.setUrl(core.baseUrl);
+  // Background writers (dispatcher, sweeps, snapshots) start once the file is known sound.
+  const startCapabilities = () => {
+    for (const start of CAPABILITY_STARTERS) start(core);
+  };
+  if (checkNow) startCapabilities();
+  else
+    integrity.then(
+      () => {
+        if (!closing) startCapabilities();
+      },
+      (err: Error) => {
+        log(`agent-rooms: ${err.message}`);
+        void close();
+      },
+    );
 
   const sweeper = setInterval(() => {
     void core.sessions.sweep(core.config.sessionIdleMs);
@@ -175,6 +230,7 @@ export async function startCore(opts: StartOptions): Promise<RunningCore> {
       } catch {
         // already gone
       }
+      lock.release();
     })());
 
   return {
@@ -185,7 +241,13 @@ export async function startCore(opts: StartOptions): Promise<RunningCore> {
     ownerToken,
     loginUrl: () => createLoginLink(db, core.baseUrl, primaryOwner(db)!.owner_id).url,
     close,
+    integrity,
   };
+}
+
+/** `AGENT_ROOMS_SYNCHRONOUS=normal`: an explicit opt-out of FULL, for whoever prefers speed (docs/performance.md). */
+function synchronousFromEnv(): Synchronous | undefined {
+  return process.env.AGENT_ROOMS_SYNCHRONOUS?.toLowerCase() === 'normal' ? 'NORMAL' : undefined;
 }
 
 function safeUserName(): string {

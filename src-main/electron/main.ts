@@ -7,6 +7,7 @@ import { appendFileSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'no
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startCore, type RunningCore } from '../core/start.js';
+import { HomeError } from '../core/db/home-errors.js';
 import { primaryOwner } from '../core/owners/store.js';
 import {
   APP_NAME,
@@ -211,6 +212,13 @@ async function start() {
     running = started.running;
     fellBackFrom = started.fellBackFrom;
   } catch (err) {
+    // A headless server already owns this home: show its UI instead of a second core.
+    if (err instanceof HomeError && err.problem === 'HOME_IN_USE' && err.details.url) {
+      log(`home in use by pid ${err.details.pid}: opening ${err.details.url}`);
+      await shell.openExternal(err.details.url).catch(() => {});
+      app.exit(0);
+      return;
+    }
     const advice = startFailureAdvice(err);
     log(`core failed to start: ${advice}`);
     dialog.showErrorBox(`${APP_NAME} could not start`, advice);

@@ -17,6 +17,7 @@ import { PeopleView } from './components/PeopleView';
 import { SignIn } from './components/SignIn';
 import { pendingLogin } from './login';
 import { signOut } from './api';
+import { BackupPanel } from './components/BackupPanel';
 
 function SignedOut() {
   return (
@@ -192,6 +193,7 @@ export function App() {
           </a>
         </nav>
         <LiveBadge />
+        {!narrow && <BackupPanel isPrimary={!!me?.is_primary} />}
         {!narrow && <ThemeSwitch />}
         <span className="who" data-testid="signed-in-as">
           <span className="who-label">Signed in as </span>
@@ -204,6 +206,7 @@ export function App() {
       <RoomsSidebar currentRoom={section === 'rooms' ? id : undefined} hidden={!sidebarShown}>
         {narrow && (
           <div className="drawer-foot">
+            <BackupPanel isPrimary={!!me?.is_primary} />
             <ThemeSwitch />
             <SignOut />
           </div>

@@ -68,6 +68,7 @@ const BENCHES: Array<{ name: string; file: string; fn: string }> = [
   { name: 'wakes', file: 'wakes.ts', fn: 'runWakesBench' },
   { name: 'hosts', file: 'hosts.ts', fn: 'runHostsBench' },
   { name: 'scale', file: 'scale.ts', fn: 'runScaleBench' },
+  { name: 'durability', file: 'durability.ts', fn: 'runDurabilityBench' },
 ];
 
 async function main() {
@@ -94,7 +95,7 @@ async function main() {
       const run = mod[b.fn];
       if (!run) throw new Error(`${b.file} does not export ${b.fn}`);
       // Each bench takes either a logger or an options object; both are optional.
-      const rows = run.length === 0 ? await run() : await run(b.name === 'core' || b.name === 'wakes' ? {} : log);
+      const rows = run.length === 0 ? await run() : await run(b.name === 'core' || b.name === 'wakes' || b.name === 'durability' ? {} : log);
       figures.push(...toFigures(b.name, rows));
       process.stderr.write(`${b.name}: done in ${((Date.now() - t0) / 1000).toFixed(1)} s\n`);
     } catch (err) {

@@ -270,7 +270,7 @@ describe('files: inline tools', () => {
     expect(readdirSync(outer)).toEqual(['home']);
     const everything = walk(s.home);
     for (const f of everything) {
-      expect(/^(rooms\.db(-wal|-shm)?|owner-token|server\.json|keys\/[\w.-]+|blobs\/[0-9a-f]{2}\/[0-9a-f]{64}|blobs\/tmp\/[\w.-]+)$/.test(f), f).toBe(true);
+      expect(/^(rooms\.db(-wal|-shm)?|owner-token|server\.json|server\.lock|keys\/[\w.-]+|blobs\/[0-9a-f]{2}\/[0-9a-f]{64}|blobs\/tmp\/[\w.-]+)$/.test(f), f).toBe(true);
     }
     expect(everything.every((f) => !relative(s.home, join(s.home, f)).startsWith('..'))).toBe(true);
     const pwned = sha('pwned');

@@ -3,14 +3,35 @@ import { migrate } from './migrate.js';
 
 export type Db = Database.Database;
 
+export type Synchronous = 'FULL' | 'NORMAL';
+
+export interface OpenOptions {
+  /**
+   * FULL (the default) fsyncs the WAL at every commit: an acknowledged write survives power
+   * loss or an OS crash. NORMAL only survives a process crash; benchmarks compare the two
+   * (docs/performance.md).
+   */
+  synchronous?: Synchronous;
+  /** Runs on the open connection before migrations (start.ts: the integrity check). */
+  beforeMigrate?: (db: Db) => void;
+  /** Progress lines of long migrations (e.g. building the search index of a large home). */
+  log?: (line: string) => void;
+}
+
 /** Opens the store: WAL, foreign keys, a busy timeout, then migrations up to the latest (long ones report through `log`). */
-export function openDb(file: string, log?: (line: string) => void): Db {
+export function openDb(file: string, opts: OpenOptions = {}): Db {
   const db = new Database(file);
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = NORMAL');
-  db.pragma('foreign_keys = ON');
-  db.pragma('busy_timeout = 5000');
-  migrate(db, Infinity, log);
+  try {
+    db.pragma('journal_mode = WAL');
+    db.pragma(`synchronous = ${opts.synchronous === 'NORMAL' ? 'NORMAL' : 'FULL'}`);
+    db.pragma('foreign_keys = ON');
+    db.pragma('busy_timeout = 5000');
+    opts.beforeMigrate?.(db);
+    migrate(db, Infinity, opts.log);
+  } catch (err) {
+    db.close();
+    throw err;
+  }
   return db;
 }
 

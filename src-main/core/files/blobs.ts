@@ -1,6 +1,30 @@
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
+
+/**
+ * Blob folders a backup is copying from (backup/backup.ts): while pinned, no blob is removed
+ * there (the backup's database copy may still reference it). A removal skipped this way
+ * leaves an unreferenced blob that the next start-up sweep removes.
+ */
+const pins = new Map<string, number>();
+
+export function pinBlobs(home: string): () => void {
+  const root = resolve(home, 'blobs');
+  pins.set(root, (pins.get(root) ?? 0) + 1);
+  let done = false;
+  return () => {
+    if (done) return;
+    done = true;
+    const n = (pins.get(root) ?? 1) - 1;
+    if (n > 0) pins.set(root, n);
+    else pins.delete(root);
+  };
+}
+
+function isPinned(root: string): boolean {
+  return pins.has(resolve(root));
+}
 
 /**
  * File bytes under `<home>/blobs/`, one file per content, named by its sha256
@@ -81,6 +105,7 @@ export class BlobStore {
   }
 
   removeSync(sha256: string): void {
+    if (isPinned(this.root)) return;
     try {
       unlinkSync(this.pathOf(sha256));
     } catch {
@@ -125,6 +150,7 @@ export class BlobStore {
         // raced with a writer; it will be looked at next start
       }
     }
+    if (isPinned(this.root)) return removed;
     for (const dir of readdirSync(this.root)) {
       if (!/^[0-9a-f]{2}$/.test(dir)) continue;
       await tick();

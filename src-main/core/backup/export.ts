@@ -1,0 +1,213 @@
+import { copyFileSync, createWriteStream, existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync, type WriteStream } from 'node:fs';
+import { dirname, join, resolve, sep } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import Database from 'better-sqlite3';
+import { TarWriter } from './tar.js';
+
+/**
+ * `agent-rooms export ROOM [DEST]`: one room as plain files a person (or another program)
+ * can read without agent-rooms: JSON lines for messages, tasks, decisions and file versions,
+ * the current version of every file under `files/`, and a README saying what is where.
+ * DEST ending in `.tar` gives one tar archive instead of a folder.
+ *
+ * It reads through its own read-only connection inside one read transaction (a consistent
+ * view; safe alongside a running server, which it never blocks).
+ */
+export interface ExportResult {
+  room: { id: string; name: string };
+  path: string;
+  messages: number;
+  tasks: number;
+  decisions: number;
+  files: number;
+  missing_files: string[];
+}
+
+type Row = Record<string, unknown>;
+
+const SECRETISH = /token|hash|secret|credential|key/i;
+const JSON_COLUMNS = new Set(['mentions', 'artifacts']);
+
+/** A row as readable JSON: `*_at` times as ISO strings, JSON columns parsed, nothing secret-looking. */
+function readable(row: Row): Row {
+  const out: Row = {};
+  for (const [k, v] of Object.entries(row)) {
+    if (SECRETISH.test(k)) continue;
+    if (k.endsWith('_at') && typeof v === 'number') out[k] = new Date(v).toISOString();
+    else if (JSON_COLUMNS.has(k) && typeof v === 'string') {
+      try {
+        out[k] = JSON.parse(v);
+      } catch {
+        out[k] = v;
+      }
+    } else out[k] = v;
+  }
+  return out;
+}
+
+function hasTable(db: Database.Database, name: string): boolean {
+  return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== undefined;
+}
+
+async function writeLines(file: string, rows: Iterable<Row>, map: (r: Row) => Row = readable): Promise<number> {
+  const out: WriteStream = createWriteStream(file, { mode: 0o644 });
+  let n = 0;
+  let buf: string[] = [];
+  const flush = () =>
+    new Promise<void>((res, rej) => {
+      const chunk = buf.join('');
+      buf = [];
+      out.write(chunk, (err) => (err ? rej(err) : res()));
+    });
+  for (const r of rows) {
+    buf.push(JSON.stringify(map(r)) + '\n');
+    n++;
+    if (buf.length >= 1000) await flush();
+  }
+  if (buf.length) await flush();
+  await new Promise<void>((res, rej) => out.end((err?: Error | null) => (err ? rej(err) : res())));
+  return n;
+}
+
+/** A room file path as a safe relative path under files/ (room paths are already normalised; this is belt and braces). */
+function safeRel(path: string): string {
+  return path
+    .split('/')
+    .filter((p) => p && p !== '.' && p !== '..')
+    .map((p) => p.replace(/[\0]/g, '_'))
+    .join('/');
+}
+
+const README = (room: Row, at: string) => `Agent Rooms export of room "${String(room.name)}" (${String(room.id)}), made ${at}.
+
+room.json        the room, its members (humans and agents), its focus
+messages.jsonl   every message, oldest first, one JSON object per line (seq, sender, body, mentions, created_at)
+tasks.jsonl      every task with its status, assignee, depends_on, summary and handoff notes
+handoffs.jsonl   handoff notes passed from a finished task to the tasks it unblocked
+decisions.jsonl  the room's durable decisions, oldest first
+files.jsonl      every file with all its versions (size, sha256, uploader, times)
+files/           the current version of each file, under its room path
+
+Times are UTC (ISO 8601). Nothing secret (tokens, credentials, keys) is in an export.
+`;
+
+export async function exportRoom(homeArg: string, roomArg: string, destArg?: string): Promise<ExportResult> {
+  const home = resolve(homeArg);
+  const dbFile = join(home, 'rooms.db');
+  if (!existsSync(dbFile)) throw new Error(`no agent-rooms database at ${dbFile}; give the home with --home DIR`);
+  const db = new Database(dbFile, { readonly: true, fileMustExist: true });
+  db.pragma('busy_timeout = 5000');
+  try {
+    db.exec('BEGIN');
+    const matches = db.prepare('SELECT * FROM rooms WHERE id = ? OR name = ? ORDER BY created_at').all(roomArg, roomArg) as Row[];
+    if (matches.length === 0) throw new Error(`no room "${roomArg}" in ${home} (give a room id or its exact name)`);
+    const byId = matches.find((r) => r.id === roomArg);
+    if (!byId && matches.length > 1) throw new Error(`${matches.length} rooms are named "${roomArg}": ${matches.map((r) => String(r.id)).join(', ')}; give the id`);
+    const room = byId ?? matches[0]!;
+    const roomId = String(room.id);
+    const at = new Date().toISOString();
+    const slug = String(room.name).replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '') || roomId;
+    const dest = resolve(destArg ?? `agent-rooms-export-${slug}-${at.slice(0, 10)}`);
+    const asTar = dest.endsWith('.tar');
+    if (existsSync(dest) && (!statSync(dest).isDirectory() || readdirSync(dest).length > 0)) throw new Error(`${dest} already exists; choose a new name`);
+    const h = resolve(home);
+    if (dest === h || dest.startsWith(h + sep)) throw new Error(`an export cannot go inside the home (${dest}); choose a folder outside it`);
+    const folder = asTar ? `${dest}.partial-${randomBytes(4).toString('hex')}` : dest;
+    mkdirSync(folder, { recursive: true });
+
+    try {
+      const humans = hasTable(db, 'room_humans')
+        ? db.prepare('SELECT rh.owner_id, o.name, rh.role FROM room_humans rh JOIN owners o ON o.id = rh.owner_id WHERE rh.room_id = ?').all(roomId)
+        : [];
+      const agents = hasTable(db, 'room_agents')
+        ? db.prepare('SELECT ra.plate, a.name, a.owner_id FROM room_agents ra LEFT JOIN agents a ON a.plate = ra.plate WHERE ra.room_id = ?').all(roomId)
+        : [];
+      const focus = hasTable(db, 'room_focus') ? db.prepare('SELECT focus, updated_at FROM room_focus WHERE room_id = ?').get(roomId) : undefined;
+      writeFileSync(
+        join(folder, 'room.json'),
+        JSON.stringify({ ...readable(room), exported_at: at, humans, agents, focus: focus ? readable(focus as Row) : null }, null, 2) + '\n',
+      );
+      writeFileSync(join(folder, 'README.txt'), README(room, at));
+
+      const messages = await writeLines(join(folder, 'messages.jsonl'), db.prepare('SELECT * FROM messages WHERE room_id = ? ORDER BY seq').iterate(roomId) as Iterable<Row>);
+      const deps = new Map<string, string[]>();
+      if (hasTable(db, 'task_deps')) {
+        for (const d of db.prepare('SELECT d.task_id, d.depends_on FROM task_deps d JOIN tasks t ON t.id = d.task_id WHERE t.room_id = ?').all(roomId) as Row[]) {
+          const k = String(d.task_id);
+          deps.set(k, [...(deps.get(k) ?? []), String(d.depends_on)]);
+        }
+      }
+      const tasks = hasTable(db, 'tasks')
+        ? await writeLines(join(folder, 'tasks.jsonl'), db.prepare('SELECT * FROM tasks WHERE room_id = ? ORDER BY created_at, id').all(roomId) as Row[], (r) => ({
+            ...readable(r),
+            depends_on: deps.get(String(r.id)) ?? [],
+          }))
+        : 0;
+      if (hasTable(db, 'task_handoffs')) await writeLines(join(folder, 'handoffs.jsonl'), db.prepare('SELECT * FROM task_handoffs WHERE room_id = ? ORDER BY created_at').all(roomId) as Row[]);
+      const decisions = hasTable(db, 'room_decisions')
+        ? await writeLines(join(folder, 'decisions.jsonl'), db.prepare('SELECT * FROM room_decisions WHERE room_id = ? ORDER BY seq').all(roomId) as Row[])
+        : 0;
+
+      const missing: string[] = [];
+      let fileCount = 0;
+      if (hasTable(db, 'files')) {
+        const files = db.prepare('SELECT * FROM files WHERE room_id = ? ORDER BY path').all(roomId) as Row[];
+        const versions = db.prepare('SELECT * FROM file_versions WHERE file_id = ? ORDER BY version');
+        const records: Row[] = [];
+        for (const f of files) {
+          const vs = versions.all(f.id) as Row[];
+          records.push({ ...readable(f), versions: vs.map(readable) });
+          const current = [...vs].reverse().find((v) => v.status === 'ready');
+          if (!current) continue;
+          const sha = String(current.sha256);
+          const blob = join(home, 'blobs', sha.slice(0, 2), sha);
+          const rel = safeRel(String(f.path));
+          if (!rel) continue;
+          if (!existsSync(blob)) {
+            missing.push(String(f.path));
+            continue;
+          }
+          const target = join(folder, 'files', rel);
+          mkdirSync(dirname(target), { recursive: true });
+          copyFileSync(blob, target);
+          fileCount++;
+        }
+        await writeLines(join(folder, 'files.jsonl'), records, (r) => r);
+      }
+      db.exec('COMMIT');
+
+      if (asTar) {
+        await writeTar(folder, dest);
+        rmSync(folder, { recursive: true, force: true });
+      }
+      return { room: { id: roomId, name: String(room.name) }, path: dest, messages, tasks, decisions, files: fileCount, missing_files: missing };
+    } catch (err) {
+      rmSync(asTar ? folder : dest, { recursive: true, force: true });
+      throw err;
+    }
+  } finally {
+    if (db.inTransaction) db.exec('ROLLBACK');
+    db.close();
+  }
+}
+
+async function writeTar(folder: string, dest: string) {
+  const tmp = `${dest}.partial`;
+  const tar = new TarWriter(createWriteStream(tmp, { mode: 0o644 }));
+  const root = dest.replace(/\.tar$/, '').split(sep).pop()!;
+  const walk = async (dir: string, rel: string) => {
+    for (const name of readdirSync(dir).sort()) {
+      const p = join(dir, name);
+      const r = `${rel}/${name}`;
+      const st = statSync(p);
+      if (st.isDirectory()) {
+        await tar.dir(r, st.mtimeMs);
+        await walk(p, r);
+      } else if (st.isFile()) await tar.file(r, p, st.size, st.mtimeMs);
+    }
+  };
+  await tar.dir(root);
+  await walk(folder, root);
+  await tar.finish();
+  renameSync(tmp, dest);
+}

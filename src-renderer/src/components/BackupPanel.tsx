@@ -1,0 +1,85 @@
+import { useCallback, useEffect, useState } from 'react';
+import { get, post, describeError } from '../api';
+
+/**
+ * The last backup of this home and a "Back up now" action (primary owner only; docs/backup.md).
+ * Self-contained: it loads GET /v1/backups itself and refreshes every minute and after a backup,
+ * so it can sit anywhere in the owner area.
+ */
+interface BackupSummary {
+  path: string;
+  kind: 'manual' | 'auto';
+  created_at: string;
+  blobs: number;
+  db_bytes: number;
+  blob_bytes: number;
+}
+
+interface BackupStatus {
+  last: BackupSummary | null;
+  running: { kind: string; started_at: string } | null;
+  last_error: { at: string; message: string } | null;
+  settings: { auto: boolean; every_hours: number; keep: number };
+  next_auto_at: string | null;
+}
+
+export function ago(iso: string, now = Date.now()): string {
+  const s = Math.max(0, Math.round((now - Date.parse(iso)) / 1000));
+  if (s < 60) return 'just now';
+  if (s < 3600) return `${Math.floor(s / 60)} min ago`;
+  if (s < 86_400) return `${Math.floor(s / 3600)} h ago`;
+  return `${Math.floor(s / 86_400)} d ago`;
+}
+
+export function BackupPanel({ isPrimary }: { isPrimary: boolean }) {
+  const [status, setStatus] = useState<BackupStatus | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [message, setMessage] = useState<string | null>(null);
+
+  const load = useCallback(async () => {
+    const r = await get<BackupStatus>('/v1/backups');
+    if (r.ok) setStatus(r.data);
+  }, []);
+
+  useEffect(() => {
+    if (!isPrimary) return;
+    void load();
+    const t = setInterval(() => void load(), 60_000);
+    return () => clearInterval(t);
+  }, [isPrimary, load]);
+
+  if (!isPrimary) return null;
+
+  const backUp = async () => {
+    setBusy(true);
+    setMessage(null);
+    const r = await post<BackupSummary>('/v1/backups', {});
+    setBusy(false);
+    setMessage(r.ok ? `Backed up and verified: ${r.data.path}` : `Backup failed: ${describeError(r.error)}`);
+    void load();
+  };
+
+  const last = status?.last;
+  const running = busy || !!status?.running;
+  return (
+    <section className="backup-panel" aria-label="Backups" data-testid="backup-panel" style={{ display: 'flex', alignItems: 'center', gap: '.5rem' }}>
+      <span data-testid="last-backup" title={last ? `${last.path}\n${last.blobs} files' bytes, verified` : 'No backup of this home yet'}>
+        {last ? `Last backup ${ago(last.created_at)}` : 'No backup yet'}
+        {status && !status.settings.auto ? <span className="muted"> (automatic off)</span> : null}
+      </span>
+      <button type="button" onClick={() => void backUp()} disabled={running} aria-busy={running}>
+        {running ? 'Backing up…' : 'Back up now'}
+      </button>
+      {message ? (
+        <span role="status" className="muted" style={{ maxWidth: '24rem', overflow: 'hidden', textOverflow: 'ellipsis', whiteSpace: 'nowrap' }} title={message}>
+          {message}
+        </span>
+      ) : null}
+      {status?.last_error && !message ? (
+        <span role="alert" className="muted" title={status.last_error.message}>
+          Last automatic backup failed
+        </span>
+      ) : null}
+    </section>
+  );
+}

@@ -1,0 +1,101 @@
+/**
+ * The cost of synchronous=FULL (the default: an acknowledged write is on disk) against
+ * synchronous=NORMAL (survives a process crash only): send_message with a mention, one client
+ * and ten, on two cores side by side, alternated in rounds, each row the median round, plus
+ * the SDK's bare echo as everywhere else. Run: npx tsx test/bench/durability.ts
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { startCore, type RunningCore } from '../../src-main/core/start.js';
+import type { Synchronous } from '../../src-main/core/db/open.js';
+import { BASELINE_NAME, LoadWorker, api, compareToBaseline, formatTable, medianOfRounds, startEchoBaseline, type BenchRow } from './baseline.js';
+
+export interface DurabilityBenchOptions {
+  sequentialCalls?: number;
+  concurrentClients?: number;
+  perClient?: number;
+  rounds?: number;
+}
+
+type Row = BenchRow | { what: string; value: number; unit: string; baseline: string; baseline_value: number; ratio: number };
+
+export async function runDurabilityBench(opts: DurabilityBenchOptions = {}): Promise<Row[]> {
+  const sequentialCalls = opts.sequentialCalls ?? 300;
+  const concurrentClients = opts.concurrentClients ?? 10;
+  const perClient = opts.perClient ?? 60;
+  const rounds = opts.rounds ?? 3;
+  // No automatic snapshot in the middle of the figures.
+  process.env.AGENT_ROOMS_AUTO_BACKUP = 'off';
+
+  const echo = await startEchoBaseline();
+  const load = new LoadWorker();
+  const cores: Array<{ mode: Synchronous; home: string; running: RunningCore }> = [];
+  try {
+    await load.connect('echo-1', [{ url: echo.url }]);
+    await load.connect('echo-n', Array.from({ length: concurrentClients }, () => ({ url: echo.url })));
+    const sendArgs: Record<Synchronous, Array<Record<string, unknown>>> = { FULL: [], NORMAL: [] };
+    for (const mode of ['FULL', 'NORMAL'] as const) {
+      const home = mkdtempSync(join(tmpdir(), `agent-rooms-bench-sync-${mode.toLowerCase()}-`));
+      const running = await startCore({ home, port: 0, ownerName: 'Bench Owner', rateLimit: { perSecond: 0, burst: 0 }, log: () => {}, synchronous: mode });
+      cores.push({ mode, home, running });
+      const { baseUrl, ownerToken } = running;
+      const room = (await api(baseUrl, ownerToken, 'POST', '/v1/rooms', { name: 'Bench' })).room_id as string;
+      const agents: Array<{ handle: string; credential: string }> = [];
+      for (let i = 0; i < concurrentClients; i++) {
+        const a = await api(baseUrl, ownerToken, 'POST', '/v1/agents', { name: `Agent ${i}` });
+        const c = await api(baseUrl, ownerToken, 'POST', `/v1/agents/${a.plate}/credentials`, { device: 'bench' });
+        await api(baseUrl, ownerToken, 'POST', `/v1/rooms/${room}/members`, { plate: a.plate });
+        agents.push({ handle: a.handle, credential: c.credential });
+      }
+      const conn = (a: { credential: string }) => ({ url: running.mcpUrl, headers: { authorization: `Bearer ${a.credential}` } });
+      await load.connect(`${mode}-1`, [conn(agents[0]!)]);
+      await load.connect(`${mode}-n`, agents.map(conn));
+      sendArgs[mode] = agents.map((_, i) => ({ room, body: 'Build is green; please review the diff.', mention_targets: [agents[(i + 1) % agents.length]!.handle] }));
+    }
+    const concurrent = `${concurrentClients} clients`;
+    const echoArgs = Array.from({ length: concurrentClients }, () => ({ message: 'hello' }));
+    const plan: Array<[string, string, string, string, Array<Record<string, unknown>>, number]> = [
+      [BASELINE_NAME, 'sequential', 'echo-1', 'echo', echoArgs, sequentialCalls],
+      ['send_message synchronous=FULL', 'sequential', 'FULL-1', 'send_message', sendArgs.FULL, sequentialCalls],
+      ['send_message synchronous=NORMAL', 'sequential', 'NORMAL-1', 'send_message', sendArgs.NORMAL, sequentialCalls],
+      [BASELINE_NAME, concurrent, 'echo-n', 'echo', echoArgs, perClient],
+      ['send_message synchronous=FULL', concurrent, 'FULL-n', 'send_message', sendArgs.FULL, perClient],
+      ['send_message synchronous=NORMAL', concurrent, 'NORMAL-n', 'send_message', sendArgs.NORMAL, perClient],
+    ];
+    const results = new Map<string, BenchRow[]>();
+    for (let round = 0; round < rounds; round++) {
+      for (const [name, mode, pool, tool, args, n] of plan) {
+        const row = await load.run(name, mode, pool, tool, args, { perClient: n, warmup: round === 0 ? 30 : 5 });
+        results.set(`${name}|${mode}`, [...(results.get(`${name}|${mode}`) ?? []), row]);
+      }
+    }
+    const rows: Row[] = compareToBaseline([...results.values()].map(medianOfRounds), BASELINE_NAME);
+    // FULL against NORMAL directly: the price of "acknowledged means on disk".
+    for (const mode of ['sequential', concurrent]) {
+      const full = results.get(`send_message synchronous=FULL|${mode}`)!.map((r) => r);
+      const normal = results.get(`send_message synchronous=NORMAL|${mode}`)!;
+      const f = medianOfRounds(full);
+      const n = medianOfRounds(normal);
+      rows.push({ what: `send_message FULL p50 [${mode}]`, value: f.p50_ms, unit: 'ms', baseline: 'synchronous=NORMAL', baseline_value: n.p50_ms, ratio: f.p50_ms / n.p50_ms });
+      rows.push({ what: `send_message FULL p99 [${mode}]`, value: f.p99_ms, unit: 'ms', baseline: 'synchronous=NORMAL', baseline_value: n.p99_ms, ratio: f.p99_ms / n.p99_ms });
+      rows.push({ what: `send_message FULL throughput [${mode}]`, value: f.calls_per_s, unit: 'calls/s', baseline: 'synchronous=NORMAL', baseline_value: n.calls_per_s, ratio: f.calls_per_s / n.calls_per_s });
+    }
+    return rows;
+  } finally {
+    await load.close();
+    for (const c of cores) {
+      await c.running.close();
+      rmSync(c.home, { recursive: true, force: true });
+    }
+    await echo.close();
+  }
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const rows = await runDurabilityBench();
+  process.stdout.write(formatTable(rows.filter((r): r is BenchRow => 'calls_per_s' in r)) + '\n');
+  for (const r of rows) if ('what' in r) process.stdout.write(`${r.what}: ${r.value.toFixed(2)} ${r.unit} vs ${r.baseline_value.toFixed(2)} (${r.baseline}), ${r.ratio.toFixed(2)}x\n`);
+  process.exit(0);
+}

@@ -1,0 +1,83 @@
+import { describe, it, expect, afterAll } from 'vitest';
+import { createServer } from 'node:http';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { holdWritesUntil } from '../../src-main/core/db/write-gate.js';
+import { startTestServer } from '../helpers/server.js';
+
+describe('writes wait for the start-up integrity check', () => {
+  it('while a large file is being checked, GETs are served and other requests wait; they run once it passed', async () => {
+    const server = createServer((req, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.end(`${req.method} ${req.url}`);
+    });
+    let pass!: () => void;
+    const check = new Promise<void>((r) => (pass = r));
+    holdWritesUntil(server, check);
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    try {
+      expect(await (await fetch(`${base}/v1/me`)).text()).toBe('GET /v1/me');
+      let posted = false;
+      const post = fetch(`${base}/v1/rooms`, { method: 'POST', body: '{}' }).then(async (r) => {
+        posted = true;
+        return r.text();
+      });
+      const login = fetch(`${base}/login?token=x`).then((r) => r.text());
+      await new Promise((r) => setTimeout(r, 300));
+      expect(posted).toBe(false);
+      pass();
+      expect(await post).toBe('POST /v1/rooms');
+      expect(await login).toBe('GET /login?token=x');
+    } finally {
+      server.close();
+    }
+  });
+
+  it('when the check fails, the waiting requests get a structured 503, never a write', async () => {
+    const server = createServer((_req, res) => {
+      res.writeHead(200);
+      res.end('written');
+    });
+    let fail!: (e: Error) => void;
+    const check = new Promise<void>((_r, j) => (fail = j));
+    holdWritesUntil(server, check);
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    try {
+      const post = fetch(`${base}/v1/rooms`, { method: 'POST', body: '{}' });
+      await new Promise((r) => setTimeout(r, 100));
+      fail(new Error('damaged'));
+      const res = await post;
+      expect(res.status).toBe(503);
+      const body = (await res.json()) as { error: { code: string; error_id: string } };
+      expect(body.error.code).toBe('UNAVAILABLE');
+      expect(body.error.error_id).toMatch(/^err_/);
+    } finally {
+      server.close();
+    }
+  });
+});
+
+describe('durability settings', () => {
+  const homes: string[] = [];
+  afterAll(() => homes.forEach((h) => rmSync(h, { recursive: true, force: true })));
+
+  it('the store runs with synchronous=FULL by default, NORMAL only when asked', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'ar-sync-'));
+    homes.push(home);
+    const s = await startTestServer({ home });
+    try {
+      expect(s.running.core.db.pragma('synchronous', { simple: true })).toBe(2);
+    } finally {
+      await s.stop();
+    }
+    const n = await startTestServer({ home, synchronous: 'NORMAL' });
+    try {
+      expect(n.running.core.db.pragma('synchronous', { simple: true })).toBe(1);
+    } finally {
+      await n.stop();
+    }
+  });
+});
