@@ -8,6 +8,7 @@ import { agentHandle, getAgentByPlate } from '../agents/store.js';
 import { getTaskRow } from '../tasks/store.js';
 import { enqueueWake, mayWake } from '../wakes/store.js';
 import { conflicts, covers, normalizePattern, parsePath, parsePattern, type HeldPattern, type ParsedPattern } from './rules.js';
+import type { Reservation } from '../../../shared/api-types.js';
 import {
   deadRows,
   endReservation,
@@ -40,21 +41,8 @@ export interface Holder {
   ownerId: string;
 }
 
-export interface ReservationDto {
-  reservation_id: string;
-  room: string;
-  holder: string;
-  plate: string;
-  pattern: string;
-  exclusive: boolean;
-  reason: string | null;
-  task_id: string | null;
-  state: 'waiting' | 'active';
-  created_at: string;
-  granted_at: string | null;
-  /** Active: when the hold ends unless renewed. Waiting: when the wait gives up. */
-  expires_at: string;
-}
+/** A reservation as tools and routes return it: the shared type (shared/api-types.ts). */
+export type ReservationDto = Reservation;
 
 export interface ConflictDto {
   /** The pattern you asked for. */

@@ -3,6 +3,7 @@ import { stmt } from '../db/stmt.js';
 import { decodeCursor, encodeCursor } from '../util/cursor.js';
 import { bm25Scores, HL_END, HL_START, parseSnippet, queryWords, toFtsQuery } from './query.js';
 import { OTHER_BASE } from '../db/migrations/0009-search.js';
+import type { SearchResult } from '../../../shared/api-types.js';
 
 export const SEARCH_KINDS = ['message', 'task', 'decision', 'file'] as const;
 export type SearchKind = (typeof SEARCH_KINDS)[number];
@@ -12,21 +13,8 @@ export const SEARCH_LIMIT_MAX = 100;
 /** Text file contents are indexed up to this size (the inline file limit). */
 export const SEARCH_FILE_TEXT_MAX = 256 * 1024;
 
-export interface SearchResult {
-  kind: SearchKind;
-  /** message_id, task_id, decision_id or file_id. */
-  id: string;
-  room: string;
-  /** Plain text (never HTML); `highlights` are [start, end) UTF-16 offsets into it. */
-  snippet: string;
-  highlights: Array<[number, number]>;
-  /** Relevance (BM25, titles weighted 4:1): higher is more relevant. */
-  rank: number;
-  created_at: string;
-  seq?: number;
-  task_id?: string;
-  path?: string;
-}
+/** One hit, as the tool and routes return it: the shared type (shared/api-types.ts). */
+export type { SearchResult };
 
 export interface SearchPage {
   results: SearchResult[];

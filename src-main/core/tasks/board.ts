@@ -6,22 +6,10 @@ import { getRoom } from '../rooms/store.js';
 import { decodeCursor, encodeCursor, START_CURSOR } from '../util/cursor.js';
 import { isStale, toRecord, type TaskRecord, type TaskRow } from './store.js';
 import { TASK_STATUSES, type TaskStatus } from './transitions.js';
+import type { TaskSummary } from '../../../shared/api-types.js';
 
-/** The compact task of a board page; the full record is read_task / GET …/tasks/:id or detail "full". */
-export interface TaskSummary {
-  task_id: string;
-  room: string;
-  title: string;
-  assignee: string;
-  assignee_handle: string;
-  status: TaskStatus;
-  order: number | null;
-  depends_on: string[];
-  blocked_by: string[];
-  lease: { handle: string | null; stale: boolean } | null;
-  consent_state: 'auto' | 'accepted';
-  updated_at: string;
-}
+/** The compact task of a board page: the UI's own type (shared/api-types.ts), not a second copy. */
+export type { TaskSummary };
 
 export interface BoardLane<T> {
   assignee: string;
