@@ -70,15 +70,22 @@ export const feedbackTools = [
       impact: severity.optional().describe('blocker: work stopped; degraded: worked around; minor: cosmetic'),
       note: z.string().min(1).max(500).optional().describe('Technical impact only; no secrets, personal data, paths, code or quotes'),
     }),
-    handler: (ctx, args) =>
-      reportError(ctx.core.db, {
+    handler: (ctx, args) => {
+      const out = reportError(ctx.core.db, {
         plate: ctx.agent.plate,
         ownerId: ctx.agent.ownerId,
         errorId: args.error_id,
         taskId: args.task_id,
         impact: args.impact,
         note: args.note,
-      }),
+      });
+      if (!out.duplicate) {
+        // Readable by the agent's owner and by the humans of the room it is tied to (reportsForOwner).
+        ctx.core.bus.emit({ type: 'reports.changed', owners: [ctx.agent.ownerId] });
+        if (out.room) ctx.core.bus.emit({ type: 'reports.changed', room: out.room });
+      }
+      return out;
+    },
   }),
   defineTool({
     name: 'get_feedback_consent',
@@ -136,7 +143,7 @@ export const feedbackTools = [
     }),
     handler: (ctx, args) => {
       requireAgentRoom(ctx.core.db, args.room, ctx.agent.plate);
-      return submitTaskFeedback(ctx.core.db, {
+      const out = submitTaskFeedback(ctx.core.db, {
         plate: ctx.agent.plate,
         ownerId: ctx.agent.ownerId,
         roomId: args.room,
@@ -150,6 +157,8 @@ export const feedbackTools = [
         severity: args.severity,
         origin: args.origin,
       });
+      if (!out.duplicate) ctx.core.bus.emit({ type: 'feedback.changed', room: out.room });
+      return out;
     },
   }),
   defineTool({
@@ -187,6 +196,7 @@ export const feedbackTools = [
         answers: args.answers ?? 'no notes',
       });
       if (session) session.productFeedbackSent = true;
+      ctx.core.bus.emit({ type: 'feedback.changed', room: args.room });
       return out;
     },
   }),
