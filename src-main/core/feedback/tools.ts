@@ -6,18 +6,11 @@ import { requireAgentRoom } from '../rooms/store.js';
 import { roomIdArg } from '../rooms/tools.js';
 import { ERROR_CODES, type ErrorCode } from '../../../shared/errors.js';
 import { DIAGNOSE_FAILED } from './classify.js';
-import {
-  diagnoseByCode,
-  diagnoseEvidence,
-  diagnoseFailed,
-  getConsent,
-  ownEvidence,
-  productGate,
-  recordProductFeedback,
-  reportError,
-  setConsent,
-  submitTaskFeedback,
-} from './store.js';
+import { getConsent, requireProductConsent, setConsent } from './consent.js';
+import { diagnoseByCode, diagnoseEvidence, diagnoseFailed, ownEvidence } from './diagnose.js';
+import { reportError } from './reports.js';
+import { submitTaskFeedback } from './task-feedback.js';
+import { productGate, recordProductFeedback } from './product.js';
 
 const errorIdArg = z.string().min(1).max(200).describe('The error_id of your failed call (err_…), exactly as returned');
 const severity = z.enum(['blocker', 'degraded', 'minor']);
@@ -178,13 +171,7 @@ export const feedbackTools = [
     handler: (ctx, args) => {
       const { db } = ctx.core;
       requireAgentRoom(db, args.room, ctx.agent.plate);
-      if (!getConsent(db, ctx.agent.plate).product) {
-        throw new AppError(
-          'CONSENT_REQUIRED',
-          'product feedback needs your human’s consent: ask them directly, then record a clear yes with set_feedback_consent({product:true})',
-          { reason: 'product_consent_missing' },
-        );
-      }
+      requireProductConsent(db, ctx.agent.plate);
       const session = ctx.core.sessions.get(ctx.sessionId);
       const declined = productGate(db, ctx.agent.plate, session?.productFeedbackSent === true);
       if (declined) return declined;
