@@ -159,14 +159,13 @@ interface TaskChange {
  */
 function mutateTask(core: Core, change: (db: Db) => TaskChange): TaskRecord {
   const { db } = core;
-  let done: TaskChange | undefined;
-  const rec = immediate(db, () => {
-    done = change(db);
+  const { rec, done } = immediate(db, () => {
+    const done = change(db);
     const touched = done.touched ?? ['board'];
     if (touched.length) touchRoom(db, done.task.room_id, touched);
-    return taskRecord(db, done.task.id)!;
+    return { rec: taskRecord(db, done.task.id)!, done };
   });
-  if (!done!.quiet) emitBoard(core, rec.room, done!.woke === true);
+  if (!done.quiet) emitBoard(core, rec.room, done.woke === true);
   return rec;
 }
 
