@@ -24,7 +24,7 @@ describe('core events the UI follows', () => {
   const of = (type: CoreEvent['type']) => seen.filter((e) => e.type === type);
 
   it('task feedback emits feedback.changed for its room, once per recorded feedback', async () => {
-    const t = await ok(ca, 'create_task', { room, title: 'T', definition_of_done: 'it works', assignee: a.plate });
+    const t = await ok<{ task_id: string }>(ca, 'create_task', { room, title: 'T', definition_of_done: 'it works', assignee: a.plate });
     await ok(ca, 'claim_task', { task_id: t.task_id });
     await ok(ca, 'complete_task', { task_id: t.task_id, status: 'done', handoff_notes: 'all good' });
     const before = of('feedback.changed').length;
