@@ -66,7 +66,8 @@ function taskNeedsHuman(e: CoreEvent, ownerId: string): DesktopNotification | nu
 }
 
 function mentionOfOwner(e: CoreEvent, ownerId: string): DesktopNotification | null {
-  const msg = isObj(e.data) && isObj(e.data.message) ? e.data.message : e.data;
+  const data: unknown = e.data;
+  const msg = isObj(data) && isObj(data.message) ? data.message : data;
   if (!isObj(msg) || !Array.isArray(msg.mentions)) return null;
   const mentioned = msg.mentions.some((m) => isObj(m) && m.kind !== 'agent' && m.owner_id === ownerId);
   if (!mentioned) return null;

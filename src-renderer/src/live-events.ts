@@ -9,14 +9,14 @@ import { useWorkspace } from './stores/workspace';
 import { useAttention } from './stores/attention';
 import { useConnection } from './stores/connection';
 import { useReservations } from './stores/reservations';
-import type { Message } from './types';
+import type { CoreEventType, UiEventType, WireEvent, WireEventOf } from '../../shared/core-events';
 import { eventsUrl, setUnreachableHandler } from './api';
 
-interface EventData {
-  type: string;
-  room?: string;
-  data: unknown;
-}
+/**
+ * A handler per event of shared/core-events.ts: a key that is not an event fails to compile, and
+ * so does a missing handler for an event the UI must follow (all but SERVER_ONLY_EVENTS).
+ */
+type LiveHandlers = { [K in CoreEventType]?: (e: WireEventOf<K>) => void } & { [K in UiEventType]: (e: WireEventOf<K>) => void };
 
 export type LiveState = 'connecting' | 'live' | 'reconnecting';
 let liveListeners: Array<(s: LiveState) => void> = [];
@@ -72,10 +72,10 @@ function refreshAll() {
   if (useAgents.getState().status === 'ready') void useAgents.getState().load();
 }
 
-const HANDLERS: Record<string, (e: EventData) => void> = {
+const HANDLERS: LiveHandlers = {
   'message.created': (e) => {
-    useChat.getState().receive(e.data as Message);
-    useAttention.getState().receive(e.data as Message);
+    useChat.getState().receive(e.data);
+    useAttention.getState().receive(e.data);
   },
   'rooms.changed': () => soon('rooms', () => void useRooms.getState().load()),
   'members.changed': (e) => {
@@ -96,15 +96,13 @@ const HANDLERS: Record<string, (e: EventData) => void> = {
     refreshRoom(e.room, 'members');
     refreshRoom(e.room, 'feedback');
   },
-  'tasks.changed': (e) => e.room && refreshRoom(e.room, 'board'),
   'files.changed': (e) => e.room && refreshRoom(e.room, 'files'),
   'workspace.changed': (e) => e.room && refreshRoom(e.room, 'workspace'),
+  // A room's context_version (in the rooms list) moves with its focus and decisions.
+  'context.changed': () => soon('rooms', () => void useRooms.getState().load()),
   'reservations.changed': (e) => e.room && useReservations.getState().rooms[e.room] && soon(`reservations:${e.room}`, () => void useReservations.getState().load(e.room!)),
   'wakes.changed': (e) => e.room && refreshRoom(e.room, 'wakes'),
-  'feedback.changed': (e) => {
-    if (e.room) refreshRoom(e.room, 'feedback');
-    if (useWakes.getState().reports.data) soon('reports', () => void useWakes.getState().loadReports());
-  },
+  'feedback.changed': (e) => e.room && refreshRoom(e.room, 'feedback'),
   'reports.changed': () => {
     if (useWakes.getState().reports.data) soon('reports', () => void useWakes.getState().loadReports());
   },
@@ -148,10 +146,10 @@ async function connect(): Promise<void> {
     if (source === es) source = null;
     scheduleReconnect();
   };
-  for (const [type, handle] of Object.entries(HANDLERS)) {
+  for (const [type, handle] of Object.entries(HANDLERS) as Array<[CoreEventType, (e: WireEvent) => void]>) {
     es.addEventListener(type, (ev) => {
       try {
-        handle(JSON.parse((ev as MessageEvent<string>).data) as EventData);
+        handle(JSON.parse((ev as MessageEvent<string>).data) as WireEvent);
       } catch {
         // a malformed event is ignored; the next refetch repairs the view
       }

@@ -108,11 +108,25 @@ export function rawHttp(
   });
 }
 
-/** Waits until `cond` holds (a test of eventual behaviour, not of how fast it happens). */
-export async function until(cond: () => boolean | Promise<boolean>, what: string, limitMs = 20_000): Promise<void> {
+/** What is left of T once its falsy values are taken out: what `waitFor` returns. */
+export type Truthy<T> = Exclude<T, false | 0 | 0n | '' | null | undefined>;
+
+/**
+ * The one polling helper: waits until `fn` returns a truthy value and returns it (a test of
+ * eventual behaviour, not of how fast it happens). A throw counts as not yet; the limit only
+ * bounds a hung test, it asserts nothing.
+ */
+export async function waitFor<T>(fn: () => T | Promise<T>, what: string, limitMs = 30_000): Promise<Truthy<T>> {
   const end = Date.now() + limitMs;
-  while (!(await cond())) {
-    if (Date.now() > end) throw new Error(`gave up waiting for: ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await fn();
+      if (v) return v as Truthy<T>;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > end) throw new Error(`gave up waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+    await new Promise((r) => setTimeout(r, 25));
   }
 }

@@ -5,6 +5,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startCore, type RunningCore, type StartOptions } from '../../src-main/core/start.js';
 import { scratchBase } from '../../src-main/core/wakes/secrets.js';
+import type { ToolErrorBody } from '../../shared/errors.js';
 
 export interface ApiResponse<T = any> {
   status: number;
@@ -114,16 +115,22 @@ export async function call(client: Client, name: string, args: Record<string, un
   return r;
 }
 
-/** Calls a tool that must succeed and returns structuredContent. */
-export async function ok(client: Client, name: string, args: Record<string, unknown> = {}): Promise<any> {
-  const r: any = await client.callTool({ name, arguments: args });
+/**
+ * A tool's structuredContent when the test does not name its shape. Tests that read a result
+ * closely name it: `ok<TaskRecord>(c, 'claim_task', …)`.
+ */
+export type ToolResult = Record<string, any>;
+
+/** Calls a tool that must succeed and returns structuredContent, as `T`. */
+export async function ok<T = ToolResult>(client: Client, name: string, args: Record<string, unknown> = {}): Promise<T> {
+  const r = await client.callTool({ name, arguments: args });
   if (r.isError) throw new Error(`${name} failed: ${JSON.stringify(r.structuredContent)}`);
-  return r.structuredContent;
+  return r.structuredContent as T;
 }
 
-/** Calls a tool that must fail and returns its structured error. */
-export async function fails(client: Client, name: string, args: Record<string, unknown> = {}): Promise<any> {
-  const r: any = await client.callTool({ name, arguments: args });
+/** Calls a tool that must fail and returns its structured error (the wire shape of shared/errors.ts). */
+export async function fails(client: Client, name: string, args: Record<string, unknown> = {}): Promise<ToolErrorBody> {
+  const r = await client.callTool({ name, arguments: args });
   if (!r.isError) throw new Error(`${name} unexpectedly succeeded: ${JSON.stringify(r.structuredContent)}`);
-  return r.structuredContent.error;
+  return (r.structuredContent as { error: ToolErrorBody }).error;
 }

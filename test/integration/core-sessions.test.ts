@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startTestServer, ok, type TestServer } from '../helpers/server.js';
-import { callChecked, count, expectToolError, INITIALIZE, rawMcp, sessionIdOf, until } from '../helpers/core.js';
+import { callChecked, count, expectToolError, INITIALIZE, rawMcp, sessionIdOf, waitFor } from '../helpers/core.js';
 
 const servers: TestServer[] = [];
 async function server(opts: Parameters<typeof startTestServer>[0] = {}) {
@@ -51,16 +51,16 @@ describe('MCP sessions', () => {
     const c = await s.connect(a.credential);
     const sid = sessionIdOf(c);
     await ok(c, 'whoami');
-    await until(() => (sessions.get(sid)?.getStreams ?? 0) > 0, 'the client to open its GET stream');
+    await waitFor(() => (sessions.get(sid)?.getStreams ?? 0) > 0, 'the client to open its GET stream');
 
-    await until(() => closed.has(rawSid), 'the sweep to close the idle session');
+    await waitFor(() => closed.has(rawSid), 'the sweep to close the idle session');
     expect((await rawMcp(s, whoamiCall, { ...auth, 'mcp-session-id': rawSid })).status).toBe(404);
     expect(await sessions.sweep(200, Date.now() + 60_000)).toBe(0);
     expect(sessions.get(sid)).toBeDefined();
 
     // Once the client goes away (its stream closes), its session is idle and swept too.
     await c.close();
-    await until(() => closed.has(sid), 'the sweep to close the abandoned session');
+    await waitFor(() => closed.has(sid), 'the sweep to close the abandoned session');
     expect(sessions.size).toBe(0);
     expect((await rawMcp(s, whoamiCall, { ...auth, 'mcp-session-id': sid })).status).toBe(404);
     // A fresh session works.
@@ -188,7 +188,7 @@ describe('storage', () => {
       const marker = `checkpoint-marker-${Date.now()}`;
       await ok(c, 'send_message', { room, body: marker });
       // Far below the automatic threshold: only the background checkpointer copies it into rooms.db.
-      await until(() => readFileSync(join(home, 'rooms.db')).includes(marker), 'the message to reach rooms.db');
+      await waitFor(() => readFileSync(join(home, 'rooms.db')).includes(marker), 'the message to reach rooms.db');
       await s.stop();
       expect(existsSync(join(home, 'rooms.db-wal'))).toBe(false);
       const again = await startTestServer({ home });

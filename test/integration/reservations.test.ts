@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { startTestServer, ok, type TestServer, type TestAgent } from '../helpers/server.js';
-import { count, expectToolError, until } from '../helpers/core.js';
+import { count, expectToolError, waitFor } from '../helpers/core.js';
 
 /** Path reservations through the official MCP client on a real server (issue 19). */
 describe('path reservations', () => {
@@ -147,7 +147,7 @@ describe('path reservations', () => {
     await ok(ca, 'complete_task', { task_id: t.task_id, status: 'done', handoff_notes: 'routes edited' });
     const after = await s.api('GET', `/v1/rooms/${room}/reservations`);
     expect(after.body.reservations.map((r: any) => r.pattern)).toEqual(['README.md']);
-    await until(async () => (await s.api('GET', `/v1/rooms/${room}/reservations`)).body.released.some((x: any) => x.cause === 'task_ended'), 'the release record');
+    await waitFor(async () => (await s.api('GET', `/v1/rooms/${room}/reservations`)).body.released.some((x: any) => x.cause === 'task_ended'), 'the release record');
 
     const t2 = await s.api('POST', `/v1/rooms/${room}/tasks`, { title: 'Second', definition_of_done: 'x', assignee: a.plate });
     await ok(ca, 'reserve_paths', { room, paths: ['lib/**'], task_id: t2.body.task_id });
@@ -184,7 +184,7 @@ describe('path reservations', () => {
     const queued = await ok(cb, 'reserve_paths', { room, paths: ['src/x.ts'], wait: true });
     expect((await s.api('DELETE', `/v1/rooms/${room}/agents/${a.plate}`)).status).toBe(200);
     expect((await ok(cb, 'list_reservations', { room, path: 'src/main.ts' })).reservations.map((r: any) => r.plate)).not.toContain(a.plate);
-    await until(async () => (await ok(cb, 'list_reservations', { room })).reservations.some((r: any) => r.reservation_id === queued.reservations[0].reservation_id), 'the waiter to be granted');
+    await waitFor(async () => (await ok(cb, 'list_reservations', { room })).reservations.some((r: any) => r.reservation_id === queued.reservations[0].reservation_id), 'the waiter to be granted');
     expect(count(s, 'reservation_releases', "room_id = ? AND cause = 'holder_left'", room)).toBe(1);
     expect(count(s, 'wakes', "plate = ? AND trigger = 'paths_free'", b.plate)).toBe(1);
   });
@@ -195,9 +195,9 @@ describe('path reservations', () => {
     const ca = await s.connect(a.credential);
     const got = await ok(ca, 'reserve_paths', { room, paths: ['tmp/**'], ttl_s: 1 });
     const end = Date.parse(got.reservations[0].expires_at);
-    await until(() => Date.now() > end, 'the TTL to pass');
+    await waitFor(() => Date.now() > end, 'the TTL to pass');
     expect((await ok(ca, 'list_reservations', { room })).reservations).toEqual([]);
-    await until(() => count(s, 'path_reservations', 'room_id = ?', room) === 0, 'the sweep to prune it');
+    await waitFor(() => count(s, 'path_reservations', 'room_id = ?', room) === 0, 'the sweep to prune it');
     expect(count(s, 'reservation_releases', "room_id = ? AND cause = 'expired'", room)).toBe(1);
     // renew_paths on a gone reservation says so.
     await expectToolError(s, ca, 'renew_paths', { room, reservation_ids: [got.reservations[0].reservation_id], ttl_s: 60 }, 'NOT_FOUND');

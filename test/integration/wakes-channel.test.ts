@@ -5,7 +5,8 @@ import { startTestServer, ok, type TestServer } from '../helpers/server.js';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fixtureRunner, waitFor } from './wakes-helpers.js';
+import { fixtureRunner } from './wakes-helpers.js';
+import { waitFor } from '../helpers/core.js';
 
 const ChannelNotification = z.object({
   method: z.literal('notifications/claude/channel'),

@@ -3,7 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestServer, ok, type TestServer } from '../helpers/server.js';
-import { fixtureRunner, readRunnerLog, waitFor } from './wakes-helpers.js';
+import { fixtureRunner, readRunnerLog } from './wakes-helpers.js';
+import { waitFor } from '../helpers/core.js';
 import { enqueueWake } from '../../src-main/core/wakes/store.js';
 
 describe('wakes: who may wake whom', () => {

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnServer, type ChildServer } from '../helpers/child.js';
 import { startTestServer, ok } from '../helpers/server.js';
-import { fixtureRunner, readRunnerLog, waitFor } from './wakes-helpers.js';
+import { fixtureRunner, readRunnerLog } from './wakes-helpers.js';
+import { waitFor } from '../helpers/core.js';
 
 async function api(base: string, token: string, method: string, path: string, body?: unknown) {
   const res = await fetch(base + path, {

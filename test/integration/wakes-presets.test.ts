@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { waitFor } from './wakes-helpers.js';
+import { waitFor } from '../helpers/core.js';
 
 // The presets are spawned by name from PATH; these stand-ins read their command line and
 // environment the way the real Claude Code and Codex CLIs do (test/fixtures/fake-hosts).

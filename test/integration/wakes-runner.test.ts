@@ -3,7 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestServer, ok, type TestServer, type TestAgent } from '../helpers/server.js';
-import { fixtureRunner, readRunnerLog, waitFor } from './wakes-helpers.js';
+import { fixtureRunner, readRunnerLog } from './wakes-helpers.js';
+import { waitFor } from '../helpers/core.js';
 
 describe('wakes: spawned runners', () => {
   let s: TestServer;

@@ -3,7 +3,8 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { addHuman, waitFor, wakesOf, writeRunnerScript } from './helpers.js';
+import { addHuman, wakesOf, writeRunnerScript } from './helpers.js';
+import { waitFor } from '../helpers/core.js';
 
 /**
  * Issue 14, item 3 (docs/security.md): what mayWake checked when a wake was queued is checked

@@ -1,7 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TestServer } from '../helpers/server.js';
-export { waitFor } from '../integration/wakes-helpers.js';
 
 /**
  * A small runner script (run with node, no shell): appends {cwd, stdin} to RUN_LOG, prints

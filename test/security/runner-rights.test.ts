@@ -3,7 +3,8 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { waitFor, wakesOf, writeRunnerScript } from './helpers.js';
+import { wakesOf, writeRunnerScript } from './helpers.js';
+import { waitFor } from '../helpers/core.js';
 
 /**
  * Issue 14, item 1 (docs/security.md): a secondary owner must not run code as the server's

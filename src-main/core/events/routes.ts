@@ -1,5 +1,11 @@
 import type { Route } from '../http/router.js';
 import { humanRole } from '../rooms/store.js';
+import type { CoreEvent, WireEvent } from '../../../shared/core-events.js';
+
+/** What the stream sends of an event (shared/core-events.ts `WireEvent`): its audience stays on the server. */
+function toWire(e: CoreEvent): WireEvent {
+  return { type: e.type, room: e.room, data: e.data ?? null } as WireEvent;
+}
 
 /** Server-Sent Events for the UI: every core event the signed-in owner may see. */
 export const eventRoutes: Route[] = [
@@ -20,7 +26,7 @@ export const eventRoutes: Route[] = [
         } else if (e.owners && !e.owners.includes(owner.owner_id)) {
           return;
         }
-        res.write(`event: ${e.type}\ndata: ${JSON.stringify({ type: e.type, room: e.room, data: e.data ?? null })}\n\n`);
+        res.write(`event: ${e.type}\ndata: ${JSON.stringify(toWire(e))}\n\n`);
       });
       const ping = setInterval(() => res.write(': ping\n\n'), 15_000);
       ping.unref();

@@ -3,7 +3,10 @@ import type { Route } from '../http/router.js';
 import { parseWith } from '../http/validate.js';
 import { requireHumanRoom } from '../rooms/store.js';
 import { ownAgent } from '../agents/routes.js';
-import { getConsent, productFeedbackOfRoom, reportsForOwner, setConsent, taskFeedbackOfRoom } from './store.js';
+import { getConsent, setConsent } from './consent.js';
+import { reportsForOwner } from './reports.js';
+import { taskFeedbackOfRoom } from './task-feedback.js';
+import { productFeedbackOfRoom } from './product.js';
 
 /** What humans read of feedback: error reports, a room's task and product feedback, their agents' consent. */
 export const feedbackRoutes: Route[] = [

@@ -6,18 +6,11 @@ import { requireAgentRoom } from '../rooms/store.js';
 import { roomIdArg } from '../rooms/tools.js';
 import { ERROR_CODES, type ErrorCode } from '../../../shared/errors.js';
 import { DIAGNOSE_FAILED } from './classify.js';
-import {
-  diagnoseByCode,
-  diagnoseEvidence,
-  diagnoseFailed,
-  getConsent,
-  ownEvidence,
-  productGate,
-  recordProductFeedback,
-  reportError,
-  setConsent,
-  submitTaskFeedback,
-} from './store.js';
+import { getConsent, requireProductConsent, setConsent } from './consent.js';
+import { diagnoseByCode, diagnoseEvidence, diagnoseFailed, ownEvidence } from './diagnose.js';
+import { reportError } from './reports.js';
+import { submitTaskFeedback } from './task-feedback.js';
+import { productGate, recordProductFeedback } from './product.js';
 
 const errorIdArg = z.string().min(1).max(200).describe('The error_id of your failed call (err_…), exactly as returned');
 const severity = z.enum(['blocker', 'degraded', 'minor']);
@@ -70,15 +63,22 @@ export const feedbackTools = [
       impact: severity.optional().describe('blocker: work stopped; degraded: worked around; minor: cosmetic'),
       note: z.string().min(1).max(500).optional().describe('Technical impact only; no secrets, personal data, paths, code or quotes'),
     }),
-    handler: (ctx, args) =>
-      reportError(ctx.core.db, {
+    handler: (ctx, args) => {
+      const out = reportError(ctx.core.db, {
         plate: ctx.agent.plate,
         ownerId: ctx.agent.ownerId,
         errorId: args.error_id,
         taskId: args.task_id,
         impact: args.impact,
         note: args.note,
-      }),
+      });
+      if (!out.duplicate) {
+        // Readable by the agent's owner and by the humans of the room it is tied to (reportsForOwner).
+        ctx.core.bus.emit({ type: 'reports.changed', owners: [ctx.agent.ownerId] });
+        if (out.room) ctx.core.bus.emit({ type: 'reports.changed', room: out.room });
+      }
+      return out;
+    },
   }),
   defineTool({
     name: 'get_feedback_consent',
@@ -136,7 +136,7 @@ export const feedbackTools = [
     }),
     handler: (ctx, args) => {
       requireAgentRoom(ctx.core.db, args.room, ctx.agent.plate);
-      return submitTaskFeedback(ctx.core.db, {
+      const out = submitTaskFeedback(ctx.core.db, {
         plate: ctx.agent.plate,
         ownerId: ctx.agent.ownerId,
         roomId: args.room,
@@ -150,6 +150,8 @@ export const feedbackTools = [
         severity: args.severity,
         origin: args.origin,
       });
+      if (!out.duplicate) ctx.core.bus.emit({ type: 'feedback.changed', room: out.room });
+      return out;
     },
   }),
   defineTool({
@@ -169,13 +171,7 @@ export const feedbackTools = [
     handler: (ctx, args) => {
       const { db } = ctx.core;
       requireAgentRoom(db, args.room, ctx.agent.plate);
-      if (!getConsent(db, ctx.agent.plate).product) {
-        throw new AppError(
-          'CONSENT_REQUIRED',
-          'product feedback needs your human’s consent: ask them directly, then record a clear yes with set_feedback_consent({product:true})',
-          { reason: 'product_consent_missing' },
-        );
-      }
+      requireProductConsent(db, ctx.agent.plate);
       const session = ctx.core.sessions.get(ctx.sessionId);
       const declined = productGate(db, ctx.agent.plate, session?.productFeedbackSent === true);
       if (declined) return declined;
@@ -187,6 +183,7 @@ export const feedbackTools = [
         answers: args.answers ?? 'no notes',
       });
       if (session) session.productFeedbackSent = true;
+      ctx.core.bus.emit({ type: 'feedback.changed', room: args.room });
       return out;
     },
   }),

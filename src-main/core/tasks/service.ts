@@ -2,7 +2,6 @@ import type { Core } from '../context.js';
 import { notifyActed, notifyTaskEnded } from '../context.js';
 import type { Db } from '../db/open.js';
 import { immediate } from '../db/open.js';
-import { stmt } from '../db/stmt.js';
 import { newId } from '../util/ids.js';
 import { AppError, invalid } from '../errors/app-error.js';
 import { withIdempotency } from '../idempotency/store.js';
@@ -13,13 +12,23 @@ import { agentHandle, getAgentByPlate, type AgentRow } from '../agents/store.js'
 import { agentCandidates, parseHandle, PLATE_RE } from '../addressing/handles.js';
 import { ALREADY_CLAIMED, ARCHIVABLE, NOT_ASSIGNED, decide, type Facts, type Rejection, type TaskStatus, type Trigger } from './transitions.js';
 import {
+  archiveTaskRow,
+  cancelTaskRow,
   casClaim,
   dependentsOf,
   getTaskRow,
+  insertHandoff,
+  insertTask,
   openDepsOf,
+  reassignTaskRow,
+  releaseToTodo,
+  renewLeaseOf,
   replaceDeps,
+  returnLeaseOf,
   taskRecord,
   wouldCycle,
+  writeStatusStep,
+  writeTaskFields,
   type TaskRecord,
   type TaskRow,
 } from './store.js';
@@ -131,6 +140,35 @@ function emitBoard(core: Core, roomId: string, wakes: boolean): void {
   if (wakes) core.bus.emit({ type: 'wakes.changed', room: roomId });
 }
 
+/** What a task mutation did inside its transaction. */
+interface TaskChange {
+  /** The task it changed (or looked at): its record is what the mutation returns. */
+  task: Pick<TaskRow, 'id' | 'room_id'>;
+  /** The room's durable classes it changed (`touchRoom`); default board, none when nothing was written. */
+  touched?: string[];
+  /** It queued a wake: wakes.changed follows board.changed. */
+  woke?: boolean;
+  /** Nothing changed that anyone should refetch: no event. */
+  quiet?: boolean;
+}
+
+/**
+ * The steps every task mutation shares: `change` decides and writes inside one immediate
+ * transaction, the room is touched and the record read in it, and after commit board.changed
+ * (and wakes.changed when it woke someone) goes out.
+ */
+function mutateTask(core: Core, change: (db: Db) => TaskChange): TaskRecord {
+  const { db } = core;
+  const { rec, done } = immediate(db, () => {
+    const done = change(db);
+    const touched = done.touched ?? ['board'];
+    if (touched.length) touchRoom(db, done.task.room_id, touched);
+    return { rec: taskRecord(db, done.task.id)!, done };
+  });
+  if (!done.quiet) emitBoard(core, rec.room, done.woke === true);
+  return rec;
+}
+
 export interface CreateInput {
   roomId: string;
   title: string;
@@ -142,7 +180,10 @@ export interface CreateInput {
   idempotencyKey?: string;
 }
 
-/** create_task and POST /v1/rooms/:id/tasks: same rules for agents and humans. */
+/**
+ * create_task and POST /v1/rooms/:id/tasks: same rules for agents and humans. Not a
+ * `mutateTask`: the idempotency record wraps the steps, and a replay emits nothing.
+ */
 export function createTask(core: Core, actor: Actor, input: CreateInput): TaskRecord & { replayed?: boolean } {
   const { db } = core;
   if (actor.kind === 'agent') requireAgentRoom(db, input.roomId, actor.plate);
@@ -165,26 +206,22 @@ export function createTask(core: Core, actor: Actor, input: CreateInput): TaskRe
       const consent = consentFor(db, input.roomId, actor.ownerId, assignee);
       const id = newId('task');
       const deps = validateDeps(db, input.roomId, id, input.dependsOn ?? []);
-      const now = Date.now();
-      stmt(
+      insertTask(
         db,
-        `INSERT INTO tasks (id, room_id, title, detail, definition_of_done, assignee, sort_order, consent_state,
-           created_by_kind, created_by_plate, created_by_owner, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      ).run(
-        id,
-        input.roomId,
-        input.title.trim(),
-        input.detail ?? null,
-        input.definitionOfDone,
-        assignee.plate,
-        input.order ?? null,
-        consent,
-        actor.kind,
-        actor.kind === 'agent' ? actor.plate : null,
-        actor.ownerId,
-        now,
-        now,
+        {
+          id,
+          roomId: input.roomId,
+          title: input.title.trim(),
+          detail: input.detail ?? null,
+          definitionOfDone: input.definitionOfDone,
+          assignee: assignee.plate,
+          sortOrder: input.order ?? null,
+          consent,
+          createdByKind: actor.kind,
+          createdByPlate: actor.kind === 'agent' ? actor.plate : null,
+          createdByOwner: actor.ownerId,
+        },
+        Date.now(),
       );
       replaceDeps(db, id, deps);
       woke = announceAssignment(db, getTaskRow(db, id)!, actor);
@@ -215,8 +252,7 @@ function mayEdit(db: Db, actor: Actor, t: TaskRow): boolean {
  * definition of done, order or dependencies, by those `mayEdit` names.
  */
 export function updateTask(core: Core, actor: Actor, taskId: string, patch: UpdateInput, roomId?: string): TaskRecord {
-  const { db } = core;
-  const rec = immediate(db, () => {
+  return mutateTask(core, (db) => {
     const t = requireTask(db, actor, taskId, roomId);
     if (!mayEdit(db, actor, t)) {
       const who = actor.kind === 'agent' ? 'the assignee or the agent that created a task' : 'a room admin, the assignee’s owner or the task’s creator';
@@ -228,22 +264,19 @@ export function updateTask(core: Core, actor: Actor, taskId: string, patch: Upda
     if (patch.title !== undefined && !patch.title.trim()) throw invalid('title must not be empty');
     if (patch.definitionOfDone !== undefined && !patch.definitionOfDone.trim()) throw invalid('definition_of_done must not be empty');
     if (patch.dependsOn !== undefined) replaceDeps(db, t.id, validateDeps(db, t.room_id, t.id, patch.dependsOn));
-    stmt(
+    writeTaskFields(
       db,
-      `UPDATE tasks SET title = ?, detail = ?, definition_of_done = ?, sort_order = ?, updated_at = ? WHERE id = ?`,
-    ).run(
-      patch.title?.trim() ?? t.title,
-      patch.detail !== undefined ? patch.detail : t.detail,
-      patch.definitionOfDone ?? t.definition_of_done,
-      patch.order !== undefined ? patch.order : t.sort_order,
-      Date.now(),
       t.id,
+      {
+        title: patch.title?.trim() ?? t.title,
+        detail: patch.detail !== undefined ? patch.detail : t.detail,
+        definition_of_done: patch.definitionOfDone ?? t.definition_of_done,
+        sort_order: patch.order !== undefined ? patch.order : t.sort_order,
+      },
+      Date.now(),
     );
-    touchRoom(db, t.room_id, ['board']);
-    return taskRecord(db, t.id)!;
+    return { task: t };
   });
-  emitBoard(core, rec.room, false);
-  return rec;
 }
 
 function factsOf(db: Db, t: TaskRow, actor: Actor | { kind: 'server'; plate: string }, extra: Partial<Facts> = {}): Facts {
@@ -267,22 +300,22 @@ function decideOrThrow(db: Db, trigger: Trigger, t: TaskRow, actor: Actor, extra
  * the conditional UPDATE … RETURNING is what makes exactly one concurrent claim win.
  */
 export function claimTask(core: Core, actor: Extract<Actor, { kind: 'agent' }>, taskId: string, instanceId: string): TaskRecord & { claimed: boolean } {
-  const { db } = core;
-  const out = immediate(db, () => {
+  let claimed = false;
+  const rec = mutateTask(core, (db) => {
     const t = requireTask(db, actor, taskId);
     if (t.archived_at !== null) throw new AppError('CONFLICT', 'an archived task cannot be claimed', { reason: 'not_claimable', taskId });
     decideOrThrow(db, 'claim_task', t, actor, { heldByOtherInstance: t.status === 'doing' && t.lease_instance_id !== instanceId });
-    if (t.status === 'doing') return { rec: taskRecord(db, t.id)!, claimed: false };
+    // This instance holds it already: a repeat changes nothing.
+    if (t.status === 'doing') return { task: t, touched: [], quiet: true };
     const won = casClaim(db, t.id, actor.plate, instanceId, Date.now());
     if (!won) {
       const again = decide('claim_task', factsOf(db, getTaskRow(db, t.id)!, actor, { heldByOtherInstance: true }));
       throw fail(again.ok ? ALREADY_CLAIMED : again.reject, t.id, t.room_id);
     }
-    touchRoom(db, t.room_id, ['board']);
-    return { rec: taskRecord(db, t.id)!, claimed: true };
+    claimed = true;
+    return { task: t };
   });
-  if (out.claimed) emitBoard(core, out.rec.room, false);
-  return { ...out.rec, claimed: out.claimed };
+  return { ...rec, claimed };
 }
 
 /**
@@ -308,54 +341,37 @@ export function receiveRunning(db: Db, taskId: string, plate: string, instanceId
  * goes to next can receive it. Only while that instance still holds the lease.
  */
 export function returnReceipt(db: Db, taskId: string, instanceId: string): boolean {
-  const r = stmt(db, `UPDATE tasks SET status = 'todo', ${LEAVE_DOING}, updated_at = ? WHERE id = ? AND status = 'doing' AND lease_instance_id = ? RETURNING room_id`).get(
-    Date.now(),
-    taskId,
-    instanceId,
-  ) as { room_id: string } | undefined;
-  if (r) touchRoom(db, r.room_id, ['board']);
-  return r !== undefined;
+  const roomId = returnLeaseOf(db, taskId, instanceId, Date.now());
+  if (roomId !== undefined) touchRoom(db, roomId, ['board']);
+  return roomId !== undefined;
 }
 
 /** renew_lease: a heartbeat from the holding instance only. It changes nothing but the lease time. */
 export function renewLease(core: Core, actor: Extract<Actor, { kind: 'agent' }>, taskId: string, instanceId: string): TaskRecord {
-  const { db } = core;
-  const rec = immediate(db, () => {
+  // Only the lease time changes: no durable class of the room does.
+  return mutateTask(core, (db) => {
     const t = requireTask(db, actor, taskId);
     if (t.assignee !== actor.plate) throw fail(NOT_ASSIGNED, t.id);
-    const r = stmt(
-      db,
-      "UPDATE tasks SET lease_renewed_at = ? WHERE id = ? AND status = 'doing' AND lease_instance_id = ? RETURNING id",
-    ).get(Date.now(), t.id, instanceId);
-    if (!r) {
+    if (!renewLeaseOf(db, t.id, instanceId, Date.now())) {
       throw new AppError(
         'CONFLICT',
         t.status === 'doing' ? 'another instance holds this lease; only the holder renews it' : 'the task is not in doing; there is no lease to renew',
         { reason: t.status === 'doing' ? 'not_lease_holder' : 'not_doing', taskId: t.id },
       );
     }
-    return taskRecord(db, t.id)!;
+    return { task: t, touched: [] };
   });
-  core.bus.emit({ type: 'board.changed', room: rec.room });
-  return rec;
 }
-
-/** Leaves doing: the lease goes with it. */
-const LEAVE_DOING = 'lease_instance_id = NULL, lease_renewed_at = NULL';
 
 /** release_task (self-release by the assignee) and the admin force-release: doing -> todo. */
 export function releaseTask(core: Core, actor: Actor, taskId: string, roomId?: string): TaskRecord {
-  const { db } = core;
-  const rec = immediate(db, () => {
+  return mutateTask(core, (db) => {
     const t = requireTask(db, actor, taskId, roomId);
     const humanAllowed = actor.kind === 'human' ? humanRole(db, t.room_id, actor.ownerId) === 'admin' || ownerOf(db, t.assignee) === actor.ownerId : undefined;
     decideOrThrow(db, 'release_task', t, actor, { humanAllowed });
-    stmt(db, `UPDATE tasks SET status = 'todo', ${LEAVE_DOING}, updated_at = ? WHERE id = ? AND status = 'doing'`).run(Date.now(), t.id);
-    touchRoom(db, t.room_id, ['board']);
-    return taskRecord(db, t.id)!;
+    releaseToTodo(db, t.id, Date.now());
+    return { task: t };
   });
-  emitBoard(core, rec.room, false);
-  return rec;
 }
 
 function ownerOf(db: Db, plate: string): string | undefined {
@@ -373,15 +389,12 @@ export interface StatusInput {
 
 /** set_status: todo, blocked or failed; done is refused (complete_task is the only way into done). */
 export function setStatus(core: Core, actor: Extract<Actor, { kind: 'agent' }>, taskId: string, input: StatusInput): TaskRecord {
-  const { db } = core;
-  const rec = immediate(db, () => {
+  const rec = mutateTask(core, (db) => {
     const t = requireTask(db, actor, taskId);
     const to = decideOrThrow(db, 'set_status', t, actor, { target: input.status });
     writeStatus(db, t, to, input);
-    touchRoom(db, t.room_id, ['board']);
-    return taskRecord(db, t.id)!;
+    return { task: t };
   });
-  emitBoard(core, rec.room, false);
   endedHook(core, rec);
   notifyActed(core, { plate: actor.plate, roomId: rec.room, sessionId: actor.sessionId, tool: 'set_status' });
   return rec;
@@ -390,34 +403,7 @@ export function setStatus(core: Core, actor: Extract<Actor, { kind: 'agent' }>, 
 /** Writes a status step and its board record; the reason is kept only for blocked and failed. */
 function writeStatus(db: Db, t: TaskRow, to: TaskStatus, input: StatusInput & { handoffNotes?: string }): void {
   const reason = to === 'blocked' || to === 'failed' ? (input.reason ?? null) : null;
-  const leaving = to !== 'doing';
-  const r = stmt(
-    db,
-    `UPDATE tasks SET status = ?, reason = ?, result_ref = coalesce(?, result_ref), summary = coalesce(?, summary),
-       artifacts = coalesce(?, artifacts), next = coalesce(?, next), handoff_notes = coalesce(?, handoff_notes),
-       completed_at = CASE WHEN ? = 'done' THEN ? ELSE completed_at END,
-       lease_instance_id = CASE WHEN ? THEN NULL ELSE lease_instance_id END,
-       lease_renewed_at = CASE WHEN ? THEN NULL ELSE lease_renewed_at END,
-       updated_at = ?
-     WHERE id = ? AND status = ? AND assignee = ?`,
-  ).run(
-    to,
-    reason,
-    input.resultRef ?? null,
-    input.summary ?? null,
-    input.artifacts ? JSON.stringify(input.artifacts) : null,
-    input.next ?? null,
-    input.handoffNotes ?? null,
-    to,
-    Date.now(),
-    leaving ? 1 : 0,
-    leaving ? 1 : 0,
-    Date.now(),
-    t.id,
-    t.status,
-    t.assignee,
-  );
-  if (r.changes !== 1) throw new AppError('CONFLICT', 'the task changed meanwhile; read_board and try again', { reason: 'task_changed', taskId: t.id });
+  if (!writeStatusStep(db, t, to, { ...input, reason }, Date.now())) throw new AppError('CONFLICT', 'the task changed meanwhile; read_board and try again', { reason: 'task_changed', taskId: t.id });
 }
 
 export interface CompleteInput extends StatusInput {
@@ -436,24 +422,19 @@ export function completeTask(
   taskId: string,
   input: CompleteInput,
 ): TaskRecord & { unblocked: string[] } {
-  const { db } = core;
   const hasNotes = input.handoffNotes !== undefined && input.handoffNotes.trim().length > 0;
-  let woke = false;
-  const out = immediate(db, () => {
+  const unblocked: string[] = [];
+  const rec = mutateTask(core, (db) => {
+    let woke = false;
     const t = requireTask(db, actor, taskId);
     const to = decideOrThrow(db, 'complete_task', t, actor, { target: input.status, hasHandoffNotes: hasNotes });
     writeStatus(db, t, to, to === 'done' ? input : { ...input, handoffNotes: undefined });
-    const unblocked: string[] = [];
     if (to === 'done') {
       const notes = input.handoffNotes!;
       const now = Date.now();
       for (const d of dependentsOf(db, t.id)) {
         if (d.archived_at !== null || d.status === 'cancelled') continue;
-        stmt(
-          db,
-          `INSERT OR IGNORE INTO task_handoffs (id, room_id, from_task_id, to_task_id, from_plate, to_plate, notes, created_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-        ).run(newId('hof'), t.room_id, t.id, d.id, t.assignee, d.assignee, notes, now);
+        insertHandoff(db, newId('hof'), t, d, notes, now);
         if (d.status !== 'todo' || openDepsOf(db, d.id).length > 0) continue;
         unblocked.push(d.id);
         const a = getAgentByPlate(db, d.assignee)!;
@@ -474,27 +455,22 @@ export function completeTask(
     }
     ackTaskItems(db, actor.plate, t.id);
     if (input.ackIds?.length) ackByIds(db, actor.plate, input.ackIds);
-    touchRoom(db, t.room_id, to === 'done' ? ['board', 'handoffs'] : ['board']);
-    return { rec: taskRecord(db, t.id)!, unblocked };
+    return { task: t, touched: to === 'done' ? ['board', 'handoffs'] : ['board'], woke };
   });
-  emitBoard(core, out.rec.room, woke);
-  endedHook(core, out.rec);
-  notifyActed(core, { plate: actor.plate, roomId: out.rec.room, sessionId: actor.sessionId, tool: 'complete_task' });
-  return { ...out.rec, unblocked: out.unblocked };
+  endedHook(core, rec);
+  notifyActed(core, { plate: actor.plate, roomId: rec.room, sessionId: actor.sessionId, tool: 'complete_task' });
+  return { ...rec, unblocked };
 }
 
 /** Human cancellation: any status -> cancelled (room admin or the assignee's owner). */
 export function cancelTask(core: Core, actor: Extract<Actor, { kind: 'human' }>, roomId: string, taskId: string): TaskRecord {
-  const { db } = core;
-  const rec = immediate(db, () => {
+  const rec = mutateTask(core, (db) => {
     const t = requireTask(db, actor, taskId, roomId);
     const humanAllowed = humanRole(db, t.room_id, actor.ownerId) === 'admin' || ownerOf(db, t.assignee) === actor.ownerId;
     decideOrThrow(db, 'cancel', t, actor, { humanAllowed });
-    stmt(db, `UPDATE tasks SET status = 'cancelled', ${LEAVE_DOING}, updated_at = ? WHERE id = ?`).run(Date.now(), t.id);
-    touchRoom(db, t.room_id, ['board']);
-    return taskRecord(db, t.id)!;
+    cancelTaskRow(db, t.id, Date.now());
+    return { task: t };
   });
-  emitBoard(core, rec.room, false);
   endedHook(core, rec);
   return rec;
 }
@@ -513,32 +489,20 @@ export function mayReassign(db: Db, roomId: string, ownerId: string): boolean {
  * owners obeys Trust like creation does. The new assignee is told (inbox and assignment wake).
  */
 export function reassignTask(core: Core, actor: Extract<Actor, { kind: 'human' }>, roomId: string, taskId: string, assignee: string): TaskRecord {
-  const { db } = core;
-  let woke = false;
-  const rec = immediate(db, () => {
+  return mutateTask(core, (db) => {
     const t = requireTask(db, actor, taskId, roomId);
     decideOrThrow(db, 'reassign', t, actor, { humanAllowed: mayReassign(db, t.room_id, actor.ownerId) });
     const a = resolveAssignee(db, t.room_id, assignee);
-    if (a.plate === t.assignee) return taskRecord(db, t.id)!;
+    if (a.plate === t.assignee) return { task: t, touched: [] };
     const consent = consentFor(db, t.room_id, actor.ownerId, a);
-    stmt(db, 'UPDATE tasks SET assignee = ?, consent_state = ?, assign_count = assign_count + 1, updated_at = ? WHERE id = ?').run(
-      a.plate,
-      consent,
-      Date.now(),
-      t.id,
-    );
-    woke = announceAssignment(db, getTaskRow(db, t.id)!, actor);
-    touchRoom(db, t.room_id, ['board']);
-    return taskRecord(db, t.id)!;
+    reassignTaskRow(db, t.id, a.plate, consent, Date.now());
+    return { task: t, woke: announceAssignment(db, getTaskRow(db, t.id)!, actor) };
   });
-  emitBoard(core, rec.room, woke);
-  return rec;
 }
 
 /** archive_task / POST …/archive: a finished task leaves the board but stays readable by id. */
 export function archiveTask(core: Core, actor: Actor, taskId: string, roomId?: string): TaskRecord {
-  const { db } = core;
-  const rec = immediate(db, () => {
+  return mutateTask(core, (db) => {
     const t = requireTask(db, actor, taskId, roomId);
     const allowed =
       actor.kind === 'agent'
@@ -550,14 +514,10 @@ export function archiveTask(core: Core, actor: Actor, taskId: string, roomId?: s
     if (!ARCHIVABLE.includes(t.status)) {
       throw new AppError('CONFLICT', 'only done, failed or cancelled tasks can be archived', { reason: 'not_finished', taskId: t.id });
     }
-    if (t.archived_at === null) {
-      stmt(db, 'UPDATE tasks SET archived_at = ?, updated_at = ? WHERE id = ?').run(Date.now(), Date.now(), t.id);
-      touchRoom(db, t.room_id, ['board']);
-    }
-    return taskRecord(db, t.id)!;
+    if (t.archived_at !== null) return { task: t, touched: [] };
+    archiveTaskRow(db, t.id, Date.now());
+    return { task: t };
   });
-  emitBoard(core, rec.room, false);
-  return rec;
 }
 
 export interface BoardFilter {

@@ -179,6 +179,138 @@ export function casClaim(db: Db, id: string, plate: string, instanceId: string, 
   ).get(instanceId, now, now, id, plate) as TaskRow | undefined;
 }
 
+// ---- the writes of task mutations (tasks/service.ts decides; these run inside its transaction)
+
+export interface NewTask {
+  id: string;
+  roomId: string;
+  title: string;
+  detail: string | null;
+  definitionOfDone: string;
+  assignee: string;
+  sortOrder: number | null;
+  consent: TaskRow['consent_state'];
+  createdByKind: TaskRow['created_by_kind'];
+  createdByPlate: string | null;
+  createdByOwner: string;
+}
+
+export function insertTask(db: Db, t: NewTask, now: number): void {
+  stmt(
+    db,
+    `INSERT INTO tasks (id, room_id, title, detail, definition_of_done, assignee, sort_order, consent_state,
+       created_by_kind, created_by_plate, created_by_owner, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(t.id, t.roomId, t.title, t.detail, t.definitionOfDone, t.assignee, t.sortOrder, t.consent, t.createdByKind, t.createdByPlate, t.createdByOwner, now, now);
+}
+
+/** The editable fields of a task, written whole (the caller merges the patch). */
+export function writeTaskFields(
+  db: Db,
+  id: string,
+  f: Pick<TaskRow, 'title' | 'detail' | 'definition_of_done' | 'sort_order'>,
+  now: number,
+): void {
+  stmt(db, 'UPDATE tasks SET title = ?, detail = ?, definition_of_done = ?, sort_order = ?, updated_at = ? WHERE id = ?').run(
+    f.title,
+    f.detail,
+    f.definition_of_done,
+    f.sort_order,
+    now,
+    id,
+  );
+}
+
+/** Leaves doing: the lease goes with it. */
+const LEAVE_DOING = 'lease_instance_id = NULL, lease_renewed_at = NULL';
+
+/** doing -> todo while `instanceId` holds the lease; the room of the task that moved, if it did. */
+export function returnLeaseOf(db: Db, id: string, instanceId: string, now: number): string | undefined {
+  const r = stmt(db, `UPDATE tasks SET status = 'todo', ${LEAVE_DOING}, updated_at = ? WHERE id = ? AND status = 'doing' AND lease_instance_id = ? RETURNING room_id`).get(
+    now,
+    id,
+    instanceId,
+  ) as { room_id: string } | undefined;
+  return r?.room_id;
+}
+
+/** The lease heartbeat: only the holding instance of a doing task renews it. */
+export function renewLeaseOf(db: Db, id: string, instanceId: string, now: number): boolean {
+  return stmt(db, "UPDATE tasks SET lease_renewed_at = ? WHERE id = ? AND status = 'doing' AND lease_instance_id = ? RETURNING id").get(now, id, instanceId) !== undefined;
+}
+
+/** doing -> todo, the lease gone (a release). */
+export function releaseToTodo(db: Db, id: string, now: number): void {
+  stmt(db, `UPDATE tasks SET status = 'todo', ${LEAVE_DOING}, updated_at = ? WHERE id = ? AND status = 'doing'`).run(now, id);
+}
+
+/** Any status -> cancelled, the lease gone. */
+export function cancelTaskRow(db: Db, id: string, now: number): void {
+  stmt(db, `UPDATE tasks SET status = 'cancelled', ${LEAVE_DOING}, updated_at = ? WHERE id = ?`).run(now, id);
+}
+
+export interface StatusStep {
+  reason: string | null;
+  resultRef?: string;
+  summary?: string;
+  artifacts?: string[];
+  next?: string;
+  handoffNotes?: string;
+}
+
+/**
+ * A status step and its board record, only if the task is still in the status and with the
+ * assignee it was read with (false otherwise). Leaving doing drops the lease; done stamps completed_at.
+ */
+export function writeStatusStep(db: Db, t: Pick<TaskRow, 'id' | 'status' | 'assignee'>, to: TaskStatus, step: StatusStep, now: number): boolean {
+  const leaving = to !== 'doing';
+  const r = stmt(
+    db,
+    `UPDATE tasks SET status = ?, reason = ?, result_ref = coalesce(?, result_ref), summary = coalesce(?, summary),
+       artifacts = coalesce(?, artifacts), next = coalesce(?, next), handoff_notes = coalesce(?, handoff_notes),
+       completed_at = CASE WHEN ? = 'done' THEN ? ELSE completed_at END,
+       lease_instance_id = CASE WHEN ? THEN NULL ELSE lease_instance_id END,
+       lease_renewed_at = CASE WHEN ? THEN NULL ELSE lease_renewed_at END,
+       updated_at = ?
+     WHERE id = ? AND status = ? AND assignee = ?`,
+  ).run(
+    to,
+    step.reason,
+    step.resultRef ?? null,
+    step.summary ?? null,
+    step.artifacts ? JSON.stringify(step.artifacts) : null,
+    step.next ?? null,
+    step.handoffNotes ?? null,
+    to,
+    now,
+    leaving ? 1 : 0,
+    leaving ? 1 : 0,
+    now,
+    t.id,
+    t.status,
+    t.assignee,
+  );
+  return r.changes === 1;
+}
+
+/** The handoff of a completed task to one direct successor (once per pair). */
+export function insertHandoff(db: Db, id: string, from: Pick<TaskRow, 'id' | 'room_id' | 'assignee'>, to: Pick<TaskRow, 'id' | 'assignee'>, notes: string, now: number): void {
+  stmt(
+    db,
+    `INSERT OR IGNORE INTO task_handoffs (id, room_id, from_task_id, to_task_id, from_plate, to_plate, notes, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(id, from.room_id, from.id, to.id, from.assignee, to.assignee, notes, now);
+}
+
+/** A new assignee (the status is unchanged); assign_count keys the assignment wake. */
+export function reassignTaskRow(db: Db, id: string, plate: string, consent: TaskRow['consent_state'], now: number): void {
+  stmt(db, 'UPDATE tasks SET assignee = ?, consent_state = ?, assign_count = assign_count + 1, updated_at = ? WHERE id = ?').run(plate, consent, now, id);
+}
+
+export function archiveTaskRow(db: Db, id: string, now: number): void {
+  stmt(db, 'UPDATE tasks SET archived_at = ?, updated_at = ? WHERE id = ?').run(now, now, id);
+}
+
 /** Tasks whose lease this instance holds (list_instances' "working on"). */
 export function tasksHeldBy(db: Db, instanceId: string): Array<{ task_id: string; title: string; room: string }> {
   return stmt(db, "SELECT id AS task_id, title, room_id AS room FROM tasks WHERE lease_instance_id = ? AND status = 'doing'").all(
