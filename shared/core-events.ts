@@ -42,6 +42,8 @@ export interface CoreEventData {
   'agents.changed': undefined;
   /** An owner's runners changed (owners). */
   'runners.changed': undefined;
+  /** A backup of the home started or ended, by hand or on schedule (the primary owner). */
+  'backup.changed': undefined;
   /** An owner's settings changed, or an owner joined. */
   'owners.changed': { owner_id: string; allow_runners: boolean } | undefined;
 }
@@ -88,6 +90,7 @@ export const CORE_EVENT_TYPES = [
   'reports.changed',
   'agents.changed',
   'runners.changed',
+  'backup.changed',
   'owners.changed',
 ] as const satisfies readonly CoreEventType[];
 

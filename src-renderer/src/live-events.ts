@@ -113,7 +113,12 @@ const HANDLERS: LiveHandlers = {
     for (const plate of Object.keys(useAgents.getState().runners)) soon(`runners:${plate}`, () => void useAgents.getState().loadRunners(plate));
   },
   'owners.changed': () => soon('owners', () => void useRooms.getState().loadOwners()),
+  // BackupPanel keeps its own state: it listens for this window event.
+  'backup.changed': () => soon('backup', () => window.dispatchEvent(new Event(BACKUP_CHANGED))),
 };
+
+/** The window event BackupPanel reloads on. */
+export const BACKUP_CHANGED = 'agent-rooms:backup-changed';
 
 let source: EventSource | null = null;
 let running = false;

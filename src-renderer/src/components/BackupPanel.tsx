@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useState } from 'react';
 import { get, post, describeError } from '../api';
+import { BACKUP_CHANGED } from '../live-events';
 
 /**
  * The last backup of this home and a "Back up now" action (primary owner only; docs/backup.md).
@@ -44,8 +45,14 @@ export function BackupPanel({ isPrimary }: { isPrimary: boolean }) {
   useEffect(() => {
     if (!isPrimary) return;
     void load();
+    // Live: a backup started or ended (scheduled ones too); the minute timer keeps "… ago" fresh.
+    const onChanged = () => void load();
+    window.addEventListener(BACKUP_CHANGED, onChanged);
     const t = setInterval(() => void load(), 60_000);
-    return () => clearInterval(t);
+    return () => {
+      clearInterval(t);
+      window.removeEventListener(BACKUP_CHANGED, onChanged);
+    };
   }, [isPrimary, load]);
 
   if (!isPrimary) return null;
