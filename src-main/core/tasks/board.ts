@@ -31,15 +31,17 @@ export interface Board<T = TaskSummary | TaskRecord> {
 
 /** decisions.md: a lane page holds at most this many tasks. */
 export const BOARD_LIMIT_MAX = 200;
-/** /v1 default per lane (the UI shows the first page of each lane). */
-export const BOARD_LIMIT_HTTP = 20;
+/** /v1 default per lane: 10 per lane keeps a 50-lane board's default page within the budget below. */
+export const BOARD_LIMIT_HTTP = 10;
 /**
  * One response never carries more than this many tasks (full records: fewer), whatever `limit`
  * asks: lanes past the budget come back with their counts and a cursor. It bounds the time one
- * read holds the event loop (a 1,000-record page held it for about 50 ms on a busy machine).
+ * read holds the event loop: 1,000 compact tasks cost about 17 ms of synchronous work alone
+ * (SQL and shaping) and held the loop for 58 to 81 ms on the loaded 2-core machine; 500 cost
+ * about a third of that (docs/performance.md, "Paged reads").
  */
-export const BOARD_TASK_BUDGET = 1000;
-export const BOARD_FULL_BUDGET = 400;
+export const BOARD_TASK_BUDGET = 500;
+export const BOARD_FULL_BUDGET = 200;
 
 export interface BoardQuery {
   /** A resolved plate (the caller resolved a handle). */
@@ -80,23 +82,29 @@ function statusesOf(asked: ReadonlySet<string> | undefined): TaskStatus[] {
 
 const ARCHIVED_SQL = '(@arch = 1 OR (@arch = 0 AND archived_at IS NULL) OR (@arch = 2 AND archived_at IS NOT NULL))';
 
-function laneRows(db: Db, roomId: string, plate: string, statuses: string, arch: number, after: LaneKey | undefined, limit: number): TaskRow[] {
+/**
+ * The columns a compact task needs (toSummary, isStale, the cursor keys): reading only these
+ * halves a page's SQL cost (detail, definition_of_done and the notes stay on disk).
+ */
+const SUMMARY_COLUMNS = 'id, room_id, title, assignee, sort_order, status, consent_state, lease_instance_id, lease_renewed_at, completed_at, archived_at, created_at, updated_at';
+
+function laneRows(db: Db, roomId: string, plate: string, statuses: string, arch: number, after: LaneKey | undefined, limit: number, cols: string): TaskRow[] {
   if (limit <= 0) return [];
   const k = after ?? [-1, 0, 0, ''];
   return stmt(
     db,
-    `SELECT * FROM tasks WHERE room_id = @room AND assignee = @plate AND status IN (SELECT value FROM json_each(@statuses)) AND ${ARCHIVED_SQL}
+    `SELECT ${cols} FROM tasks WHERE room_id = @room AND assignee = @plate AND status IN (SELECT value FROM json_each(@statuses)) AND ${ARCHIVED_SQL}
        AND (sort_order IS NULL, coalesce(sort_order, 0), created_at, id) > (@k0, @k1, @k2, @k3)
      ORDER BY sort_order IS NULL, sort_order, created_at, id LIMIT @limit`,
   ).all({ arch, room: roomId, plate, statuses, k0: k[0], k1: k[1], k2: k[2], k3: k[3], limit }) as TaskRow[];
 }
 
-function doneRows(db: Db, roomId: string, plate: string | undefined, arch: number, before: DoneKey | undefined, limit: number): TaskRow[] {
+function doneRows(db: Db, roomId: string, plate: string | undefined, arch: number, before: DoneKey | undefined, limit: number, cols: string): TaskRow[] {
   if (limit <= 0) return [];
   const k = before ?? [Number.MAX_SAFE_INTEGER, ''];
   return stmt(
     db,
-    `SELECT * FROM tasks WHERE room_id = @room AND status = 'done' AND (@plate IS NULL OR assignee = @plate) AND ${ARCHIVED_SQL}
+    `SELECT ${cols} FROM tasks WHERE room_id = @room AND status = 'done' AND (@plate IS NULL OR assignee = @plate) AND ${ARCHIVED_SQL}
        AND (completed_at, id) < (@k0, @k1)
      ORDER BY completed_at DESC, id DESC LIMIT @limit`,
   ).all({ arch, room: roomId, plate: plate ?? null, k0: k[0], k1: before ? k[1] : '\uffff', limit }) as TaskRow[];
@@ -236,12 +244,13 @@ export function readBoardPage(db: Db, roomId: string, q: BoardQuery): Board {
 
   const limitOf = (lane: string) => Math.min(BOARD_LIMIT_MAX, Math.max(0, typeof q.limit === 'number' ? q.limit : q.limit(lane, plates.length)));
   let budget = q.detail === 'full' ? BOARD_FULL_BUDGET : BOARD_TASK_BUDGET;
+  const cols = q.detail === 'full' ? '*' : SUMMARY_COLUMNS;
   const pageRows: TaskRow[] = [];
   const lanes = plates.map((plate) => {
     const total = counts.get(plate) ?? 0;
     const want = Math.min(limitOf(plate), budget);
     // A first page knows from the count whether more follows; a later one reads one row more.
-    const rows = laneRows(db, roomId, plate, open, arch, laneAfter, laneAfter ? want + 1 : want);
+    const rows = laneRows(db, roomId, plate, open, arch, laneAfter, laneAfter ? want + 1 : want, cols);
     const page = rows.slice(0, want);
     budget -= page.length;
     pageRows.push(...page);
@@ -253,7 +262,7 @@ export function readBoardPage(db: Db, roomId: string, q: BoardQuery): Board {
   const showDone = wantDone && (q.lane === undefined || q.lane === 'done');
   const doneTotal = cached.done;
   const doneWant = showDone ? Math.min(limitOf('done'), budget) : 0;
-  const doneFetched = showDone ? doneRows(db, roomId, q.plate, arch, doneBefore, doneBefore ? doneWant + 1 : doneWant) : [];
+  const doneFetched = showDone ? doneRows(db, roomId, q.plate, arch, doneBefore, doneBefore ? doneWant + 1 : doneWant, cols) : [];
   const donePage = doneFetched.slice(0, doneWant);
   const doneMore = doneBefore ? doneFetched.length > donePage.length : doneTotal > donePage.length;
   const doneNext = doneMore ? (donePage.length ? encodeCursor(doneKey(donePage[donePage.length - 1]!)) : doneBefore ? encodeCursor(doneBefore) : START_CURSOR) : null;

@@ -2,7 +2,7 @@ import { create } from 'zustand';
 import { enc, get, patch, post, type ApiError, type ApiResult } from '../api';
 import type { Board, Task, TaskStatus } from '../types';
 
-/** Tasks per lane the board view loads (full records: the server sends at most 400 per response). */
+/** Tasks per lane the board view loads (full records: the server sends at most 200 per response). */
 const LANE_PAGE = 50;
 
 export interface RoomBoard {
