@@ -146,10 +146,13 @@ export interface TaskSummary {
   order: number | null;
   depends_on: string[];
   blocked_by: string[];
-  lease: { handle: string | null; stale: boolean } | null;
+  lease: { instance_id: string; handle: string | null; stale: boolean } | null;
   consent_state: 'auto' | 'accepted' | string;
   updated_at: string;
 }
+
+/** A task as a board page carries it: the compact fields always, the rest of the record when `detail=full` was asked. */
+export type BoardTask = TaskSummary & Partial<Omit<Task, keyof TaskSummary>>;
 
 /** One lane of a board page; `next_cursor` (with `lane=<assignee>`) reads its next page. */
 export interface Lane<T = Task> {

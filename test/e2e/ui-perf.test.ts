@@ -83,16 +83,23 @@ describe.skipIf(!!skip)('UI performance: 1,000 tasks in 20 lanes, 10,000 message
     await page.getByLabel('Assignee', { exact: true }).selectOption('');
     await expect.poll(() => page.locator('section.lane').count()).toBe(LANES + 1);
 
-    // Scroll the first lane to its end: the last card renders.
+    // The first page of a lane is part of a shared budget (docs/tasks.md): read the rest of
+    // the first lane with its Show more button, then scroll it to its end: the last card renders.
     const s0 = Date.now();
-    const list = page.locator('section.lane').first().locator('.vlist');
+    const firstLane = page.locator('section.lane').first();
+    for (let i = 0; i < 10 && (await firstLane.getByRole('button', { name: 'Show more' }).count()) > 0; i++) {
+      await firstLane.getByRole('button', { name: 'Show more' }).click();
+      await page.evaluate(() => new Promise(requestAnimationFrame));
+    }
+    expect(await firstLane.getByRole('button', { name: 'Show more' }).count()).toBe(0);
+    const list = firstLane.locator('.vlist');
     for (let i = 0; i < 10; i++) {
       await list.evaluate((el) => (el.scrollTop += 1200));
       await page.evaluate(() => new Promise(requestAnimationFrame));
     }
     await list.evaluate((el) => (el.scrollTop = el.scrollHeight));
     await page.getByRole('heading', { name: 'Task 981', exact: true }).waitFor();
-    rows.push(['board: scroll a 50-card lane to its end', `${Date.now() - s0} ms`]);
+    rows.push(['board: read a 50-card lane in pages and scroll it to its end', `${Date.now() - s0} ms`]);
     const lt = await longTasks(page);
     rows.push(['board: longest main-thread task after load', `${Math.round(Math.max(0, ...lt))} ms`]);
     await screenshot(page, 'board-1000');

@@ -192,7 +192,7 @@ export function toSummary(
     order: r.sort_order,
     depends_on: dependsOn,
     blocked_by: blockedBy,
-    lease: r.lease_instance_id === null ? null : { handle: instanceHandle?.(r.lease_instance_id) ?? null, stale: isStale(r, now) },
+    lease: r.lease_instance_id === null ? null : { instance_id: r.lease_instance_id, handle: instanceHandle?.(r.lease_instance_id) ?? null, stale: isStale(r, now) },
     consent_state: r.consent_state,
     updated_at: new Date(r.updated_at).toISOString(),
   };

@@ -6,9 +6,16 @@ import { requireHumanRoom } from '../rooms/store.js';
 import { TASK_STATUSES } from './transitions.js';
 import { archiveTask, cancelTask, createTask, leaseHandles, readBoard, reassignTask, releaseTask, requireTask, updateTask } from './service.js';
 import { depsOf, openDepsOf, toRecord } from './store.js';
-import { BOARD_LIMIT_HTTP, BOARD_LIMIT_MAX } from './board.js';
+import { BOARD_LIMIT_HTTP, BOARD_LIMIT_MAX, BOARD_TASK_BUDGET } from './board.js';
 
 const statusList = z.enum([...TASK_STATUSES, 'archived']);
+
+/**
+ * The /v1 default page per lane: the response budget shared by every lane (and done), at
+ * least BOARD_LIMIT_HTTP and at most 50, so a board of a few lanes shows them whole and a
+ * board of 50 lanes still shows the first tasks of every lane (docs/tasks.md).
+ */
+const httpLaneLimit = (_lane: string, lanes: number) => Math.max(BOARD_LIMIT_HTTP, Math.min(50, Math.floor(BOARD_TASK_BUDGET / Math.max(1, lanes))));
 
 export const taskRoutes: Route[] = [
   {
@@ -28,7 +35,7 @@ export const taskRoutes: Route[] = [
         Object.fromEntries(url.searchParams),
       );
       const statuses = q.status ? parseWith(z.array(statusList), q.status.split(',')) : undefined;
-      return readBoard(core.db, params.id!, { ...q, statuses, limit: q.limit ?? BOARD_LIMIT_HTTP, instanceHandle: leaseHandles(core) });
+      return readBoard(core.db, params.id!, { ...q, statuses, limit: q.limit ?? httpLaneLimit, instanceHandle: leaseHandles(core) });
     },
   },
   {

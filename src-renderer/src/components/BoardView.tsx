@@ -2,7 +2,7 @@ import { useCallback, useEffect, useMemo, useRef, useState, type DragEvent, type
 import { allTasks, NO_FILTER, useBoard, waitsOn, wouldCycle, type StatusFilter } from '../stores/board';
 import { useRooms } from '../stores/rooms';
 import { useSession } from '../stores/session';
-import type { Room, Task } from '../types';
+import type { Room, BoardTask } from '../types';
 import { describeError } from '../api';
 import { VirtualList } from './VirtualList';
 import { Loading, ErrorNote, Empty } from './States';
@@ -13,7 +13,7 @@ import { Dialog } from './Dialog';
 
 const NEW = '__new__';
 
-function CreateTaskDialog({ room, tasks, onClose }: { room: Room; tasks: Task[]; onClose: () => void }) {
+function CreateTaskDialog({ room, tasks, onClose }: { room: Room; tasks: BoardTask[]; onClose: () => void }) {
   const members = useRooms((s) => s.members[room.room_id]?.data);
   const create = useBoard((s) => s.create);
   const agents = (members?.agents ?? []).filter((a) => !a.revoked);
@@ -131,7 +131,7 @@ const DONE = '__done__';
 interface LaneView {
   key: string;
   title: string;
-  tasks: Task[];
+  tasks: BoardTask[];
   more: boolean;
 }
 
@@ -144,11 +144,11 @@ export function BoardView({ room }: { room: Room }) {
   const meId = useSession((s) => s.me?.owner_id ?? '');
   const [creating, setCreating] = useState(false);
   const [openId, setOpenId] = useState<string | null>(null);
-  const [reassign, setReassign] = useState<{ task: Task; to?: string } | null>(null);
+  const [reassign, setReassign] = useState<{ task: BoardTask; to?: string } | null>(null);
   const [focusId, setFocusId] = useState<string | null>(null);
   const [reveal, setReveal] = useState<{ lane: string; key: string } | null>(null);
   const [note, setNote] = useState<string>();
-  const dragging = useRef<Task | null>(null);
+  const dragging = useRef<BoardTask | null>(null);
   const [dropLane, setDropLane] = useState<string | null>(null);
   const lanesRef = useRef<HTMLDivElement>(null);
   useEffect(() => {
@@ -176,7 +176,7 @@ export function BoardView({ room }: { room: Room }) {
     return m;
   }, [tasks, titles]);
   const keep = useCallback(
-    (t: Task) => !filter.status || (filter.status === 'waiting' ? waitsOn(t).length > 0 : t.status === filter.status && !(filter.status === 'todo' && waitsOn(t).length > 0)),
+    (t: BoardTask) => !filter.status || (filter.status === 'waiting' ? waitsOn(t).length > 0 : t.status === filter.status && !(filter.status === 'todo' && waitsOn(t).length > 0)),
     [filter.status],
   );
   const lanes = useMemo<LaneView[]>(() => {
@@ -208,12 +208,12 @@ export function BoardView({ room }: { room: Room }) {
     return probe ? canReassign(room, meId, members, probe) : null;
   }, [tasks, room, meId, members]);
 
-  function laneOf(t: Task): string {
+  function laneOf(t: BoardTask): string {
     return t.status === 'done' ? DONE : t.assignee;
   }
 
   const onKey = useCallback(
-    (e: KeyboardEvent, t: Task) => {
+    (e: KeyboardEvent, t: BoardTask) => {
       const li = lanes.findIndex((l) => l.key === laneOf(t));
       const lane = lanes[li];
       if (!lane) return;
@@ -279,7 +279,7 @@ export function BoardView({ room }: { room: Room }) {
     [lanes, focusCard, room, meId, members, filter.status, reorder, roomId],
   );
 
-  const onDragStart = useCallback((e: DragEvent, t: Task) => {
+  const onDragStart = useCallback((e: DragEvent, t: BoardTask) => {
     dragging.current = t;
     e.dataTransfer.effectAllowed = 'move';
     e.dataTransfer.setData('text/plain', t.title);
@@ -312,9 +312,9 @@ export function BoardView({ room }: { room: Room }) {
     setNote(r.ok ? undefined : describeError(r.error));
   }
 
-  const itemKey = useCallback((t: Task) => t.task_id, []);
+  const itemKey = useCallback((t: BoardTask) => t.task_id, []);
   const render = useCallback(
-    (t: Task) => (
+    (t: BoardTask) => (
       <TaskCard
         task={t}
         members={members}

@@ -1,5 +1,5 @@
 import { memo, type DragEvent, type KeyboardEvent } from 'react';
-import type { Members, Task } from '../types';
+import type { Members, BoardTask } from '../types';
 import { dePlate } from './MessageBody';
 import { ReservedPaths } from './ReservationsView';
 
@@ -42,15 +42,15 @@ export const TaskCard = memo(function TaskCard({
   onKey,
   onDragStart,
 }: {
-  task: Task;
+  task: BoardTask;
   members?: Members;
   plates: Map<string, string>;
   links: CardLinks;
   focused: boolean;
   draggable: boolean;
-  onOpen: (t: Task) => void;
-  onKey: (e: KeyboardEvent, t: Task) => void;
-  onDragStart: (e: DragEvent, t: Task) => void;
+  onOpen: (t: BoardTask) => void;
+  onKey: (e: KeyboardEvent, t: BoardTask) => void;
+  onDragStart: (e: DragEvent, t: BoardTask) => void;
 }) {
   const handle = task.assignee_handle || plates.get(task.assignee) || '@agent';
   const lease = task.lease;
@@ -59,7 +59,7 @@ export const TaskCard = memo(function TaskCard({
   return (
     <article
       className={`card status-${task.status} ${links.waits.length ? 'waiting' : ''}`}
-      aria-label={`Task ${task.title}`}
+      aria-label={`BoardTask ${task.title}`}
       data-task={task.task_id}
       tabIndex={focused ? 0 : -1}
       draggable={draggable}

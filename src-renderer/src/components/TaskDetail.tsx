@@ -1,5 +1,5 @@
 import { useEffect, useState, type FormEvent } from 'react';
-import type { Members, Room, Task } from '../types';
+import type { BoardTask, Members, Room, Task } from '../types';
 import { useBoard } from '../stores/board';
 import { describeError, enc, get } from '../api';
 import { Confirm, Dialog } from './Dialog';
@@ -11,7 +11,7 @@ import { formatTime } from './time';
 const when = formatTime;
 
 /** Reassign: the same dialog from the detail panel, the keyboard shortcut and a drop on another lane. */
-export function ReassignDialog({ room, task, members, initial, onClose }: { room: Room; task: Task; members?: Members; initial?: string; onClose: () => void }) {
+export function ReassignDialog({ room, task, members, initial, onClose }: { room: Room; task: BoardTask | Task; members?: Members; initial?: string; onClose: () => void }) {
   const act = useBoard((s) => s.act);
   const [assignee, setAssignee] = useState(initial ?? task.assignee);
   const [err, setErr] = useState<string>();
@@ -58,7 +58,7 @@ export function ReassignDialog({ room, task, members, initial, onClose }: { room
   );
 }
 
-function TaskLinks({ label, tasks, onOpen }: { label: string; tasks: Task[]; onOpen: (t: Task) => void }) {
+function TaskLinks({ label, tasks, onOpen }: { label: string; tasks: BoardTask[]; onOpen: (t: BoardTask) => void }) {
   if (!tasks.length) return null;
   return (
     <div>
@@ -98,9 +98,9 @@ export function TaskDetail({
   taskId: string;
   meId: string;
   members?: Members;
-  tasks: Task[];
+  tasks: BoardTask[];
   plates: Map<string, string>;
-  onOpen: (t: Task) => void;
+  onOpen: (t: BoardTask) => void;
   onClose: () => void;
 }) {
   const fromBoard = tasks.find((t) => t.task_id === taskId);
@@ -126,8 +126,8 @@ export function TaskDetail({
   if (!task) return null;
 
   const byId = new Map(tasks.map((t) => [t.task_id, t]));
-  const waits = (task.blocked_by ?? []).map((id) => byId.get(id)).filter((t): t is Task => !!t);
-  const doneDeps = (task.depends_on ?? []).filter((id) => !(task.blocked_by ?? []).includes(id)).map((id) => byId.get(id)).filter((t): t is Task => !!t);
+  const waits = (task.blocked_by ?? []).map((id) => byId.get(id)).filter((t): t is BoardTask => !!t);
+  const doneDeps = (task.depends_on ?? []).filter((id) => !(task.blocked_by ?? []).includes(id)).map((id) => byId.get(id)).filter((t): t is BoardTask => !!t);
   const holds = tasks.filter((t) => (t.depends_on ?? []).includes(task.task_id));
   const handle = task.assignee_handle || plates.get(task.assignee) || '@agent';
   const instance = task.lease?.instance_id ? members?.instances.find((i) => i.instance_id === task.lease?.instance_id) : undefined;
@@ -224,7 +224,7 @@ export function TaskDetail({
                 <dd>
                   {shortName(handle)}
                   {instance ? ` (${instance.host})` : ''}
-                  {task.lease.renewed_at ? `, lease renewed ${when(task.lease.renewed_at)}` : ''}
+                  {'renewed_at' in task.lease && task.lease.renewed_at ? `, lease renewed ${when(task.lease.renewed_at)}` : ''}
                   {task.lease.stale && <span className="badge warn">stale: no renewal for over 120 s</span>}
                 </dd>
               </div>

@@ -1,12 +1,13 @@
 import { create } from 'zustand';
 import { enc, get, patch, post, type ApiError, type ApiResult } from '../api';
-import type { Board, Task, TaskStatus } from '../types';
+import type { Board, BoardTask, Task, TaskStatus } from '../types';
 
 /** Tasks per lane the board view loads (full records: the server sends at most 200 per response). */
+/** A lane's next page (Show more); the first page is the server's default, sized so every lane of a big board shows. */
 const LANE_PAGE = 50;
 
 export interface RoomBoard {
-  board?: Board;
+  board?: Board<BoardTask>;
   status: 'loading' | 'ready' | 'error';
   error?: ApiError;
   /** When the board view asks for withdrawn tasks the server adds them only on request. */
@@ -46,7 +47,7 @@ interface BoardState {
   act: (roomId: string, taskId: string, action: 'assign' | 'cancel' | 'release' | 'archive', body?: unknown) => Promise<ApiResult<unknown>>;
   edit: (roomId: string, taskId: string, e: TaskEdit) => Promise<ApiResult<Task>>;
   /** Moves `taskId` before `beforeId` (or to the end) of its lane by renumbering the lane's order. */
-  reorder: (roomId: string, lane: Task[], taskId: string, beforeId: string | null) => Promise<ApiResult<unknown>>;
+  reorder: (roomId: string, lane: BoardTask[], taskId: string, beforeId: string | null) => Promise<ApiResult<unknown>>;
 }
 
 export const useBoard = create<BoardState>((set, getState) => ({
@@ -67,8 +68,10 @@ export const useBoard = create<BoardState>((set, getState) => ({
     const prev = getState().rooms[roomId];
     const includeCancelled = prev?.includeCancelled ?? getState().filters[roomId]?.status === 'cancelled';
     if (!prev) set((s) => ({ rooms: { ...s.rooms, [roomId]: { status: 'loading', includeCancelled } } }));
-    // The board is paged per lane (docs/tasks.md); this view shows the first page of each lane, full records.
-    const r = await get<Board>(`/v1/rooms/${enc(roomId)}/board?detail=full&limit=${LANE_PAGE}${includeCancelled ? '&status=cancelled' : ''}`);
+    // The board is paged per lane (docs/tasks.md): the first page of every lane in the compact
+    // shape (a response holds far more compact tasks than full records, so no lane is left
+    // empty on a big board); the detail panel reads the full record of the task it opens.
+    const r = await get<Board<BoardTask>>(`/v1/rooms/${enc(roomId)}/board${includeCancelled ? '?status=cancelled' : ''}`);
     set((s) => {
       const cur = s.rooms[roomId] ?? { status: 'loading', includeCancelled };
       return {
@@ -84,12 +87,12 @@ export const useBoard = create<BoardState>((set, getState) => ({
     if (!b) return;
     const cursor = lane === 'done' ? b.done_next_cursor : b.lanes.find((l) => l.assignee === lane)?.next_cursor;
     if (!cursor) return;
-    const r = await get<Board>(`/v1/rooms/${enc(roomId)}/board?detail=full&limit=${LANE_PAGE}&lane=${enc(lane)}&cursor=${enc(cursor)}`);
+    const r = await get<Board<BoardTask>>(`/v1/rooms/${enc(roomId)}/board?limit=${LANE_PAGE}&lane=${enc(lane)}&cursor=${enc(cursor)}`);
     if (!r.ok) return;
     set((s) => {
       const cur = s.rooms[roomId];
       if (!cur?.board) return s;
-      const board: Board =
+      const board: Board<BoardTask> =
         lane === 'done'
           ? { ...cur.board, done: [...cur.board.done, ...r.data.done], done_next_cursor: r.data.done_next_cursor }
           : {
@@ -137,10 +140,10 @@ export const useBoard = create<BoardState>((set, getState) => ({
 }));
 
 /** Every task on a board, lanes and done view together. */
-export function allTasks(b: Board | undefined): Task[] {
+export function allTasks(b: Board<BoardTask> | undefined): BoardTask[] {
   if (!b) return [];
   const seen = new Set<string>();
-  const out: Task[] = [];
+  const out: BoardTask[] = [];
   for (const t of [...b.lanes.flatMap((l) => l.tasks), ...b.done]) {
     if (!seen.has(t.task_id)) {
       seen.add(t.task_id);
@@ -151,7 +154,7 @@ export function allTasks(b: Board | undefined): Task[] {
 }
 
 /** Waits on prerequisites: a todo task with dependencies not done yet (not the `blocked` status). */
-export function waitsOn(t: Task): string[] {
+export function waitsOn(t: BoardTask): string[] {
   return t.status === 'todo' ? (t.blocked_by ?? []) : [];
 }
 
