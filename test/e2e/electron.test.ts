@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { findElectronBinary } from '../../src-main/electron/shell.js';
+import { waitFor } from '../helpers/core.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -83,6 +84,8 @@ describe.skipIf(skipReason !== undefined)('the desktop app in Electron', () => {
       window.open('http://127.0.0.1:1/elsewhere');
       location.href = 'file:///etc/hostname';
     });
+    // The sleep is the behaviour under test: nothing may navigate or open in the time given, and
+    // absence has no event to wait for.
     await page.waitForTimeout(500);
     expect(new URL(page.url()).origin).toBe(baseUrl);
     expect(electronApp.windows().length).toBe(1);
@@ -90,7 +93,8 @@ describe.skipIf(skipReason !== undefined)('the desktop app in Electron', () => {
 
   it('stays in the tray when the window closes, and quitting closes the core cleanly', async () => {
     await electronApp.evaluate(({ BrowserWindow }) => BrowserWindow.getAllWindows()[0]!.close());
-    await new Promise((r) => setTimeout(r, 500));
+    // Settled once no window shows (hidden to the tray, or wrongly gone: the assertions below tell which).
+    await waitFor(async () => (await electronApp.evaluate(({ BrowserWindow }) => BrowserWindow.getAllWindows().every((w) => !w.isVisible()))), 'the window to close');
     expect((await fetch(baseUrl + '/healthz')).status).toBe(200);
     expect(await electronApp.evaluate(({ BrowserWindow }) => BrowserWindow.getAllWindows().map((w) => w.isVisible()))).toEqual([false]);
     const exited = new Promise<void>((r) => electronApp.process().once('exit', () => r()));
@@ -172,7 +176,7 @@ describe.skipIf(skipReason !== undefined)('the packaged desktop app (npm run dis
     if (distProblem) ctx.skip();
     const app = electronApp!;
     await app.evaluate(({ BrowserWindow }) => BrowserWindow.getAllWindows()[0]!.close());
-    await new Promise((r) => setTimeout(r, 500));
+    await waitFor(async () => (await app.evaluate(({ BrowserWindow }) => BrowserWindow.getAllWindows().every((w) => !w.isVisible()))), 'the window to close');
     expect((await fetch(baseUrl + '/healthz')).status).toBe(200);
     const exited = new Promise<void>((r) => app.process().once('exit', () => r()));
     await app.evaluate(({ app: a }) => a.quit());

@@ -3,6 +3,7 @@ import type { ChildProcess } from 'node:child_process';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { waitFor } from '../helpers/core.js';
 import { mcpServerName } from '../../shared/host-connect.js';
 import { anthropicStandIn, REPLY_PREFIX, type StandIn } from './standins.js';
 import { BIN_DIR, freshHome, hostInstalled, mentionAndWait, pathWithHosts, run } from './helpers.js';
@@ -82,14 +83,15 @@ describe.skipIf(!installed)('host: Claude Code (real CLI)', () => {
     const add = await run('claude', ['mcp', 'add', '--scope', 'user', '--transport', 'http', 'agent-rooms-live', `${s.baseUrl}/mcp/claude-code${query}`, '--header', `Authorization: Bearer ${a.credential}`], env);
     expect(add.code, add.stderr).toBe(0);
     const proc: ChildProcess = spawn(join(BIN_DIR, 'claude'), ['-p', 'wait here'], { env, cwd: sessionHome.dir, stdio: ['ignore', 'pipe', 'pipe'] });
-    const end = Date.now() + 60_000;
-    for (;;) {
-      const m = await s.api('GET', `/v1/rooms/${a.room}/members`);
-      // Live, with its GET stream open: the shape that made plain sessions channel targets before.
-      if ((m.body.instances as any[]).some((i) => i.plate === a.plate && i.host === 'claude-code' && i.streaming)) break;
-      if (Date.now() > end) throw new Error('the claude session never connected');
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await waitFor(
+      async () => {
+        const m = await s.api('GET', `/v1/rooms/${a.room}/members`);
+        // Live, with its GET stream open: the shape that made plain sessions channel targets before.
+        return (m.body.instances as any[]).some((i) => i.plate === a.plate && i.host === 'claude-code' && i.streaming);
+      },
+      'the claude session to connect',
+      60_000,
+    );
     return {
       async stop() {
         release();

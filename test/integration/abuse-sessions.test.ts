@@ -106,6 +106,8 @@ describe('sessions and abuse', () => {
           expect(msg.result.structuredContent.plate).toBe(me.plate);
           expect(msg.result.structuredContent.session_id).toBe(me.sid);
         });
+        // Not a wait for a result (every round's answers are already checked): letting time pass
+        // refills the plates' rate-limit buckets, so 8 rounds stay under the limit this test is not about.
         await new Promise((r) => setTimeout(r, 400));
       }
     }
@@ -145,7 +147,8 @@ describe('sessions and abuse', () => {
       expect(e.http_status).toBe(429);
       expect(e.error_id).toMatch(/^err_/);
     }
-    // After waiting as told, the flooder is served again.
+    // After waiting as told, the flooder is served again. The sleep is the behaviour under test:
+    // retry_after_ms must be enough, so the test waits exactly that long (plus slack), not until it works.
     await new Promise((r) => setTimeout(r, Math.max(...limited.map((r) => r.structuredContent.error.retry_after_ms)) + 50));
     expect((await ok(fc, 'whoami')).plate).toBe(flooder.plate);
   });

@@ -4,6 +4,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestServer, ok } from '../helpers/server.js';
+import { waitFor } from '../helpers/core.js';
 import { exportRoom } from '../../src-main/core/backup/export.js';
 import type { BackupResult } from '../../src-main/core/backup/backup.js';
 
@@ -100,13 +101,15 @@ describe('export, snapshots and the backup routes', () => {
       await s.api('POST', `/v1/rooms/${room}/messages`, { body: 'snap me' });
       // Every ~1.8 s a snapshot is due; wait for at least four, of which two are kept.
       const made = new Set<string>();
-      const deadline = Date.now() + 40_000;
-      while (made.size < 4 && Date.now() < deadline) {
-        const st = await s.api('GET', '/v1/backups');
-        for (const b of st.body.backups as BackupResult[]) if (b.kind === 'auto') made.add(b.path);
-        await new Promise((r) => setTimeout(r, 300));
-      }
-      expect(made.size).toBeGreaterThanOrEqual(4);
+      await waitFor(
+        async () => {
+          const st = await s.api('GET', '/v1/backups');
+          for (const b of st.body.backups as BackupResult[]) if (b.kind === 'auto') made.add(b.path);
+          return made.size >= 4;
+        },
+        'four automatic backups',
+        40_000,
+      );
       const st = await s.api('GET', '/v1/backups');
       expect(st.status).toBe(200);
       const autos = (st.body.backups as BackupResult[]).filter((b) => b.kind === 'auto');

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import { startTestServer, ok, type TestServer } from '../helpers/server.js';
+import { waitFor } from '../helpers/core.js';
 import { restoreHome } from '../../src-main/core/backup/restore.js';
 import type { BackupResult } from '../../src-main/core/backup/backup.js';
 
@@ -51,7 +52,7 @@ describe('online backup and restore', () => {
     const backups: Array<{ result: BackupResult; acked: Ack[] }> = [];
     const outside = tmp('ar-bk-dest-');
     try {
-      while (acks.length < 40) await new Promise((r) => setTimeout(r, 20));
+      await waitFor(() => acks.length >= 40, '40 acknowledged writes');
       for (let i = 0; i < 20; i++) {
         const acked = acks.slice();
         // Half go to <home>/backups (the default), half to a folder of the caller's choosing.

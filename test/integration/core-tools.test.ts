@@ -57,10 +57,21 @@ describe('core tools', () => {
   });
 
   it('list_rooms lists only the caller’s rooms', async () => {
-    const rooms = (await callChecked(ca, 'list_rooms')).structuredContent.rooms.map((r: any) => r.room_id);
-    expect(rooms).toEqual([room]);
-    const theirs = (await callChecked(co, 'list_rooms')).structuredContent.rooms.map((r: any) => r.room_id);
-    expect(theirs).toEqual([otherRoom]);
+    // Agents and rooms of its own: other tests add alice to rooms, in whatever order they run.
+    const mine = await s.agent('Lister');
+    const stranger = await s.agent('Stranger');
+    const listed = await s.room('Listed');
+    const notListed = await s.room('Not listed');
+    await s.join(listed, mine.plate);
+    await s.join(notListed, stranger.plate);
+    const cm = await s.connect(mine.credential);
+    const cs = await s.connect(stranger.credential);
+    const rooms = (await callChecked(cm, 'list_rooms')).structuredContent.rooms.map((r: any) => r.room_id);
+    expect(rooms).toEqual([listed]);
+    const theirs = (await callChecked(cs, 'list_rooms')).structuredContent.rooms.map((r: any) => r.room_id);
+    expect(theirs).toEqual([notListed]);
+    await cm.close();
+    await cs.close();
   });
 
   it('list_members: humans and agents; refusals', async () => {

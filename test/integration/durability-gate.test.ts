@@ -5,16 +5,21 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { holdWritesUntil } from '../../src-main/core/db/write-gate.js';
 import { startTestServer } from '../helpers/server.js';
+import { waitFor } from '../helpers/core.js';
 
 describe('writes wait for the start-up integrity check', () => {
   it('while a large file is being checked, GETs are served and other requests wait; they run once it passed', async () => {
+    const served: string[] = [];
     const server = createServer((req, res) => {
+      served.push(`${req.method} ${req.url}`);
       res.writeHead(200, { 'content-type': 'text/plain' });
       res.end(`${req.method} ${req.url}`);
     });
     let pass!: () => void;
     const check = new Promise<void>((r) => (pass = r));
     holdWritesUntil(server, check);
+    let arrived = 0; // requests the server has received (held or served)
+    server.on('request', () => arrived++);
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
     try {
@@ -25,7 +30,9 @@ describe('writes wait for the start-up integrity check', () => {
         return r.text();
       });
       const login = fetch(`${base}/login?token=x`).then((r) => r.text());
-      await new Promise((r) => setTimeout(r, 300));
+      await waitFor(() => arrived === 3, 'the POST and the login to reach the server');
+      // The gate decides as a request arrives (before the counter above sees it): both are held, unhandled.
+      expect(served).toEqual(['GET /v1/me']);
       expect(posted).toBe(false);
       pass();
       expect(await post).toBe('POST /v1/rooms');
@@ -43,11 +50,13 @@ describe('writes wait for the start-up integrity check', () => {
     let fail!: (e: Error) => void;
     const check = new Promise<void>((_r, j) => (fail = j));
     holdWritesUntil(server, check);
+    let arrived = 0; // requests the server has received (held or served)
+    server.on('request', () => arrived++);
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
     try {
       const post = fetch(`${base}/v1/rooms`, { method: 'POST', body: '{}' });
-      await new Promise((r) => setTimeout(r, 100));
+      await waitFor(() => arrived === 1, 'the POST to reach the server');
       fail(new Error('damaged'));
       const res = await post;
       expect(res.status).toBe(503);

@@ -7,6 +7,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { spawnServer, type ChildServer } from '../helpers/child.js';
+import { waitFor } from '../helpers/core.js';
 
 const MiB = 1024 * 1024;
 
@@ -49,8 +50,7 @@ describe('files: a crash mid-upload', () => {
     req.on('error', () => {});
     req.write(bytes.subarray(0, 16 * MiB));
     const tmp = join(home, 'blobs', 'tmp');
-    for (let i = 0; i < 500 && !readdirSync(tmp).some((n) => n.endsWith('.part')); i++) await new Promise((r) => setTimeout(r, 10));
-    expect(readdirSync(tmp).some((n) => n.endsWith('.part'))).toBe(true);
+    await waitFor(() => readdirSync(tmp).some((n) => n.endsWith('.part')), 'a partial upload on disk');
     await srv.kill();
     req.destroy();
     await c.close().catch(() => {});

@@ -205,6 +205,8 @@ describe('files: inline tools', () => {
   });
 
   it('checks scopes and membership', async () => {
+    // A file of its own, so the test does not lean on what others wrote (they may run after it).
+    await ok(c, 'write_file', { room, path: 'scope/doc.txt', content: 'doc' });
     const reader = await s.agent('ReadOnly', { scopes: ['READ'] });
     const outsider = await s.agent('Outsider');
     await s.join(room, reader.plate);
@@ -212,19 +214,19 @@ describe('files: inline tools', () => {
     const co = await s.connect(outsider.credential);
     expect((await ok(cr, 'list_files', { room })).files.length).toBeGreaterThan(0);
     for (const [tool, args] of [
-      ['write_file', { room, path: 'x.txt', content: 'x' }],
-      ['delete_file', { room, path: 'doc.txt' }],
+      ['write_file', { room, path: 'scope/x.txt', content: 'x' }],
+      ['delete_file', { room, path: 'scope/doc.txt' }],
       ['share_file', { room, filename: 'x.bin', content_type: 'application/octet-stream', size_bytes: 1, sha256: sha('x') }],
       ['complete_file_upload', { file_id: 'file_x' }],
-      ['read_file', { room, path: 'doc.txt' }],
+      ['read_file', { room, path: 'scope/doc.txt' }],
       ['fetch_file', { file_id: 'file_x' }],
     ] as const) {
       expect((await fails(cr, tool, args)).code, tool).toBe('SCOPE_MISSING');
     }
-    expect((await ok(c, 'list_files', { room, prefix: 'x.txt' })).files).toHaveLength(0); // nothing was written
+    expect((await ok(c, 'list_files', { room, prefix: 'scope/x.txt' })).files).toHaveLength(0); // nothing was written
     expect((await fails(co, 'list_files', { room })).code).toBe('NOT_MEMBER');
-    expect((await fails(co, 'read_file', { room, path: 'doc.txt' })).code).toBe('NOT_MEMBER');
-    const docId = (await ok(c, 'list_files', { room, prefix: 'doc.txt' })).files[0].file_id;
+    expect((await fails(co, 'read_file', { room, path: 'scope/doc.txt' })).code).toBe('NOT_MEMBER');
+    const docId = (await ok(c, 'list_files', { room, prefix: 'scope/doc.txt' })).files[0].file_id;
     expect((await fails(co, 'fetch_file', { file_id: docId })).code).toBe('NOT_MEMBER');
     // A file id of another room does not open it through this room.
     const other = await s.room('Elsewhere');

@@ -9,6 +9,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { freePort } from '../load/crash.js';
 import { startTestServer, ok, type TestServer } from '../helpers/server.js';
+import { waitFor } from '../helpers/core.js';
 import { dbConsistency } from '../load/arbitraries.js';
 
 /**
@@ -24,13 +25,13 @@ import { dbConsistency } from '../load/arbitraries.js';
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const canUnshare = spawnSync('unshare', ['-rm', 'true']).status === 0;
 
-// $1 home (the mount point), $2 port. USR1 frees the ballast, TERM stops the server; then the checker runs.
+// $1 home (the mount point), $2 port. USR1 frees the ballast (and says so), TERM stops the server; then the checker runs.
 const SCRIPT = `
 set -u
 H="$1"; PORT="$2"
 mount -t tmpfs -o size=6m tmpfs "$H" || exit 90
 head -c 1572864 /dev/zero > "$H/.ballast"
-trap 'rm -f "$H/.ballast"' USR1
+trap 'rm -f "$H/.ballast"; echo BALLAST_FREED' USR1
 trap 'kill -TERM $P' TERM
 node --import tsx src-main/core/cli.ts serve --port "$PORT" --home "$H" --rate-limit 0 &
 P=$!
@@ -127,7 +128,7 @@ describe('disk full', () => {
 
       // Free space, then retry with the same keys: each write lands exactly once.
       tiny.proc.kill('SIGUSR1');
-      await new Promise((r) => setTimeout(r, 300));
+      await waitFor(() => tiny.out().includes('BALLAST_FREED'), 'the ballast to be freed');
       for (const r of refused) {
         const again = await ok(c, 'write_file', { room, path: r.path, content: r.content, encoding: 'base64', idempotency_key: r.key });
         expect(again.sha256).toBe(r.sha);

@@ -17,7 +17,7 @@ export function ownEvidence(db: Db, plate: string, errorId: string): EvidenceRow
   return e && e.plate === plate ? e : undefined;
 }
 
-export function isDiagnoseFailure(e: EvidenceRow): boolean {
+export function isDiagnoseFailure(e: Pick<EvidenceRow, 'tool' | 'reason'>): boolean {
   return e.tool === 'diagnose_error' || e.reason === DIAGNOSE_FAILED;
 }
 
@@ -35,8 +35,12 @@ export interface Verdict {
 
 /** Whether a report of this failure would help: a server fault or contract mismatch, not fixed by a retry, not diagnose_error's own. */
 export function verdictOf(db: Db, e: EvidenceRow): Verdict {
+  return verdictFrom(e, resolvedByRetry(db, e));
+}
+
+/** verdictOf's rule on the facts alone; `resolved`: the same call succeeded after this failure. */
+export function verdictFrom(e: Pick<EvidenceRow, 'code' | 'reason' | 'tool'>, resolved: boolean): Verdict {
   const classification = classify(e);
-  const resolved = resolvedByRetry(db, e);
   let recommended = false;
   let why: string;
   if (isDiagnoseFailure(e)) why = 'a failure of diagnose_error itself is never reported';
@@ -55,12 +59,7 @@ export function diagnoseEvidence(db: Db, docUrl: (code: string) => string, e: Ev
   const { summary, steps } = explain(v.classification, facts);
   const consent = getConsent(db, e.plate!);
   const reported = inErrorReports(db, e.error_id);
-  let next: string;
-  if (isDiagnoseFailure(e)) next = 'stop';
-  else if (reported) next = 'stop: already reported';
-  else if (v.recommended) next = consent.bugs ? 'report_error' : 'ask your human for bug consent, then set_feedback_consent';
-  else if (v.resolvedByRetry) next = 'stop';
-  else next = retryAdvice(v.classification, facts).retryable ? 'retry once after retry.delay_ms' : 'correct the call';
+  const next = nextAction(e, v, reported, consent.bugs);
   const occurrences = (stmt(db, 'SELECT COUNT(*) AS n FROM evidence WHERE fingerprint = ?').get(e.fingerprint) as { n: number }).n;
   return {
     error_id: e.error_id,
@@ -86,6 +85,15 @@ export function diagnoseEvidence(db: Db, docUrl: (code: string) => string, e: Ev
       next_action: next,
     },
   };
+}
+
+/** What the caller should do after diagnose_error, from the verdict, whether it was reported and the bug consent. */
+export function nextAction(e: Pick<EvidenceRow, 'code' | 'reason' | 'tool'>, v: Verdict, reported: boolean, bugConsent: boolean): string {
+  if (isDiagnoseFailure(e)) return 'stop';
+  if (reported) return 'stop: already reported';
+  if (v.recommended) return bugConsent ? 'report_error' : 'ask your human for bug consent, then set_feedback_consent';
+  if (v.resolvedByRetry) return 'stop';
+  return retryAdvice(v.classification, { code: e.code, reason: e.reason, tool: e.tool }).retryable ? 'retry once after retry.delay_ms' : 'correct the call';
 }
 
 /** Fallback when only tool and code are known: generic advice, no evidence, so nothing to report. */

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useMemo, useRef, useState, type DragEvent, type FormEvent, type KeyboardEvent } from 'react';
-import { allTasks, NO_FILTER, useBoard, waitsOn, wouldCycle, type StatusFilter } from '../stores/board';
+import { allTasks, matchesStatus, NO_FILTER, useBoard, waitsOn, wouldCycle, type StatusFilter } from '../stores/board';
 import { useRooms } from '../stores/rooms';
 import { useSession } from '../stores/session';
 import type { Room, BoardTask } from '../types';
@@ -176,7 +176,7 @@ export function BoardView({ room }: { room: Room }) {
     return m;
   }, [tasks, titles]);
   const keep = useCallback(
-    (t: BoardTask) => !filter.status || (filter.status === 'waiting' ? waitsOn(t).length > 0 : t.status === filter.status && !(filter.status === 'todo' && waitsOn(t).length > 0)),
+    (t: BoardTask) => matchesStatus(t, filter.status),
     [filter.status],
   );
   const lanes = useMemo<LaneView[]>(() => {

@@ -159,6 +159,16 @@ export function waitsOn(t: BoardTask): string[] {
 }
 
 /**
+ * The board's status filter: `waiting` keeps todo tasks with prerequisites not done yet; `todo`
+ * keeps only the todo tasks that can start now; any other status keeps that status.
+ */
+export function matchesStatus(t: BoardTask, status: StatusFilter): boolean {
+  if (!status) return true;
+  if (status === 'waiting') return waitsOn(t).length > 0;
+  return t.status === status && !(status === 'todo' && waitsOn(t).length > 0);
+}
+
+/**
  * Would giving `taskId` these dependencies close a cycle? True when any chosen dependency
  * already depends (transitively) on `taskId`, or names the task itself.
  */

@@ -20,7 +20,7 @@ interface WakesState {
 }
 
 /** The first array found in a response body: the list routes name their arrays differently. */
-function firstArray<T>(body: unknown, ...keys: string[]): T[] {
+export function firstArray<T>(body: unknown, ...keys: string[]): T[] {
   if (Array.isArray(body)) return body as T[];
   const o = (body ?? {}) as Record<string, unknown>;
   for (const k of keys) if (Array.isArray(o[k])) return o[k] as T[];
