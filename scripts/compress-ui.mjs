@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 
-const dir = process.argv[2] ?? fileURLToPath(new URL('../../dist/renderer', import.meta.url));
+const dir = process.argv[2] ?? fileURLToPath(new URL('../dist/renderer', import.meta.url));
 const TEXT = /\.(js|css|html|svg|json|ico|webmanifest)$/;
 let files = 0;
 let before = 0;
