@@ -1,4 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { expect } from 'vitest';
@@ -129,4 +131,22 @@ export async function waitFor<T>(fn: () => T | Promise<T>, what: string, limitMs
     if (Date.now() > end) throw new Error(`gave up waiting for ${what}${last ? `: ${String(last)}` : ''}`);
     await new Promise((r) => setTimeout(r, 25));
   }
+}
+
+/** Temporary folders a test makes (`tmp`) or learns of (`keep`), all removed by `removeAll` in its afterAll. */
+export function tempDirs() {
+  const dirs: string[] = [];
+  return {
+    tmp(prefix: string): string {
+      const d = mkdtempSync(join(tmpdir(), prefix));
+      dirs.push(d);
+      return d;
+    },
+    keep(dir: string): void {
+      dirs.push(dir);
+    },
+    removeAll(): void {
+      for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+    },
+  };
 }

@@ -1,10 +1,9 @@
 import { describe, it, expect, afterAll } from 'vitest';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTestServer, ok } from '../helpers/server.js';
-import { waitFor } from '../helpers/core.js';
+import { waitFor, tempDirs } from '../helpers/core.js';
 import { exportRoom } from '../../src-main/core/backup/export.js';
 import type { BackupResult } from '../../src-main/core/backup/backup.js';
 
@@ -23,13 +22,8 @@ function run(cmd: string, args: string[]): Promise<{ code: number | null; stdout
 }
 
 describe('export, snapshots and the backup routes', () => {
-  const dirs: string[] = [];
-  const tmp = (p: string) => {
-    const d = mkdtempSync(join(tmpdir(), p));
-    dirs.push(d);
-    return d;
-  };
-  afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+  const { tmp, removeAll } = tempDirs();
+  afterAll(removeAll);
 
   it('export writes a readable folder and a tar: messages, tasks, decisions as JSON lines, files as files, no secrets', async () => {
     const s = await startTestServer({ home: tmp('ar-export-') });

@@ -1,23 +1,17 @@
 import { describe, it, expect, afterAll } from 'vitest';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import { startTestServer, ok, type TestServer } from '../helpers/server.js';
-import { waitFor } from '../helpers/core.js';
+import { waitFor, tempDirs } from '../helpers/core.js';
 import { restoreHome } from '../../src-main/core/backup/restore.js';
 import type { BackupResult } from '../../src-main/core/backup/backup.js';
 
 const sha = (s: string) => createHash('sha256').update(s).digest('hex');
 
 describe('online backup and restore', () => {
-  const dirs: string[] = [];
-  const tmp = (p: string) => {
-    const d = mkdtempSync(join(tmpdir(), p));
-    dirs.push(d);
-    return d;
-  };
-  afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+  const { tmp, removeAll } = tempDirs();
+  afterAll(removeAll);
 
   it('20 consecutive backups taken while 8 writers run all verify, and each restores to a home that serves every write acknowledged before it', async () => {
     const s = await startTestServer({ home: tmp('ar-bk-live-') });

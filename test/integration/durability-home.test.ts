@@ -1,8 +1,7 @@
 import { describe, it, expect, afterAll } from 'vitest';
 import { spawn } from 'node:child_process';
-import { chmodSync, chownSync, closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { chmodSync, chownSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
@@ -10,6 +9,7 @@ import Database from 'better-sqlite3';
 import { spawnServer, type ChildServer } from '../helpers/child.js';
 import { startTestServer } from '../helpers/server.js';
 import { HOME_EXIT_CODES } from '../../src-main/core/db/home-errors.js';
+import { tempDirs } from '../helpers/core.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -50,16 +50,11 @@ async function deadPid(): Promise<number> {
 }
 
 describe('one server per home', () => {
-  const dirs: string[] = [];
   const children: ChildServer[] = [];
-  const tmp = (p: string) => {
-    const d = mkdtempSync(join(tmpdir(), p));
-    dirs.push(d);
-    return d;
-  };
+  const { tmp, keep, removeAll } = tempDirs();
   afterAll(async () => {
     for (const c of children) if (c.proc.exitCode === null) await c.kill();
-    dirs.forEach((d) => rmSync(d, { recursive: true, force: true }));
+    removeAll();
   });
 
   it('a second serve on the same home (also on the same port) exits 3 naming the running URL and pid, and leaves the first alone', async () => {
@@ -138,7 +133,7 @@ describe('one server per home', () => {
     const ok = await runCli(['restore', path, '--home', home]);
     expect(ok.code, ok.stderr).toBe(0);
     const previous = /previous home is kept at (\S+);/.exec(ok.stdout)![1]!;
-    dirs.push(previous);
+    keep(previous);
     expect(existsSync(join(previous, 'rooms.db'))).toBe(true);
     expect(existsSync(join(home, 'backups', 'last.json'))).toBe(true);
     const back = await spawnServer(home);
@@ -148,13 +143,8 @@ describe('one server per home', () => {
 });
 
 describe('refused homes: each names the path and the fix, with its own exit code', () => {
-  const dirs: string[] = [];
-  const tmp = (p: string) => {
-    const d = mkdtempSync(join(tmpdir(), p));
-    dirs.push(d);
-    return d;
-  };
-  afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+  const { tmp, keep, removeAll } = tempDirs();
+  afterAll(removeAll);
 
   /** A real home with some data, stopped, its database padded past a few MiB so 64 KiB mid-file hits table pages. */
   async function stoppedHome(prefix: string): Promise<string> {
@@ -195,7 +185,7 @@ describe('refused homes: each names the path and the fix, with its own exit code
     // And the restore it names brings the home back.
     const back = await runCli(['restore', latest, '--home', home]);
     expect(back.code, back.stderr).toBe(0);
-    dirs.push(/previous home is kept at (\S+);/.exec(back.stdout)![1]!);
+    keep(/previous home is kept at (\S+);/.exec(back.stdout)![1]!);
     const s = await spawnServer(home);
     expect(await s.stop()).toBe(0);
   });
