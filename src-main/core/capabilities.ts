@@ -1,7 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Core } from './context.js';
-import type { ToolDef } from './mcp/tool.js';
-import type { Route } from './http/router.js';
+import type { ToolChecks, ToolDef } from './mcp/tool.js';
+import type { LegacyRoute, Route, RouterChecks } from './http/router.js';
+import { humanRole, requireAgentRoom, requireHumanRoom } from './rooms/store.js';
 import { identityTools } from './identity/tools.js';
 import { inboxTools } from './inbox/tools.js';
 import { roomTools } from './rooms/tools.js';
@@ -42,7 +43,22 @@ import { startSnapshots } from './backup/service.js';
 export const ALL_TOOLS: ToolDef[] = [...identityTools, ...inboxTools, ...roomTools, ...messageTools, ...addressingTools, ...contextTools, ...fileTools, ...workspaceTools, ...taskTools, ...reservationTools, ...searchTools, ...feedbackTools];
 
 /** Every human API route. */
-export const ALL_ROUTES: Route[] = [...ownerRoutes, ...uiAuthRoutes, ...agentRoutes, ...roomRoutes, ...eventRoutes, ...fileRoutes, ...workspaceRoutes, ...taskRoutes, ...feedbackRoutes, ...wakeRoutes, ...contextRoutes, ...reservationRoutes, ...searchRoutes, ...backupRoutes];
+export const ALL_ROUTES: Array<Route | LegacyRoute> = [...ownerRoutes, ...uiAuthRoutes, ...agentRoutes, ...roomRoutes, ...eventRoutes, ...fileRoutes, ...workspaceRoutes, ...taskRoutes, ...feedbackRoutes, ...wakeRoutes, ...contextRoutes, ...reservationRoutes, ...searchRoutes, ...backupRoutes];
+
+/** The checks the router runs for routes that declare them (the router imports no capability). */
+export const ROUTER_CHECKS: RouterChecks = {
+  humanRoom(core, roomId, ownerId, need) {
+    const r = requireHumanRoom(core.db, roomId, ownerId, need === 'admin');
+    return { id: r.id, name: r.name, role: humanRole(core.db, roomId, ownerId)! };
+  },
+};
+
+/** The checks the tool registry runs for tools that declare them. */
+export const TOOL_CHECKS: ToolChecks = {
+  agentRoom(core, roomId, plate) {
+    requireAgentRoom(core.db, roomId, plate);
+  },
+};
 
 /** Start-up hooks of capabilities that run background work (e.g. the wake dispatcher). */
 export const CAPABILITY_STARTERS: Array<(core: Core) => void> = [

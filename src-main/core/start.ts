@@ -18,7 +18,7 @@ import { ToolRegistry } from './mcp/registry.js';
 import { Router } from './http/router.js';
 import { createHttpServer } from './http/server.js';
 import { DEFAULT_MCP_SESSION_LIMITS, type Core, type McpSessionLimits } from './context.js';
-import { ALL_ROUTES, ALL_TOOLS, CAPABILITY_STARTERS, RAW_HANDLERS } from './capabilities.js';
+import { ALL_ROUTES, ALL_TOOLS, CAPABILITY_STARTERS, RAW_HANDLERS, ROUTER_CHECKS, TOOL_CHECKS } from './capabilities.js';
 import { createOwner, ownerByToken, primaryOwner } from './owners/store.js';
 import { createLoginLink } from './owners/login.js';
 import { stmt } from './db/stmt.js';
@@ -151,8 +151,8 @@ export async function startCore(opts: StartOptions): Promise<RunningCore> {
     lock.release();
     throw classifyDbError(err, dbFile, home) ?? err;
   }
-  const registry = new ToolRegistry(ALL_TOOLS);
-  const router = new Router(ALL_ROUTES);
+  const registry = new ToolRegistry(ALL_TOOLS, TOOL_CHECKS);
+  const router = new Router(ALL_ROUTES, ROUTER_CHECKS);
   const rawHandlers = RAW_HANDLERS.map((h) => (req: IncomingMessage, res: ServerResponse, url: URL) => h(core, req, res, url));
   let port = opts.port ?? DEFAULT_PORT;
   const server = createHttpServer(

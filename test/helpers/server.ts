@@ -89,6 +89,8 @@ export async function startTestServer(opts: Partial<StartOptions> = {}): Promise
       });
       const client = new Client({ name: 'test', version: '1.0.0' });
       await client.connect(transport);
+      // The SDK checks each result against its tool's outputSchema once it has read tools/list.
+      await client.listTools();
       clients.push(client);
       return client;
     },

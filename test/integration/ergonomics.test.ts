@@ -10,9 +10,14 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
  * tools; it grew by the titles and annotations every tool now declares for hosts that gate
  * approval on them (about 110 bytes a tool, issue 13) and by the path reservation and search
  * tools. Descriptions stay short: the budget is per server, not per tool.
+ *
+ * The budget counts what a host puts before the model: name, title, description, input schema and
+ * annotations. Output schemas (issue 18) are for the client, which checks each result against
+ * them; hosts do not show them to the model, so they have a wire budget of their own.
  */
 
 const TOOLS_LIST_BUDGET = 40 * 1024;
+const TOOLS_LIST_WIRE_BUDGET = 96 * 1024;
 
 /** Says what comes back: "Returns …", or opens by naming the result ("The room board: …", "Your identity here: …"). */
 const SAYS_WHAT_IT_RETURNS = /\breturns?\b|\bcomes? back\b|^(the|your|a|an|who|all|humans|pull-mode)\b/i;
@@ -75,15 +80,17 @@ describe('agent ergonomics', () => {
 
   it(`a full-scope agent's tools/list stays under ${TOOLS_LIST_BUDGET / 1024} KB of JSON`, async () => {
     const listed = await c.listTools();
-    const bytes = Buffer.byteLength(JSON.stringify(listed));
+    const wire = Buffer.byteLength(JSON.stringify(listed));
+    const bytes = Buffer.byteLength(JSON.stringify({ tools: listed.tools.map(({ outputSchema: _o, ...modelSees }) => modelSees) }));
     const biggest = tools
       .map((t) => ({ name: t.name, bytes: Buffer.byteLength(JSON.stringify(t)) }))
       .sort((a, b) => b.bytes - a.bytes)
       .slice(0, 5);
     console.log(
-      `tools/list: ${tools.length} tools, ${bytes} bytes of JSON (~${Math.round(bytes / 4)} tokens); largest: ${biggest.map((b) => `${b.name} ${b.bytes}`).join(', ')}`,
+      `tools/list: ${tools.length} tools, ${bytes} bytes of JSON a model reads (~${Math.round(bytes / 4)} tokens), ${wire} bytes with the output schemas; largest: ${biggest.map((b) => `${b.name} ${b.bytes}`).join(', ')}`,
     );
     expect(tools.length).toBeGreaterThan(5);
     expect(bytes).toBeLessThan(TOOLS_LIST_BUDGET);
+    expect(wire).toBeLessThan(TOOLS_LIST_WIRE_BUDGET);
   });
 });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Route } from '../http/router.js';
+import type { LegacyRoute } from '../http/router.js';
 import { Status } from '../http/router.js';
 import { parseWith } from '../http/validate.js';
 import { AppError } from '../errors/app-error.js';
@@ -39,7 +39,7 @@ function bearerOf(h: string | undefined): string | undefined {
   return m?.[1];
 }
 
-export const agentRoutes: Route[] = [
+export const agentRoutes: LegacyRoute[] = [
   {
     method: 'POST',
     path: '/v1/agents',

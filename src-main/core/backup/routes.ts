@@ -1,6 +1,6 @@
 import { isAbsolute } from 'node:path';
 import { z } from 'zod';
-import type { Route } from '../http/router.js';
+import type { LegacyRoute } from '../http/router.js';
 import { Status } from '../http/router.js';
 import { parseWith } from '../http/validate.js';
 import { AppError, toAppError } from '../errors/app-error.js';
@@ -18,7 +18,7 @@ function primaryOnly(owner: { is_primary: boolean }) {
  * With `Accept: application/x-ndjson` the answer streams progress lines, then
  * `{"result": …}` or `{"error": …}` (the command line shows them); otherwise it is one JSON.
  */
-export const backupRoutes: Route[] = [
+export const backupRoutes: LegacyRoute[] = [
   {
     method: 'GET',
     path: '/v1/backups',

@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import type { Route } from '../http/router.js';
+import type { LegacyRoute } from '../http/router.js';
 import { Status } from '../http/router.js';
 import { parseWith } from '../http/validate.js';
 import { requireHumanRoom } from '../rooms/store.js';
 import { addDecision, getFocus, listDecisions, setFocus, DECISION_MAX, FOCUS_MAX } from './service.js';
 
 /** Durable room context set by humans: the current focus and the decisions. */
-export const contextRoutes: Route[] = [
+export const contextRoutes: LegacyRoute[] = [
   {
     method: 'GET',
     path: '/v1/rooms/:id/focus',

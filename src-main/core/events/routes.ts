@@ -1,4 +1,4 @@
-import type { Route } from '../http/router.js';
+import type { LegacyRoute } from '../http/router.js';
 import { humanRole } from '../rooms/store.js';
 import type { CoreEvent, WireEvent } from '../../../shared/core-events.js';
 
@@ -8,7 +8,7 @@ function toWire(e: CoreEvent): WireEvent {
 }
 
 /** Server-Sent Events for the UI: every core event the signed-in owner may see. */
-export const eventRoutes: Route[] = [
+export const eventRoutes: LegacyRoute[] = [
   {
     method: 'GET',
     path: '/v1/events',

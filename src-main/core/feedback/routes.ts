@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Route } from '../http/router.js';
+import type { LegacyRoute } from '../http/router.js';
 import { parseWith } from '../http/validate.js';
 import { requireHumanRoom } from '../rooms/store.js';
 import { ownAgent } from '../agents/routes.js';
@@ -9,7 +9,7 @@ import { taskFeedbackOfRoom } from './task-feedback.js';
 import { productFeedbackOfRoom } from './product.js';
 
 /** What humans read of feedback: error reports, a room's task and product feedback, their agents' consent. */
-export const feedbackRoutes: Route[] = [
+export const feedbackRoutes: LegacyRoute[] = [
   {
     method: 'GET',
     path: '/v1/reports',

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Route } from '../http/router.js';
+import type { LegacyRoute } from '../http/router.js';
 import { Status } from '../http/router.js';
 import { parseWith } from '../http/validate.js';
 import { requireHumanRoom } from '../rooms/store.js';
@@ -11,7 +11,7 @@ const human = (ownerId: string): FileActor => ({ kind: 'human', ownerId });
 const versionQuery = z.object({ v: z.coerce.number().int().min(1).optional() });
 
 /** The UI's file routes: the same presigned flow as the tools, with the human as uploader. */
-export const fileRoutes: Route[] = [
+export const fileRoutes: LegacyRoute[] = [
   {
     method: 'GET',
     path: '/v1/rooms/:id/files',

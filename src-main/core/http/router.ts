@@ -1,31 +1,116 @@
+import type { z } from 'zod';
 import { AppError } from '../errors/app-error.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Core } from '../context.js';
 import type { Owner } from '../owners/store.js';
+import { parseWith } from './validate.js';
 
-export interface RouteContext {
+/** Who may call a route: any signed-in owner (default), the primary owner only, or anyone (the route authenticates itself). */
+export type RouteAuth = 'owner' | 'primary' | 'public';
+
+/** The calling human's standing in the room named by the path's `:id`, checked by the router before the handler runs. */
+export type RoomAccess = 'member' | 'admin';
+
+/** The room a `room:` route acts on, as the router found it. */
+export interface RouteRoom {
+  id: string;
+  name: string;
+  role: RoomAccess;
+}
+
+/** The names of a path's `:params`: `/v1/rooms/:id/tasks/:taskId` gives `'id' | 'taskId'`. */
+export type ParamNames<P extends string> = P extends `${string}:${infer K}/${infer Rest}`
+  ? K | ParamNames<`/${Rest}`>
+  : P extends `${string}:${infer K}`
+    ? K
+    : never;
+
+interface BaseContext<P extends string> {
   core: Core;
   req: IncomingMessage;
   res: ServerResponse;
   url: URL;
-  params: Record<string, string>;
-  /** The authenticated human; absent only on routes marked `public`. */
-  owner: Owner;
-  /** Parsed JSON body (POST/PUT/PATCH), `{}` when empty. */
-  body: Record<string, unknown>;
+  params: { [K in ParamNames<P>]: string };
 }
 
-/** A handler returns the JSON to send (200), `{status, body}`, or nothing when it wrote the response itself. */
-export type RouteResult = unknown;
+/** What a handler knows: the owner (absent on public routes) and, on `room:` routes, the room. */
+export type RouteContext<P extends string = string, A extends RouteAuth = 'owner', R extends RoomAccess | undefined = undefined> = BaseContext<P> &
+  (A extends 'public' ? { owner?: undefined } : { owner: Owner }) &
+  (R extends RoomAccess ? { room: RouteRoom } : unknown);
 
+/** The parsed body and query; `{}` where the route declares no schema. */
+export interface RouteInput<B, Q> {
+  body: B;
+  query: Q;
+}
+
+type Infer<S> = S extends z.ZodType ? z.infer<S> : Record<string, never>;
+
+export interface RouteSpec<
+  P extends string,
+  A extends RouteAuth,
+  R extends RoomAccess | undefined,
+  B extends z.ZodType | undefined,
+  Q extends z.ZodType | undefined,
+> {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  path: P;
+  /** Default `owner`. */
+  auth?: A;
+  /** The caller must be a human member (or admin) of the room `:id`; 404 when not a member, 403 when not admin. */
+  room?: R;
+  /** The JSON body's schema (failures are INVALID_ARGUMENT naming the fields, never echoing values). */
+  body?: B;
+  /** The query string's schema: each parameter once, as a string (use z.coerce for numbers). */
+  query?: Q;
+  /** Handles its own body (e.g. streaming uploads). */
+  rawBody?: boolean;
+  /** Returns the JSON to send (200), `new Status(code, body)`, or nothing after writing the response itself (204 when nothing was written). */
+  handler: (ctx: RouteContext<P, A, R>, input: RouteInput<Infer<B>, Infer<Q>>) => unknown;
+}
+
+/** A route as the router keeps it (the handler's types erased). */
 export interface Route {
   method: string;
   path: string;
-  /** No owner authentication (e.g. passport minting, which authenticates the credential itself). */
-  public?: boolean;
-  /** Handles its own body (e.g. streaming uploads). */
+  auth: RouteAuth;
+  room?: RoomAccess;
+  body?: z.ZodType;
+  query?: z.ZodType;
   rawBody?: boolean;
-  handler: (ctx: RouteContext) => RouteResult | Promise<RouteResult>;
+  /** The argument names the route declares: evidence keeps their shape, and only the count of others. */
+  knownArgs: ReadonlySet<string>;
+  handler: (ctx: RouteContext<string, RouteAuth, RoomAccess | undefined>, input: RouteInput<unknown, unknown>) => unknown;
+}
+
+function schemaKeys(s: z.ZodType | undefined): string[] {
+  const shape = (s as { shape?: Record<string, unknown> } | undefined)?.shape;
+  if (shape && typeof shape === 'object') return Object.keys(shape);
+  // A union of objects (e.g. add a human or an agent): the keys of every branch.
+  const options = (s as { options?: z.ZodType[] } | undefined)?.options;
+  return Array.isArray(options) ? options.flatMap(schemaKeys) : [];
+}
+
+/** Declares a human API route: its auth, room check, body and query schemas beside the handler. */
+export function defineRoute<
+  const P extends string,
+  A extends RouteAuth = 'owner',
+  R extends RoomAccess | undefined = undefined,
+  B extends z.ZodType | undefined = undefined,
+  Q extends z.ZodType | undefined = undefined,
+>(spec: RouteSpec<P, A, R, B, Q>): Route {
+  if (spec.room && !spec.path.includes('/:id')) throw new Error(`route ${spec.method} ${spec.path}: a room route needs :id in its path`);
+  return {
+    method: spec.method,
+    path: spec.path,
+    auth: spec.auth ?? 'owner',
+    room: spec.room,
+    body: spec.body,
+    query: spec.query,
+    rawBody: spec.rawBody,
+    knownArgs: new Set([...schemaKeys(spec.body), ...schemaKeys(spec.query)]),
+    handler: spec.handler as Route['handler'],
+  };
 }
 
 export class Status {
@@ -33,6 +118,65 @@ export class Status {
     readonly status: number,
     readonly body: unknown,
   ) {}
+}
+
+/** The query string as an object (the first value of each name), for a route's query schema. */
+export function queryObject(url: URL): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of url.searchParams) if (!(k in out)) out[k] = v;
+  return out;
+}
+
+/** Checks given by the capabilities (the router imports none of them). */
+export interface RouterChecks {
+  /** The room `roomId` as `ownerId` sees it, or an AppError (NOT_FOUND for a non-member, FORBIDDEN for a non-admin when admin is needed). */
+  humanRoom(core: Core, roomId: string, ownerId: string, need: RoomAccess): RouteRoom;
+}
+
+/** Parses the body and query and runs the room check: everything a handler may assume. */
+export function prepareRoute(
+  core: Core,
+  checks: RouterChecks,
+  route: Route,
+  params: Record<string, string>,
+  owner: Owner | undefined,
+  body: Record<string, unknown>,
+  url: URL,
+): { room?: RouteRoom; input: RouteInput<unknown, unknown> } {
+  if (route.auth === 'primary' && !owner?.is_primary) {
+    throw new AppError('FORBIDDEN', 'only the primary owner may do this', { reason: 'not_primary_owner' });
+  }
+  const room = route.room && owner ? checks.humanRoom(core, params.id!, owner.owner_id, route.room) : undefined;
+  const input: RouteInput<unknown, unknown> = {
+    body: route.body ? parseWith(route.body, body) : {},
+    query: route.query ? parseWith(route.query, queryObject(url)) : {},
+  };
+  return { room, input };
+}
+
+/**
+ * A route written before defineRoute: it checks its room and parses its body itself.
+ * Kept only while the capabilities move to defineRoute (issue 18); `new Router` accepts both.
+ */
+export interface LegacyRoute {
+  method: string;
+  path: string;
+  public?: boolean;
+  rawBody?: boolean;
+  handler: (ctx: BaseContext<string> & { owner: Owner; params: Record<string, string>; body: Record<string, unknown> }) => unknown;
+}
+
+function fromLegacy(r: Route | LegacyRoute): Route {
+  if ('knownArgs' in r) return r;
+  const legacy = r;
+  return {
+    method: legacy.method,
+    path: legacy.path,
+    auth: legacy.public ? 'public' : 'owner',
+    rawBody: legacy.rawBody,
+    knownArgs: new Set(),
+    handler: (ctx, _input) => legacy.handler({ ...ctx, owner: ctx.owner as Owner, body: (ctx as { rawJson?: Record<string, unknown> }).rawJson ?? {} }),
+  };
 }
 
 interface Compiled {
@@ -44,8 +188,11 @@ interface Compiled {
 export class Router {
   private readonly compiled: Compiled[] = [];
 
-  constructor(routes: Route[]) {
-    for (const route of routes) {
+  constructor(
+    routes: Array<Route | LegacyRoute>,
+    readonly checks: RouterChecks,
+  ) {
+    for (const route of routes.map(fromLegacy)) {
       const keys: string[] = [];
       const re = new RegExp(
         '^' +

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Core } from '../context.js';
-import { Router, Status, type RouteContext } from './router.js';
+import { prepareRoute, queryObject, Router, Status, type RouteContext } from './router.js';
 import { hostAllowed, originAllowed, sameOrigin } from './guard.js';
 import { sendApiError, sendJson } from './respond.js';
 import { AppError, toAppError } from '../errors/app-error.js';
@@ -87,24 +87,27 @@ export function createHttpServer(deps: HttpDeps, port: () => number): Server {
     const m = router.match(req.method ?? 'GET', url.pathname);
     if (m === undefined) throw new AppError('NOT_FOUND', `no route ${req.method} ${url.pathname.slice(0, 100)}`);
     if (m === 405) throw new AppError('INVALID_ARGUMENT', `method ${req.method} not allowed here`, { httpStatus: 405 });
-    const owner = m.route.public ? (undefined as unknown as Owner) : authenticateOwner(core, req, url, port());
+    // Public routes authenticate themselves (e.g. passport minting checks the credential): no owner at all there.
+    const owner = m.route.auth === 'public' ? undefined : authenticateOwner(core, req, url, port());
     let body: Record<string, unknown> = {};
-    if (!m.route.rawBody && req.method !== 'GET' && req.method !== 'HEAD' && req.method !== 'DELETE') {
-      const raw = await readBody(req, API_BODY_LIMIT);
-      if (raw.length) {
-        let parsed: unknown;
-        try {
-          parsed = JSON.parse(raw.toString('utf8'));
-        } catch {
-          throw new AppError('INVALID_ARGUMENT', 'body is not valid JSON');
-        }
-        if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new AppError('INVALID_ARGUMENT', 'body must be a JSON object');
-        body = parsed as Record<string, unknown>;
-      }
-    }
-    const ctx: RouteContext = { core, req, res, url, params: m.params, owner, body };
+    const evidence = () => ({ route: `${m.route.method} ${m.route.path}`, args: m.route.body ? body : req.method === 'GET' ? queryObject(url) : body, knownArgs: m.route.knownArgs, ownerId: owner?.owner_id });
     try {
-      const out = await m.route.handler(ctx);
+      if (!m.route.rawBody && req.method !== 'GET' && req.method !== 'HEAD' && req.method !== 'DELETE') {
+        const raw = await readBody(req, API_BODY_LIMIT);
+        if (raw.length) {
+          let parsed: unknown;
+          try {
+            parsed = JSON.parse(raw.toString('utf8'));
+          } catch {
+            throw new AppError('INVALID_ARGUMENT', 'body is not valid JSON');
+          }
+          if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new AppError('INVALID_ARGUMENT', 'body must be a JSON object');
+          body = parsed as Record<string, unknown>;
+        }
+      }
+      const { room, input } = prepareRoute(core, router.checks, m.route, m.params, owner, body, url);
+      const ctx = { core, req, res, url, params: m.params, owner, room, rawJson: body } as RouteContext<string, 'owner'>;
+      const out = await m.route.handler(ctx, input);
       if (res.headersSent || res.writableEnded) return;
       if (out instanceof Status) sendJson(res, out.status, out.body);
       else if (out === undefined) sendJson(res, 204, {});
@@ -112,7 +115,8 @@ export function createHttpServer(deps: HttpDeps, port: () => number): Server {
     } catch (err) {
       const e = toAppError(err);
       if (e.code === 'INTERNAL') core.config.log(`internal error in ${req.method} ${m.route.path}: ${(err as Error)?.stack ?? err}`);
-      return sendApiError(core, res, e, { route: `${m.route.method} ${m.route.path}`, args: body, knownArgs: new Set(), ownerId: owner?.owner_id });
+      // The argument *shape* (names the route declares, types, sizes), never the values.
+      return sendApiError(core, res, e, evidence());
     }
   }
 

@@ -4,6 +4,7 @@ import { agentHandle, getAgentByPlate } from '../agents/store.js';
 import { pendingMentions } from '../inbox/store.js';
 import { maskToScopes } from '../../../shared/scopes.js';
 import { AppError } from '../errors/app-error.js';
+import { whoamiOutput } from './schemas.js';
 
 export const identityTools = [
   defineTool({
@@ -14,6 +15,7 @@ export const identityTools = [
     description:
       'Your identity here: plate, name, handle, owner, verified, scopes, pending_mentions and session_id. The source of truth over any connector name. Use in pull mode or after reconnecting; not needed in a wake turn.',
     input: z.object({}),
+    output: whoamiOutput,
     handler: (ctx) => {
       const a = getAgentByPlate(ctx.core.db, ctx.agent.plate);
       if (!a) throw new AppError('UNAUTHENTICATED', 'agent no longer exists');

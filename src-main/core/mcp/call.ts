@@ -96,6 +96,7 @@ export async function callTool(
     }
     const parsed = tool.input.safeParse(args ?? {});
     if (!parsed.success) throw new AppError('INVALID_ARGUMENT', `invalid arguments: ${summarizeIssues(parsed.error.issues)}`);
+    if (tool.room) registry.checks.agentRoom(core, (parsed.data as { room: string }).room, agent.plate);
     session.toolCalls++;
     const ctx: ToolContext = { core, agent, sessionId: session.id, host: session.host, requestId };
     const result = await tool.handler(ctx, parsed.data);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ToolAnnotations, ToolDef } from './tool.js';
+import type { ToolAnnotations, ToolChecks, ToolDef } from './tool.js';
 import { hasScope } from '../../../shared/scopes.js';
 
 export interface ListedTool {
@@ -7,7 +7,23 @@ export interface ListedTool {
   title?: string;
   description: string;
   inputSchema: { type: 'object'; [k: string]: unknown };
+  outputSchema?: { type: 'object'; [k: string]: unknown };
   annotations?: ToolAnnotations;
+}
+
+const SAFE_INT = Number.MAX_SAFE_INTEGER;
+
+/** Drops what zod writes that says nothing to a client: `$schema`, and integer bounds equal to JavaScript's safe range. */
+function compactSchema(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(compactSchema);
+  if (!node || typeof node !== 'object') return node;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(node)) {
+    if (k === '$schema') continue;
+    if ((k === 'minimum' && v === -SAFE_INT) || (k === 'maximum' && v === SAFE_INT)) continue;
+    out[k] = compactSchema(v);
+  }
+  return out;
 }
 
 /** All tools, with their JSON schemas built once at start-up and their lists cached per scope mask. */
@@ -17,17 +33,26 @@ export class ToolRegistry {
   private readonly knownArgs = new Map<string, ReadonlySet<string>>();
   private readonly byMask = new Map<number, ListedTool[]>();
 
-  constructor(defs: ToolDef[]) {
+  constructor(
+    defs: ToolDef[],
+    readonly checks: ToolChecks,
+  ) {
     for (const def of defs) {
+      if (def.room && !('room' in def.input.shape)) throw new Error(`tool ${def.name} is a room tool without a room argument`);
       if (this.tools.has(def.name)) throw new Error(`tool ${def.name} registered twice`);
       this.tools.set(def.name, def);
       const schema = z.toJSONSchema(def.input, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
       delete schema.$schema;
+      let output: Record<string, unknown> | undefined;
+      if (def.output) {
+        output = compactSchema(z.toJSONSchema(def.output, { io: 'output', unrepresentable: 'any' })) as Record<string, unknown>;
+      }
       this.listed.set(def.name, {
         name: def.name,
         ...(def.title ? { title: def.title } : {}),
         description: def.description,
         inputSchema: { ...schema, type: 'object' },
+        ...(output ? { outputSchema: { ...output, type: 'object' as const } } : {}),
         // The title once, as Tool.title (not repeated in annotations.title): tools/list has a 32 KB budget.
         ...(def.annotations ? { annotations: { ...def.annotations } } : {}),
       });

@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import type { Route } from '../http/router.js';
+import type { LegacyRoute } from '../http/router.js';
 import { Status } from '../http/router.js';
 import { createOwner, listOwners, requireOwner, setAllowRunners } from './store.js';
 import { createLoginLink } from './login.js';
 import { parseWith } from '../http/validate.js';
 import { AppError } from '../errors/app-error.js';
 
-export const ownerRoutes: Route[] = [
+export const ownerRoutes: LegacyRoute[] = [
   { method: 'GET', path: '/v1/me', handler: ({ owner }) => owner },
   {
     method: 'GET',

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { IncomingMessage } from 'node:http';
 import type { Core } from '../context.js';
-import type { Route } from '../http/router.js';
+import type { LegacyRoute } from '../http/router.js';
 import { Status } from '../http/router.js';
 import { parseWith } from '../http/validate.js';
 import { AppError } from '../errors/app-error.js';
@@ -37,7 +37,7 @@ export function requireSameOrigin(core: Core, req: IncomingMessage): void {
 
 const tokenBody = z.object({ token: z.string().min(1).max(200) });
 
-export const uiAuthRoutes: Route[] = [
+export const uiAuthRoutes: LegacyRoute[] = [
   {
     method: 'POST',
     path: '/v1/ui/login/preview',

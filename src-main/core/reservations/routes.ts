@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Route } from '../http/router.js';
+import type { LegacyRoute } from '../http/router.js';
 import { parseWith } from '../http/validate.js';
 import { AppError } from '../errors/app-error.js';
 import { authenticateAgent } from '../auth/authenticate.js';
@@ -9,7 +9,7 @@ import { forceRelease, guardCheck, roomReservationsForHuman } from './service.js
 /** Paths per guard request; the hook sends a large commit in batches. */
 export const GUARD_PATHS_MAX = 2000;
 
-export const reservationRoutes: Route[] = [
+export const reservationRoutes: LegacyRoute[] = [
   {
     method: 'GET',
     path: '/v1/rooms/:id/reservations',

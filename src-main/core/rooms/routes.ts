@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Route } from '../http/router.js';
+import type { LegacyRoute } from '../http/router.js';
 import { Status } from '../http/router.js';
 import { parseWith } from '../http/validate.js';
 import { AppError } from '../errors/app-error.js';
@@ -23,7 +23,7 @@ import { getOwner } from '../owners/store.js';
 import { instancesOf } from '../addressing/instances.js';
 import { readHistory, sendMessage, PAGE_MAX } from '../messages/service.js';
 
-export const roomRoutes: Route[] = [
+export const roomRoutes: LegacyRoute[] = [
   {
     method: 'POST',
     path: '/v1/rooms',

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Route } from '../http/router.js';
+import type { LegacyRoute } from '../http/router.js';
 import { parseWith } from '../http/validate.js';
 import { requireHumanRoom } from '../rooms/store.js';
 import { roomsOfOwner, search, SEARCH_KINDS, SEARCH_LIMIT_MAX } from './service.js';
@@ -18,7 +18,7 @@ function parse(url: URL) {
 }
 
 /** Full-text search for humans: one room, or every room the caller is in (docs/search.md). */
-export const searchRoutes: Route[] = [
+export const searchRoutes: LegacyRoute[] = [
   {
     method: 'GET',
     path: '/v1/rooms/:id/search',

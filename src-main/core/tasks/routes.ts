@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Route } from '../http/router.js';
+import type { LegacyRoute } from '../http/router.js';
 import { Status } from '../http/router.js';
 import { parseWith } from '../http/validate.js';
 import { requireHumanRoom } from '../rooms/store.js';
@@ -17,7 +17,7 @@ const statusList = z.enum([...TASK_STATUSES, 'archived']);
  */
 const httpLaneLimit = (_lane: string, lanes: number) => Math.max(BOARD_LIMIT_HTTP, Math.min(50, Math.floor(BOARD_TASK_BUDGET / Math.max(1, lanes))));
 
-export const taskRoutes: Route[] = [
+export const taskRoutes: LegacyRoute[] = [
   {
     method: 'GET',
     path: '/v1/rooms/:id/board',

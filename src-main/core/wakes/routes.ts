@@ -1,6 +1,6 @@
 import { isAbsolute } from 'node:path';
 import { z } from 'zod';
-import type { Route } from '../http/router.js';
+import type { LegacyRoute } from '../http/router.js';
 import { parseWith } from '../http/validate.js';
 import { AppError, invalid } from '../errors/app-error.js';
 import { ownAgent } from '../agents/routes.js';
@@ -85,7 +85,7 @@ function wakePage(rows: ReturnType<typeof listWakes>, limit: number) {
 }
 
 /** The human API of wakes: runners per agent and host, and the wake log (docs/wakes.md). */
-export const wakeRoutes: Route[] = [
+export const wakeRoutes: LegacyRoute[] = [
   {
     method: 'GET',
     path: '/v1/runner-presets',

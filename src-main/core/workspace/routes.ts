@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import type { Route } from '../http/router.js';
+import type { LegacyRoute } from '../http/router.js';
 import { parseWith } from '../http/validate.js';
 import { maskedWorkspace, setWorkspace } from './store.js';
 
 const field = (max: number) => z.string().max(max).nullable().optional();
 
-export const workspaceRoutes: Route[] = [
+export const workspaceRoutes: LegacyRoute[] = [
   {
     method: 'GET',
     path: '/v1/rooms/:id/workspace',
