@@ -7,6 +7,7 @@ import { identityTools } from './identity/tools.js';
 import { inboxTools } from './inbox/tools.js';
 import { roomTools } from './rooms/tools.js';
 import { messageTools } from './messages/tools.js';
+import { messagesForInbox } from './messages/service.js';
 import { addressingTools } from './addressing/tools.js';
 import { ownerRoutes } from './owners/routes.js';
 import { startUiSessionSweeper, uiAuthRoutes } from './owners/ui-auth.js';
@@ -60,16 +61,24 @@ export const TOOL_CHECKS: ToolChecks = {
   },
 };
 
+/**
+ * The hooks (context.ts CoreHooks) through which a capability answers for one below it, which
+ * does not import it; registered as the core is made, before it takes a request.
+ */
+export const CAPABILITY_HOOKS: Array<(core: Core) => void> = [
+  (core) => core.hooks.workingOn.push((sessionId) => tasksHeldBy(core.db, sessionId)),
+  // Reservations tied to a task end with it; tasks only announce the end (no import of reservations there).
+  (core) => core.hooks.taskEnded.push((e) => onTaskEnded(core, e.taskId)),
+  (core) => core.hooks.inboxMessages.push(messagesForInbox),
+];
+
 /** Start-up hooks of capabilities that run background work (e.g. the wake dispatcher). */
 export const CAPABILITY_STARTERS: Array<(core: Core) => void> = [
-  (core) => core.hooks.workingOn.push((sessionId) => tasksHeldBy(core.db, sessionId)),
   (core) => setImmediate(() => sweepBlobs(core)),
   startTrashPurger,
   startWakeDispatcher,
   startContextPruner,
   startInstanceEvents,
-  // Reservations tied to a task end with it; tasks only announce the end (no import of reservations there).
-  (core) => core.hooks.taskEnded.push((e) => onTaskEnded(core, e.taskId)),
   startReservationSweeper,
   startUiSessionSweeper,
   startEvidenceMaintenance,

@@ -18,11 +18,9 @@ import { ToolRegistry } from './mcp/registry.js';
 import { Router } from './http/router.js';
 import { createHttpServer } from './http/server.js';
 import { DEFAULT_MCP_SESSION_LIMITS, type Core, type McpSessionLimits } from './context.js';
-import { ALL_ROUTES, ALL_TOOLS, CAPABILITY_STARTERS, RAW_HANDLERS, ROUTER_CHECKS, TOOL_CHECKS } from './capabilities.js';
-import { createOwner, ownerByToken, primaryOwner } from './owners/store.js';
+import { ALL_ROUTES, ALL_TOOLS, CAPABILITY_HOOKS, CAPABILITY_STARTERS, RAW_HANDLERS, ROUTER_CHECKS, TOOL_CHECKS } from './capabilities.js';
+import { createOwner, ownerByToken, primaryOwner, rotateOwnerToken } from './owners/store.js';
 import { createLoginLink } from './owners/login.js';
-import { stmt } from './db/stmt.js';
-import { newSecret, sha256Hex } from './util/ids.js';
 import { packageRoot } from './paths.js';
 import { exposureWarning, secureHome, touchPrivate } from './home-modes.js';
 import { sealStoredRunnerEnvs } from './wakes/env-seal.js';
@@ -83,8 +81,7 @@ function ensurePrimaryOwner(core: Core, name: string): string {
     return existing;
   }
   // The file was lost or replaced: rotate the primary owner's token and write it again.
-  const token = newSecret('aro_');
-  stmt(core.db, 'UPDATE owners SET token_hash = ? WHERE id = ?').run(sha256Hex(token), primary.owner_id);
+  const token = rotateOwnerToken(core.db, primary.owner_id);
   writeSecretFile(file, token + '\n');
   return token;
 }
@@ -140,8 +137,9 @@ export async function startCore(opts: StartOptions): Promise<RunningCore> {
     rateLimiter: new RateLimiter(opts.rateLimit ?? { perSecond: 50, burst: 200 }),
     sessions: new SessionRegistry(),
     baseUrl: '',
-    hooks: { agentActed: [], workingOn: [], taskEnded: [], onClose: [] },
+    hooks: { agentActed: [], workingOn: [], taskEnded: [], inboxMessages: [], taskWakes: [], evidenceAccess: [], reportedErrorIds: [], onClose: [] },
   };
+  for (const register of CAPABILITY_HOOKS) register(core);
   let ownerToken: string;
   try {
     ownerToken = ensurePrimaryOwner(core, opts.ownerName ?? safeUserName());
