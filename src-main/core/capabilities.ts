@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Core } from './context.js';
 import type { ToolChecks, ToolDef } from './mcp/tool.js';
 import type { LegacyRoute, Route, RouterChecks } from './http/router.js';
-import { humanRole, requireAgentRoom, requireHumanRoom } from './rooms/store.js';
+import { humanRole, isAgentMember, requireAgentRoom, requireHumanRoom } from './rooms/store.js';
 import { identityTools } from './identity/tools.js';
 import { inboxTools } from './inbox/tools.js';
 import { roomTools } from './rooms/tools.js';
@@ -22,9 +22,11 @@ import { workspaceTools } from './workspace/tools.js';
 import { workspaceRoutes } from './workspace/routes.js';
 import { feedbackTools } from './feedback/tools.js';
 import { feedbackRoutes } from './feedback/routes.js';
+import { reportedErrorIdsBefore } from './feedback/reports.js';
 import { taskTools } from './tasks/tools.js';
 import { taskRoutes } from './tasks/routes.js';
-import { tasksHeldBy } from './tasks/store.js';
+import { getTaskRow, renewLeaseOf, taskWakeStaleReason, tasksHeldBy } from './tasks/store.js';
+import { receiveRunning, returnReceipt } from './tasks/service.js';
 import { wakeRoutes } from './wakes/routes.js';
 import { startWakeDispatcher } from './wakes/dispatcher.js';
 import { contextTools } from './context/tools.js';
@@ -70,6 +72,22 @@ export const CAPABILITY_HOOKS: Array<(core: Core) => void> = [
   // Reservations tied to a task end with it; tasks only announce the end (no import of reservations there).
   (core) => core.hooks.taskEnded.push((e) => onTaskEnded(core, e.taskId)),
   (core) => core.hooks.inboxMessages.push(messagesForInbox),
+  // What a task wake does to its task: the dispatcher asks, so wakes never imports tasks.
+  (core) =>
+    core.hooks.taskWakes.push({
+      staleReason: taskWakeStaleReason,
+      receiveRunning,
+      returnReceipt,
+      renewRunnerLease: (db, taskId, instanceId, now) => void renewLeaseOf(db, taskId, instanceId, now),
+    }),
+  // Evidence keeps only the room and task ids its caller may see, and the rows error reports refer to.
+  (core) =>
+    core.hooks.evidenceAccess.push({
+      isMember: (db, roomId, caller) =>
+        caller.plate ? isAgentMember(db, roomId, caller.plate) : caller.ownerId ? humanRole(db, roomId, caller.ownerId) !== undefined : false,
+      roomOfTask: (db, taskId) => getTaskRow(db, taskId)?.room_id,
+    }),
+  (core) => core.hooks.reportedErrorIds.push(reportedErrorIdsBefore),
 ];
 
 /** Start-up hooks of capabilities that run background work (e.g. the wake dispatcher). */

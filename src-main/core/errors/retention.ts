@@ -8,7 +8,7 @@ import { flushUnauthenticatedEvidence, pruneEvidence } from './evidence.js';
 export function startEvidenceMaintenance(core: Core): void {
   const prune = () => {
     try {
-      const n = pruneEvidence(core.db);
+      const n = pruneEvidence(core.db, undefined, undefined, core.hooks.reportedErrorIds);
       if (n) core.config.log(`evidence: pruned ${n} rows past their retention`);
     } catch (err) {
       core.config.log(`evidence pruning failed: ${(err as Error).message}`);

@@ -40,6 +40,7 @@ export function toolError(
     plate: e.agent?.plate,
     ownerId: e.agent?.ownerId,
     requestId: e.requestId,
+    access: core.hooks.evidenceAccess,
   });
   const body: ToolErrorBody = {
     code: err.code,

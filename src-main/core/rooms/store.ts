@@ -231,7 +231,7 @@ export function lastChangeOf(db: Db, roomId: string, cls: string): number | null
 }
 
 /** Drops change records older than the last `keepVersions` versions of each room. */
-export function pruneRoomChanges(db: Db, keepVersions: number): number {
+export function dropOldRoomChanges(db: Db, keepVersions: number): number {
   return stmt(db, `DELETE FROM room_changes WHERE version <= (SELECT context_version FROM rooms WHERE rooms.id = room_changes.room_id) - ?`).run(keepVersions)
     .changes;
 }
