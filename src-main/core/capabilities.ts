@@ -5,13 +5,17 @@ import type { LegacyRoute, Route, RouterChecks } from './http/router.js';
 import { humanRole, isAgentMember, requireAgentRoom, requireHumanRoom } from './rooms/store.js';
 import { identityTools } from './identity/tools.js';
 import { inboxTools } from './inbox/tools.js';
+import { pendingMentions } from './inbox/store.js';
 import { roomTools } from './rooms/tools.js';
 import { messageTools } from './messages/tools.js';
 import { messagesForInbox } from './messages/service.js';
+import { messageRoutes } from './messages/routes.js';
 import { addressingTools } from './addressing/tools.js';
 import { ownerRoutes } from './owners/routes.js';
+import { authenticateOwner } from './owners/authenticate.js';
 import { startUiSessionSweeper, uiAuthRoutes } from './owners/ui-auth.js';
 import { agentRoutes } from './agents/routes.js';
+import { authenticateAgent } from './agents/authenticate.js';
 import { roomRoutes } from './rooms/routes.js';
 import { eventRoutes } from './events/routes.js';
 import { fileTools } from './files/tools.js';
@@ -36,7 +40,7 @@ import { startInstanceEvents } from './ui/live.js';
 import { reservationTools } from './reservations/tools.js';
 import { reservationRoutes } from './reservations/routes.js';
 import { onTaskEnded, startReservationSweeper } from './reservations/service.js';
-import { startEvidenceMaintenance } from './errors/retention.js';
+import { startEvidenceMaintenance } from './evidence/retention.js';
 import { searchTools } from './search/tools.js';
 import { searchRoutes } from './search/routes.js';
 import { backupRoutes } from './backup/routes.js';
@@ -46,7 +50,10 @@ import { startSnapshots } from './backup/service.js';
 export const ALL_TOOLS: ToolDef[] = [...identityTools, ...inboxTools, ...roomTools, ...messageTools, ...addressingTools, ...contextTools, ...fileTools, ...workspaceTools, ...taskTools, ...reservationTools, ...searchTools, ...feedbackTools];
 
 /** Every human API route. */
-export const ALL_ROUTES: Array<Route | LegacyRoute> = [...ownerRoutes, ...uiAuthRoutes, ...agentRoutes, ...roomRoutes, ...eventRoutes, ...fileRoutes, ...workspaceRoutes, ...taskRoutes, ...feedbackRoutes, ...wakeRoutes, ...contextRoutes, ...reservationRoutes, ...searchRoutes, ...backupRoutes];
+export const ALL_ROUTES: Array<Route | LegacyRoute> = [...ownerRoutes, ...uiAuthRoutes, ...agentRoutes, ...roomRoutes, ...messageRoutes, ...eventRoutes, ...fileRoutes, ...workspaceRoutes, ...taskRoutes, ...feedbackRoutes, ...wakeRoutes, ...contextRoutes, ...reservationRoutes, ...searchRoutes, ...backupRoutes];
+
+/** How the transports authenticate callers (http and mcp import neither owners nor agents). */
+export const AUTHENTICATE = { owner: authenticateOwner, agent: authenticateAgent };
 
 /** The checks the router runs for routes that declare them (the router imports no capability). */
 export const ROUTER_CHECKS: RouterChecks = {
@@ -61,6 +68,7 @@ export const TOOL_CHECKS: ToolChecks = {
   agentRoom(core, roomId, plate) {
     requireAgentRoom(core.db, roomId, plate);
   },
+  pendingMentions: (core, plate) => pendingMentions(core.db, plate),
 };
 
 /**

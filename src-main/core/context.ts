@@ -1,8 +1,8 @@
 import type { Db } from './db/open.js';
 import type { PassportService } from './auth/passports.js';
-import type { EventBus } from './events/bus.js';
+import type { EventBus } from './bus.js';
 import type { RateLimiter } from './ratelimit.js';
-import type { SessionRegistry } from './mcp/sessions.js';
+import type { SessionRegistry } from './sessions.js';
 import type { SigningKey } from './auth/keys.js';
 
 export interface CoreConfig {

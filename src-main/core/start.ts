@@ -7,18 +7,19 @@ import { prepareHome } from './db/home.js';
 import { acquireHomeLock } from './db/lock.js';
 import { classifyDbError } from './db/home-errors.js';
 import { dbFileSize, quickCheckInWorker, quickCheckSync, syncCheckLimit } from './db/integrity.js';
-import { holdWritesUntil } from './db/write-gate.js';
+import { holdWritesUntil } from './http/write-gate.js';
 import { startCheckpointer } from './db/checkpoint.js';
 import { loadSigningKey } from './auth/keys.js';
 import { PassportService } from './auth/passports.js';
-import { EventBus } from './events/bus.js';
+import { EventBus } from './bus.js';
 import { RateLimiter, type RateLimitConfig } from './ratelimit.js';
-import { SessionRegistry } from './mcp/sessions.js';
+import { SessionRegistry } from './sessions.js';
 import { ToolRegistry } from './mcp/registry.js';
 import { Router } from './http/router.js';
 import { createHttpServer } from './http/server.js';
+import { handleMcp } from './mcp/handler.js';
 import { DEFAULT_MCP_SESSION_LIMITS, type Core, type McpSessionLimits } from './context.js';
-import { ALL_ROUTES, ALL_TOOLS, CAPABILITY_HOOKS, CAPABILITY_STARTERS, RAW_HANDLERS, ROUTER_CHECKS, TOOL_CHECKS } from './capabilities.js';
+import { ALL_ROUTES, ALL_TOOLS, AUTHENTICATE, CAPABILITY_HOOKS, CAPABILITY_STARTERS, RAW_HANDLERS, ROUTER_CHECKS, TOOL_CHECKS } from './capabilities.js';
 import { createOwner, ownerByToken, primaryOwner, rotateOwnerToken } from './owners/store.js';
 import { createLoginLink } from './owners/login.js';
 import { packageRoot } from './paths.js';
@@ -154,7 +155,14 @@ export async function startCore(opts: StartOptions): Promise<RunningCore> {
   const rawHandlers = RAW_HANDLERS.map((h) => (req: IncomingMessage, res: ServerResponse, url: URL) => h(core, req, res, url));
   let port = opts.port ?? DEFAULT_PORT;
   const server = createHttpServer(
-    { core, registry, router, uiDir: opts.uiDir ?? join(packageRoot(), 'dist', 'renderer'), rawHandlers },
+    {
+      core,
+      router,
+      authenticateOwner: AUTHENTICATE.owner,
+      mcp: (req, res, host, url) => handleMcp(core, { registry, authenticate: AUTHENTICATE.agent }, req, res, host, url),
+      uiDir: opts.uiDir ?? join(packageRoot(), 'dist', 'renderer'),
+      rawHandlers,
+    },
     () => port,
   );
   const integrity = checkNow ? Promise.resolve() : quickCheckInWorker(dbFile, home);

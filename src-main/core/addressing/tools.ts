@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineTool } from '../mcp/tool.js';
 import { requireAgentRoom } from '../rooms/store.js';
 import { agentCandidates, parseHandle, PLATE_RE } from './handles.js';
-import { instancesOf } from './instances.js';
+import { instancesOf } from '../rooms/instances.js';
 import { invalid } from '../errors/app-error.js';
 import { agentHandle, getAgentByPlate } from '../agents/store.js';
 import { roomIdArg } from '../rooms/tools.js';

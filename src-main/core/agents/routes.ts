@@ -19,7 +19,7 @@ import {
 } from './store.js';
 import { ALL_SCOPES_MASK, SCOPE_NAMES, scopesToMask, type ScopeName } from '../../../shared/scopes.js';
 import type { Core } from '../context.js';
-import { mintPassportForCredential, allMcpUrls } from '../auth/authenticate.js';
+import { mintPassportForCredential, allMcpUrls } from './authenticate.js';
 import type { Owner } from '../owners/store.js';
 
 /** The caller's own agent by plate; others' agents are not found. */

@@ -5,7 +5,7 @@ import { Status } from '../http/router.js';
 import { parseWith } from '../http/validate.js';
 import { AppError, toAppError } from '../errors/app-error.js';
 import { backupNow, backupStatus } from './service.js';
-import { newErrorId, recordEvidence } from '../errors/evidence.js';
+import { newErrorId, recordEvidence } from '../evidence/store.js';
 import type { BackupProgress } from './backup.js';
 
 function primaryOnly(owner: { is_primary: boolean }) {

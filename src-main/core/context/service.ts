@@ -5,7 +5,7 @@ import { stmt } from '../db/stmt.js';
 import { newId } from '../util/ids.js';
 import { AppError, invalid } from '../errors/app-error.js';
 import { changedClassesSince, getRoom, humanRole, lastChangeOf, listMembers, dropOldRoomChanges, touchRoom } from '../rooms/store.js';
-import { instancesOf } from '../addressing/instances.js';
+import { instancesOf } from '../rooms/instances.js';
 import { agentHandle, getAgentByPlate } from '../agents/store.js';
 import { latestHandoffTo, openTaskIdsOf, taskRecord } from '../tasks/store.js';
 import { workspaceRow } from '../workspace/store.js';

@@ -1,6 +1,6 @@
 import type { Db } from '../db/open.js';
 import { AppError } from '../errors/app-error.js';
-import { callKey, getEvidence, lastSucceededAt, occurrencesOf, shapeKeysOfStored, type EvidenceRow } from '../errors/evidence.js';
+import { callKey, getEvidence, lastSucceededAt, occurrencesOf, shapeKeysOfStored, type EvidenceRow } from '../evidence/store.js';
 import { classify, explain, reportWorthy, retryAdvice, DIAGNOSE_FAILED, type Classification } from './classify.js';
 import { getConsent } from './consent.js';
 import { inErrorReports } from './incidents.js';

@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Core } from '../context.js';
 import type { AppError } from '../errors/app-error.js';
-import { newErrorId, recordEvidence } from '../errors/evidence.js';
+import { newErrorId, recordEvidence } from '../evidence/store.js';
 import type { ApiErrorBody } from '../../../shared/errors.js';
 
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {

@@ -2,17 +2,10 @@ import type { Db } from '../db/open.js';
 import { stmt } from '../db/stmt.js';
 import { newId, newSecret, sha256Hex, slugify } from '../util/ids.js';
 import { AppError, invalid } from '../errors/app-error.js';
+import type { Owner } from '../auth/identity.js';
 
-export interface Owner {
-  owner_id: string;
-  name: string;
-  handle: string;
-  plate_prefix: string;
-  is_primary: boolean;
-  /** May configure runners (commands run as this machine's user): the primary owner always, others when it allowed them. */
-  allow_runners: boolean;
-  created_at: string;
-}
+/** An owner as the core shows it; the same type is the human API's caller (auth/identity.ts). */
+export type { Owner };
 
 interface OwnerRow {
   id: string;

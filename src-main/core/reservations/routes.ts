@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { LegacyRoute } from '../http/router.js';
 import { parseWith } from '../http/validate.js';
 import { AppError } from '../errors/app-error.js';
-import { authenticateAgent } from '../auth/authenticate.js';
+import { authenticateAgent } from '../agents/authenticate.js';
 import { getRoom, isAgentMember } from '../rooms/store.js';
 import { forceRelease, guardCheck, roomReservationsForHuman } from './service.js';
 

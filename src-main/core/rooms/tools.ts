@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineTool } from '../mcp/tool.js';
 import { listMembers, requireAgentRoom, roomDto, roomsOfAgent } from './store.js';
-import { instancesOf } from '../addressing/instances.js';
+import { instancesOf } from './instances.js';
 
 export const roomIdArg = z.string().min(1).max(200).describe('Room id (room_…), from list_rooms');
 

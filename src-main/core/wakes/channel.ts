@@ -1,5 +1,5 @@
 import type { Core } from '../context.js';
-import type { McpSession } from '../mcp/sessions.js';
+import type { McpSession } from '../sessions.js';
 import { credentialPurpose } from '../agents/store.js';
 
 export const CHANNEL_METHOD = 'notifications/claude/channel';

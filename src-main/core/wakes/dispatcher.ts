@@ -7,7 +7,7 @@ import { getRoom, isAgentMember, trustMode } from '../rooms/store.js';
 import { mayRunCommands } from '../owners/store.js';
 import { hasScope } from '../../../shared/scopes.js';
 import { workspaceRow } from '../workspace/store.js';
-import type { McpSession } from '../mcp/sessions.js';
+import type { McpSession } from '../sessions.js';
 import {
   dropQueued,
   failLeftRunning,

@@ -1,5 +1,5 @@
 import type { Core } from '../context.js';
-import { flushUnauthenticatedEvidence, pruneEvidence } from './evidence.js';
+import { flushUnauthenticatedEvidence, pruneEvidence } from './store.js';
 
 /**
  * The evidence store's upkeep: every minute the counts of suppressed unauthenticated failures

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Db } from '../db/open.js';
 import { stmt } from '../db/stmt.js';
-import type { AppError } from './app-error.js';
+import type { AppError } from '../errors/app-error.js';
 import type { EvidenceAccess } from '../context.js';
 import { ulid } from '../util/ids.js';
 
