@@ -79,6 +79,7 @@ export const CAPABILITY_HOOKS: Array<(core: Core) => void> = [
   (core) => core.hooks.workingOn.push((sessionId) => tasksHeldBy(core.db, sessionId)),
   // Reservations tied to a task end with it; tasks only announce the end (no import of reservations there).
   (core) => core.hooks.taskEnded.push((e) => onTaskEnded(core, e.taskId)),
+  // check_mentions shows the messages its items point at: messages answers, the inbox imports no messages.
   (core) => core.hooks.inboxMessages.push(messagesForInbox),
   // What a task wake does to its task: the dispatcher asks, so wakes never imports tasks.
   (core) =>
