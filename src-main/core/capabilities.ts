@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Core } from './context.js';
+import { addHook, type Core } from './context.js';
+import type { StopStep } from './util/repeat.js';
 import type { ToolChecks, ToolDef } from './mcp/tool.js';
 import type { LegacyRoute, Route, RouterChecks } from './http/router.js';
 import { humanRole, requireAgentRoom, requireHumanRoom } from './rooms/store.js';
@@ -60,16 +61,24 @@ export const TOOL_CHECKS: ToolChecks = {
   },
 };
 
-/** Start-up hooks of capabilities that run background work (e.g. the wake dispatcher). */
-export const CAPABILITY_STARTERS: Array<(core: Core) => void> = [
-  (core) => core.hooks.workingOn.push((sessionId) => tasksHeldBy(core.db, sessionId)),
-  (core) => setImmediate(() => sweepBlobs(core)),
+/**
+ * A capability's background work, started once the home is known sound. Each returns its stop step;
+ * the core runs them in reverse order when it closes, before the database closes.
+ */
+export type CapabilityStarter = (core: Core) => StopStep;
+
+export const CAPABILITY_STARTERS: CapabilityStarter[] = [
+  (core) => addHook(core.hooks.workingOn, (sessionId) => tasksHeldBy(core.db, sessionId)),
+  (core) => {
+    const t = setImmediate(() => sweepBlobs(core));
+    return () => clearImmediate(t);
+  },
   startTrashPurger,
   startWakeDispatcher,
   startContextPruner,
   startInstanceEvents,
   // Reservations tied to a task end with it; tasks only announce the end (no import of reservations there).
-  (core) => core.hooks.taskEnded.push((e) => onTaskEnded(core, e.taskId)),
+  (core) => addHook(core.hooks.taskEnded, (e) => onTaskEnded(core, e.taskId)),
   startReservationSweeper,
   startUiSessionSweeper,
   startEvidenceMaintenance,

@@ -18,6 +18,7 @@ import { ToolRegistry } from './mcp/registry.js';
 import { Router } from './http/router.js';
 import { createHttpServer } from './http/server.js';
 import { DEFAULT_MCP_SESSION_LIMITS, type Core, type McpSessionLimits } from './context.js';
+import type { StopStep } from './util/repeat.js';
 import { ALL_ROUTES, ALL_TOOLS, CAPABILITY_STARTERS, RAW_HANDLERS, ROUTER_CHECKS, TOOL_CHECKS } from './capabilities.js';
 import { createOwner, ownerByToken, primaryOwner } from './owners/store.js';
 import { createLoginLink } from './owners/login.js';
@@ -140,7 +141,7 @@ export async function startCore(opts: StartOptions): Promise<RunningCore> {
     rateLimiter: new RateLimiter(opts.rateLimit ?? { perSecond: 50, burst: 200 }),
     sessions: new SessionRegistry(),
     baseUrl: '',
-    hooks: { agentActed: [], workingOn: [], taskEnded: [], onClose: [] },
+    hooks: { agentActed: [], workingOn: [], taskEnded: [] },
   };
   let ownerToken: string;
   try {
@@ -182,8 +183,9 @@ export async function startCore(opts: StartOptions): Promise<RunningCore> {
   core.baseUrl = `http://127.0.0.1:${port}`;
   lock.setUrl(core.baseUrl);
   // Background writers (dispatcher, sweeps, snapshots) start once the file is known sound.
+  const stopSteps: StopStep[] = [];
   const startCapabilities = () => {
-    for (const start of CAPABILITY_STARTERS) start(core);
+    for (const start of CAPABILITY_STARTERS) stopSteps.push(start(core));
   };
   if (checkNow) startCapabilities();
   else
@@ -214,7 +216,14 @@ export async function startCore(opts: StartOptions): Promise<RunningCore> {
   const close = () =>
     (closing ??= (async () => {
       clearInterval(sweeper);
-      for (const h of core.hooks.onClose) await h();
+      // Background work stops in reverse order of starting (e.g. a snapshot in progress finishes before the database closes).
+      for (const stop of stopSteps.reverse()) {
+        try {
+          await stop();
+        } catch (err) {
+          log(`agent-rooms: a capability failed to stop: ${(err as Error).message}`);
+        }
+      }
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         // Streams (SSE, MCP GET) never end by themselves: close them once in-flight requests had their chance.

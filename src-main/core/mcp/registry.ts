@@ -26,6 +26,24 @@ function compactSchema(node: unknown): unknown {
   return out;
 }
 
+/**
+ * A failed call's `structuredContent` is `{error: {code, message, error_id, …}}` (with `isError`). Clients
+ * check structuredContent against the outputSchema on errors too (the official SDK does), so every
+ * output schema admits this envelope beside the tool's own result.
+ */
+const ERROR_RESULT = {
+  type: 'object',
+  properties: {
+    error: {
+      type: 'object',
+      properties: { code: { type: 'string' }, message: { type: 'string' }, error_id: { type: 'string' } },
+      required: ['code', 'message', 'error_id'],
+    },
+  },
+  required: ['error'],
+  additionalProperties: false,
+};
+
 /** All tools, with their JSON schemas built once at start-up and their lists cached per scope mask. */
 export class ToolRegistry {
   private readonly tools = new Map<string, ToolDef>();
@@ -45,7 +63,7 @@ export class ToolRegistry {
       delete schema.$schema;
       let output: Record<string, unknown> | undefined;
       if (def.output) {
-        output = compactSchema(z.toJSONSchema(def.output, { io: 'output', unrepresentable: 'any' })) as Record<string, unknown>;
+        output = { anyOf: [compactSchema(z.toJSONSchema(def.output, { io: 'output', unrepresentable: 'any' })), ERROR_RESULT] };
       }
       this.listed.set(def.name, {
         name: def.name,

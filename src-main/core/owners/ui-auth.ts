@@ -7,6 +7,7 @@ import { parseWith } from '../http/validate.js';
 import { AppError } from '../errors/app-error.js';
 import { sameOrigin } from '../http/guard.js';
 import { createEventsTicket, endUiSession, previewLoginLink, redeemLoginLink, sweepUiSessions, type LinkProblem } from './login.js';
+import { repeat, type StopStep } from '../util/repeat.js';
 
 /**
  * How the UI signs in (docs/security.md, items 5 and 6). The one-time link opens the page;
@@ -88,16 +89,6 @@ export const uiAuthRoutes: LegacyRoute[] = [
 ];
 
 /** Expired UI sessions are dropped on a schedule. */
-export function startUiSessionSweeper(core: Core): void {
-  const run = () => {
-    try {
-      sweepUiSessions(core.db);
-    } catch (err) {
-      core.config.log(`UI session sweep failed: ${(err as Error).message}`);
-    }
-  };
-  run();
-  const timer = setInterval(run, 10 * 60_000);
-  timer.unref();
-  core.hooks.onClose.push(() => clearInterval(timer));
+export function startUiSessionSweeper(core: Core): StopStep {
+  return repeat({ name: 'UI session sweep', everyMs: 10 * 60_000, log: core.config.log }, () => sweepUiSessions(core.db));
 }

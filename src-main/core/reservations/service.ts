@@ -25,6 +25,7 @@ import {
   type ReleaseRow,
   type ReservationRow,
 } from './store.js';
+import { repeat, type StopStep } from '../util/repeat.js';
 
 /** decisions.md "Limits" for reservations. */
 export const TTL_DEFAULT_S = 3600;
@@ -490,21 +491,13 @@ export function guardCheck(db: Db, roomId: string, paths: string[], committer: s
 }
 
 /** The CAPABILITY_STARTERS entry: the sweep runs now and every second (TTLs are in seconds). */
-export function startReservationSweeper(core: Core): void {
+export function startReservationSweeper(core: Core): StopStep {
   let last = 0;
-  const run = () => {
-    try {
-      sweep(core);
-      if (Date.now() - last > 3600_000) {
-        last = Date.now();
-        pruneReleaseRecords(core.db, last);
-      }
-    } catch (err) {
-      core.config.log(`reservation sweep failed: ${(err as Error).message}`);
+  return repeat({ name: 'reservation sweep', everyMs: SWEEP_MS, log: core.config.log }, () => {
+    sweep(core);
+    if (Date.now() - last > 3600_000) {
+      last = Date.now();
+      pruneReleaseRecords(core.db, last);
     }
-  };
-  run();
-  const timer = setInterval(run, SWEEP_MS);
-  timer.unref();
-  core.hooks.onClose.push(() => clearInterval(timer));
+  });
 }
