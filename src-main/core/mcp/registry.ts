@@ -26,6 +26,14 @@ function compactSchema(node: unknown): unknown {
   return out;
 }
 
+/**
+ * A failed call's structuredContent, `{error}` (call.ts). The official TypeScript client (1.x) checks
+ * structuredContent against the outputSchema even when isError is set (modelcontextprotocol/typescript-sdk
+ * issue 1943), so a listed outputSchema admits the error envelope beside the success shape; otherwise
+ * that client throws instead of returning the error to the agent.
+ */
+const ERROR_RESULT = { type: 'object', properties: { error: { type: 'object' } }, required: ['error'], additionalProperties: false };
+
 /** All tools, with their JSON schemas built once at start-up and their lists cached per scope mask. */
 export class ToolRegistry {
   private readonly tools = new Map<string, ToolDef>();
@@ -52,7 +60,7 @@ export class ToolRegistry {
         ...(def.title ? { title: def.title } : {}),
         description: def.description,
         inputSchema: { ...schema, type: 'object' },
-        ...(output ? { outputSchema: { ...output, type: 'object' as const } } : {}),
+        ...(output ? { outputSchema: { type: 'object' as const, anyOf: [output, ERROR_RESULT] } } : {}),
         // The title once, as Tool.title (not repeated in annotations.title): tools/list has a 32 KB budget.
         ...(def.annotations ? { annotations: { ...def.annotations } } : {}),
       });
