@@ -4,6 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Core } from '../context.js';
 import type { Owner } from '../owners/store.js';
 import { parseWith } from './validate.js';
+import { sameOrigin } from './guard.js';
 
 /** Who may call a route: any signed-in owner (default), the primary owner only, or anyone (the route authenticates itself). */
 export type RouteAuth = 'owner' | 'primary' | 'public';
@@ -59,6 +60,8 @@ export interface RouteSpec<
   auth?: A;
   /** The caller must be a human member (or admin) of the room `:id`; 404 when not a member, 403 when not admin. */
   room?: R;
+  /** `'same'`: a present Origin must be this server (403 `cross_origin`), e.g. sign-in and sign-out, which change who the browser is. */
+  origin?: 'same';
   /** The JSON body's schema (failures are INVALID_ARGUMENT naming the fields, never echoing values). */
   body?: B;
   /** The query string's schema: each parameter once, as a string (use z.coerce for numbers). */
@@ -75,6 +78,7 @@ export interface Route {
   path: string;
   auth: RouteAuth;
   room?: RoomAccess;
+  origin?: 'same';
   body?: z.ZodType;
   query?: z.ZodType;
   rawBody?: boolean;
@@ -105,6 +109,7 @@ export function defineRoute<
     path: spec.path,
     auth: spec.auth ?? 'owner',
     room: spec.room,
+    origin: spec.origin,
     body: spec.body,
     query: spec.query,
     rawBody: spec.rawBody,
@@ -133,7 +138,7 @@ export interface RouterChecks {
   humanRoom(core: Core, roomId: string, ownerId: string, need: RoomAccess): RouteRoom;
 }
 
-/** Parses the body and query and runs the room check: everything a handler may assume. */
+/** Runs the origin, primary-owner and room checks, then parses the body and query: everything a handler may assume. */
 export function prepareRoute(
   core: Core,
   checks: RouterChecks,
@@ -142,7 +147,11 @@ export function prepareRoute(
   owner: Owner | undefined,
   body: Record<string, unknown>,
   url: URL,
+  req: IncomingMessage,
 ): { room?: RouteRoom; input: RouteInput<unknown, unknown> } {
+  if (route.origin === 'same' && !sameOrigin(req, Number(new URL(core.baseUrl).port))) {
+    throw new AppError('FORBIDDEN', 'cross-origin request refused', { reason: 'cross_origin' });
+  }
   if (route.auth === 'primary' && !owner?.is_primary) {
     throw new AppError('FORBIDDEN', 'only the primary owner may do this', { reason: 'not_primary_owner' });
   }
