@@ -27,9 +27,10 @@ function compactSchema(node: unknown): unknown {
 }
 
 /**
- * A failed call's `structuredContent` is `{error: {code, message, error_id, …}}` (with `isError`). Clients
- * check structuredContent against the outputSchema on errors too (the official SDK does), so every
- * output schema admits this envelope beside the tool's own result.
+ * A failed call's `structuredContent` is `{error: {code, message, error_id, …}}` (with `isError`). The
+ * official TypeScript client (1.x) checks structuredContent against the outputSchema even when isError is
+ * set (modelcontextprotocol/typescript-sdk issue 1943), so every output schema admits this envelope beside
+ * the tool's own result; otherwise that client throws instead of handing the error to the agent.
  */
 const ERROR_RESULT = {
   type: 'object',
@@ -63,14 +64,14 @@ export class ToolRegistry {
       delete schema.$schema;
       let output: Record<string, unknown> | undefined;
       if (def.output) {
-        output = { anyOf: [compactSchema(z.toJSONSchema(def.output, { io: 'output', unrepresentable: 'any' })), ERROR_RESULT] };
+        output = compactSchema(z.toJSONSchema(def.output, { io: 'output', unrepresentable: 'any' })) as Record<string, unknown>;
       }
       this.listed.set(def.name, {
         name: def.name,
         ...(def.title ? { title: def.title } : {}),
         description: def.description,
         inputSchema: { ...schema, type: 'object' },
-        ...(output ? { outputSchema: { ...output, type: 'object' as const } } : {}),
+        ...(output ? { outputSchema: { type: 'object' as const, anyOf: [output, ERROR_RESULT] } } : {}),
         // The title once, as Tool.title (not repeated in annotations.title): tools/list has a 32 KB budget.
         ...(def.annotations ? { annotations: { ...def.annotations } } : {}),
       });
