@@ -1,4 +1,5 @@
 /** The one door to the core: JSON over /v1, typed results, the API's error body kept whole. */
+import type { EventsTicket, LoginPreview, SessionGrant } from './types';
 
 export interface ApiError {
   code: string;
@@ -143,17 +144,11 @@ export const put = <T>(path: string, body: unknown) => api<T>('PUT', path, body)
 export const del = <T>(path: string) => api<T>('DELETE', path);
 export const patch = <T>(path: string, body: unknown) => api<T>('PATCH', path, body);
 
-/** Who a one-time login link signs in as, and whether the page must ask before using it. */
-export interface LoginPreview {
-  owner: { owner_id: string; name: string; handle: string };
-  confirm: boolean;
-}
-
 export const previewLogin = (token: string) => post<LoginPreview>('/v1/ui/login/preview', { token });
 
 /** Trades the one-time link for this tab's session token. */
-export async function signIn(token: string): Promise<ApiResult<{ session_token: string }>> {
-  const r = await post<{ session_token: string }>('/v1/ui/login', { token });
+export async function signIn(token: string): Promise<ApiResult<SessionGrant>> {
+  const r = await post<SessionGrant>('/v1/ui/login', { token });
   if (r.ok) setSessionToken(r.data.session_token);
   return r;
 }
@@ -166,7 +161,7 @@ export async function signOut(): Promise<void> {
 
 /** A one-use ticket for the event stream's URL (EventSource cannot send a header). */
 export async function eventsUrl(): Promise<string | null> {
-  const r = await post<{ ticket: string }>('/v1/events/ticket', {});
+  const r = await post<EventsTicket>('/v1/events/ticket', {});
   return r.ok ? `/v1/events?ticket=${encodeURIComponent(r.data.ticket)}` : null;
 }
 

@@ -1,15 +1,7 @@
 import { useEffect, useState } from 'react';
 import { describeError, enc, get, post } from '../api';
 import { useFiles } from '../stores/files';
-import type { Room } from '../types';
-
-interface DeletedFile {
-  file_id: string;
-  path: string;
-  versions: number;
-  deleted_at: string;
-  restorable_until: string;
-}
+import type { DeletedFile, Room } from '../types';
 
 /** Files deleted in this room that can still be restored (docs/security.md, item 7). */
 export function DeletedFiles({ room, revision }: { room: Room; revision: unknown }) {

@@ -1,6 +1,6 @@
 import { create } from 'zustand';
 import { del, enc, get, post, type ApiError, type ApiResult } from '../api';
-import type { RoomFile } from '../types';
+import type { DownloadLink, FilePage, RoomFile, UploadStart } from '../types';
 
 export interface Upload {
   id: string;
@@ -17,7 +17,7 @@ interface FilesState {
   uploads: Upload[];
   load: (roomId: string) => Promise<void>;
   upload: (roomId: string, file: File) => Promise<void>;
-  download: (roomId: string, fileId: string) => Promise<ApiResult<{ download_url: string }>>;
+  download: (roomId: string, fileId: string) => Promise<ApiResult<DownloadLink>>;
   remove: (roomId: string, fileId: string) => Promise<ApiResult<unknown>>;
   dismiss: (id: string) => void;
 }
@@ -48,7 +48,7 @@ export const useFiles = create<FilesState>((set, getState) => {
     load: async (roomId) => {
       if (!getState().rooms[roomId]) set((s) => ({ rooms: { ...s.rooms, [roomId]: { status: 'loading' } } }));
       // The list is paged (docs/files.md); this view loads the first 500 paths.
-      const r = await get<{ files: RoomFile[]; next_cursor: string | null; total: number }>(`/v1/rooms/${enc(roomId)}/files?limit=500`);
+      const r = await get<FilePage>(`/v1/rooms/${enc(roomId)}/files?limit=500`);
       set((s) => ({
         rooms: { ...s.rooms, [roomId]: r.ok ? { status: 'ready', files: r.data.files } : { status: 'error', error: r.error, files: s.rooms[roomId]?.files } },
       }));
@@ -59,7 +59,7 @@ export const useFiles = create<FilesState>((set, getState) => {
       set((s) => ({ uploads: [...s.uploads, { id, roomId, filename: file.name, loaded: 0, total: file.size, phase: 'hashing' }] }));
       try {
         const sha256 = await sha256Hex(file);
-        const start = await post<{ file_id: string; upload_url: string }>(`/v1/rooms/${enc(roomId)}/files/uploads`, {
+        const start = await post<UploadStart>(`/v1/rooms/${enc(roomId)}/files/uploads`, {
           filename: file.name,
           content_type: contentType,
           size_bytes: file.size,
@@ -86,7 +86,7 @@ export const useFiles = create<FilesState>((set, getState) => {
         patch(id, { phase: 'failed', error: (err as Error).message });
       }
     },
-    download: (roomId, fileId) => get<{ download_url: string }>(`/v1/rooms/${enc(roomId)}/files/${enc(fileId)}/download`),
+    download: (roomId, fileId) => get<DownloadLink>(`/v1/rooms/${enc(roomId)}/files/${enc(fileId)}/download`),
     remove: async (roomId, fileId) => {
       const r = await del(`/v1/rooms/${enc(roomId)}/files/${enc(fileId)}`);
       if (r.ok) void getState().load(roomId);
