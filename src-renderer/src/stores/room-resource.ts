@@ -28,7 +28,7 @@ export interface RoomResource<T> {
 }
 
 /** What a view shows for a room resource: its data, the first load, or the error of a load that left nothing to show. */
-export function phaseOf<T>(r: RoomResource<T> | undefined): 'ready' | 'loading' | 'error' {
+export function phaseOf(r: RoomResource<unknown> | undefined): 'ready' | 'loading' | 'error' {
   if (r?.data !== undefined) return 'ready';
   return r?.error && !r.loading ? 'error' : 'loading';
 }
