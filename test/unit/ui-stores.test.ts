@@ -8,6 +8,7 @@ import { NO_FILTER, useBoard } from '../../src-renderer/src/stores/board.js';
 import { useChat, type RoomChat } from '../../src-renderer/src/stores/chat.js';
 import { useConnection } from '../../src-renderer/src/stores/connection.js';
 import { handleOfPlate } from '../../src-renderer/src/stores/rooms.js';
+import { phaseOf, sequencer, settle, type RoomResource } from '../../src-renderer/src/stores/room-resource.js';
 import type { Members, Message } from '../../shared/api-types.js';
 
 describe('board store: filters', () => {
@@ -139,5 +140,40 @@ describe('store helpers', () => {
     expect(handleOfPlate(members, 'AGT-1')).toBe('@a(own)');
     expect(handleOfPlate(members, 'AGT-2')).toBeUndefined();
     expect(handleOfPlate(undefined, 'AGT-1')).toBeUndefined();
+  });
+});
+
+describe('room resources: the one error policy and the sequence guard', () => {
+  const notFound = { code: 'NOT_FOUND', message: 'room not found', error_id: 'err_1', status: 404 };
+  const keep = (n: number[]) => n;
+
+  it('a success replaces the data, clears the error and stamps loadedAt', () => {
+    const held: RoomResource<number[]> = { data: [1], loading: true, error: notFound, loadedAt: 1 };
+    const next = settle(held, { ok: true, status: 200, data: [2] }, keep);
+    expect(next).toMatchObject({ data: [2], loading: false, error: undefined });
+    expect(next.loadedAt).toBeGreaterThan(1);
+  });
+
+  it('a failure keeps the last good data and its time, and holds the API error with its error_id', () => {
+    const held: RoomResource<number[]> = { data: [1], loading: true, loadedAt: 5 };
+    expect(settle(held, { ok: false, status: 404, error: notFound }, keep)).toEqual({ data: [1], loading: false, error: notFound, loadedAt: 5 });
+  });
+
+  it('phaseOf: data first; an error only once no load is under way; else loading', () => {
+    expect(phaseOf(undefined)).toBe('loading');
+    expect(phaseOf({ loading: true })).toBe('loading');
+    expect(phaseOf({ loading: true, error: notFound })).toBe('loading');
+    expect(phaseOf({ loading: false, error: notFound })).toBe('error');
+    expect(phaseOf({ loading: false, error: notFound, data: [] })).toBe('ready');
+  });
+
+  it('sequencer: only the latest request of a key counts; keys do not interfere', () => {
+    const seq = sequencer();
+    const a1 = seq.ask('a');
+    const b1 = seq.ask('b');
+    const a2 = seq.ask('a');
+    expect(seq.isLatest('a', a1)).toBe(false);
+    expect(seq.isLatest('a', a2)).toBe(true);
+    expect(seq.isLatest('b', b1)).toBe(true);
   });
 });
