@@ -163,8 +163,20 @@ const taskSummary = z.object({
   updated_at: z.string(),
 });
 
-/** A board page's task: compact, or the full record with detail "full". */
-const boardTask = z.union([taskSummary, taskRecord]);
+/**
+ * A board page's task as the UI reads it (shared/api-types.ts `BoardTask`): the compact fields
+ * always, the rest of the record with detail "full"; the lease names its live holder (compact) or
+ * when it was renewed (full). One object rather than a union of the two: half the bytes on the
+ * wire, where every tool's output schema shares one budget (ergonomics.test.ts).
+ */
+const boardTask = taskRecord
+  .partial()
+  .extend(taskSummary.shape)
+  .extend({
+    lease: z
+      .object({ instance_id: z.string().nullable(), handle: z.string().nullable().optional(), renewed_at: z.string().nullable().optional(), stale: z.boolean() })
+      .nullable(),
+  });
 
 export const createTaskOutput = taskRecord.extend({ replayed: z.boolean().optional() });
 export const claimTaskOutput = taskRecord.extend({ claimed: z.boolean() });
