@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { roomIdArg } from '../rooms/tools.js';
+import { roomIdArg } from '../rooms/schemas.js';
 import { DECISION_MAX, FOCUS_MAX } from './service.js';
 import { TASK_STATUSES } from '../tasks/transitions.js';
 
