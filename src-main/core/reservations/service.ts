@@ -338,12 +338,6 @@ export function listReservations(db: Db, roomId: string, path?: string): ListRes
   })();
 }
 
-/** The agent-facing list: membership first. */
-export function listForAgent(db: Db, caller: Holder, roomId: string, path?: string): ListResult {
-  requireAgentRoom(db, roomId, caller.plate);
-  return listReservations(db, roomId, path);
-}
-
 /** The compact reservations section of get_room_context. */
 export function contextReservations(db: Db, roomId: string) {
   const handles = new Map<string, string>();
