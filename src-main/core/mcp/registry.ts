@@ -34,16 +34,15 @@ function compactSchema(node: unknown): unknown {
  */
 const ERROR_RESULT = {
   type: 'object',
-  properties: {
-    error: {
-      type: 'object',
-      properties: { code: { type: 'string' }, message: { type: 'string' }, error_id: { type: 'string' } },
-      required: ['code', 'message', 'error_id'],
-    },
-  },
   required: ['error'],
-  additionalProperties: false,
+  properties: { error: { type: 'object', required: ['code', 'message', 'error_id'] } },
 };
+
+/** The listed outputSchema: the result or the error envelope; item schemas a result repeats are written once, in the root's `$defs`. */
+function outputSchema(result: Record<string, unknown>): { type: 'object'; [k: string]: unknown } {
+  const { $defs, ...shape } = result;
+  return { type: 'object', anyOf: [shape, ERROR_RESULT], ...($defs ? { $defs } : {}) };
+}
 
 /** All tools, with their JSON schemas built once at start-up and their lists cached per scope mask. */
 export class ToolRegistry {
@@ -64,14 +63,14 @@ export class ToolRegistry {
       delete schema.$schema;
       let output: Record<string, unknown> | undefined;
       if (def.output) {
-        output = compactSchema(z.toJSONSchema(def.output, { io: 'output', unrepresentable: 'any' })) as Record<string, unknown>;
+        output = compactSchema(z.toJSONSchema(def.output, { io: 'output', unrepresentable: 'any', reused: 'ref' })) as Record<string, unknown>;
       }
       this.listed.set(def.name, {
         name: def.name,
         ...(def.title ? { title: def.title } : {}),
         description: def.description,
         inputSchema: { ...schema, type: 'object' },
-        ...(output ? { outputSchema: { type: 'object' as const, anyOf: [output, ERROR_RESULT] } } : {}),
+        ...(output ? { outputSchema: outputSchema(output) } : {}),
         // The title once, as Tool.title (not repeated in annotations.title): tools/list has a 32 KB budget.
         ...(def.annotations ? { annotations: { ...def.annotations } } : {}),
       });
