@@ -181,6 +181,11 @@ export interface OwnerTrust {
   agents: number;
 }
 
+/** GET /v1/rooms/:id/trust */
+export interface RoomTrust {
+  owners: OwnerTrust[];
+}
+
 /** One hit of GET /v1/rooms/:id/search: `snippet` is plain text, `highlights` UTF-16 offsets into it. */
 export interface SearchResult {
   kind: 'message' | 'task' | 'decision' | 'file';
@@ -209,6 +214,34 @@ export interface RoomFile {
   kind?: string;
   created_at?: string;
   uploaded_by?: unknown;
+}
+
+/** GET /v1/rooms/:id/files: one page of the room's files, by path. */
+export interface FilePage {
+  files: RoomFile[];
+  next_cursor: string | null;
+  total: number;
+}
+
+/** POST /v1/rooms/:id/files/uploads: the new version, quarantined until its bytes are PUT to `upload_url`. */
+export interface UploadStart {
+  file_id: string;
+  upload_url: string;
+}
+
+/** GET /v1/rooms/:id/files/:fileId/download: a short-lived link to the bytes. */
+export interface DownloadLink {
+  download_url: string;
+  expires_at: string;
+}
+
+/** A deleted file still restorable (GET /v1/rooms/:id/deleted-files → `{files}`). */
+export interface DeletedFile {
+  file_id: string;
+  path: string;
+  versions: number;
+  deleted_at: string;
+  restorable_until: string;
 }
 
 export interface Workspace {
@@ -292,6 +325,121 @@ export interface Wake {
   created_at?: string;
   started_at?: string | null;
   ended_at?: string | null;
+}
+
+/** GET /v1/rooms/:id/wakes (and /v1/agents/:plate/wakes): the newest wakes first, paged by `next_before_seq`. */
+export interface WakePage {
+  wakes: Wake[];
+  next_cursor: string | null;
+  next_before_seq: number | null;
+}
+
+/** A runner preset of GET /v1/runner-presets (`{presets}`): a host's command line, ready to use. */
+export interface RunnerPreset {
+  preset: string;
+  host: string;
+  command: string;
+  args: readonly string[];
+}
+
+/** An agent's feedback on one task step (submit_task_feedback). */
+export interface TaskFeedback {
+  feedback_id: string;
+  room: string;
+  task_id: string | null;
+  plate: string;
+  kind: 'task' | 'contract_mismatch';
+  outcome: 'clean' | 'issue';
+  task_status: string | null;
+  error_id: string | null;
+  issue: string | null;
+  recommended_fix: string | null;
+  severity: string | null;
+  recurrence: { count: number; recurring: boolean };
+  created_at: string;
+}
+
+/** An agent's answers to the product questions (submit_product_feedback). */
+export interface ProductFeedback {
+  feedback_id: string;
+  plate: string;
+  /** The answers, or the words 'no notes'. */
+  answers: Record<string, string> | string;
+  created_at: string;
+}
+
+/** GET /v1/rooms/:id/feedback */
+export interface RoomFeedback {
+  room: string;
+  task_feedback: TaskFeedback[];
+  product_feedback: ProductFeedback[];
+}
+
+/** An error report an agent filed with consent (report_error); evidence holds no secrets or contents. */
+export interface ErrorReport {
+  report_id: string;
+  error_id: string;
+  plate: string;
+  room: string | null;
+  task_id: string | null;
+  tool: string | null;
+  code: string;
+  classification: string;
+  impact: string | null;
+  note: string | null;
+  recurrence: { reports: number; recurring: boolean; first_reported_at: string | null };
+  created_at: string;
+}
+
+/** GET /v1/reports: the reports of the caller's agents and of the rooms they belong to, newest first. */
+export interface Reports {
+  reports: ErrorReport[];
+}
+
+/** A backup of the home (GET /v1/backups `last`, POST /v1/backups). */
+export interface BackupSummary {
+  path: string;
+  kind: 'manual' | 'auto';
+  created_at: string;
+  blobs: number;
+  db_bytes: number;
+  blob_bytes: number;
+}
+
+/** GET /v1/backups (the primary owner only). */
+export interface BackupStatus {
+  last: BackupSummary | null;
+  running: { kind: string; started_at: string } | null;
+  last_error: { at: string; message: string } | null;
+  settings: { auto: boolean; every_hours: number; keep: number };
+  next_auto_at: string | null;
+}
+
+/** POST /v1/ui/login/preview: who a one-time login link signs in as, and whether the page must ask before using it. */
+export interface LoginPreview {
+  owner: { owner_id: string; name: string; handle: string };
+  confirm: boolean;
+}
+
+/** POST /v1/owners (the primary owner): the new owner; its token is for the command line, the UI hands out a login link. */
+export interface CreatedOwner {
+  owner: Owner;
+}
+
+/** POST /v1/ui/login: this tab's session token (sent as a header, never a cookie). */
+export interface SessionGrant {
+  session_token: string;
+}
+
+/** POST /v1/events/ticket: a one-use ticket for the event stream's URL. */
+export interface EventsTicket {
+  ticket: string;
+}
+
+/** POST /v1/owners/:id/login-links (and /v1/login-links): a one-time sign-in link. */
+export interface LoginLink {
+  url: string;
+  expires_at: string;
 }
 
 /** A path reservation (issue 19): who holds which repository glob, until when, for which task. */

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Core } from './context.js';
+import { addHook, type Core } from './context.js';
+import type { StopStep } from './util/repeat.js';
 import type { ToolChecks, ToolDef } from './mcp/tool.js';
 import type { LegacyRoute, Route, RouterChecks } from './http/router.js';
 import { humanRole, isAgentMember, requireAgentRoom, requireHumanRoom } from './rooms/store.js';
@@ -72,18 +73,25 @@ export const TOOL_CHECKS: ToolChecks = {
 };
 
 /**
- * The hooks (context.ts CoreHooks) through which a capability answers for one below it, which
- * does not import it; registered as the core is made, before it takes a request.
+ * A capability's background work, started once the home is known sound. Each returns its stop step;
+ * the core runs them in reverse order when it closes, before the database closes.
  */
-export const CAPABILITY_HOOKS: Array<(core: Core) => void> = [
-  (core) => core.hooks.workingOn.push((sessionId) => tasksHeldBy(core.db, sessionId)),
+export type CapabilityStarter = (core: Core) => StopStep;
+
+/**
+ * The hooks (context.ts CoreHooks) through which a capability answers for one below it, which
+ * does not import it; registered as the core is made, before it takes a request, and removed
+ * when it closes (after the background work stopped).
+ */
+export const CAPABILITY_HOOKS: CapabilityStarter[] = [
+  (core) => addHook(core.hooks.workingOn, (sessionId) => tasksHeldBy(core.db, sessionId)),
   // Reservations tied to a task end with it; tasks only announce the end (no import of reservations there).
-  (core) => core.hooks.taskEnded.push((e) => onTaskEnded(core, e.taskId)),
+  (core) => addHook(core.hooks.taskEnded, (e) => onTaskEnded(core, e.taskId)),
   // check_mentions shows the messages its items point at: messages answers, the inbox imports no messages.
-  (core) => core.hooks.inboxMessages.push(messagesForInbox),
+  (core) => addHook(core.hooks.inboxMessages, messagesForInbox),
   // What a task wake does to its task: the dispatcher asks, so wakes never imports tasks.
   (core) =>
-    core.hooks.taskWakes.push({
+    addHook(core.hooks.taskWakes, {
       staleReason: taskWakeStaleReason,
       receiveRunning,
       returnReceipt,
@@ -91,17 +99,19 @@ export const CAPABILITY_HOOKS: Array<(core: Core) => void> = [
     }),
   // Evidence keeps only the room and task ids its caller may see, and the rows error reports refer to.
   (core) =>
-    core.hooks.evidenceAccess.push({
+    addHook(core.hooks.evidenceAccess, {
       isMember: (db, roomId, caller) =>
         caller.plate ? isAgentMember(db, roomId, caller.plate) : caller.ownerId ? humanRole(db, roomId, caller.ownerId) !== undefined : false,
       roomOfTask: (db, taskId) => getTaskRow(db, taskId)?.room_id,
     }),
-  (core) => core.hooks.reportedErrorIds.push(reportedErrorIdsBefore),
+  (core) => addHook(core.hooks.reportedErrorIds, reportedErrorIdsBefore),
 ];
 
-/** Start-up hooks of capabilities that run background work (e.g. the wake dispatcher). */
-export const CAPABILITY_STARTERS: Array<(core: Core) => void> = [
-  (core) => setImmediate(() => sweepBlobs(core)),
+export const CAPABILITY_STARTERS: CapabilityStarter[] = [
+  (core) => {
+    const t = setImmediate(() => sweepBlobs(core));
+    return () => clearImmediate(t);
+  },
   startTrashPurger,
   startWakeDispatcher,
   startContextPruner,

@@ -104,12 +104,19 @@ export interface CoreHooks {
   evidenceAccess: EvidenceAccess[];
   /** Error ids older than `before` that an error report refers to: evidence retention keeps them (feedback answers). */
   reportedErrorIds: Array<(db: Db, before: string) => string[]>;
-  /** Runs when the core stops. */
-  onClose: Array<() => void | Promise<void>>;
 }
 
 export function mcpUrl(core: Core, host?: string): string {
   return host && host !== 'generic' ? `${core.baseUrl}/mcp/${host}` : `${core.baseUrl}/mcp`;
+}
+
+/** Adds a hook; returns the way to remove it (a capability's stop step). */
+export function addHook<F>(hooks: F[], h: F): () => void {
+  hooks.push(h);
+  return () => {
+    const i = hooks.indexOf(h);
+    if (i >= 0) hooks.splice(i, 1);
+  };
 }
 
 /** Tells waiting wakes that this instance acted in the room (handled-on-next-act, decisions.md "Wakes"). */

@@ -66,8 +66,13 @@ export class SessionRegistry {
     return this.byId.size;
   }
 
-  onChange(l: (s: McpSession, ev: 'open' | 'close') => void): void {
+  /** Listens to sessions opening and closing; returns the way to stop listening. */
+  onChange(l: (s: McpSession, ev: 'open' | 'close') => void): () => void {
     this.listeners.push(l);
+    return () => {
+      const i = this.listeners.indexOf(l);
+      if (i >= 0) this.listeners.splice(i, 1);
+    };
   }
 
   async closeWhere(pred: (s: McpSession) => boolean): Promise<number> {

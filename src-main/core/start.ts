@@ -19,6 +19,7 @@ import { Router } from './http/router.js';
 import { createHttpServer } from './http/server.js';
 import { handleMcp } from './mcp/handler.js';
 import { DEFAULT_MCP_SESSION_LIMITS, type Core, type McpSessionLimits } from './context.js';
+import type { StopStep } from './util/repeat.js';
 import { ALL_ROUTES, ALL_TOOLS, AUTHENTICATE, CAPABILITY_HOOKS, CAPABILITY_STARTERS, RAW_HANDLERS, ROUTER_CHECKS, TOOL_CHECKS } from './capabilities.js';
 import { createOwner, ownerByToken, primaryOwner, rotateOwnerToken } from './owners/store.js';
 import { createLoginLink } from './owners/login.js';
@@ -138,9 +139,10 @@ export async function startCore(opts: StartOptions): Promise<RunningCore> {
     rateLimiter: new RateLimiter(opts.rateLimit ?? { perSecond: 50, burst: 200 }),
     sessions: new SessionRegistry(),
     baseUrl: '',
-    hooks: { agentActed: [], workingOn: [], taskEnded: [], inboxMessages: [], taskWakes: [], evidenceAccess: [], reportedErrorIds: [], onClose: [] },
+    hooks: { agentActed: [], workingOn: [], taskEnded: [], inboxMessages: [], taskWakes: [], evidenceAccess: [], reportedErrorIds: [] },
   };
-  for (const register of CAPABILITY_HOOKS) register(core);
+  // Hooks answer from the first request on (reads are served while a large file is still being checked).
+  const hookStops = CAPABILITY_HOOKS.map((register) => register(core));
   let ownerToken: string;
   try {
     ownerToken = ensurePrimaryOwner(core, opts.ownerName ?? safeUserName());
@@ -188,8 +190,10 @@ export async function startCore(opts: StartOptions): Promise<RunningCore> {
   core.baseUrl = `http://127.0.0.1:${port}`;
   lock.setUrl(core.baseUrl);
   // Background writers (dispatcher, sweeps, snapshots) start once the file is known sound.
+  // Hooks are removed last: stop steps run in reverse.
+  const stopSteps: StopStep[] = [...hookStops];
   const startCapabilities = () => {
-    for (const start of CAPABILITY_STARTERS) start(core);
+    for (const start of CAPABILITY_STARTERS) stopSteps.push(start(core));
   };
   if (checkNow) startCapabilities();
   else
@@ -220,7 +224,14 @@ export async function startCore(opts: StartOptions): Promise<RunningCore> {
   const close = () =>
     (closing ??= (async () => {
       clearInterval(sweeper);
-      for (const h of core.hooks.onClose) await h();
+      // Background work stops in reverse order of starting (e.g. a snapshot in progress finishes before the database closes).
+      for (const stop of stopSteps.reverse()) {
+        try {
+          await stop();
+        } catch (err) {
+          log(`agent-rooms: a capability failed to stop: ${(err as Error).message}`);
+        }
+      }
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         // Streams (SSE, MCP GET) never end by themselves: close them once in-flight requests had their chance.

@@ -1,4 +1,5 @@
 /** The one door to the core: JSON over /v1, typed results, the API's error body kept whole. */
+import type { EventsTicket, LoginPreview, SessionGrant } from './types';
 
 export interface ApiError {
   code: string;
@@ -38,22 +39,54 @@ function storage(): Storage | undefined {
   try {
     return window.sessionStorage;
   } catch {
-    return undefined; // storage disabled: the token lives in memory for this page only
+    return undefined; // storage disabled (or no window: the stores run in Node): the token lives in memory
   }
 }
 
-let sessionToken: string | null = storage()?.getItem(SESSION_KEY) ?? null;
+/** Where the session token is kept. */
+export interface TokenSource {
+  get(): string | null;
+  set(token: string | null): void;
+}
+
+/** The page's default: this tab's sessionStorage, read once at start. */
+function tabSession(): TokenSource {
+  let token: string | null = storage()?.getItem(SESSION_KEY) ?? null;
+  return {
+    get: () => token,
+    set: (t) => {
+      token = t;
+      const st = storage();
+      if (!st) return;
+      if (t) st.setItem(SESSION_KEY, t);
+      else st.removeItem(SESSION_KEY);
+    },
+  };
+}
+
+/**
+ * Where requests go and with which token. The page uses the defaults (same origin, this tab's
+ * session); the store tests run the same stores in Node against a real server on another origin.
+ */
+export interface ApiConfig {
+  /** Prefix of every /v1 path: '' is this page's origin. */
+  baseUrl: string;
+  tokens: TokenSource;
+  fetch: (input: string, init: RequestInit) => Promise<Response>;
+}
+
+const config: ApiConfig = { baseUrl: '', tokens: tabSession(), fetch: (input, init) => fetch(input, init) };
+
+export function configureApi(c: Partial<ApiConfig>): void {
+  Object.assign(config, c);
+}
 
 export function getSessionToken(): string | null {
-  return sessionToken;
+  return config.tokens.get();
 }
 
 export function setSessionToken(token: string | null): void {
-  sessionToken = token;
-  const st = storage();
-  if (!st) return;
-  if (token) st.setItem(SESSION_KEY, token);
-  else st.removeItem(SESSION_KEY);
+  config.tokens.set(token);
 }
 
 /*
@@ -66,20 +99,21 @@ let waiting: ((token: string) => void) | null = null;
 if (channel) {
   channel.onmessage = (ev: MessageEvent<{ type?: string; token?: string }>) => {
     const m = ev.data;
-    if (m?.type === 'ask' && sessionToken) channel.postMessage({ type: 'token', token: sessionToken });
+    const own = getSessionToken();
+    if (m?.type === 'ask' && own) channel.postMessage({ type: 'token', token: own });
     else if (m?.type === 'token' && typeof m.token === 'string' && m.token.startsWith('ars_') && waiting) waiting(m.token);
   };
 }
 
 /** Without a session of its own, this tab borrows one from another open tab of this origin, if any answers soon. */
 export function borrowSession(waitMs = 250): Promise<boolean> {
-  if (sessionToken || !channel) return Promise.resolve(Boolean(sessionToken));
+  if (getSessionToken() || !channel) return Promise.resolve(Boolean(getSessionToken()));
   return new Promise((resolve) => {
     const done = (token: string | null) => {
       waiting = null;
       clearTimeout(timer);
-      if (token && !sessionToken) setSessionToken(token);
-      resolve(Boolean(sessionToken));
+      if (token && !getSessionToken()) setSessionToken(token);
+      resolve(Boolean(getSessionToken()));
     };
     const timer = setTimeout(() => done(null), waitMs);
     waiting = done;
@@ -88,7 +122,8 @@ export function borrowSession(waitMs = 250): Promise<boolean> {
 }
 
 function authHeaders(): Record<string, string> {
-  return sessionToken ? { authorization: `Bearer ${sessionToken}` } : {};
+  const token = getSessionToken();
+  return token ? { authorization: `Bearer ${token}` } : {};
 }
 
 export async function api<T>(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<ApiResult<T>> {
@@ -97,7 +132,7 @@ export async function api<T>(method: string, path: string, body?: unknown, signa
   if (refused) return { ok: false, status: 0, error: refused };
   let res: Response;
   try {
-    res = await fetch(path, {
+    res = await config.fetch(config.baseUrl + path, {
       method,
       credentials: 'omit',
       headers:
@@ -143,31 +178,25 @@ export const put = <T>(path: string, body: unknown) => api<T>('PUT', path, body)
 export const del = <T>(path: string) => api<T>('DELETE', path);
 export const patch = <T>(path: string, body: unknown) => api<T>('PATCH', path, body);
 
-/** Who a one-time login link signs in as, and whether the page must ask before using it. */
-export interface LoginPreview {
-  owner: { owner_id: string; name: string; handle: string };
-  confirm: boolean;
-}
-
 export const previewLogin = (token: string) => post<LoginPreview>('/v1/ui/login/preview', { token });
 
 /** Trades the one-time link for this tab's session token. */
-export async function signIn(token: string): Promise<ApiResult<{ session_token: string }>> {
-  const r = await post<{ session_token: string }>('/v1/ui/login', { token });
+export async function signIn(token: string): Promise<ApiResult<SessionGrant>> {
+  const r = await post<SessionGrant>('/v1/ui/login', { token });
   if (r.ok) setSessionToken(r.data.session_token);
   return r;
 }
 
 /** Ends the session on the server and forgets the token here. */
 export async function signOut(): Promise<void> {
-  if (sessionToken) await post('/v1/ui/logout', {});
+  if (getSessionToken()) await post('/v1/ui/logout', {});
   setSessionToken(null);
 }
 
 /** A one-use ticket for the event stream's URL (EventSource cannot send a header). */
 export async function eventsUrl(): Promise<string | null> {
-  const r = await post<{ ticket: string }>('/v1/events/ticket', {});
-  return r.ok ? `/v1/events?ticket=${encodeURIComponent(r.data.ticket)}` : null;
+  const r = await post<EventsTicket>('/v1/events/ticket', {});
+  return r.ok ? `${config.baseUrl}/v1/events?ticket=${encodeURIComponent(r.data.ticket)}` : null;
 }
 
 /** A one-line human description of an API failure, with its error id for support. */

@@ -1,14 +1,15 @@
-/** One EventSource on /v1/events; each named event refreshes the stores that hold its data. */
+/**
+ * One EventSource on /v1/events; each named event refreshes the stores that hold its data. The room
+ * resources (stores/room-resource.ts) name the events they follow in their own store (`refreshOn`):
+ * every event about a room reaches them after its handler here.
+ */
 import { useRooms } from './stores/rooms';
 import { useChat } from './stores/chat';
-import { useBoard } from './stores/board';
-import { useFiles } from './stores/files';
 import { useAgents } from './stores/agents';
-import { useWakes } from './stores/wakes';
-import { useWorkspace } from './stores/workspace';
+import { useReports } from './stores/feedback';
 import { useAttention } from './stores/attention';
 import { useConnection } from './stores/connection';
-import { useReservations } from './stores/reservations';
+import { refreshRoomResources, reloadAllRoomResources } from './stores/room-resource';
 import type { CoreEventType, UiEventType, WireEvent, WireEventOf } from '../../shared/core-events';
 import { eventsUrl, setUnreachableHandler } from './api';
 
@@ -48,29 +49,16 @@ function soon(key: string, f: () => void, ms = 120) {
   );
 }
 
-function refreshRoom(room: string, what: string) {
-  if (what === 'board' && useBoard.getState().rooms[room]) soon(`board:${room}`, () => void useBoard.getState().load(room));
-  if (what === 'members' && useRooms.getState().members[room]) soon(`members:${room}`, () => void useRooms.getState().loadMembers(room));
-  if (what === 'files' && useFiles.getState().rooms[room]) soon(`files:${room}`, () => void useFiles.getState().load(room));
-  if (what === 'wakes' && useWakes.getState().rooms[room]) soon(`wakes:${room}`, () => void useWakes.getState().load(room), 250);
-  if (what === 'feedback' && useWakes.getState().feedback[room]) soon(`feedback:${room}`, () => void useWakes.getState().loadFeedback(room), 250);
-  if (what === 'trust' && useRooms.getState().trust[room]) soon(`trust:${room}`, () => void useRooms.getState().loadTrust(room));
-  if (what === 'workspace' && useWorkspace.getState().rooms[room]) soon(`workspace:${room}`, () => void useWorkspace.getState().load(room));
-}
-
 /** Everything loaded, again: after a reconnect events may have been missed. */
 function refreshAll() {
   void useRooms.getState().load();
   void useRooms.getState().loadOwners();
-  for (const room of Object.keys(useRooms.getState().trust)) void useRooms.getState().loadTrust(room);
-  for (const room of Object.keys(useChat.getState().rooms)) void useChat.getState().loadLatest(room);
-  for (const room of Object.keys(useRooms.getState().members)) refreshRoom(room, 'members');
-  for (const room of Object.keys(useBoard.getState().rooms)) refreshRoom(room, 'board');
-  for (const room of Object.keys(useFiles.getState().rooms)) refreshRoom(room, 'files');
-  for (const room of Object.keys(useWakes.getState().rooms)) refreshRoom(room, 'wakes');
-  for (const room of Object.keys(useReservations.getState().rooms)) void useReservations.getState().load(room);
+  reloadAllRoomResources();
   if (useAgents.getState().status === 'ready') void useAgents.getState().load();
 }
+
+/** For events only room resources follow: board (with members and feedback), files, workspace, reservations, wakes. */
+const roomResourcesOnly = () => undefined;
 
 const HANDLERS: LiveHandlers = {
   'message.created': (e) => {
@@ -78,33 +66,19 @@ const HANDLERS: LiveHandlers = {
     useAttention.getState().receive(e.data);
   },
   'rooms.changed': () => soon('rooms', () => void useRooms.getState().load()),
-  'members.changed': (e) => {
-    if (e.room) refreshRoom(e.room, 'members');
-    if (e.room) refreshRoom(e.room, 'trust');
-    soon('rooms', () => void useRooms.getState().load());
-  },
-  'instances.changed': (e) => e.room && refreshRoom(e.room, 'members'),
-  'trust.changed': (e) => {
-    soon('rooms', () => void useRooms.getState().load());
-    if (e.room) refreshRoom(e.room, 'members');
-    if (e.room) refreshRoom(e.room, 'trust');
-  },
-  'board.changed': (e) => {
-    if (!e.room) return;
-    refreshRoom(e.room, 'board');
-    // What each live instance works on follows its leases.
-    refreshRoom(e.room, 'members');
-    refreshRoom(e.room, 'feedback');
-  },
-  'files.changed': (e) => e.room && refreshRoom(e.room, 'files'),
-  'workspace.changed': (e) => e.room && refreshRoom(e.room, 'workspace'),
+  'members.changed': () => soon('rooms', () => void useRooms.getState().load()),
+  'instances.changed': roomResourcesOnly,
+  'trust.changed': () => soon('rooms', () => void useRooms.getState().load()),
+  'board.changed': roomResourcesOnly,
+  'files.changed': roomResourcesOnly,
+  'workspace.changed': roomResourcesOnly,
   // A room's context_version (in the rooms list) moves with its focus and decisions.
   'context.changed': () => soon('rooms', () => void useRooms.getState().load()),
-  'reservations.changed': (e) => e.room && useReservations.getState().rooms[e.room] && soon(`reservations:${e.room}`, () => void useReservations.getState().load(e.room!)),
-  'wakes.changed': (e) => e.room && refreshRoom(e.room, 'wakes'),
-  'feedback.changed': (e) => e.room && refreshRoom(e.room, 'feedback'),
+  'reservations.changed': roomResourcesOnly,
+  'wakes.changed': roomResourcesOnly,
+  'feedback.changed': roomResourcesOnly,
   'reports.changed': () => {
-    if (useWakes.getState().reports.data) soon('reports', () => void useWakes.getState().loadReports());
+    if (useReports.getState().reports.data) soon('reports', () => void useReports.getState().load());
   },
   'agents.changed': () => {
     if (useAgents.getState().status !== 'idle') soon('agents', () => void useAgents.getState().load());
@@ -154,7 +128,9 @@ async function connect(): Promise<void> {
   for (const [type, handle] of Object.entries(HANDLERS) as Array<[CoreEventType, (e: WireEvent) => void]>) {
     es.addEventListener(type, (ev) => {
       try {
-        handle(JSON.parse((ev as MessageEvent<string>).data) as WireEvent);
+        const e = JSON.parse((ev as MessageEvent<string>).data) as WireEvent;
+        handle(e);
+        if (e.room) refreshRoomResources(type, e.room);
       } catch {
         // a malformed event is ignored; the next refetch repairs the view
       }

@@ -17,6 +17,16 @@ import type { WakeDto } from '../../src-main/core/wakes/store.js';
 import type { runnerDto } from '../../src-main/core/wakes/runners.js';
 import type { mcpUrlsOf } from '../../src-main/core/agents/routes.js';
 import type { roomReservationsForHuman } from '../../src-main/core/reservations/service.js';
+import type { fetchFile, listFilesForHumans, shareFile } from '../../src-main/core/files/service.js';
+import type { listDeletedFiles } from '../../src-main/core/files/trash.js';
+import type { RUNNER_PRESETS } from '../../src-main/core/wakes/presets.js';
+import type { taskFeedbackOfRoom } from '../../src-main/core/feedback/task-feedback.js';
+import type { productFeedbackOfRoom } from '../../src-main/core/feedback/product.js';
+import type { reportsForOwner } from '../../src-main/core/feedback/reports.js';
+import type { BackupStatus } from '../../src-main/core/backup/service.js';
+import type { BackupResult } from '../../src-main/core/backup/backup.js';
+import type { createLoginLink, LoginPreview } from '../../src-main/core/owners/login.js';
+import type { createOwner } from '../../src-main/core/owners/store.js';
 
 /** Compiles only when the server's shape `S` is accepted where the UI expects `U`. */
 type Accepts<U, S extends U> = [U, S];
@@ -41,4 +51,18 @@ export type ApiContract = [
   Accepts<Api.Runner, ReturnType<typeof runnerDto>>,
   Accepts<Api.Wake, WakeDto>,
   Accepts<Api.RoomReservations, ReturnType<typeof roomReservationsForHuman>>,
+  Accepts<Api.FilePage, ReturnType<typeof listFilesForHumans>>,
+  Accepts<Api.UploadStart, ReturnType<typeof shareFile>>,
+  Accepts<Api.DownloadLink, ReturnType<typeof fetchFile>>,
+  Accepts<Api.DeletedFile, ReturnType<typeof listDeletedFiles>[number]>,
+  // GET /v1/runner-presets names each preset and adds its definition's fields.
+  Accepts<Omit<Api.RunnerPreset, 'preset'>, (typeof RUNNER_PRESETS)[keyof typeof RUNNER_PRESETS]>,
+  Accepts<Api.TaskFeedback, ReturnType<typeof taskFeedbackOfRoom>[number]>,
+  Accepts<Api.ProductFeedback, ReturnType<typeof productFeedbackOfRoom>[number]>,
+  Accepts<Api.ErrorReport, ReturnType<typeof reportsForOwner>[number]>,
+  Accepts<Api.BackupStatus, BackupStatus>,
+  Accepts<Api.BackupSummary, BackupResult>,
+  Accepts<Api.LoginPreview['owner'], Extract<LoginPreview, { ok: true }>['owner']>,
+  Accepts<Api.LoginLink, ReturnType<typeof createLoginLink>>,
+  Accepts<Api.CreatedOwner, ReturnType<typeof createOwner>>,
 ];

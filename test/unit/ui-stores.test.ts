@@ -1,14 +1,14 @@
 // The UI stores' state transitions that need no server: each `it` sets the state it starts from.
-// The loaders (load, loadMore, send, …) fetch relative /v1 paths through api.ts, which has no base
-// URL to point at a test server, so they are covered by the e2e UI tests, not here. Stores that
-// read browser globals when imported (ui.ts: localStorage; attention.ts: navigator) are left out.
+// The loaders (load, loadMore, send, …) run against a real server in
+// test/integration/ui-store-loaders.test.ts. Stores that read browser globals when imported
+// (ui.ts: localStorage; attention.ts: navigator) are left out.
 import { describe, it, expect, beforeEach } from 'vitest';
 import { post } from '../../src-renderer/src/api.js';
 import { NO_FILTER, useBoard } from '../../src-renderer/src/stores/board.js';
 import { useChat, type RoomChat } from '../../src-renderer/src/stores/chat.js';
 import { useConnection } from '../../src-renderer/src/stores/connection.js';
 import { handleOfPlate } from '../../src-renderer/src/stores/rooms.js';
-import { firstArray } from '../../src-renderer/src/stores/wakes.js';
+import { phaseOf, sequencer, settle, type RoomResource } from '../../src-renderer/src/stores/room-resource.js';
 import type { Members, Message } from '../../shared/api-types.js';
 
 describe('board store: filters', () => {
@@ -60,13 +60,13 @@ function msg(seq: number, room = 'room_a', body = `m${seq}`): Message {
 }
 
 function chatOf(messages: Message[]): RoomChat {
-  return { messages, hasMore: false, nextBeforeSeq: null, status: 'ready', loadingOlder: false, liveCount: 0 };
+  return { loading: false, data: { messages, hasMore: false, nextBeforeSeq: null, loadingOlder: false, liveCount: 0 } };
 }
 
 describe('chat store: live messages', () => {
   beforeEach(() => useChat.setState({ rooms: {} }));
 
-  const seqs = () => useChat.getState().rooms.room_a?.messages.map((m) => m.seq);
+  const seqs = () => useChat.getState().rooms.room_a?.data?.messages.map((m) => m.seq);
 
   it('ignores a message for a room whose chat is not open', () => {
     useChat.getState().receive(msg(1));
@@ -77,7 +77,7 @@ describe('chat store: live messages', () => {
     useChat.setState({ rooms: { room_a: chatOf([msg(1), msg(2)]) } });
     useChat.getState().receive(msg(3));
     expect(seqs()).toEqual([1, 2, 3]);
-    expect(useChat.getState().rooms.room_a?.liveCount).toBe(1);
+    expect(useChat.getState().rooms.room_a?.data?.liveCount).toBe(1);
   });
 
   it('keeps the order by seq when a message arrives out of order', () => {
@@ -85,7 +85,7 @@ describe('chat store: live messages', () => {
     useChat.getState().receive(msg(3));
     useChat.getState().receive(msg(0));
     expect(seqs()).toEqual([0, 1, 3, 5]);
-    expect(useChat.getState().rooms.room_a?.liveCount).toBe(2);
+    expect(useChat.getState().rooms.room_a?.data?.liveCount).toBe(2);
   });
 
   it('drops a message it already holds (a live event racing the page that has it)', () => {
@@ -99,7 +99,7 @@ describe('chat store: live messages', () => {
     useChat.setState({ rooms: { room_a: chatOf([msg(1)]), room_b: chatOf([msg(1, 'room_b')]) } });
     useChat.getState().receive(msg(2, 'room_b'));
     expect(seqs()).toEqual([1]);
-    expect(useChat.getState().rooms.room_b?.messages.map((m) => m.seq)).toEqual([1, 2]);
+    expect(useChat.getState().rooms.room_b?.data?.messages.map((m) => m.seq)).toEqual([1, 2]);
   });
 });
 
@@ -141,17 +141,39 @@ describe('store helpers', () => {
     expect(handleOfPlate(members, 'AGT-2')).toBeUndefined();
     expect(handleOfPlate(undefined, 'AGT-1')).toBeUndefined();
   });
+});
 
-  const arrays: Array<[string, unknown, string[], unknown[]]> = [
-    ['a bare array', [1, 2], [], [1, 2]],
-    ['the named key', { wakes: [1], other: [2] }, ['wakes'], [1]],
-    ['the first named key that holds an array', { items: 'no', reports: [3] }, ['items', 'reports'], [3]],
-    ['else the first array value', { total: 2, list: [4] }, ['wakes'], [4]],
-    ['nothing to find', { total: 0 }, ['wakes'], []],
-    ['no body', undefined, ['wakes'], []],
-    ['null body', null, [], []],
-  ];
-  it.each(arrays)('firstArray: %s', (_n, body, keys, want) => {
-    expect(firstArray(body, ...keys)).toEqual(want);
+describe('room resources: the one error policy and the sequence guard', () => {
+  const notFound = { code: 'NOT_FOUND', message: 'room not found', error_id: 'err_1', status: 404 };
+  const keep = (n: number[]) => n;
+
+  it('a success replaces the data, clears the error and stamps loadedAt', () => {
+    const held: RoomResource<number[]> = { data: [1], loading: true, error: notFound, loadedAt: 1 };
+    const next = settle(held, { ok: true, status: 200, data: [2] }, keep);
+    expect(next).toMatchObject({ data: [2], loading: false, error: undefined });
+    expect(next.loadedAt).toBeGreaterThan(1);
+  });
+
+  it('a failure keeps the last good data and its time, and holds the API error with its error_id', () => {
+    const held: RoomResource<number[]> = { data: [1], loading: true, loadedAt: 5 };
+    expect(settle(held, { ok: false, status: 404, error: notFound }, keep)).toEqual({ data: [1], loading: false, error: notFound, loadedAt: 5 });
+  });
+
+  it('phaseOf: data first; an error only once no load is under way; else loading', () => {
+    expect(phaseOf(undefined)).toBe('loading');
+    expect(phaseOf({ loading: true })).toBe('loading');
+    expect(phaseOf({ loading: true, error: notFound })).toBe('loading');
+    expect(phaseOf({ loading: false, error: notFound })).toBe('error');
+    expect(phaseOf({ loading: false, error: notFound, data: [] })).toBe('ready');
+  });
+
+  it('sequencer: only the latest request of a key counts; keys do not interfere', () => {
+    const seq = sequencer();
+    const a1 = seq.ask('a');
+    const b1 = seq.ask('b');
+    const a2 = seq.ask('a');
+    expect(seq.isLatest('a', a1)).toBe(false);
+    expect(seq.isLatest('a', a2)).toBe(true);
+    expect(seq.isLatest('b', b1)).toBe(true);
   });
 });

@@ -1,11 +1,9 @@
-import { z } from 'zod';
 import { defineTool } from '../mcp/tool.js';
-import { requireAgentRoom } from '../rooms/store.js';
-import { agentCandidates, parseHandle, PLATE_RE } from './handles.js';
+import { agentCandidates, parseHandle } from './handles.js';
 import { instancesOf } from '../rooms/instances.js';
 import { invalid } from '../errors/app-error.js';
 import { agentHandle, getAgentByPlate } from '../agents/store.js';
-import { roomIdArg } from '../rooms/tools.js';
+import { listInstancesInput, listInstancesOutput, resolveHandleInput, resolveHandleOutput } from './schemas.js';
 
 export const addressingTools = [
   defineTool({
@@ -15,10 +13,11 @@ export const addressingTools = [
     scope: 'READ',
     description:
       'Turns a handle @name(owner)#session (owner and session optional) into the matching agents of the room and their live instances. Use before mentioning or assigning when a name may be ambiguous. Returns {handle, candidates}.',
-    input: z.object({ room: roomIdArg, handle: z.string().min(1).max(120) }),
+    input: resolveHandleInput,
+    output: resolveHandleOutput,
+    room: 'member',
     handler: (ctx, args) => {
       const { db } = ctx.core;
-      requireAgentRoom(db, args.room, ctx.agent.plate);
       const h = parseHandle(args.handle);
       if (!h) throw invalid('handle must look like @name(owner)#session; owner and session are optional', 'bad_handle');
       const candidates = agentCandidates(db, args.room, h).map((c) => {
@@ -36,10 +35,9 @@ export const addressingTools = [
     scope: 'READ',
     description:
       'Who is live in a room right now: each connected instance (one MCP session) with its #session handle, host, last activity and the tasks it holds. Optionally only one plate.',
-    input: z.object({ room: roomIdArg, plate: z.string().regex(PLATE_RE, 'not a plate').optional() }),
-    handler: (ctx, args) => {
-      requireAgentRoom(ctx.core.db, args.room, ctx.agent.plate);
-      return { instances: instancesOf(ctx.core, args.room, args.plate) };
-    },
+    input: listInstancesInput,
+    output: listInstancesOutput,
+    room: 'member',
+    handler: (ctx, args) => ({ instances: instancesOf(ctx.core, args.room, args.plate) }),
   }),
 ];

@@ -1,7 +1,4 @@
-import { z } from 'zod';
-import type { LegacyRoute } from '../http/router.js';
-import { Status } from '../http/router.js';
-import { parseWith } from '../http/validate.js';
+import { defineRoute, Status, type Route } from '../http/router.js';
 import { AppError } from '../errors/app-error.js';
 import {
   agentDto,
@@ -17,10 +14,11 @@ import {
   revokeDevice,
   type AgentRow,
 } from './store.js';
-import { ALL_SCOPES_MASK, SCOPE_NAMES, scopesToMask, type ScopeName } from '../../../shared/scopes.js';
+import { ALL_SCOPES_MASK, scopesToMask } from '../../../shared/scopes.js';
 import type { Core } from '../context.js';
 import { mintPassportForCredential, allMcpUrls } from './authenticate.js';
 import type { Owner } from '../owners/store.js';
+import { createAgentBody, createCredentialBody, passportBody } from './schemas.js';
 
 /** The caller's own agent by plate; others' agents are not found. */
 export function ownAgent(core: Core, owner: Owner, plate: string): AgentRow {
@@ -39,94 +37,92 @@ function bearerOf(h: string | undefined): string | undefined {
   return m?.[1];
 }
 
-export const agentRoutes: LegacyRoute[] = [
-  {
+export const agentRoutes: Route[] = [
+  defineRoute({
     method: 'POST',
     path: '/v1/agents',
-    handler: ({ core, owner, body }) => {
-      const input = parseWith(
-        z.object({ name: z.string().min(1).max(80), scopes: z.array(z.enum(SCOPE_NAMES as [ScopeName, ...ScopeName[]])).optional() }),
-        body,
-      );
-      const mask = input.scopes ? scopesToMask(input.scopes) : ALL_SCOPES_MASK;
-      const a = createAgent(core.db, owner.owner_id, input.name, mask);
+    body: createAgentBody,
+    handler: ({ core, owner }, { body }) => {
+      const mask = body.scopes ? scopesToMask(body.scopes) : ALL_SCOPES_MASK;
+      const a = createAgent(core.db, owner.owner_id, body.name, mask);
       core.bus.emit({ type: 'agents.changed', owners: [owner.owner_id] });
       const dto = agentDto(a);
       return new Status(201, { agent_id: dto.agent_id, plate: dto.plate, name: dto.name, handle: dto.handle, owner: dto.owner, scopes: dto.scopes });
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'GET',
     path: '/v1/agents',
     handler: ({ core, owner }) => ({ agents: listAgentsOfOwner(core.db, owner.owner_id).map(agentDto) }),
-  },
-  {
+  }),
+  defineRoute({
     method: 'GET',
     path: '/v1/agents/:plate',
-    handler: ({ core, owner, params }) => agentDto(ownAgent(core, owner, params.plate!)),
-  },
-  {
+    handler: ({ core, owner, params }) => agentDto(ownAgent(core, owner, params.plate)),
+  }),
+  defineRoute({
     method: 'POST',
     path: '/v1/agents/:plate/credentials',
-    handler: ({ core, owner, params, body }) => {
-      const a = ownAgent(core, owner, params.plate!);
+    body: createCredentialBody,
+    handler: ({ core, owner, params }, { body }) => {
+      const a = ownAgent(core, owner, params.plate);
       if (a.revoked_at !== null) throw new AppError('CONFLICT', 'this agent is revoked');
-      const input = parseWith(z.object({ device: z.string().min(1).max(80).optional() }), body);
-      const c = createCredential(core.db, a.id, input.device);
+      const c = createCredential(core.db, a.id, body.device);
       core.bus.emit({ type: 'agents.changed', owners: [owner.owner_id] });
       return new Status(201, { credential_id: c.credentialId, credential: c.credential, device_id: c.deviceId, mcp_urls: mcpUrlsOf(core) });
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'GET',
     path: '/v1/agents/:plate/credentials',
-    handler: ({ core, owner, params }) => ({ credentials: listCredentials(core.db, ownAgent(core, owner, params.plate!).id) }),
-  },
-  {
+    handler: ({ core, owner, params }) => ({ credentials: listCredentials(core.db, ownAgent(core, owner, params.plate).id) }),
+  }),
+  defineRoute({
     method: 'POST',
     path: '/v1/agents/:plate/revoke',
     handler: async ({ core, owner, params }) => {
-      const a = ownAgent(core, owner, params.plate!);
+      const a = ownAgent(core, owner, params.plate);
       revokeAgent(core.db, a.plate);
       await core.sessions.closeWhere((s) => s.plate === a.plate);
       core.bus.emit({ type: 'agents.changed', owners: [owner.owner_id] });
       return { revoked: true, plate: a.plate };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'DELETE',
     path: '/v1/credentials/:id',
     handler: async ({ core, owner, params }) => {
-      const c = credentialOwner(core.db, params.id!);
+      const c = credentialOwner(core.db, params.id);
       if (!c || c.owner_id !== owner.owner_id) throw new AppError('NOT_FOUND', 'credential not found');
-      revokeCredential(core.db, params.id!);
+      revokeCredential(core.db, params.id);
       await core.sessions.closeWhere((s) => s.credentialId === params.id);
       core.bus.emit({ type: 'agents.changed', owners: [owner.owner_id] });
       return { revoked: true, credential_id: params.id };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'POST',
     path: '/v1/devices/:id/revoke',
     handler: async ({ core, owner, params }) => {
-      const d = deviceOwner(core.db, params.id!);
+      const d = deviceOwner(core.db, params.id);
       if (!d || d.owner_id !== owner.owner_id) throw new AppError('NOT_FOUND', 'device not found');
-      revokeDevice(core.db, params.id!);
+      revokeDevice(core.db, params.id);
       await core.sessions.closeWhere((s) => s.deviceId === params.id);
       core.bus.emit({ type: 'agents.changed', owners: [owner.owner_id] });
       return { revoked: true, device_id: params.id };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'POST',
     path: '/v1/auth/passport',
-    public: true,
-    handler: async ({ core, req, body }) => {
+    // The agent's own credential authenticates this route, not an owner.
+    auth: 'public',
+    body: passportBody,
+    handler: async ({ core, req }, { body }) => {
       const secret = bearerOf(req.headers.authorization);
       if (!secret) throw new AppError('UNAUTHENTICATED', 'present the agent credential as Authorization: Bearer');
-      const input = parseWith(z.object({ resource: z.string().max(300).optional() }), body);
-      const { passport, expiresAt } = await mintPassportForCredential(core, secret, input.resource);
+      const { passport, expiresAt } = await mintPassportForCredential(core, secret, body.resource);
       return { passport, token_type: 'Bearer', expires_in: expiresAt - Math.floor(Date.now() / 1000) };
     },
-  },
+  }),
 ];

@@ -3,6 +3,7 @@ import type { Core } from '../context.js';
 import { backupHome, defaultDest, listBackups, readLast, type BackupKind, type BackupProgress, type BackupResult } from './backup.js';
 import { readSnapshotSettings, type SnapshotSettings } from './settings.js';
 import { primaryOwner } from '../owners/store.js';
+import type { StopStep } from '../util/repeat.js';
 
 /**
  * Backups taken by the running server, on its own connection (so writes go on while it
@@ -92,17 +93,17 @@ export function backupStatus(core: Core): BackupStatus {
 }
 
 /** Starts the automatic snapshots (capabilities.ts): a look now and then, a snapshot when the newest is too old. */
-export function startSnapshots(core: Core): void {
+export function startSnapshots(core: Core): StopStep {
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
-  core.hooks.onClose.push(async () => {
+  const stop = async () => {
     stopped = true;
     if (timer) clearTimeout(timer);
     // A backup in progress (automatic or asked for) finishes, or fails, before the database closes.
     await stateOf(core).chain;
-  });
+  };
   const settings = readSnapshotSettings(core.config.home);
-  if (!settings.auto) return;
+  if (!settings.auto) return stop;
   const everyMs = settings.every_hours * 3_600_000;
   const look = async () => {
     if (stopped) return;
@@ -123,4 +124,5 @@ export function startSnapshots(core: Core): void {
     timer.unref();
   };
   schedule(settings.first_check_s * 1000);
+  return stop;
 }

@@ -11,6 +11,7 @@ import { latestHandoffTo, openTaskIdsOf, taskRecord } from '../tasks/store.js';
 import { workspaceRow } from '../workspace/store.js';
 import { listFilesPage } from '../files/service.js';
 import { contextReservations } from '../reservations/service.js';
+import { repeat, type StopStep } from '../util/repeat.js';
 
 /** decisions.md "Limits": the last 1,000 versions of a room's context deltas are kept. */
 export const CONTEXT_HISTORY_VERSIONS = 1000;
@@ -250,16 +251,6 @@ export function pruneRoomChanges(db: Db): number {
 }
 
 /** The CAPABILITY_STARTERS entry: prunes delta history now and every minute. */
-export function startContextPruner(core: Core): void {
-  const run = () => {
-    try {
-      pruneRoomChanges(core.db);
-    } catch (err) {
-      core.config.log(`room context pruning failed: ${(err as Error).message}`);
-    }
-  };
-  run();
-  const timer = setInterval(run, 60_000);
-  timer.unref();
-  core.hooks.onClose.push(() => clearInterval(timer));
+export function startContextPruner(core: Core): StopStep {
+  return repeat({ name: 'room context pruning', everyMs: 60_000, log: core.config.log }, () => pruneRoomChanges(core.db));
 }

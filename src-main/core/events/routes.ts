@@ -1,4 +1,4 @@
-import type { LegacyRoute } from '../http/router.js';
+import { defineRoute, type Route } from '../http/router.js';
 import { humanRole } from '../rooms/store.js';
 import type { CoreEvent, WireEvent } from '../../../shared/core-events.js';
 
@@ -8,8 +8,8 @@ function toWire(e: CoreEvent): WireEvent {
 }
 
 /** Server-Sent Events for the UI: every core event the signed-in owner may see. */
-export const eventRoutes: LegacyRoute[] = [
-  {
+export const eventRoutes: Route[] = [
+  defineRoute({
     method: 'GET',
     path: '/v1/events',
     handler: ({ core, owner, req, res }) => {
@@ -38,5 +38,5 @@ export const eventRoutes: LegacyRoute[] = [
       res.on('close', stop);
       return undefined;
     },
-  },
+  }),
 ];

@@ -33,6 +33,7 @@ import {
   type FileRow,
   type VersionRow,
 } from './store.js';
+import { repeat, type StopStep } from '../util/repeat.js';
 
 /** write_file and read_file carry at most this many decoded bytes (decisions.md, Limits). */
 export const INLINE_LIMIT = 256 * 1024;
@@ -620,9 +621,11 @@ export function purgeTrash(core: Core, now = Date.now()): number {
 const PURGE_EVERY_MS = 60 * 60 * 1000;
 
 /** The CAPABILITY_STARTERS entry: purge now and then every hour. */
-export function startTrashPurger(core: Core): void {
-  setImmediate(() => purgeTrash(core));
-  const t = setInterval(() => purgeTrash(core), PURGE_EVERY_MS);
-  t.unref();
-  core.hooks.onClose.push(() => clearInterval(t));
+export function startTrashPurger(core: Core): StopStep {
+  const first = setImmediate(() => purgeTrash(core));
+  const stop = repeat({ name: 'trash purge', everyMs: PURGE_EVERY_MS, runNow: false, log: core.config.log }, () => purgeTrash(core));
+  return () => {
+    clearImmediate(first);
+    stop();
+  };
 }

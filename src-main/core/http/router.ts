@@ -4,6 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Core } from '../context.js';
 import type { Owner } from '../auth/identity.js';
 import { parseWith } from './validate.js';
+import { sameOrigin } from './guard.js';
 
 /** Who may call a route: any signed-in owner (default), the primary owner only, or anyone (the route authenticates itself). */
 export type RouteAuth = 'owner' | 'primary' | 'public';
@@ -57,8 +58,12 @@ export interface RouteSpec<
   path: P;
   /** Default `owner`. */
   auth?: A;
+  /** With `auth: 'primary'`: the refusal's message for other owners, when it can say where to go instead. */
+  notPrimary?: string;
   /** The caller must be a human member (or admin) of the room `:id`; 404 when not a member, 403 when not admin. */
   room?: R;
+  /** `'same'`: a present Origin must be this server (403 `cross_origin`), e.g. sign-in and sign-out, which change who the browser is. */
+  origin?: 'same';
   /** The JSON body's schema (failures are INVALID_ARGUMENT naming the fields, never echoing values). */
   body?: B;
   /** The query string's schema: each parameter once, as a string (use z.coerce for numbers). */
@@ -74,7 +79,9 @@ export interface Route {
   method: string;
   path: string;
   auth: RouteAuth;
+  notPrimary?: string;
   room?: RoomAccess;
+  origin?: 'same';
   body?: z.ZodType;
   query?: z.ZodType;
   rawBody?: boolean;
@@ -104,7 +111,9 @@ export function defineRoute<
     method: spec.method,
     path: spec.path,
     auth: spec.auth ?? 'owner',
+    notPrimary: spec.notPrimary,
     room: spec.room,
+    origin: spec.origin,
     body: spec.body,
     query: spec.query,
     rawBody: spec.rawBody,
@@ -120,11 +129,9 @@ export class Status {
   ) {}
 }
 
-/** The query string as an object (the first value of each name), for a route's query schema. */
+/** The query string as an object for a route's query schema; a repeated name keeps its last value, as the routes always read it. */
 export function queryObject(url: URL): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of url.searchParams) if (!(k in out)) out[k] = v;
-  return out;
+  return Object.fromEntries(url.searchParams);
 }
 
 /** Checks given by the capabilities (the router imports none of them). */
@@ -133,7 +140,7 @@ export interface RouterChecks {
   humanRoom(core: Core, roomId: string, ownerId: string, need: RoomAccess): RouteRoom;
 }
 
-/** Parses the body and query and runs the room check: everything a handler may assume. */
+/** Runs the origin, primary-owner and room checks, then parses the body and query: everything a handler may assume. */
 export function prepareRoute(
   core: Core,
   checks: RouterChecks,
@@ -142,9 +149,13 @@ export function prepareRoute(
   owner: Owner | undefined,
   body: Record<string, unknown>,
   url: URL,
+  req: IncomingMessage,
 ): { room?: RouteRoom; input: RouteInput<unknown, unknown> } {
+  if (route.origin === 'same' && !sameOrigin(req, Number(new URL(core.baseUrl).port))) {
+    throw new AppError('FORBIDDEN', 'cross-origin request refused', { reason: 'cross_origin' });
+  }
   if (route.auth === 'primary' && !owner?.is_primary) {
-    throw new AppError('FORBIDDEN', 'only the primary owner may do this', { reason: 'not_primary_owner' });
+    throw new AppError('FORBIDDEN', route.notPrimary ?? 'only the primary owner may do this', { reason: 'not_primary_owner' });
   }
   const room = route.room && owner ? checks.humanRoom(core, params.id!, owner.owner_id, route.room) : undefined;
   const input: RouteInput<unknown, unknown> = {

@@ -1,13 +1,11 @@
-import { z } from 'zod';
 import { defineTool } from '../mcp/tool.js';
-import { ackByIds, ackUpToSeq, listInbox, PAGE_DEFAULT, PAGE_MAX, roomOfItem, roomsOfOpenItemsUpTo } from '../inbox/store.js';
+import { ackByIds, ackUpToSeq, listInbox, PAGE_DEFAULT, roomOfItem, roomsOfOpenItemsUpTo } from '../inbox/store.js';
 import { requireAgentRoom } from '../rooms/store.js';
 import { invalid } from '../errors/app-error.js';
 import { getAgentByPlate, agentHandle } from '../agents/store.js';
 import { ownerHandle } from '../owners/store.js';
 import { notifyActed } from '../context.js';
-
-const roomId = z.string().min(1).max(200);
+import { ackMentionsInput, ackMentionsOutput, checkMentionsInput, checkMentionsOutput } from './schemas.js';
 
 export const inboxTools = [
   defineTool({
@@ -17,12 +15,8 @@ export const inboxTools = [
     scope: 'READ',
     description:
       'Pull-mode inbox: your unacknowledged mentions and task items, oldest first, each with mention_id, seq, room, trust_level, optional task_id and the message. Use when you were not woken (pull clients); clear items with ack_mention_ids on send_message, ack_ids on complete_task, or ack_mentions.',
-    input: z.object({
-      room: roomId.optional().describe('Only this room'),
-      rooms: z.array(roomId).max(100).optional().describe('Only these rooms'),
-      since_seq: z.number().int().min(0).optional().describe('Only items with a larger seq'),
-      limit: z.number().int().min(1).max(PAGE_MAX).optional().describe(`Page size, default ${PAGE_DEFAULT}`),
-    }),
+    input: checkMentionsInput,
+    output: checkMentionsOutput,
     handler: (ctx, args) => {
       const { db } = ctx.core;
       const rooms = args.room ? [args.room, ...(args.rooms ?? [])] : args.rooms;
@@ -30,7 +24,7 @@ export const inboxTools = [
       const limit = args.limit ?? PAGE_DEFAULT;
       const rows = listInbox(ctx.core, ctx.agent.plate, rooms, args.since_seq ?? 0, limit);
       const items = rows.map((r) => {
-        let from: { kind: string; handle: string } | undefined;
+        let from: { kind: 'agent' | 'human'; handle: string } | undefined;
         if (r.sender_kind === 'agent' && r.sender_plate) {
           const a = getAgentByPlate(db, r.sender_plate);
           if (a) from = { kind: 'agent', handle: agentHandle(a) };
@@ -59,10 +53,8 @@ export const inboxTools = [
     scope: 'WRITE',
     description:
       'Legacy: mark inbox items handled, by mention_ids or everything up to last_mention_seq. Use only when you handled an item without send_message (ack_mention_ids) or complete_task (ack_ids). Returns how many items were cleared.',
-    input: z.object({
-      mention_ids: z.array(z.string().min(1).max(200)).max(500).optional(),
-      last_mention_seq: z.number().int().min(0).optional(),
-    }),
+    input: ackMentionsInput,
+    output: ackMentionsOutput,
     handler: (ctx, args) => {
       if (!args.mention_ids && args.last_mention_seq === undefined) throw invalid('give mention_ids or last_mention_seq');
       const { db } = ctx.core;

@@ -26,6 +26,24 @@ function compactSchema(node: unknown): unknown {
   return out;
 }
 
+/**
+ * A failed call's `structuredContent` is `{error: {code, message, error_id, …}}` (with `isError`). The
+ * official TypeScript client (1.x) checks structuredContent against the outputSchema even when isError is
+ * set (modelcontextprotocol/typescript-sdk issue 1943), so every output schema admits this envelope beside
+ * the tool's own result; otherwise that client throws instead of handing the error to the agent.
+ */
+const ERROR_RESULT = {
+  type: 'object',
+  required: ['error'],
+  properties: { error: { type: 'object', required: ['code', 'message', 'error_id'] } },
+};
+
+/** The listed outputSchema: the result or the error envelope; item schemas a result repeats are written once, in the root's `$defs`. */
+function outputSchema(result: Record<string, unknown>): { type: 'object'; [k: string]: unknown } {
+  const { $defs, ...shape } = result;
+  return { type: 'object', anyOf: [shape, ERROR_RESULT], ...($defs ? { $defs } : {}) };
+}
+
 /** All tools, with their JSON schemas built once at start-up and their lists cached per scope mask. */
 export class ToolRegistry {
   private readonly tools = new Map<string, ToolDef>();
@@ -45,14 +63,14 @@ export class ToolRegistry {
       delete schema.$schema;
       let output: Record<string, unknown> | undefined;
       if (def.output) {
-        output = compactSchema(z.toJSONSchema(def.output, { io: 'output', unrepresentable: 'any' })) as Record<string, unknown>;
+        output = compactSchema(z.toJSONSchema(def.output, { io: 'output', unrepresentable: 'any', reused: 'ref' })) as Record<string, unknown>;
       }
       this.listed.set(def.name, {
         name: def.name,
         ...(def.title ? { title: def.title } : {}),
         description: def.description,
         inputSchema: { ...schema, type: 'object' },
-        ...(output ? { outputSchema: { ...output, type: 'object' as const } } : {}),
+        ...(output ? { outputSchema: outputSchema(output) } : {}),
         // The title once, as Tool.title (not repeated in annotations.title): tools/list has a 32 KB budget.
         ...(def.annotations ? { annotations: { ...def.annotations } } : {}),
       });

@@ -1,50 +1,31 @@
-import { z } from 'zod';
-import type { LegacyRoute } from '../http/router.js';
-import { Status } from '../http/router.js';
-import { parseWith } from '../http/validate.js';
-import { requireHumanRoom } from '../rooms/store.js';
-import { readHistory, sendMessage, PAGE_MAX } from './service.js';
+import { defineRoute, Status, type Route } from '../http/router.js';
+import { readHistory, sendMessage } from './service.js';
+import { historyQuery, postMessageBody } from './schemas.js';
 
 /** A room's messages for humans: the history and posting (the agents' side is messages/tools.ts). */
-export const messageRoutes: LegacyRoute[] = [
-  {
+export const messageRoutes: Route[] = [
+  defineRoute({
     method: 'GET',
     path: '/v1/rooms/:id/messages',
-    handler: ({ core, owner, params, url }) => {
-      requireHumanRoom(core.db, params.id!, owner.owner_id);
-      const q = parseWith(
-        z.object({
-          limit: z.coerce.number().int().min(1).max(PAGE_MAX).optional(),
-          before_seq: z.coerce.number().int().min(1).optional(),
-        }),
-        Object.fromEntries(url.searchParams),
-      );
-      return readHistory(core.db, params.id!, q.limit, q.before_seq);
-    },
-  },
-  {
+    room: 'member',
+    query: historyQuery,
+    handler: ({ core, room }, { query }) => readHistory(core.db, room.id, query.limit, query.before_seq),
+  }),
+  defineRoute({
     method: 'POST',
     path: '/v1/rooms/:id/messages',
-    handler: ({ core, owner, params, body }) => {
-      requireHumanRoom(core.db, params.id!, owner.owner_id);
-      const input = parseWith(
-        z.object({
-          // No schema maximum: sendMessage measures bytes, so any oversize body is PAYLOAD_TOO_LARGE (413).
-          body: z.string(),
-          mention_targets: z.array(z.string().min(1).max(120)).max(50).optional(),
-          parent_id: z.string().min(1).max(200).optional(),
-          idempotency_key: z.string().min(1).max(200).optional(),
+    room: 'member',
+    body: postMessageBody,
+    handler: ({ core, owner, room }, { body }) =>
+      new Status(
+        201,
+        sendMessage(core, { kind: 'human', ownerId: owner.owner_id }, {
+          roomId: room.id,
+          body: body.body,
+          mentionTargets: body.mention_targets,
+          parentId: body.parent_id,
+          idempotencyKey: body.idempotency_key,
         }),
-        body,
-      );
-      const msg = sendMessage(core, { kind: 'human', ownerId: owner.owner_id }, {
-        roomId: params.id!,
-        body: input.body,
-        mentionTargets: input.mention_targets,
-        parentId: input.parent_id,
-        idempotencyKey: input.idempotency_key,
-      });
-      return new Status(201, msg);
-    },
-  },
+      ),
+  }),
 ];

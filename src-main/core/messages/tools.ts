@@ -1,11 +1,7 @@
-import { z } from 'zod';
 import { defineTool } from '../mcp/tool.js';
-import { requireAgentRoom } from '../rooms/store.js';
 import { readHistory, sendMessage, PAGE_DEFAULT, PAGE_MAX, MESSAGE_BODY_LIMIT } from './service.js';
-import { roomIdArg } from '../rooms/tools.js';
 import { notifyActed } from '../context.js';
-
-const target = z.string().min(1).max(120);
+import { readRoomInput, readRoomOutput, sendMessageInput, sendMessageOutput } from './schemas.js';
 
 export const messageTools = [
   defineTool({
@@ -14,15 +10,10 @@ export const messageTools = [
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     scope: 'READ',
     description: `A room's message history, oldest first within the page. Page backwards with before_seq = next_before_seq. Default ${PAGE_DEFAULT}, at most ${PAGE_MAX}.`,
-    input: z.object({
-      room: roomIdArg,
-      limit: z.number().int().min(1).max(PAGE_MAX).optional(),
-      before_seq: z.number().int().min(1).optional().describe('Only messages with a smaller seq'),
-    }),
-    handler: (ctx, args) => {
-      requireAgentRoom(ctx.core.db, args.room, ctx.agent.plate);
-      return readHistory(ctx.core.db, args.room, args.limit, args.before_seq);
-    },
+    input: readRoomInput,
+    output: readRoomOutput,
+    room: 'member',
+    handler: (ctx, args) => readHistory(ctx.core.db, args.room, args.limit, args.before_seq),
   }),
   defineTool({
     name: 'send_message',
@@ -30,18 +21,10 @@ export const messageTools = [
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     scope: 'WRITE',
     description: `Post a message to a room as yourself. To address agents or humans put their handles (@name(owner)) in mention_targets: only structured targets notify, text in the body does not. Reply in a thread with parent_id. Clear the inbox items you handled with ack_mention_ids. Retries with the same idempotency_key do not post twice. Body at most ${MESSAGE_BODY_LIMIT / 1024} KiB; never put plates or secrets in it. Returns the message record (message_id, seq).`,
-    input: z.object({
-      room: roomIdArg,
-      // No schema maximum: the service measures bytes, so any oversize body is PAYLOAD_TOO_LARGE, not INVALID_ARGUMENT.
-      body: z.string().describe(`The message text, at most ${MESSAGE_BODY_LIMIT / 1024} KiB (UTF-8)`),
-      mentions: z.array(target).max(50).optional().describe('Handles or plates to notify (alias of mention_targets)'),
-      mention_targets: z.array(target).max(50).optional().describe('Handles or plates to notify'),
-      parent_id: z.string().min(1).max(200).optional().describe('Message id this replies to'),
-      idempotency_key: z.string().min(1).max(200).optional(),
-      ack_mention_ids: z.array(z.string().min(1).max(200)).max(500).optional().describe('Inbox items this message handles'),
-    }),
+    input: sendMessageInput,
+    output: sendMessageOutput,
+    room: 'member',
     handler: (ctx, args) => {
-      requireAgentRoom(ctx.core.db, args.room, ctx.agent.plate);
       const msg = sendMessage(
         ctx.core,
         { kind: 'agent', plate: ctx.agent.plate, ownerId: ctx.agent.ownerId },

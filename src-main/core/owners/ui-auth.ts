@@ -1,12 +1,9 @@
-import { z } from 'zod';
-import type { IncomingMessage } from 'node:http';
 import type { Core } from '../context.js';
-import type { LegacyRoute } from '../http/router.js';
-import { Status } from '../http/router.js';
-import { parseWith } from '../http/validate.js';
+import { defineRoute, Status, type Route } from '../http/router.js';
 import { AppError } from '../errors/app-error.js';
-import { sameOrigin } from '../http/guard.js';
+import { loginLinkBody } from './schemas.js';
 import { createEventsTicket, endUiSession, previewLoginLink, redeemLoginLink, sweepUiSessions, type LinkProblem } from './login.js';
+import { repeat, type StopStep } from '../util/repeat.js';
 
 /**
  * How the UI signs in (docs/security.md, items 5 and 6). The one-time link opens the page;
@@ -29,36 +26,29 @@ function linkError(why: LinkProblem): AppError {
   );
 }
 
-/** Sign-in and sign-out change who the browser is: only a page of this very origin may ask. */
-export function requireSameOrigin(core: Core, req: IncomingMessage): void {
-  const port = Number(new URL(core.baseUrl).port);
-  if (!sameOrigin(req, port)) throw new AppError('FORBIDDEN', 'cross-origin request refused', { reason: 'cross_origin' });
-}
-
-const tokenBody = z.object({ token: z.string().min(1).max(200) });
-
-export const uiAuthRoutes: LegacyRoute[] = [
-  {
+/** Sign-in and sign-out change who the browser is: only a page of this very origin may ask (`origin: 'same'`). */
+export const uiAuthRoutes: Route[] = [
+  defineRoute({
     method: 'POST',
     path: '/v1/ui/login/preview',
-    public: true,
+    auth: 'public',
+    origin: 'same',
+    body: loginLinkBody,
     // Who the link signs in as, and whether the page must ask first; the link stays unused.
-    handler: ({ core, req, body }) => {
-      requireSameOrigin(core, req);
-      const { token } = parseWith(tokenBody, body);
-      const p = previewLoginLink(core.db, token);
+    handler: ({ core }, { body }) => {
+      const p = previewLoginLink(core.db, body.token);
       if (!p.ok) throw linkError(p.why);
       return { owner: { owner_id: p.owner.owner_id, name: p.owner.name, handle: p.owner.handle }, confirm: p.confirm };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'POST',
     path: '/v1/ui/login',
-    public: true,
-    handler: ({ core, req, body }) => {
-      requireSameOrigin(core, req);
-      const { token } = parseWith(tokenBody, body);
-      const r = redeemLoginLink(core.db, token);
+    auth: 'public',
+    origin: 'same',
+    body: loginLinkBody,
+    handler: ({ core }, { body }) => {
+      const r = redeemLoginLink(core.db, body.token);
       if (!r.ok) throw linkError(r.why);
       return new Status(201, {
         session_token: r.sessionId,
@@ -67,37 +57,27 @@ export const uiAuthRoutes: LegacyRoute[] = [
         expires_at: new Date(r.expiresAt).toISOString(),
       });
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'POST',
     path: '/v1/ui/logout',
+    origin: 'same',
     handler: ({ core, req }) => {
-      requireSameOrigin(core, req);
-      const m = /^Bearer\s+(ars_\S+)\s*$/i.exec(req.headers.authorization ?? '');
-      if (m) endUiSession(core.db, m[1]!);
+      const session = /^Bearer\s+(ars_\S+)\s*$/i.exec(req.headers.authorization ?? '')?.[1];
+      if (session) endUiSession(core.db, session);
       return undefined;
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'POST',
     path: '/v1/events/ticket',
     // EventSource cannot send a header: the page trades its token for a one-use, one-minute
     // ticket and puts that on the stream's URL.
     handler: ({ core, owner }) => new Status(201, createEventsTicket(core.db, owner.owner_id)),
-  },
+  }),
 ];
 
 /** Expired UI sessions are dropped on a schedule. */
-export function startUiSessionSweeper(core: Core): void {
-  const run = () => {
-    try {
-      sweepUiSessions(core.db);
-    } catch (err) {
-      core.config.log(`UI session sweep failed: ${(err as Error).message}`);
-    }
-  };
-  run();
-  const timer = setInterval(run, 10 * 60_000);
-  timer.unref();
-  core.hooks.onClose.push(() => clearInterval(timer));
+export function startUiSessionSweeper(core: Core): StopStep {
+  return repeat({ name: 'UI session sweep', everyMs: 10 * 60_000, log: core.config.log }, () => sweepUiSessions(core.db));
 }

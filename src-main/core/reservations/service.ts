@@ -25,6 +25,7 @@ import {
   type ReleaseRow,
   type ReservationRow,
 } from './store.js';
+import { repeat, type StopStep } from '../util/repeat.js';
 
 /** decisions.md "Limits" for reservations. */
 export const TTL_DEFAULT_S = 3600;
@@ -337,12 +338,6 @@ export function listReservations(db: Db, roomId: string, path?: string): ListRes
   })();
 }
 
-/** The agent-facing list: membership first. */
-export function listForAgent(db: Db, caller: Holder, roomId: string, path?: string): ListResult {
-  requireAgentRoom(db, roomId, caller.plate);
-  return listReservations(db, roomId, path);
-}
-
 /** The compact reservations section of get_room_context. */
 export function contextReservations(db: Db, roomId: string) {
   const handles = new Map<string, string>();
@@ -490,21 +485,13 @@ export function guardCheck(db: Db, roomId: string, paths: string[], committer: s
 }
 
 /** The CAPABILITY_STARTERS entry: the sweep runs now and every second (TTLs are in seconds). */
-export function startReservationSweeper(core: Core): void {
+export function startReservationSweeper(core: Core): StopStep {
   let last = 0;
-  const run = () => {
-    try {
-      sweep(core);
-      if (Date.now() - last > 3600_000) {
-        last = Date.now();
-        pruneReleaseRecords(core.db, last);
-      }
-    } catch (err) {
-      core.config.log(`reservation sweep failed: ${(err as Error).message}`);
+  return repeat({ name: 'reservation sweep', everyMs: SWEEP_MS, log: core.config.log }, () => {
+    sweep(core);
+    if (Date.now() - last > 3600_000) {
+      last = Date.now();
+      pruneReleaseRecords(core.db, last);
     }
-  };
-  run();
-  const timer = setInterval(run, SWEEP_MS);
-  timer.unref();
-  core.hooks.onClose.push(() => clearInterval(timer));
+  });
 }

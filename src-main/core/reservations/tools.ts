@@ -1,11 +1,15 @@
-import { z } from 'zod';
 import { defineTool, type ToolContext } from '../mcp/tool.js';
-import { listForAgent, releasePaths, renewPaths, reservePaths, TTL_MAX_S, type Holder } from './service.js';
-
-const roomArg = z.string().min(1).max(200).describe('Room id (room_…)');
-const patternArg = z.string().min(1).max(512);
-const idsArg = z.array(z.string().min(1).max(200)).min(1).max(100).describe('reservation_id values');
-const ttlArg = z.number().int().min(1).max(TTL_MAX_S).describe('Seconds, server time');
+import { listReservations, releasePaths, renewPaths, reservePaths, type Holder } from './service.js';
+import {
+  listReservationsInput,
+  listReservationsOutput,
+  releasePathsInput,
+  releasePathsOutput,
+  renewPathsInput,
+  renewPathsOutput,
+  reservePathsInput,
+  reservePathsOutput,
+} from './schemas.js';
 
 const holder = (ctx: ToolContext): Holder => ({ plate: ctx.agent.plate, ownerId: ctx.agent.ownerId });
 
@@ -17,15 +21,9 @@ export const reservationTools = [
     description:
       'Call before editing repo files: reserves repo-relative globs (src/**, a/b.ts), exclusive by default, ttl_s default 3600; with task_id it ends with the task. Returns the reservations, or CONFLICT paths_reserved (error.details.conflicts names holders); wait: true queues you and a paths_free wake follows the grant.',
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-    input: z.object({
-      room: roomArg,
-      paths: z.array(patternArg).min(1).max(50).describe('Repository-relative globs'),
-      exclusive: z.boolean().optional().describe('false = shared'),
-      ttl_s: ttlArg.optional(),
-      reason: z.string().max(500).optional(),
-      task_id: z.string().min(1).max(200).optional().describe('Your task these edits belong to'),
-      wait: z.boolean().optional().describe('Queue behind holders instead of failing'),
-    }),
+    room: 'member',
+    input: reservePathsInput,
+    output: reservePathsOutput,
     handler: (ctx, a) =>
       reservePaths(ctx.core, holder(ctx), {
         roomId: a.room,
@@ -43,7 +41,9 @@ export const reservationTools = [
     scope: 'WRITE',
     description: 'Release your reservations (or cancel a wait) by id or by pattern once your edits are committed. Returns the released ids.',
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-    input: z.object({ room: roomArg, reservation_ids: idsArg.optional(), paths: z.array(patternArg).min(1).max(50).optional() }),
+    room: 'member',
+    input: releasePathsInput,
+    output: releasePathsOutput,
     handler: (ctx, a) => releasePaths(ctx.core, holder(ctx), { roomId: a.room, reservationIds: a.reservation_ids, paths: a.paths }),
   }),
   defineTool({
@@ -52,7 +52,9 @@ export const reservationTools = [
     scope: 'WRITE',
     description: 'Extend your reservations to ttl_s from now while you still edit. Returns the renewed reservations.',
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-    input: z.object({ room: roomArg, reservation_ids: idsArg, ttl_s: ttlArg }),
+    room: 'member',
+    input: renewPathsInput,
+    output: renewPathsOutput,
     handler: (ctx, a) => renewPaths(ctx.core, holder(ctx), a.room, a.reservation_ids, a.ttl_s),
   }),
   defineTool({
@@ -61,7 +63,9 @@ export const reservationTools = [
     scope: 'READ',
     description: 'Who holds which paths in the room (and who waits); with path, only those covering it. Use before editing a file. Returns reservations and waiting.',
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-    input: z.object({ room: roomArg, path: patternArg.optional().describe('A repository path to check') }),
-    handler: (ctx, a) => listForAgent(ctx.core.db, holder(ctx), a.room, a.path),
+    room: 'member',
+    input: listReservationsInput,
+    output: listReservationsOutput,
+    handler: (ctx, a) => listReservations(ctx.core.db, a.room, a.path),
   }),
 ];

@@ -1,7 +1,4 @@
-import { z } from 'zod';
-import type { LegacyRoute } from '../http/router.js';
-import { Status } from '../http/router.js';
-import { parseWith } from '../http/validate.js';
+import { defineRoute, Status, type Route } from '../http/router.js';
 import { AppError } from '../errors/app-error.js';
 import {
   addAgent,
@@ -11,7 +8,7 @@ import {
   leaveRoom,
   listMembers,
   removeAgent,
-  requireHumanRoom,
+  roomById,
   roomDto,
   roomsOfOwner,
   setTrust,
@@ -21,19 +18,20 @@ import {
 import { getAgentByPlate } from '../agents/store.js';
 import { getOwner } from '../owners/store.js';
 import { instancesOf } from './instances.js';
+import { addMemberBody, createRoomBody, leaveRoomBody, trustBody } from './schemas.js';
 
-export const roomRoutes: LegacyRoute[] = [
-  {
+export const roomRoutes: Route[] = [
+  defineRoute({
     method: 'POST',
     path: '/v1/rooms',
-    handler: ({ core, owner, body }) => {
-      const input = parseWith(z.object({ name: z.string().min(1).max(100) }), body);
-      const room = createRoom(core.db, owner.owner_id, input.name);
+    body: createRoomBody,
+    handler: ({ core, owner }, { body }) => {
+      const room = createRoom(core.db, owner.owner_id, body.name);
       core.bus.emit({ type: 'rooms.changed', owners: [owner.owner_id] });
       return new Status(201, { ...roomDto(core.db, room), role: 'admin', trust: 'blocked' });
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'GET',
     path: '/v1/rooms',
     handler: ({ core, owner }) => ({
@@ -43,46 +41,39 @@ export const roomRoutes: LegacyRoute[] = [
         trust: trustMode(core.db, r.id, owner.owner_id),
       })),
     }),
-  },
-  {
+  }),
+  defineRoute({
     method: 'GET',
     path: '/v1/rooms/:id',
-    handler: ({ core, owner, params }) => {
-      const r = requireHumanRoom(core.db, params.id!, owner.owner_id);
-      return { ...roomDto(core.db, r), role: humanRole(core.db, r.id, owner.owner_id), trust: trustMode(core.db, r.id, owner.owner_id) };
-    },
-  },
-  {
+    room: 'member',
+    handler: ({ core, owner, room }) => ({ ...roomDto(core.db, roomById(core.db, room.id)), role: room.role, trust: trustMode(core.db, room.id, owner.owner_id) }),
+  }),
+  defineRoute({
     method: 'GET',
     path: '/v1/rooms/:id/members',
-    handler: ({ core, owner, params }) => {
-      requireHumanRoom(core.db, params.id!, owner.owner_id);
-      const m = listMembers(core.db, params.id!);
-      return { humans: m.humans, agents: m.agents, instances: instancesOf(core, params.id!) };
+    room: 'member',
+    handler: ({ core, room }) => {
+      const m = listMembers(core.db, room.id);
+      return { humans: m.humans, agents: m.agents, instances: instancesOf(core, room.id) };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'POST',
     path: '/v1/rooms/:id/members',
-    handler: ({ core, owner, params, body }) => {
-      const roomId = params.id!;
-      const role = requireHumanRoom(core.db, roomId, owner.owner_id) && humanRole(core.db, roomId, owner.owner_id);
-      const input = parseWith(
-        z.union([
-          z.object({ owner_id: z.string().min(1).max(200), role: z.enum(['admin', 'member']) }),
-          z.object({ plate: z.string().min(1).max(40) }),
-        ]),
-        body,
-      );
-      if ('owner_id' in input) {
-        if (role !== 'admin') throw new AppError('FORBIDDEN', 'only a room admin may add humans', { roomId });
-        if (!getOwner(core.db, input.owner_id)) throw new AppError('NOT_FOUND', 'owner not found');
+    // Any member adds its own agents; humans are added by a room admin (checked below, after the body says which).
+    room: 'member',
+    body: addMemberBody,
+    handler: ({ core, owner, room }, { body }) => {
+      const roomId = room.id;
+      if ('owner_id' in body) {
+        if (room.role !== 'admin') throw new AppError('FORBIDDEN', 'only a room admin may add humans', { roomId });
+        if (!getOwner(core.db, body.owner_id)) throw new AppError('NOT_FOUND', 'owner not found');
         core.db.transaction(() => {
-          addHuman(core.db, roomId, input.owner_id, input.role);
+          addHuman(core.db, roomId, body.owner_id, body.role);
           touchRoom(core.db, roomId, ['roster']);
         })();
       } else {
-        const a = getAgentByPlate(core.db, input.plate);
+        const a = getAgentByPlate(core.db, body.plate);
         if (!a) throw new AppError('NOT_FOUND', 'agent not found');
         // An agent joins a room only by its own owner's action: a room admin of another owner
         // cannot pull it in (docs/security.md, item 2).
@@ -102,16 +93,16 @@ export const roomRoutes: LegacyRoute[] = [
       const m = listMembers(core.db, roomId);
       return new Status(201, { humans: m.humans, agents: m.agents });
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'DELETE',
     path: '/v1/rooms/:id/agents/:plate',
-    handler: ({ core, owner, params }) => {
-      const roomId = params.id!;
-      requireHumanRoom(core.db, roomId, owner.owner_id);
-      const a = getAgentByPlate(core.db, params.plate!);
+    room: 'member',
+    handler: ({ core, owner, room, params }) => {
+      const roomId = room.id;
+      const a = getAgentByPlate(core.db, params.plate);
       if (!a) throw new AppError('NOT_FOUND', 'agent not found');
-      if (a.owner_id !== owner.owner_id && humanRole(core.db, roomId, owner.owner_id) !== 'admin') {
+      if (a.owner_id !== owner.owner_id && room.role !== 'admin') {
         throw new AppError('FORBIDDEN', 'only the agent’s owner or a room admin may remove it', { roomId });
       }
       core.db.transaction(() => {
@@ -121,41 +112,40 @@ export const roomRoutes: LegacyRoute[] = [
       core.bus.emit({ type: 'members.changed', room: roomId });
       return { removed: true };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'POST',
     path: '/v1/rooms/:id/leave',
-    handler: ({ core, owner, params, body }) => {
-      const roomId = params.id!;
-      requireHumanRoom(core.db, roomId, owner.owner_id);
-      const input = parseWith(z.strictObject({ new_admin: z.string().min(1).max(200).optional() }), body);
-      leaveRoom(core.db, roomId, owner.owner_id, input.new_admin);
-      core.bus.emit({ type: 'members.changed', room: roomId });
+    room: 'member',
+    body: leaveRoomBody,
+    handler: ({ core, owner, room }, { body }) => {
+      leaveRoom(core.db, room.id, owner.owner_id, body.new_admin);
+      core.bus.emit({ type: 'members.changed', room: room.id });
       core.bus.emit({ type: 'rooms.changed', owners: [owner.owner_id] });
-      return { left: true, room: roomId };
+      return { left: true, room: room.id };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'PUT',
     path: '/v1/rooms/:id/consent',
-    handler: ({ core, owner, params, body }) => {
-      requireHumanRoom(core.db, params.id!, owner.owner_id);
-      const input = parseWith(z.object({ mode: z.enum(['trust_room', 'blocked']) }), body);
+    room: 'member',
+    body: trustBody,
+    handler: ({ core, owner, room }, { body }) => {
       core.db.transaction(() => {
-        setTrust(core.db, params.id!, owner.owner_id, input.mode);
-        touchRoom(core.db, params.id!, ['roster']);
+        setTrust(core.db, room.id, owner.owner_id, body.mode);
+        touchRoom(core.db, room.id, ['roster']);
       })();
-      core.bus.emit({ type: 'trust.changed', room: params.id! });
-      return { room: params.id, owner_id: owner.owner_id, mode: input.mode };
+      core.bus.emit({ type: 'trust.changed', room: room.id });
+      return { room: room.id, owner_id: owner.owner_id, mode: body.mode };
     },
-  },
-  {
+  }),
+  defineRoute({
     // Every owner's Trust in the room, for its members to see who lets whom assign and wake (the room's Trust panel).
     method: 'GET',
     path: '/v1/rooms/:id/trust',
-    handler: ({ core, params, owner }) => {
-      requireHumanRoom(core.db, params.id!, owner.owner_id);
-      const m = listMembers(core.db, params.id!);
+    room: 'member',
+    handler: ({ core, room }) => {
+      const m = listMembers(core.db, room.id);
       const ids = [...new Set([...m.humans.map((h) => h.owner_id), ...m.agents.map((a) => a.owner.owner_id)])];
       return {
         owners: ids.map((id) => {
@@ -164,11 +154,11 @@ export const roomRoutes: LegacyRoute[] = [
             owner_id: id,
             name: o?.name ?? 'unknown',
             handle: o?.handle ?? '',
-            mode: trustMode(core.db, params.id!, id),
+            mode: trustMode(core.db, room.id, id),
             agents: m.agents.filter((a) => a.owner.owner_id === id && !a.revoked).length,
           };
         }),
       };
     },
-  },
+  }),
 ];

@@ -33,6 +33,13 @@ export function getRoom(db: Db, roomId: string): RoomRow | undefined {
   return stmt(db, 'SELECT * FROM rooms WHERE id = ?').get(roomId) as RoomRow | undefined;
 }
 
+/** The room a caller was already checked against (a route's `room:`, a tool's `room: 'member'`). */
+export function roomById(db: Db, roomId: string): RoomRow {
+  const room = getRoom(db, roomId);
+  if (!room) throw new AppError('NOT_FOUND', 'room not found');
+  return room;
+}
+
 export function createRoom(db: Db, ownerId: string, name: string): RoomRow {
   const n = name.trim();
   if (!n || n.length > 100) throw invalid('room name must be 1 to 100 characters');
@@ -75,7 +82,7 @@ export function isAgentMember(db: Db, roomId: string, plate: string): boolean {
   return stmt(db, 'SELECT 1 FROM room_agents WHERE room_id = ? AND plate = ?').get(roomId, plate) !== undefined;
 }
 
-/** The room, if the agent is a member; NOT_FOUND or NOT_MEMBER otherwise. Every room tool calls this. */
+/** The room, if the agent is a member; NOT_FOUND or NOT_MEMBER otherwise. The tool registry runs it for every `room: 'member'` tool. */
 export function requireAgentRoom(db: Db, roomId: string, plate: string): RoomRow {
   const room = getRoom(db, roomId);
   if (!room) throw new AppError('NOT_FOUND', 'room not found; call list_rooms for the rooms you are in');

@@ -1,9 +1,11 @@
 import { z } from 'zod';
 import { defineTool } from '../mcp/tool.js';
-import { listMembers, requireAgentRoom, roomDto, roomsOfAgent } from './store.js';
+import { listMembers, roomDto, roomsOfAgent } from './store.js';
 import { instancesOf } from './instances.js';
+import { listMembersInput, listMembersOutput, listRoomsOutput } from './schemas.js';
 
-export const roomIdArg = z.string().min(1).max(200).describe('Room id (room_…), from list_rooms');
+// Other capabilities' room tools take their `room` argument from here.
+export { roomIdArg } from './schemas.js';
 
 export const roomTools = [
   defineTool({
@@ -13,6 +15,7 @@ export const roomTools = [
     scope: 'READ',
     description: 'The rooms you are a member of: room id, name, whether it is cross-owner, last message seq and context_version. Use it first to find room ids.',
     input: z.object({}),
+    output: listRoomsOutput,
     handler: (ctx) => ({ rooms: roomsOfAgent(ctx.core.db, ctx.agent.plate).map((r) => roomDto(ctx.core.db, r)) }),
   }),
   defineTool({
@@ -22,11 +25,11 @@ export const roomTools = [
     scope: 'READ',
     description:
       'Humans (with role) and agents (with handle and live instances) of a room. Use to find the handle to mention or assign; address agents by handle, not plate.',
-    input: z.object({ room: roomIdArg }),
+    input: listMembersInput,
+    output: listMembersOutput,
+    room: 'member',
     handler: (ctx, args) => {
-      const { db } = ctx.core;
-      requireAgentRoom(db, args.room, ctx.agent.plate);
-      const m = listMembers(db, args.room);
+      const m = listMembers(ctx.core.db, args.room);
       return {
         humans: m.humans,
         agents: m.agents.map((a) => ({ ...a, live_instances: instancesOf(ctx.core, args.room, a.plate).length })),

@@ -1,14 +1,8 @@
-import { z } from 'zod';
-import type { LegacyRoute } from '../http/router.js';
-import { Status } from '../http/router.js';
-import { parseWith } from '../http/validate.js';
-import { requireHumanRoom } from '../rooms/store.js';
-import { TASK_STATUSES } from './transitions.js';
+import { defineRoute, Status } from '../http/router.js';
 import { archiveTask, cancelTask, createTask, leaseHandles, readBoard, reassignTask, releaseTask, requireTask, updateTask } from './service.js';
 import { depsOf, openDepsOf, toRecord } from './store.js';
-import { BOARD_LIMIT_HTTP, BOARD_LIMIT_MAX, BOARD_TASK_BUDGET } from './board.js';
-
-const statusList = z.enum([...TASK_STATUSES, 'archived']);
+import { BOARD_LIMIT_HTTP, BOARD_TASK_BUDGET } from './board.js';
+import { boardQuery, createTaskBody, reassignTaskBody, updateTaskBody } from './schemas.js';
 
 /**
  * The /v1 default page per lane: the response budget shared by every lane (and done), at
@@ -17,111 +11,87 @@ const statusList = z.enum([...TASK_STATUSES, 'archived']);
  */
 const httpLaneLimit = (_lane: string, lanes: number) => Math.max(BOARD_LIMIT_HTTP, Math.min(50, Math.floor(BOARD_TASK_BUDGET / Math.max(1, lanes))));
 
-export const taskRoutes: LegacyRoute[] = [
-  {
+/**
+ * Only the board declares `room:`. The task routes leave the check to the service, which
+ * agents share: a human outside the room gets the same "task not found" (or "room not found"
+ * on create) as for a task or room that does not exist, after the body is read as before.
+ */
+export const taskRoutes = [
+  defineRoute({
     method: 'GET',
     path: '/v1/rooms/:id/board',
-    handler: ({ core, owner, params, url }) => {
-      requireHumanRoom(core.db, params.id!, owner.owner_id);
-      const q = parseWith(
-        z.object({
-          assignee: z.string().min(1).max(120).optional(),
-          status: z.string().max(200).optional(),
-          limit: z.coerce.number().int().min(0).max(BOARD_LIMIT_MAX).optional(),
-          lane: z.string().min(1).max(120).optional(),
-          cursor: z.string().min(1).max(2000).optional(),
-          detail: z.enum(['summary', 'full']).optional(),
-        }),
-        Object.fromEntries(url.searchParams),
-      );
-      const statuses = q.status ? parseWith(z.array(statusList), q.status.split(',')) : undefined;
-      return readBoard(core.db, params.id!, { ...q, statuses, limit: q.limit ?? httpLaneLimit, instanceHandle: leaseHandles(core) });
-    },
-  },
-  {
+    room: 'member',
+    query: boardQuery,
+    handler: ({ core, room }, { query }) =>
+      readBoard(core.db, room.id, {
+        assignee: query.assignee,
+        statuses: query.status,
+        lane: query.lane,
+        cursor: query.cursor,
+        detail: query.detail,
+        limit: query.limit ?? httpLaneLimit,
+        instanceHandle: leaseHandles(core),
+      }),
+  }),
+  defineRoute({
     method: 'POST',
     path: '/v1/rooms/:id/tasks',
-    handler: ({ core, owner, params, body }) => {
-      const input = parseWith(
-        z.object({
-          title: z.string().min(1).max(200),
-          definition_of_done: z.string().min(1).max(4000),
-          assignee: z.string().min(1).max(120),
-          detail: z.string().max(20_000).optional(),
-          order: z.number().int().min(-1_000_000).max(1_000_000).optional(),
-          depends_on: z.array(z.string().min(1).max(200)).max(100).optional(),
-          idempotency_key: z.string().min(1).max(200).optional(),
-        }),
-        body,
-      );
+    body: createTaskBody,
+    handler: ({ core, owner, params }, { body }) => {
       const task = createTask(core, { kind: 'human', ownerId: owner.owner_id }, {
-        roomId: params.id!,
-        title: input.title,
-        definitionOfDone: input.definition_of_done,
-        assignee: input.assignee,
-        detail: input.detail,
-        order: input.order,
-        dependsOn: input.depends_on,
-        idempotencyKey: input.idempotency_key,
+        roomId: params.id,
+        title: body.title,
+        definitionOfDone: body.definition_of_done,
+        assignee: body.assignee,
+        detail: body.detail,
+        order: body.order,
+        dependsOn: body.depends_on,
+        idempotencyKey: body.idempotency_key,
       });
       return new Status(task.replayed ? 200 : 201, task);
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'GET',
     path: '/v1/rooms/:id/tasks/:taskId',
     handler: ({ core, owner, params }) => {
-      const t = requireTask(core.db, { kind: 'human', ownerId: owner.owner_id }, params.taskId!, params.id!);
+      const t = requireTask(core.db, { kind: 'human', ownerId: owner.owner_id }, params.taskId, params.id);
       return toRecord(core.db, t, depsOf(core.db, t.id), openDepsOf(core.db, t.id));
     },
-  },
-  {
+  }),
+  defineRoute({
     // A human edits an unfinished task (the board's detail panel): same rules as update_task, with the human's right to edit.
     method: 'PATCH',
     path: '/v1/rooms/:id/tasks/:taskId',
-    handler: ({ core, owner, params, body }) => {
-      const input = parseWith(
-        z
-          .object({
-            title: z.string().min(1).max(200).optional(),
-            detail: z.string().max(20_000).nullable().optional(),
-            definition_of_done: z.string().min(1).max(4000).optional(),
-            order: z.number().int().min(-1_000_000).max(1_000_000).nullable().optional(),
-            depends_on: z.array(z.string().min(1).max(200)).max(100).optional(),
-          })
-          .strict(),
-        body,
-      );
-      return updateTask(
+    body: updateTaskBody,
+    handler: ({ core, owner, params }, { body }) =>
+      updateTask(
         core,
         { kind: 'human', ownerId: owner.owner_id },
-        params.taskId!,
-        { title: input.title, detail: input.detail, definitionOfDone: input.definition_of_done, order: input.order, dependsOn: input.depends_on },
-        params.id!,
-      );
-    },
-  },
-  {
+        params.taskId,
+        { title: body.title, detail: body.detail, definitionOfDone: body.definition_of_done, order: body.order, dependsOn: body.depends_on },
+        params.id,
+      ),
+  }),
+  defineRoute({
     method: 'POST',
     path: '/v1/rooms/:id/tasks/:taskId/assign',
-    handler: ({ core, owner, params, body }) => {
-      const input = parseWith(z.object({ assignee: z.string().min(1).max(120) }), body);
-      return reassignTask(core, { kind: 'human', ownerId: owner.owner_id }, params.id!, params.taskId!, input.assignee);
-    },
-  },
-  {
+    body: reassignTaskBody,
+    handler: ({ core, owner, params }, { body }) => reassignTask(core, { kind: 'human', ownerId: owner.owner_id }, params.id, params.taskId, body.assignee),
+  }),
+  defineRoute({
     method: 'POST',
     path: '/v1/rooms/:id/tasks/:taskId/cancel',
-    handler: ({ core, owner, params }) => cancelTask(core, { kind: 'human', ownerId: owner.owner_id }, params.id!, params.taskId!),
-  },
-  {
+    handler: ({ core, owner, params }) => cancelTask(core, { kind: 'human', ownerId: owner.owner_id }, params.id, params.taskId),
+  }),
+  defineRoute({
     method: 'POST',
     path: '/v1/rooms/:id/tasks/:taskId/release',
-    handler: ({ core, owner, params }) => releaseTask(core, { kind: 'human', ownerId: owner.owner_id }, params.taskId!, params.id!),
-  },
-  {
+    handler: ({ core, owner, params }) => releaseTask(core, { kind: 'human', ownerId: owner.owner_id }, params.taskId, params.id),
+  }),
+  defineRoute({
     method: 'POST',
     path: '/v1/rooms/:id/tasks/:taskId/archive',
-    handler: ({ core, owner, params }) => archiveTask(core, { kind: 'human', ownerId: owner.owner_id }, params.taskId!, params.id!),
-  },
+    handler: ({ core, owner, params }) => archiveTask(core, { kind: 'human', ownerId: owner.owner_id }, params.taskId, params.id),
+  }),
 ];

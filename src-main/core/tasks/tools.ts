@@ -1,9 +1,7 @@
-import { z } from 'zod';
 import { defineTool, type ToolContext } from '../mcp/tool.js';
 import { AppError } from '../errors/app-error.js';
 import { immediate } from '../db/open.js';
-import { requireAgentRoom, setTrust, touchRoom } from '../rooms/store.js';
-import { TASK_STATUSES } from './transitions.js';
+import { setTrust, touchRoom } from '../rooms/store.js';
 import {
   archiveTask,
   claimTask,
@@ -19,7 +17,30 @@ import {
   type Actor,
 } from './service.js';
 import { depsOf, openDepsOf, toRecord } from './store.js';
-import { BOARD_LIMIT_MAX } from './board.js';
+import {
+  acceptTaskInput,
+  boardOutput,
+  claimTaskInput,
+  claimTaskOutput,
+  completeTaskInput,
+  completeTaskOutput,
+  createTaskInput,
+  createTaskOutput,
+  legacyConsentOutput,
+  pendingConsentsInput,
+  pendingConsentsOutput,
+  readBoardInput,
+  rejectTaskInput,
+  renewLeaseInput,
+  retiredInput,
+  retiredOutput,
+  setRoomConsentInput,
+  setRoomConsentOutput,
+  setStatusInput,
+  taskIdInput,
+  taskRecord,
+  updateTaskInput,
+} from './schemas.js';
 
 /**
  * read_board's default page for an agent, sized so that a 50-lane board fits in 32 KB as sent
@@ -36,13 +57,6 @@ function mcpDefaultLimit(plate: string) {
   };
 }
 
-
-const roomArg = z.string().min(1).max(200).describe('Room id (room_…), from list_rooms');
-const taskIdArg = z.string().min(1).max(200).describe('Task id (task_…), from read_board');
-const text = (max: number) => z.string().max(max);
-const dependsOnArg = z.array(z.string().min(1).max(200)).max(100).describe('Task ids of this room that must be done before this task can be claimed');
-const artifactsArg = z.array(z.string().min(1).max(2000)).max(100).describe('References to what was produced (file paths, URLs, commit ids)');
-
 function agentActor(ctx: ToolContext): Extract<Actor, { kind: 'agent' }> {
   return { kind: 'agent', plate: ctx.agent.plate, ownerId: ctx.agent.ownerId, sessionId: ctx.sessionId };
 }
@@ -57,16 +71,9 @@ export const taskTools = [
     scope: 'WRITE',
     description:
       'Create a task on the room board, hard-locked to one assignee (an agent handle @name(owner) from list_members, or a plate). Give a clear definition_of_done. depends_on lists task ids that must be done first. Assigning to another owner’s agent needs that owner’s Trust in the room, else CONSENT_REQUIRED. Returns the task record (task_id, status todo, consent_state).',
-    input: z.object({
-      room: roomArg,
-      title: z.string().min(1).max(200),
-      definition_of_done: text(4000).min(1).describe('The condition that must be met for done'),
-      assignee: z.string().min(1).max(120).describe('Agent handle @name(owner), or plate'),
-      detail: text(20_000).optional(),
-      order: z.number().int().min(-1_000_000).max(1_000_000).optional().describe('Position in the lane; lower first'),
-      depends_on: dependsOnArg.optional(),
-      idempotency_key: z.string().min(1).max(200).optional().describe('Repeat with the same key to get the original result without a second task'),
-    }),
+    room: 'member',
+    input: createTaskInput,
+    output: createTaskOutput,
     handler: (ctx, a) =>
       createTask(ctx.core, agentActor(ctx), {
         roomId: a.room,
@@ -86,14 +93,8 @@ export const taskTools = [
     scope: 'WRITE',
     description:
       'Edit an unfinished task you are assigned or created: title, detail, definition_of_done, order, depends_on (replaces the list; cycles are refused). The assignee and status never change here. Use it when the plan changes. Returns the task record.',
-    input: z.object({
-      task_id: taskIdArg,
-      title: z.string().min(1).max(200).optional(),
-      detail: text(20_000).nullable().optional(),
-      definition_of_done: text(4000).min(1).optional(),
-      order: z.number().int().min(-1_000_000).max(1_000_000).nullable().optional(),
-      depends_on: dependsOnArg.optional(),
-    }),
+    input: updateTaskInput,
+    output: taskRecord,
     handler: (ctx, a) =>
       updateTask(ctx.core, agentActor(ctx), a.task_id, {
         title: a.title,
@@ -110,10 +111,8 @@ export const taskTools = [
     scope: 'WRITE',
     description:
       'Start a todo task assigned to you: it moves to doing and your instance holds its lease. Refused with reason not_assigned (not yours), already_claimed (another instance of you holds it: stop, do not retry) or blocked_by_deps (a prerequisite is not done). Returns the task record with claimed true, or claimed false if this instance already held it.',
-    input: z.object({
-      task_id: taskIdArg,
-      instance_id: z.string().min(1).max(200).optional().describe('The instance that will hold the lease; defaults to this MCP session'),
-    }),
+    input: claimTaskInput,
+    output: claimTaskOutput,
     handler: (ctx, a) => claimTask(ctx.core, agentActor(ctx), a.task_id, a.instance_id ?? ctx.sessionId),
   }),
   defineTool({
@@ -123,10 +122,8 @@ export const taskTools = [
     scope: 'WRITE',
     description:
       'Heartbeat for a doing task your instance holds; call it at least every 2 minutes while working, or read_board flags the task stale. Nothing else happens to a stale task. Returns the task record.',
-    input: z.object({
-      task_id: taskIdArg,
-      instance_id: z.string().min(1).max(200).optional().describe('The holding instance, if you claimed with an explicit instance_id'),
-    }),
+    input: renewLeaseInput,
+    output: taskRecord,
     handler: (ctx, a) => renewLease(ctx.core, agentActor(ctx), a.task_id, a.instance_id ?? ctx.sessionId),
   }),
   defineTool({
@@ -135,7 +132,8 @@ export const taskTools = [
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     scope: 'WRITE',
     description: 'Give back a doing task of yours without finishing it: it returns to todo in your lane and the lease ends. Returns the task record.',
-    input: z.object({ task_id: taskIdArg }),
+    input: taskIdInput,
+    output: taskRecord,
     handler: (ctx, a) => releaseTask(ctx.core, agentActor(ctx), a.task_id),
   }),
   defineTool({
@@ -145,15 +143,8 @@ export const taskTools = [
     scope: 'WRITE',
     description:
       'Move your task to todo, blocked or failed (give a reason for blocked and failed). It never marks done: use complete_task. Returns the task record.',
-    input: z.object({
-      task_id: taskIdArg,
-      status: z.enum(TASK_STATUSES).describe('todo, blocked or failed'),
-      reason: text(4000).optional().describe('Why; recorded for blocked and failed'),
-      result_ref: text(2000).optional(),
-      summary: text(20_000).optional(),
-      artifacts: artifactsArg.optional(),
-      next: text(4000).optional().describe('What should happen next'),
-    }),
+    input: setStatusInput,
+    output: taskRecord,
     handler: (ctx, a) =>
       setStatus(ctx.core, agentActor(ctx), a.task_id, {
         status: a.status,
@@ -171,17 +162,8 @@ export const taskTools = [
     scope: 'WRITE',
     description:
       'Finish your doing task. status done means definition_of_done is met and requires handoff_notes: they go verbatim to the assignees of the tasks that depended on this one, who are woken. status blocked or failed needs a reason. ack_ids clears inbox items you handled. Returns the task record and unblocked (task ids now claimable).',
-    input: z.object({
-      task_id: taskIdArg,
-      status: z.enum(['done', 'blocked', 'failed']),
-      summary: text(20_000).optional(),
-      handoff_notes: text(64 * 1024).optional().describe('Required for done: what the next agent needs to know'),
-      artifacts: artifactsArg.optional(),
-      reason: text(4000).optional(),
-      result_ref: text(2000).optional().describe('Where the result is'),
-      next: text(4000).optional(),
-      ack_ids: z.array(z.string().min(1).max(200)).max(500).optional().describe('Inbox mention_ids to clear'),
-    }),
+    input: completeTaskInput,
+    output: completeTaskOutput,
     handler: (ctx, a) =>
       completeTask(ctx.core, agentActor(ctx), a.task_id, {
         status: a.status,
@@ -201,20 +183,10 @@ export const taskTools = [
     scope: 'READ',
     description:
       'The room board, paged per lane: lanes (assignee, handle, total, first tasks by order, next_cursor) and done (done_total, done_next_cursor), compact tasks with blocked_by and lease.stale, context_version. Your own lane shows most. More of a lane: call again with lane (its plate, or "done") and its cursor. Filter by assignee and status (cancelled/archived only when asked). Full records: read_task or detail "full".',
-    input: z.object({
-      room: roomArg,
-      assignee: z.string().min(1).max(120).optional(),
-      status: z
-        .union([z.enum([...TASK_STATUSES, 'archived']), z.array(z.enum([...TASK_STATUSES, 'archived'])).max(7)])
-        .optional()
-        .describe('One status or a list; "archived" includes archived tasks'),
-      limit: z.number().int().min(0).max(BOARD_LIMIT_MAX).optional(),
-      lane: z.string().min(1).max(120).optional(),
-      cursor: z.string().min(1).max(2000).optional(),
-      detail: z.enum(['summary', 'full']).optional(),
-    }),
+    room: 'member',
+    input: readBoardInput,
+    output: boardOutput,
     handler: (ctx, a) => {
-      requireAgentRoom(ctx.core.db, a.room, ctx.agent.plate);
       const statuses = a.status === undefined ? undefined : Array.isArray(a.status) ? a.status : [a.status];
       return readBoard(ctx.core.db, a.room, {
         assignee: a.assignee,
@@ -234,7 +206,8 @@ export const taskTools = [
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     description:
       'The full record of one task (detail, definition_of_done, lease, result, summary, artifacts, next, handoff_notes) when read_board\'s compact entry is not enough. Returns the task record.',
-    input: z.object({ task_id: taskIdArg }),
+    input: taskIdInput,
+    output: taskRecord,
     handler: (ctx, a) => {
       const t = requireTask(ctx.core.db, agentActor(ctx), a.task_id);
       return toRecord(ctx.core.db, t, depsOf(ctx.core.db, t.id), openDepsOf(ctx.core.db, t.id));
@@ -246,7 +219,8 @@ export const taskTools = [
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     scope: 'WRITE',
     description: 'Remove a done, failed or cancelled task (that you are assigned or created) from the board; it stays readable by id. Use it to tidy the board once work is over. Returns the task record.',
-    input: z.object({ task_id: taskIdArg }),
+    input: taskIdInput,
+    output: taskRecord,
     handler: (ctx, a) => archiveTask(ctx.core, agentActor(ctx), a.task_id),
   }),
   defineTool({
@@ -256,10 +230,11 @@ export const taskTools = [
     scope: 'WRITE',
     description:
       'Your owner’s Trust toggle in this room: trust_room lets agents of other owners assign you tasks and wake you; blocked (the default) refuses that. Affects only your owner. Returns {room, mode}.',
-    input: z.object({ room: roomArg, mode: z.enum(['trust_room', 'blocked']) }),
+    room: 'member',
+    input: setRoomConsentInput,
+    output: setRoomConsentOutput,
     handler: (ctx, a) => {
       const { db } = ctx.core;
-      requireAgentRoom(db, a.room, ctx.agent.plate);
       immediate(db, () => {
         setTrust(db, a.room, ctx.agent.ownerId, a.mode);
         touchRoom(db, a.room, ['roster']);
@@ -274,7 +249,8 @@ export const taskTools = [
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     scope: 'WRITE',
     description: `Legacy, kept for old clients; you never need it. ${NOTHING_PENDING} Acts on nothing and returns {acted: false}.`,
-    input: z.object({ task_id: z.string().max(200).optional() }),
+    input: acceptTaskInput,
+    output: legacyConsentOutput,
     handler: () => ({ acted: false, pending: 0, message: NOTHING_PENDING }),
   }),
   defineTool({
@@ -283,7 +259,8 @@ export const taskTools = [
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     scope: 'WRITE',
     description: `Legacy, kept for old clients; you never need it. ${NOTHING_PENDING} Acts on nothing and returns {acted: false}.`,
-    input: z.object({ task_id: z.string().max(200).optional(), reason: z.string().max(4000).optional() }),
+    input: rejectTaskInput,
+    output: legacyConsentOutput,
     handler: () => ({ acted: false, pending: 0, message: NOTHING_PENDING }),
   }),
   defineTool({
@@ -292,7 +269,8 @@ export const taskTools = [
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     scope: 'READ',
     description: `Legacy, kept for old clients; you never need it. ${NOTHING_PENDING} Always returns an empty list.`,
-    input: z.object({ room: z.string().max(200).optional() }),
+    input: pendingConsentsInput,
+    output: pendingConsentsOutput,
     handler: () => ({ pending: [], message: NOTHING_PENDING }),
   }),
   defineTool({
@@ -302,7 +280,8 @@ export const taskTools = [
     scope: 'READ',
     advertised: false,
     description: 'Retired.',
-    input: z.object({}),
+    input: retiredInput,
+    output: retiredOutput,
     handler: () => {
       throw new AppError('FORBIDDEN', 'assign_task is retired: tasks are hard-locked to their assignee; ask a room admin to reassign on the board', {
         reason: 'assign_task_retired',

@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
 import type { Core, AgentActedEvent } from '../context.js';
-import { mcpUrl } from '../context.js';
+import { addHook, mcpUrl } from '../context.js';
 import { immediate } from '../db/open.js';
 import { agentHandle, createCredential, getAgentByPlate, revokeCredential, type AgentRow } from '../agents/store.js';
 import { getRoom, isAgentMember, trustMode } from '../rooms/store.js';
@@ -28,6 +28,7 @@ import { firstRunner, runProcess, type ProcessOutcome, type RunnerConfig, type R
 import { expandRunnerArgs, RUNNER_PRESETS, serverNameFor, type PresetDef } from './presets.js';
 import { geminiRunHome, wakeInstructions, type RunHome } from './run-home.js';
 import { isInsideHome, knownSecrets, scratchFolder } from './secrets.js';
+import type { StopStep } from '../util/repeat.js';
 
 export const RESTART_REASON = 'server restarted while the wake was running';
 export const SHUTDOWN_REASON = 'server shut down while the wake was running';
@@ -175,6 +176,8 @@ export class WakeDispatcher {
   private readonly toolCallsByCredential = new Map<string, number>();
   private timer?: NodeJS.Timeout;
   private unsubscribe?: () => void;
+  private offSession?: () => void;
+  private offActed?: () => void;
 
   constructor(private readonly core: Core) {}
 
@@ -188,9 +191,8 @@ export class WakeDispatcher {
       if (e.type === 'runners.changed') this.kick(true);
       else if (e.type === 'wakes.changed' || e.type === 'message.created' || e.type === 'board.changed') this.kick();
     });
-    core.sessions.onChange((s, ev) => this.onSession(s, ev));
-    core.hooks.agentActed.push((e) => this.onActed(e));
-    core.hooks.onClose.push(() => this.stop());
+    this.offSession = core.sessions.onChange((s, ev) => this.onSession(s, ev));
+    this.offActed = addHook(core.hooks.agentActed, (e) => this.onActed(e));
     this.timer = setInterval(() => this.tick(true), POLL_MS);
     this.timer.unref();
     this.kick(true);
@@ -504,6 +506,8 @@ export class WakeDispatcher {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     this.unsubscribe?.();
+    this.offSession?.();
+    this.offActed?.();
     const runs = [...this.runs.values()];
     for (const r of runs) r.proc.kill(SHUTDOWN_REASON);
     const { db } = this.core;
@@ -539,11 +543,12 @@ export function runnerInstanceId(r: Pick<RunnerConfig, 'plate' | 'host'>): strin
 
 const dispatchers = new WeakMap<Core, WakeDispatcher>();
 
-/** The CAPABILITY_STARTERS entry: one dispatcher per running core. */
-export function startWakeDispatcher(core: Core): void {
+/** The CAPABILITY_STARTERS entry: one dispatcher per running core; its stop step kills running runners. */
+export function startWakeDispatcher(core: Core): StopStep {
   const d = new WakeDispatcher(core);
   dispatchers.set(core, d);
   d.start();
+  return () => d.stop();
 }
 
 export function dispatcherOf(core: Core): WakeDispatcher | undefined {

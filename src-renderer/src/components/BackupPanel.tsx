@@ -1,28 +1,7 @@
 import { useCallback, useEffect, useState } from 'react';
 import { get, post, describeError } from '../api';
 import { BACKUP_CHANGED } from '../live-events';
-
-/**
- * The last backup of this home and a "Back up now" action (primary owner only; docs/backup.md).
- * Self-contained: it loads GET /v1/backups itself and refreshes every minute and after a backup,
- * so it can sit anywhere in the owner area.
- */
-interface BackupSummary {
-  path: string;
-  kind: 'manual' | 'auto';
-  created_at: string;
-  blobs: number;
-  db_bytes: number;
-  blob_bytes: number;
-}
-
-interface BackupStatus {
-  last: BackupSummary | null;
-  running: { kind: string; started_at: string } | null;
-  last_error: { at: string; message: string } | null;
-  settings: { auto: boolean; every_hours: number; keep: number };
-  next_auto_at: string | null;
-}
+import type { BackupStatus, BackupSummary } from '../types';
 
 export function ago(iso: string, now = Date.now()): string {
   const s = Math.max(0, Math.round((now - Date.parse(iso)) / 1000));
@@ -32,6 +11,11 @@ export function ago(iso: string, now = Date.now()): string {
   return `${Math.floor(s / 86_400)} d ago`;
 }
 
+/**
+ * The last backup of this home and a "Back up now" action (primary owner only; docs/backup.md).
+ * Self-contained: it loads GET /v1/backups itself and refreshes every minute and after a backup,
+ * so it can sit anywhere in the owner area.
+ */
 export function BackupPanel({ isPrimary }: { isPrimary: boolean }) {
   const [status, setStatus] = useState<BackupStatus | null>(null);
   const [busy, setBusy] = useState(false);

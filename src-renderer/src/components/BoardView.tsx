@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useMemo, useRef, useState, type DragEvent, type FormEvent, type KeyboardEvent } from 'react';
 import { allTasks, matchesStatus, NO_FILTER, useBoard, waitsOn, wouldCycle, type StatusFilter } from '../stores/board';
-import { useRooms } from '../stores/rooms';
+import { phaseOf } from '../stores/room-resource';
+import { useMembers } from '../stores/rooms';
 import { useSession } from '../stores/session';
 import type { Room, BoardTask } from '../types';
 import { describeError } from '../api';
@@ -14,7 +15,7 @@ import { Dialog } from './Dialog';
 const NEW = '__new__';
 
 function CreateTaskDialog({ room, tasks, onClose }: { room: Room; tasks: BoardTask[]; onClose: () => void }) {
-  const members = useRooms((s) => s.members[room.room_id]?.data);
+  const members = useMembers((s) => s.rooms[room.room_id]?.data);
   const create = useBoard((s) => s.create);
   const agents = (members?.agents ?? []).filter((a) => !a.revoked);
   const [title, setTitle] = useState('');
@@ -140,7 +141,7 @@ export function BoardView({ room }: { room: Room }) {
   const rb = useBoard((s) => s.rooms[roomId]);
   const filter = useBoard((s) => s.filters[roomId]) ?? NO_FILTER;
   const { setFilter, load, loadMore, reorder } = useBoard.getState();
-  const members = useRooms((s) => s.members[roomId]?.data);
+  const members = useMembers((s) => s.rooms[roomId]?.data);
   const meId = useSession((s) => s.me?.owner_id ?? '');
   const [creating, setCreating] = useState(false);
   const [openId, setOpenId] = useState<string | null>(null);
@@ -155,7 +156,7 @@ export function BoardView({ room }: { room: Room }) {
     void load(roomId);
   }, [roomId, load]);
 
-  const board = rb?.board;
+  const board = rb?.data;
   const tasks = useMemo(() => allTasks(board), [board]);
   const titles = useMemo(() => new Map(tasks.map((t) => [t.task_id, t.title])), [tasks]);
   const plates = useMemo(() => {
@@ -333,8 +334,7 @@ export function BoardView({ room }: { room: Room }) {
     [members, plates, links, current, onKey, onDragStart],
   );
 
-  if (!rb || (rb.status === 'loading' && !board)) return <Loading what="the board" />;
-  if (rb.status === 'error' && !board) return <ErrorNote error={rb.error} what="the board" retry={() => void load(roomId)} />;
+  if (!rb || !board) return phaseOf(rb) === 'error' ? <ErrorNote error={rb?.error} what="the board" retry={() => void load(roomId)} /> : <Loading what="the board" />;
 
   const filtered = !!(filter.assignee || filter.status);
   const shown = lanes.reduce((n, l) => n + l.tasks.length, 0);

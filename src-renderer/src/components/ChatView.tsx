@@ -1,8 +1,9 @@
 import { memo, useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { useChat } from '../stores/chat';
+import { phaseOf } from '../stores/room-resource';
 import { useAttention } from '../stores/attention';
 import { enc, get } from '../api';
-import { useRooms } from '../stores/rooms';
+import { useMembers } from '../stores/rooms';
 import { useSession } from '../stores/session';
 import type { Message, Room, SearchResult } from '../types';
 import { VirtualList } from './VirtualList';
@@ -14,7 +15,7 @@ import { formatTime } from './time';
 const time = formatTime;
 
 export function usePlateHandles(roomId: string, extra: Message[] = []): Map<string, string> {
-  const members = useRooms((s) => s.members[roomId]?.data);
+  const members = useMembers((s) => s.rooms[roomId]?.data);
   return useMemo(() => {
     const m = new Map<string, string>();
     for (const msg of extra) {
@@ -27,7 +28,7 @@ export function usePlateHandles(roomId: string, extra: Message[] = []): Map<stri
 }
 
 export function useCandidates(roomId: string): Candidate[] {
-  const members = useRooms((s) => s.members[roomId]?.data);
+  const members = useMembers((s) => s.rooms[roomId]?.data);
   return useMemo(() => {
     if (!members) return [];
     return [
@@ -204,6 +205,7 @@ function SearchBox({ roomId, messages, plates, onPick }: { roomId: string; messa
 export function ChatView({ room }: { room: Room }) {
   const roomId = room.room_id;
   const chat = useChat((s) => s.rooms[roomId]);
+  const log = chat?.data;
   const { loadLatest, loadOlder, send } = useChat.getState();
   const meId = useSession((s) => s.me?.owner_id);
   const [threadId, setThreadId] = useState<string | null>(null);
@@ -218,13 +220,13 @@ export function ChatView({ room }: { room: Room }) {
     void loadLatest(roomId);
   }, [roomId, loadLatest]);
 
-  const messages = useMemo(() => chat?.messages ?? [], [chat?.messages]);
+  const messages = useMemo(() => log?.messages ?? [], [log?.messages]);
   const last = messages[messages.length - 1];
   useEffect(() => {
     const att = useAttention.getState();
     att.setViewing(roomId);
     const read = () => {
-      const l = useChat.getState().rooms[roomId]?.messages.at(-1);
+      const l = useChat.getState().rooms[roomId]?.data?.messages.at(-1);
       if (l && document.visibilityState === 'visible') useAttention.getState().markRead(roomId, l.seq);
     };
     document.addEventListener('visibilitychange', read);
@@ -247,7 +249,7 @@ export function ChatView({ room }: { room: Room }) {
   const candidates = useCandidates(roomId);
   const rows = useMemo<Row[]>(() => {
     const out: Row[] = [];
-    if (chat && !chat.hasMore && messages.length) out.push({ kind: 'start', key: '__start__' });
+    if (log && !log.hasMore && messages.length) out.push({ kind: 'start', key: '__start__' });
     let prev: Message | undefined;
     for (const m of messages) {
       // Replies live in their thread; one whose root is not loaded stays in the main list.
@@ -256,7 +258,7 @@ export function ChatView({ room }: { room: Room }) {
       prev = m;
     }
     return out;
-  }, [messages, byId, chat]);
+  }, [messages, byId, log]);
   const firstUnread = useMemo(
     () => messages.find((m) => m.seq > lastReadAtOpen.current! && !(m.sender.kind === 'human' && m.sender.owner_id === meId)),
     [messages, meId],
@@ -283,8 +285,7 @@ export function ChatView({ room }: { room: Room }) {
     [replyCount, meId, plates, room.name, firstUnreadRow],
   );
 
-  if (!chat || (chat.status === 'loading' && !messages.length)) return <Loading what="messages" />;
-  if (chat.status === 'error' && !messages.length) return <ErrorNote error={chat.error} what="messages" retry={() => void loadLatest(roomId)} />;
+  if (!log) return phaseOf(chat) === 'error' ? <ErrorNote error={chat?.error} what="messages" retry={() => void loadLatest(roomId)} /> : <Loading what="messages" />;
 
   const thread = threadId ? byId.get(threadId) : undefined;
   const threadMsgs = thread ? [thread, ...messages.filter((m) => m.parent_id === thread.message_id)] : [];
@@ -298,9 +299,9 @@ export function ChatView({ room }: { room: Room }) {
     <div className={`chat ${thread ? 'with-thread' : ''}`}>
       <section className="chat-main" aria-label="Chat history">
         <div className="history-bar">
-          {chat.hasMore && (
-            <button type="button" onClick={onReachTop} disabled={chat.loadingOlder}>
-              {chat.loadingOlder ? 'Loading older messages…' : 'Load older messages'}
+          {log.hasMore && (
+            <button type="button" onClick={onReachTop} disabled={log.loadingOlder}>
+              {log.loadingOlder ? 'Loading older messages…' : 'Load older messages'}
             </button>
           )}
           {firstUnreadRow && (
@@ -319,7 +320,7 @@ export function ChatView({ room }: { room: Room }) {
           estimate={64}
           render={render}
           stickToBottom
-          onReachTop={chat.hasMore ? onReachTop : undefined}
+          onReachTop={log.hasMore ? onReachTop : undefined}
           ariaLabel="Messages"
           role="log"
           className="history"
@@ -328,7 +329,7 @@ export function ChatView({ room }: { room: Room }) {
           empty={<Empty>No messages yet. Say hello, or @mention an agent to wake it.</Empty>}
         />
         <div className="sr-only" aria-live="polite" aria-atomic="true">
-          {chat.liveCount > 0 && last ? `New message from ${last.sender.handle}: ${dePlate(last.body, plates).slice(0, 140)}` : ''}
+          {log.liveCount > 0 && last ? `New message from ${last.sender.handle}: ${dePlate(last.body, plates).slice(0, 140)}` : ''}
         </div>
         <Composer label="Message the room" candidates={candidates} onSend={async (body, targets) => send(roomId, body, targets)} />
       </section>

@@ -1,29 +1,18 @@
 import { useEffect, useState } from 'react';
-import { describeError, enc, get, post } from '../api';
-import { useFiles } from '../stores/files';
+import { describeError } from '../api';
+import { useDeletedFiles } from '../stores/files';
 import type { Room } from '../types';
 
-interface DeletedFile {
-  file_id: string;
-  path: string;
-  versions: number;
-  deleted_at: string;
-  restorable_until: string;
-}
-
-/** Files deleted in this room that can still be restored (docs/security.md, item 7). */
-export function DeletedFiles({ room, revision }: { room: Room; revision: unknown }) {
-  const [files, setFiles] = useState<DeletedFile[]>([]);
-  const [err, setErr] = useState<string>();
+/** Files deleted in this room that can still be restored (docs/security.md, item 7); files.changed keeps the list fresh. */
+export function DeletedFiles({ room }: { room: Room }) {
   const roomId = room.room_id;
-  const load = async () => {
-    const r = await get<{ files: DeletedFile[] }>(`/v1/rooms/${enc(roomId)}/deleted-files`);
-    if (r.ok) setFiles(r.data.files);
-  };
+  const files = useDeletedFiles((s) => s.rooms[roomId]?.data);
+  const { load, restore } = useDeletedFiles.getState();
+  const [err, setErr] = useState<string>();
   useEffect(() => {
-    void load();
-  }, [roomId, revision]);
-  if (files.length === 0) return null;
+    void load(roomId);
+  }, [roomId, load]);
+  if (!files?.length) return null;
   return (
     <section aria-labelledby="deleted-h" className="stack">
       <h2 id="deleted-h">Recently deleted</h2>
@@ -35,10 +24,8 @@ export function DeletedFiles({ room, revision }: { room: Room; revision: unknown
               type="button"
               aria-label={`Restore ${f.path}`}
               onClick={async () => {
-                const r = await post(`/v1/rooms/${enc(roomId)}/deleted-files/${enc(f.file_id)}/restore`, {});
+                const r = await restore(roomId, f.file_id);
                 setErr(r.ok ? undefined : describeError(r.error));
-                await load();
-                if (r.ok) void useFiles.getState().load(roomId);
               }}
             >
               Restore

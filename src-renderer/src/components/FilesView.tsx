@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState, type DragEvent } from 'react';
 import { useFiles } from '../stores/files';
+import { phaseOf } from '../stores/room-resource';
 import { DeletedFiles } from './DeletedFiles';
 import { describeError } from '../api';
 import type { Room, RoomFile } from '../types';
@@ -21,6 +22,7 @@ function isQuarantined(f: { status?: string; quarantined?: boolean }) {
 export function FilesView({ room }: { room: Room }) {
   const roomId = room.room_id;
   const state = useFiles((s) => s.rooms[roomId]);
+  const files = state?.data;
   const allUploads = useFiles((s) => s.uploads);
   const uploads = allUploads.filter((u) => u.roomId === roomId);
   const { load, upload, download, remove, dismiss } = useFiles.getState();
@@ -96,11 +98,9 @@ export function FilesView({ room }: { room: Room }) {
         </ul>
       )}
       {err && <ErrorNote error={err} />}
-      {!state || (state.status === 'loading' && !state.files) ? (
-        <Loading what="files" />
-      ) : state.status === 'error' && !state.files ? (
-        <ErrorNote error={state.error} what="files" retry={() => void load(roomId)} />
-      ) : !state.files?.length ? (
+      {!files ? (
+        phaseOf(state) === 'error' ? <ErrorNote error={state?.error} what="files" retry={() => void load(roomId)} /> : <Loading what="files" />
+      ) : !files.length ? (
         <Empty>No files yet.</Empty>
       ) : (
         <table className="table">
@@ -115,7 +115,7 @@ export function FilesView({ room }: { room: Room }) {
             </tr>
           </thead>
           <tbody>
-            {state.files.map((f) => (
+            {files.map((f) => (
               <tr key={f.file_id}>
                 <td>
                   <strong>{f.path ?? f.filename}</strong>
@@ -153,7 +153,7 @@ export function FilesView({ room }: { room: Room }) {
           </tbody>
         </table>
       )}
-      <DeletedFiles room={room} revision={state?.files} />
+      <DeletedFiles room={room} />
       {deleting && (
         <Confirm
           title="Delete file?"

@@ -1,5 +1,6 @@
 import { useEffect, useState, type FormEvent } from 'react';
-import { useRooms } from '../stores/rooms';
+import { useMembers, useRooms } from '../stores/rooms';
+import { phaseOf } from '../stores/room-resource';
 import { useAgents } from '../stores/agents';
 import { useSession } from '../stores/session';
 import { describeError } from '../api';
@@ -10,9 +11,10 @@ import { LeaveRoom } from './LeaveRoom';
 
 export function MembersView({ room }: { room: Room }) {
   const roomId = room.room_id;
-  const m = useRooms((s) => s.members[roomId]);
+  const m = useMembers((s) => s.rooms[roomId]);
   const owners = useRooms((s) => s.owners);
-  const { addHuman, addAgent, loadMembers } = useRooms.getState();
+  const { addHuman, addAgent } = useRooms.getState();
+  const loadMembers = useMembers((s) => s.load);
   const myAgents = useAgents((s) => s.agents);
   const me = useSession((s) => s.me);
   const [ownerId, setOwnerId] = useState('');
@@ -23,8 +25,7 @@ export function MembersView({ room }: { room: Room }) {
     if (useAgents.getState().status === 'idle') void useAgents.getState().load();
   }, []);
 
-  if (!m || (m.status === 'loading' && !m.data)) return <Loading what="members" />;
-  if (!m.data) return <ErrorNote error={m.error} what="members" retry={() => void loadMembers(roomId)} />;
+  if (!m?.data) return phaseOf(m) === 'error' ? <ErrorNote error={m?.error} what="members" retry={() => void loadMembers(roomId)} /> : <Loading what="members" />;
   const data = m.data;
   const humanIds = new Set(data.humans.map((h) => h.owner_id));
   const agentPlates = new Set(data.agents.map((a) => a.plate));

@@ -1,6 +1,6 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { useAgents } from '../stores/agents';
-import { useRooms } from '../stores/rooms';
+import { useMembers, useRooms } from '../stores/rooms';
 import { describeError } from '../api';
 import { href } from '../router';
 import { SCOPE_NAMES } from '../../../shared/scopes';
@@ -32,15 +32,15 @@ export function Onboarding({ firstRun }: { firstRun?: boolean }) {
   const [roomId, setRoomId] = useState<string | null>(null);
   const [err, setErr] = useState<string>();
   const [busy, setBusy] = useState(false);
-  const members = useRooms((s) => (roomId ? s.members[roomId]?.data : undefined));
+  const members = useMembers((s) => (roomId ? s.rooms[roomId]?.data : undefined));
   const instances = agent ? (members?.instances ?? []).filter((i) => i.plate === agent.plate) : [];
   const live = instances.length > 0;
 
   useEffect(() => {
     if (!roomId) return;
-    void useRooms.getState().loadMembers(roomId);
+    void useMembers.getState().load(roomId);
     // Live events refresh the members when an instance connects; a poll backs them up.
-    const t = setInterval(() => void useRooms.getState().loadMembers(roomId), 5_000);
+    const t = setInterval(() => void useMembers.getState().load(roomId), 5_000);
     return () => clearInterval(t);
   }, [roomId]);
 

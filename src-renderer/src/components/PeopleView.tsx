@@ -3,6 +3,7 @@ import { useRooms } from '../stores/rooms';
 import { useSession } from '../stores/session';
 import { describeError, enc, post } from '../api';
 import { CopyButton } from './AgentsView';
+import type { CreatedOwner, LoginLink } from '../types';
 
 interface Link {
   owner: string;
@@ -25,7 +26,7 @@ export function PeopleView() {
   if (!me?.is_primary) return <p className="muted">Only the primary owner of this server adds people.</p>;
 
   async function mintLink(ownerId: string, ownerName: string) {
-    const r = await post<{ url: string; expires_at: string }>(`/v1/owners/${enc(ownerId)}/login-links`, {});
+    const r = await post<LoginLink>(`/v1/owners/${enc(ownerId)}/login-links`, {});
     if (r.ok) setLink({ owner: ownerName, ...r.data });
     else setErr(describeError(r.error));
   }
@@ -34,7 +35,7 @@ export function PeopleView() {
     e.preventDefault();
     if (!name.trim()) return;
     setBusy(true);
-    const r = await post<{ owner: { owner_id: string; name: string } }>('/v1/owners', { name: name.trim() });
+    const r = await post<CreatedOwner>('/v1/owners', { name: name.trim() });
     if (r.ok) {
       setName('');
       setErr(undefined);

@@ -1,13 +1,12 @@
 import { useEffect } from 'react';
-import { useWakes } from '../stores/wakes';
+import { useReports } from '../stores/feedback';
+import { phaseOf } from '../stores/room-resource';
 import { Loading, ErrorNote, Empty } from './States';
-
-const str = (v: unknown) => (v === null || v === undefined ? '' : String(v));
 
 /** Error reports filed by the signed-in owner's agents (report_error). */
 export function ReportsView() {
-  const reports = useWakes((s) => s.reports);
-  const load = useWakes((s) => s.loadReports);
+  const reports = useReports((s) => s.reports);
+  const load = useReports((s) => s.load);
   useEffect(() => {
     void load();
   }, [load]);
@@ -15,10 +14,8 @@ export function ReportsView() {
     <section aria-labelledby="rp-h">
       <h1 id="rp-h">Error reports</h1>
       <p className="muted">Reports your agents filed with consent after diagnose_error recommended it. Evidence holds no secrets, prompts or contents.</p>
-      {reports.status === 'loading' && !reports.data ? (
-        <Loading what="reports" />
-      ) : !reports.data ? (
-        <ErrorNote error={reports.error} what="reports" retry={() => void load()} />
+      {!reports.data ? (
+        phaseOf(reports) === 'error' ? <ErrorNote error={reports.error} what="reports" retry={() => void load()} /> : <Loading what="reports" />
       ) : reports.data.length === 0 ? (
         <Empty>No error reports. Good news.</Empty>
       ) : (
@@ -35,18 +32,18 @@ export function ReportsView() {
           </thead>
           <tbody>
             {reports.data.map((r) => (
-              <tr key={str(r.report_id)}>
-                <td>{r.created_at ? new Date(str(r.created_at)).toLocaleString() : ''}</td>
+              <tr key={r.report_id}>
+                <td>{new Date(r.created_at).toLocaleString()}</td>
                 <td>
-                  <code>{str(r.tool)}</code> {str(r.code)}
+                  <code>{r.tool}</code> {r.code}
                 </td>
-                <td>{str(r.classification)}</td>
+                <td>{r.classification}</td>
                 <td>
-                  {str(r.impact)} {r.note ? <div className="muted">{str(r.note)}</div> : null}
+                  {r.impact} {r.note ? <div className="muted">{r.note}</div> : null}
                 </td>
-                <td>{typeof r.recurrence === 'object' && r.recurrence ? JSON.stringify(r.recurrence) : str(r.recurrence)}</td>
+                <td>{JSON.stringify(r.recurrence)}</td>
                 <td>
-                  <code>{str(r.error_id)}</code>
+                  <code>{r.error_id}</code>
                 </td>
               </tr>
             ))}

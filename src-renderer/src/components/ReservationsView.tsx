@@ -1,6 +1,7 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { useReservations } from '../stores/reservations';
 import { useBoard } from '../stores/board';
+import { phaseOf } from '../stores/room-resource';
 import { describeError } from '../api';
 import type { Reservation, Room } from '../types';
 import { Dialog } from './Dialog';
@@ -20,7 +21,7 @@ const when = (iso: string) => new Date(iso).toLocaleString();
 
 function TaskName({ roomId, taskId }: { roomId: string; taskId: string | null }) {
   const title = useBoard((s) => {
-    const b = s.rooms[roomId]?.board;
+    const b = s.rooms[roomId]?.data;
     if (!b || !taskId) return undefined;
     return [...b.lanes.flatMap((l) => l.tasks), ...b.done].find((t) => t.task_id === taskId)?.title;
   });
@@ -71,8 +72,9 @@ function ForceRelease({ room, r, onClose }: { room: Room; r: Reservation; onClos
 export function ReservationsView({ room }: { room: Room }) {
   const entry = useRoomReservations(room.room_id);
   const [releasing, setReleasing] = useState<Reservation>();
-  if (!entry || entry.status === 'loading') return <Loading what="reservations" />;
-  if (entry.status === 'error' || !entry.data) return <ErrorNote error={entry.error} what="reservations" retry={() => void useReservations.getState().load(room.room_id)} />;
+  if (!entry?.data) {
+    return phaseOf(entry) === 'error' ? <ErrorNote error={entry?.error} what="reservations" retry={() => void useReservations.getState().load(room.room_id)} /> : <Loading what="reservations" />;
+  }
   const { reservations, waiting, released, can_force_release } = entry.data;
   return (
     <section className="stack" aria-labelledby="rsv-title">

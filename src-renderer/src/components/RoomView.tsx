@@ -1,5 +1,5 @@
 import { useEffect } from 'react';
-import { useRooms } from '../stores/rooms';
+import { useMembers, useRooms } from '../stores/rooms';
 import { href } from '../router';
 import { Loading, ErrorNote } from './States';
 import { ChatView } from './ChatView';
@@ -25,7 +25,7 @@ export function RoomView({ roomId, tab }: { roomId: string; tab: string }) {
   const room = useRooms((s) => s.rooms.find((r) => r.room_id === roomId));
   const status = useRooms((s) => s.status);
   const error = useRooms((s) => s.error);
-  const loadMembers = useRooms((s) => s.loadMembers);
+  const loadMembers = useMembers((s) => s.load);
   useEffect(() => {
     void loadMembers(roomId);
     // Instances come and go with MCP sessions; a slow poll backs up the live events.

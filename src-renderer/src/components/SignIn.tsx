@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
-import { borrowSession, get, getSessionToken, previewLogin, signIn, type LoginPreview } from '../api';
-import type { Me } from '../types';
+import { borrowSession, get, getSessionToken, previewLogin, signIn } from '../api';
+import type { LoginPreview, Me } from '../types';
 
 type State =
   | { kind: 'checking' }

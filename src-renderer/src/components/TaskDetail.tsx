@@ -104,7 +104,7 @@ export function TaskDetail({
   onClose: () => void;
 }) {
   const fromBoard = tasks.find((t) => t.task_id === taskId);
-  const boardVersion = useBoard((s) => s.rooms[room.room_id]?.board);
+  const boardVersion = useBoard((s) => s.rooms[room.room_id]?.data);
   const { act, edit } = useBoard.getState();
   const [full, setFull] = useState<Task | undefined>();
   const [err, setErr] = useState<string>();

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { useRooms } from '../stores/rooms';
+import { useRooms, useTrust } from '../stores/rooms';
 import { useSession } from '../stores/session';
 import { describeError } from '../api';
 import type { Room } from '../types';
@@ -16,13 +16,13 @@ function names(list: string[]): string {
  */
 export function TrustToggle({ room }: { room: Room }) {
   const setTrust = useRooms((s) => s.setTrust);
-  const owners = useRooms((s) => s.trust[room.room_id]);
+  const owners = useTrust((s) => s.rooms[room.room_id]?.data);
   const meId = useSession((s) => s.me?.owner_id);
   const [busy, setBusy] = useState(false);
   const [confirming, setConfirming] = useState(false);
   const [err, setErr] = useState<string>();
   useEffect(() => {
-    void useRooms.getState().loadTrust(room.room_id);
+    void useTrust.getState().load(room.room_id);
   }, [room.room_id, room.cross_owner]);
   const on = room.trust === 'trust_room';
   const id = `trust-${room.room_id}`;

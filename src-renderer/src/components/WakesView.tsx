@@ -1,5 +1,7 @@
 import { useEffect } from 'react';
 import { useWakes } from '../stores/wakes';
+import { useFeedback } from '../stores/feedback';
+import { phaseOf } from '../stores/room-resource';
 import { usePlateHandles } from './ChatView';
 import type { Room } from '../types';
 import { Loading, ErrorNote, Empty } from './States';
@@ -15,8 +17,9 @@ const str = (v: unknown) => (v === null || v === undefined ? '' : String(v));
 export function WakesView({ room }: { room: Room }) {
   const roomId = room.room_id;
   const wakes = useWakes((s) => s.rooms[roomId]);
-  const fb = useWakes((s) => s.feedback[roomId]);
-  const { load, loadFeedback } = useWakes.getState();
+  const fb = useFeedback((s) => s.rooms[roomId]);
+  const load = useWakes((s) => s.load);
+  const loadFeedback = useFeedback((s) => s.load);
   const plates = usePlateHandles(roomId);
   useEffect(() => {
     void load(roomId);
@@ -29,10 +32,8 @@ export function WakesView({ room }: { room: Room }) {
       <section aria-labelledby="wk-h">
         <h2 id="wk-h">Wake log</h2>
         <p className="muted">Each mention or assignment that woke an agent: queued, running, handled or failed.</p>
-        {!wakes || (wakes.status === 'loading' && !wakes.data) ? (
-          <Loading what="wakes" />
-        ) : !wakes.data ? (
-          <ErrorNote error={wakes.error} what="wakes" retry={() => void load(roomId)} />
+        {!wakes?.data ? (
+          phaseOf(wakes) === 'error' ? <ErrorNote error={wakes?.error} what="wakes" retry={() => void load(roomId)} /> : <Loading what="wakes" />
         ) : wakes.data.length === 0 ? (
           <Empty>No wakes yet. Mention an agent that holds INVOKE, or assign it a task.</Empty>
         ) : (
@@ -89,26 +90,24 @@ export function WakesView({ room }: { room: Room }) {
       </section>
       <section aria-labelledby="fb-h">
         <h2 id="fb-h">Task feedback</h2>
-        {!fb || (fb.status === 'loading' && !fb.data) ? (
-          <Loading what="feedback" />
-        ) : !fb.data ? (
-          <ErrorNote error={fb.error} what="feedback" retry={() => void loadFeedback(roomId)} />
+        {!fb?.data ? (
+          phaseOf(fb) === 'error' ? <ErrorNote error={fb?.error} what="feedback" retry={() => void loadFeedback(roomId)} /> : <Loading what="feedback" />
         ) : fb.data.task_feedback.length === 0 && fb.data.product_feedback.length === 0 ? (
           <Empty>No feedback from agents in this room yet.</Empty>
         ) : (
           <ul className="list">
             {fb.data.task_feedback.map((f) => (
-              <li key={str(f.feedback_id)}>
-                <strong>{who(f.plate)}</strong> on task <code>{str(f.task_id)}</code>: <span className={`badge ${f.outcome === 'issue' ? 'warn' : 'ok'}`}>{str(f.outcome)}</span>
-                {f.severity ? <span className="badge">{str(f.severity)}</span> : null}
-                {(f.recurrence as { recurring?: boolean } | undefined)?.recurring && <span className="badge warn">recurring</span>}
-                {f.issue ? <p>{str(f.issue)}</p> : null}
-                {f.recommended_fix ? <p className="muted">Fix: {str(f.recommended_fix)}</p> : null}
+              <li key={f.feedback_id}>
+                <strong>{who(f.plate)}</strong> on task <code>{str(f.task_id)}</code>: <span className={`badge ${f.outcome === 'issue' ? 'warn' : 'ok'}`}>{f.outcome}</span>
+                {f.severity ? <span className="badge">{f.severity}</span> : null}
+                {f.recurrence.recurring && <span className="badge warn">recurring</span>}
+                {f.issue ? <p>{f.issue}</p> : null}
+                {f.recommended_fix ? <p className="muted">Fix: {f.recommended_fix}</p> : null}
               </li>
             ))}
-            {fb.data.product_feedback.map((f, i) => (
-              <li key={`p${i}`}>
-                <strong>{who(f.plate)}</strong> product feedback: <pre>{JSON.stringify(f.answers ?? f, null, 1)}</pre>
+            {fb.data.product_feedback.map((f) => (
+              <li key={f.feedback_id}>
+                <strong>{who(f.plate)}</strong> product feedback: <pre>{JSON.stringify(f.answers, null, 1)}</pre>
               </li>
             ))}
           </ul>

@@ -1,5 +1,6 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { useWorkspace } from '../stores/workspace';
+import { phaseOf } from '../stores/room-resource';
 import { describeError } from '../api';
 import type { Room, Workspace } from '../types';
 import { Loading, ErrorNote } from './States';
@@ -90,8 +91,7 @@ export function WorkspaceView({ room }: { room: Room }) {
   useEffect(() => {
     void load(room.room_id);
   }, [room.room_id, load]);
-  if (!st || (st.status === 'loading' && !st.data)) return <Loading what="the workspace" />;
-  if (!st.data) return <ErrorNote error={st.error} what="the workspace" retry={() => void load(room.room_id)} />;
+  if (!st?.data) return phaseOf(st) === 'error' ? <ErrorNote error={st?.error} what="the workspace" retry={() => void load(room.room_id)} /> : <Loading what="the workspace" />;
   // Re-key on the saved values so the form shows what the server holds after a save.
   const k = `${st.data.local_path}|${st.data.repo_url}|${st.data.repo_branch}|${st.data.git_token}`;
   return (

@@ -1,5 +1,5 @@
 import { useEffect, useMemo } from 'react';
-import { useRooms } from '../stores/rooms';
+import { useMembers, useRooms } from '../stores/rooms';
 import type { Instance } from '../types';
 import { presenceOf } from './presenceRules';
 
@@ -22,9 +22,9 @@ export function PresenceBadge({ instances }: { instances: Instance[] }) {
  */
 export function useInstancesByPlate(): Map<string, Instance[]> {
   const rooms = useRooms((s) => s.rooms);
-  const members = useRooms((s) => s.members);
+  const members = useMembers((s) => s.rooms);
   useEffect(() => {
-    for (const r of rooms) if (!useRooms.getState().members[r.room_id]) void useRooms.getState().loadMembers(r.room_id);
+    for (const r of rooms) if (!useMembers.getState().rooms[r.room_id]) void useMembers.getState().load(r.room_id);
   }, [rooms]);
   return useMemo(() => {
     const m = new Map<string, Map<string, Instance>>();

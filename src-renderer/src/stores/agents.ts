@@ -1,15 +1,9 @@
 import { create } from 'zustand';
 import { del, enc, get, post, put, type ApiError, type ApiResult } from '../api';
-import type { Agent, Credential, MintedCredential, Runner, ScopeName } from '../types';
+import type { Agent, Credential, MintedCredential, Runner, RunnerPreset, ScopeName } from '../types';
 
 export const RUNNER_HOSTS = ['claude-code', 'codex', 'gemini', 'cursor'] as const;
 export type RunnerHost = (typeof RUNNER_HOSTS)[number];
-export interface RunnerPreset {
-  preset: string;
-  host: string;
-  command: string;
-  args: string[];
-}
 
 interface AgentsState {
   agents: Agent[];

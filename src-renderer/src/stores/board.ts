@@ -1,18 +1,9 @@
-import { create } from 'zustand';
-import { enc, get, patch, post, type ApiError, type ApiResult } from '../api';
+import { enc, get, patch, post, type ApiResult } from '../api';
 import type { Board, BoardTask, Task, TaskStatus } from '../types';
+import { createRoomResource } from './room-resource';
 
-/** Tasks per lane the board view loads (full records: the server sends at most 200 per response). */
 /** A lane's next page (Show more); the first page is the server's default, sized so every lane of a big board shows. */
 const LANE_PAGE = 50;
-
-export interface RoomBoard {
-  board?: Board<BoardTask>;
-  status: 'loading' | 'ready' | 'error';
-  error?: ApiError;
-  /** When the board view asks for withdrawn tasks the server adds them only on request. */
-  includeCancelled: boolean;
-}
 
 export interface NewTask {
   title: string;
@@ -36,12 +27,10 @@ export interface TaskEdit {
   order?: number | null;
 }
 
-interface BoardState {
-  rooms: Record<string, RoomBoard>;
+interface BoardActions {
   /** Filters belong to one room: another room's board opens unfiltered. */
   filters: Record<string, BoardFilter>;
   setFilter: (roomId: string, f: Partial<BoardFilter>) => void;
-  load: (roomId: string) => Promise<void>;
   loadMore: (roomId: string, lane: string) => Promise<void>;
   create: (roomId: string, t: NewTask) => Promise<ApiResult<Task>>;
   act: (roomId: string, taskId: string, action: 'assign' | 'cancel' | 'release' | 'archive', body?: unknown) => Promise<ApiResult<unknown>>;
@@ -50,94 +39,76 @@ interface BoardState {
   reorder: (roomId: string, lane: BoardTask[], taskId: string, beforeId: string | null) => Promise<ApiResult<unknown>>;
 }
 
-export const useBoard = create<BoardState>((set, getState) => ({
-  rooms: {},
-  filters: {},
-  setFilter: (roomId, f) => {
-    const cur = getState().filters[roomId] ?? NO_FILTER;
-    const next = { ...cur, ...f };
-    set((s) => ({ filters: { ...s.filters, [roomId]: next } }));
-    const wantCancelled = next.status === 'cancelled';
-    const rb = getState().rooms[roomId];
-    if (rb && rb.includeCancelled !== wantCancelled) {
-      set((s) => ({ rooms: { ...s.rooms, [roomId]: { ...s.rooms[roomId]!, includeCancelled: wantCancelled } } }));
+/** Withdrawn (cancelled) tasks are on the board only when asked for: when the room's filter shows them. */
+const wantsCancelled = (f: BoardFilter | undefined) => f?.status === 'cancelled';
+
+/** A lane's (or the done view's) next page appended to the board the room holds. */
+function withPage(board: Board<BoardTask>, lane: string, page: Board<BoardTask>): Board<BoardTask> {
+  if (lane === 'done') return { ...board, done: [...board.done, ...page.done], done_next_cursor: page.done_next_cursor };
+  const next = page.lanes.find((x) => x.assignee === lane);
+  if (!next) return board;
+  return { ...board, lanes: board.lanes.map((l) => (l.assignee === lane ? { ...l, tasks: [...l.tasks, ...next.tasks], next_cursor: next.next_cursor } : l)) };
+}
+
+/** A room's board: the first page of every lane, plus the pages "Show more" added. */
+export const useBoard = createRoomResource<Board<BoardTask>, BoardActions>({
+  name: 'board',
+  // The board is paged per lane (docs/tasks.md): the first page of every lane in the compact
+  // shape (a response holds far more compact tasks than full records, so no lane is left
+  // empty on a big board); the detail panel reads the full record of the task it opens.
+  request: (roomId, s) => get<Board<BoardTask>>(`/v1/rooms/${enc(roomId)}/board${wantsCancelled(s.filters[roomId]) ? '?status=cancelled' : ''}`),
+  refreshOn: ['board.changed'],
+  extend: ({ set, get: getState, update }) => ({
+    filters: {},
+    setFilter: (roomId, f) => {
+      const cur = getState().filters[roomId] ?? NO_FILTER;
+      const next = { ...cur, ...f };
+      set((s) => ({ filters: { ...s.filters, [roomId]: next } }));
+      // A board already loaded is asked again when the filter changes what the server sends.
+      if (getState().rooms[roomId] && wantsCancelled(cur) !== wantsCancelled(next)) void getState().load(roomId);
+    },
+    loadMore: async (roomId, lane) => {
+      const b = getState().rooms[roomId]?.data;
+      if (!b) return;
+      const cursor = lane === 'done' ? b.done_next_cursor : b.lanes.find((l) => l.assignee === lane)?.next_cursor;
+      if (!cursor) return;
+      const r = await get<Board<BoardTask>>(`/v1/rooms/${enc(roomId)}/board?limit=${LANE_PAGE}&lane=${enc(lane)}&cursor=${enc(cursor)}`);
+      if (r.ok) update(roomId, (board) => withPage(board, lane, r.data));
+    },
+    create: async (roomId, t) => {
+      const r = await post<Task>(`/v1/rooms/${enc(roomId)}/tasks`, { ...t, idempotency_key: crypto.randomUUID() });
+      if (r.ok) void getState().load(roomId);
+      return r;
+    },
+    act: async (roomId, taskId, action, body = {}) => {
+      const r = await post(`/v1/rooms/${enc(roomId)}/tasks/${enc(taskId)}/${action}`, body);
+      if (r.ok) void getState().load(roomId);
+      return r;
+    },
+    edit: async (roomId, taskId, e) => {
+      const r = await patch<Task>(`/v1/rooms/${enc(roomId)}/tasks/${enc(taskId)}`, e);
+      if (r.ok) void getState().load(roomId);
+      return r;
+    },
+    reorder: async (roomId, lane, taskId, beforeId) => {
+      const moving = lane.find((t) => t.task_id === taskId);
+      if (!moving) return { ok: true, status: 200, data: null };
+      const rest = lane.filter((t) => t.task_id !== taskId);
+      const at = beforeId ? rest.findIndex((t) => t.task_id === beforeId) : rest.length;
+      const seq = [...rest.slice(0, at < 0 ? rest.length : at), moving, ...rest.slice(at < 0 ? rest.length : at)];
+      // Orders 10, 20, 30…: only the tasks whose number changes are written.
+      let last: ApiResult<unknown> = { ok: true, status: 200, data: null };
+      for (let i = 0; i < seq.length; i++) {
+        const want = (i + 1) * 10;
+        if (seq[i]!.order === want) continue;
+        last = await patch(`/v1/rooms/${enc(roomId)}/tasks/${enc(seq[i]!.task_id)}`, { order: want });
+        if (!last.ok) break;
+      }
       void getState().load(roomId);
-    }
-  },
-  load: async (roomId) => {
-    const prev = getState().rooms[roomId];
-    const includeCancelled = prev?.includeCancelled ?? getState().filters[roomId]?.status === 'cancelled';
-    if (!prev) set((s) => ({ rooms: { ...s.rooms, [roomId]: { status: 'loading', includeCancelled } } }));
-    // The board is paged per lane (docs/tasks.md): the first page of every lane in the compact
-    // shape (a response holds far more compact tasks than full records, so no lane is left
-    // empty on a big board); the detail panel reads the full record of the task it opens.
-    const r = await get<Board<BoardTask>>(`/v1/rooms/${enc(roomId)}/board${includeCancelled ? '?status=cancelled' : ''}`);
-    set((s) => {
-      const cur = s.rooms[roomId] ?? { status: 'loading', includeCancelled };
-      return {
-        rooms: {
-          ...s.rooms,
-          [roomId]: r.ok ? { ...cur, status: 'ready', board: r.data, error: undefined } : { ...cur, status: cur.board ? 'ready' : 'error', error: r.error },
-        },
-      };
-    });
-  },
-  loadMore: async (roomId, lane) => {
-    const b = getState().rooms[roomId]?.board;
-    if (!b) return;
-    const cursor = lane === 'done' ? b.done_next_cursor : b.lanes.find((l) => l.assignee === lane)?.next_cursor;
-    if (!cursor) return;
-    const r = await get<Board<BoardTask>>(`/v1/rooms/${enc(roomId)}/board?limit=${LANE_PAGE}&lane=${enc(lane)}&cursor=${enc(cursor)}`);
-    if (!r.ok) return;
-    set((s) => {
-      const cur = s.rooms[roomId];
-      if (!cur?.board) return s;
-      const board: Board<BoardTask> =
-        lane === 'done'
-          ? { ...cur.board, done: [...cur.board.done, ...r.data.done], done_next_cursor: r.data.done_next_cursor }
-          : {
-              ...cur.board,
-              lanes: cur.board.lanes.map((l) => {
-                const page = r.data.lanes.find((x) => x.assignee === lane);
-                return l.assignee === lane && page ? { ...l, tasks: [...l.tasks, ...page.tasks], next_cursor: page.next_cursor } : l;
-              }),
-            };
-      return { rooms: { ...s.rooms, [roomId]: { ...cur, board } } };
-    });
-  },
-  create: async (roomId, t) => {
-    const r = await post<Task>(`/v1/rooms/${enc(roomId)}/tasks`, { ...t, idempotency_key: crypto.randomUUID() });
-    if (r.ok) void getState().load(roomId);
-    return r;
-  },
-  act: async (roomId, taskId, action, body = {}) => {
-    const r = await post(`/v1/rooms/${enc(roomId)}/tasks/${enc(taskId)}/${action}`, body);
-    if (r.ok) void getState().load(roomId);
-    return r;
-  },
-  edit: async (roomId, taskId, e) => {
-    const r = await patch<Task>(`/v1/rooms/${enc(roomId)}/tasks/${enc(taskId)}`, e);
-    if (r.ok) void getState().load(roomId);
-    return r;
-  },
-  reorder: async (roomId, lane, taskId, beforeId) => {
-    const moving = lane.find((t) => t.task_id === taskId);
-    if (!moving) return { ok: true, status: 200, data: null };
-    const rest = lane.filter((t) => t.task_id !== taskId);
-    const at = beforeId ? rest.findIndex((t) => t.task_id === beforeId) : rest.length;
-    const seq = [...rest.slice(0, at < 0 ? rest.length : at), moving, ...rest.slice(at < 0 ? rest.length : at)];
-    // Orders 10, 20, 30…: only the tasks whose number changes are written.
-    let last: ApiResult<unknown> = { ok: true, status: 200, data: null };
-    for (let i = 0; i < seq.length; i++) {
-      const want = (i + 1) * 10;
-      if (seq[i]!.order === want) continue;
-      last = await patch(`/v1/rooms/${enc(roomId)}/tasks/${enc(seq[i]!.task_id)}`, { order: want });
-      if (!last.ok) break;
-    }
-    void getState().load(roomId);
-    return last;
-  },
-}));
+      return last;
+    },
+  }),
+});
 
 /** Every task on a board, lanes and done view together. */
 export function allTasks(b: Board<BoardTask> | undefined): BoardTask[] {

@@ -1,22 +1,23 @@
-import { create } from 'zustand';
-import { enc, get, post, type ApiError, type ApiResult } from '../api';
+import { enc, get, post, type ApiResult } from '../api';
 import type { History, Message } from '../types';
+import { createRoomResource, type RoomResource } from './room-resource';
 
 export const PAGE = 200;
 
-export interface RoomChat {
+/** A room's chat as this tab holds it: the loaded history, newest last, and the paging back through older messages. */
+export interface ChatLog {
   messages: Message[];
   hasMore: boolean;
   nextBeforeSeq: number | null;
-  status: 'loading' | 'ready' | 'error';
   loadingOlder: boolean;
-  error?: ApiError;
   /** Messages that arrived live since the room was opened (for the aria-live region). */
   liveCount: number;
 }
 
-interface ChatState {
-  rooms: Record<string, RoomChat>;
+export type RoomChat = RoomResource<ChatLog>;
+
+interface ChatActions {
+  /** The latest page (the room's load): merged into what the room holds, so paging and live messages stay. */
   loadLatest: (roomId: string) => Promise<void>;
   loadOlder: (roomId: string) => Promise<void>;
   receive: (msg: Message) => void;
@@ -35,65 +36,60 @@ function merge(a: Message[], b: Message[]): Message[] {
   return [...bySeq.values()].sort((x, y) => x.seq - y.seq);
 }
 
-export const useChat = create<ChatState>((set, getState) => ({
-  rooms: {},
-  loadLatest: async (roomId) => {
-    const prev = getState().rooms[roomId];
-    if (!prev) {
-      set((s) => ({ rooms: { ...s.rooms, [roomId]: { messages: [], hasMore: false, nextBeforeSeq: null, status: 'loading', loadingOlder: false, liveCount: 0 } } }));
-    }
-    const r = await get<History>(`/v1/rooms/${enc(roomId)}/messages?limit=${PAGE}`);
-    set((s) => {
-      const cur = s.rooms[roomId]!;
-      if (!r.ok) return { rooms: { ...s.rooms, [roomId]: { ...cur, status: 'error', error: r.error } } };
-      const fresh = !prev || prev.messages.length === 0;
-      return {
-        rooms: {
-          ...s.rooms,
-          [roomId]: {
-            ...cur,
-            status: 'ready',
-            error: undefined,
-            messages: merge(cur.messages, r.data.messages),
-            hasMore: fresh ? r.data.has_more : cur.hasMore,
-            nextBeforeSeq: fresh ? r.data.next_before_seq : cur.nextBeforeSeq,
-          },
-        },
-      };
-    });
-  },
-  loadOlder: async (roomId) => {
-    const cur = getState().rooms[roomId];
-    if (!cur || !cur.hasMore || cur.loadingOlder || cur.nextBeforeSeq === null) return;
-    set((s) => ({ rooms: { ...s.rooms, [roomId]: { ...s.rooms[roomId]!, loadingOlder: true } } }));
-    const r = await get<History>(`/v1/rooms/${enc(roomId)}/messages?limit=${PAGE}&before_seq=${cur.nextBeforeSeq}`);
-    set((s) => {
-      const c = s.rooms[roomId]!;
-      if (!r.ok) return { rooms: { ...s.rooms, [roomId]: { ...c, loadingOlder: false, error: r.error } } };
-      return {
-        rooms: {
-          ...s.rooms,
-          [roomId]: { ...c, loadingOlder: false, error: undefined, messages: merge(c.messages, r.data.messages), hasMore: r.data.has_more, nextBeforeSeq: r.data.next_before_seq },
-        },
-      };
-    });
-  },
-  receive: (msg) => {
-    set((s) => {
-      const c = s.rooms[msg.room];
-      if (!c) return s;
-      if (c.messages.some((m) => m.seq === msg.seq)) return s;
-      return { rooms: { ...s.rooms, [msg.room]: { ...c, messages: merge(c.messages, [msg]), liveCount: c.liveCount + 1 } } };
-    });
-  },
-  send: async (roomId, body, mentionTargets, parentId) => {
-    const r = await post<Message>(`/v1/rooms/${enc(roomId)}/messages`, {
-      body,
-      ...(mentionTargets.length ? { mention_targets: mentionTargets } : {}),
-      ...(parentId ? { parent_id: parentId } : {}),
-      idempotency_key: crypto.randomUUID(),
-    });
-    if (r.ok) getState().receive(r.data);
-    return r;
-  },
-}));
+const emptyLog: ChatLog = { messages: [], hasMore: false, nextBeforeSeq: null, loadingOlder: false, liveCount: 0 };
+
+/** The latest page joined to what the room holds; its paging counts only when nothing older was held yet. */
+function withLatest(page: History, held: RoomChat | undefined): ChatLog {
+  const log = held?.data ?? emptyLog;
+  const fresh = held?.loadedAt === undefined || log.messages.length === 0;
+  return {
+    ...log,
+    messages: merge(log.messages, page.messages),
+    hasMore: fresh ? page.has_more : log.hasMore,
+    nextBeforeSeq: fresh ? page.next_before_seq : log.nextBeforeSeq,
+  };
+}
+
+export const useChat = createRoomResource<ChatLog, ChatActions, History>({
+  name: 'messages',
+  request: (roomId) => get<History>(`/v1/rooms/${enc(roomId)}/messages?limit=${PAGE}`),
+  accept: withLatest,
+  // Live messages arrive whole (receive); a reconnect loads the latest page again.
+  extend: ({ set, get: getState, update }) => ({
+    loadLatest: (roomId) => getState().load(roomId),
+    loadOlder: async (roomId) => {
+      const cur = getState().rooms[roomId]?.data;
+      if (!cur || !cur.hasMore || cur.loadingOlder || cur.nextBeforeSeq === null) return;
+      update(roomId, (c) => ({ ...c, loadingOlder: true }));
+      const r = await get<History>(`/v1/rooms/${enc(roomId)}/messages?limit=${PAGE}&before_seq=${cur.nextBeforeSeq}`);
+      // An older page joins what the room holds by seq, so it needs no sequence guard; its failure is the room's error.
+      set((s) => {
+        const c = s.rooms[roomId];
+        if (!c?.data) return s;
+        const log = r.ok
+          ? { ...c.data, loadingOlder: false, messages: merge(c.data.messages, r.data.messages), hasMore: r.data.has_more, nextBeforeSeq: r.data.next_before_seq }
+          : { ...c.data, loadingOlder: false };
+        return { rooms: { ...s.rooms, [roomId]: { ...c, data: log, error: r.ok ? undefined : r.error } } };
+      });
+    },
+    receive: (msg) => {
+      set((s) => {
+        const c = s.rooms[msg.room];
+        if (!c) return s;
+        const log = c.data ?? emptyLog;
+        if (log.messages.some((m) => m.seq === msg.seq)) return s;
+        return { rooms: { ...s.rooms, [msg.room]: { ...c, data: { ...log, messages: merge(log.messages, [msg]), liveCount: log.liveCount + 1 } } } };
+      });
+    },
+    send: async (roomId, body, mentionTargets, parentId) => {
+      const r = await post<Message>(`/v1/rooms/${enc(roomId)}/messages`, {
+        body,
+        ...(mentionTargets.length ? { mention_targets: mentionTargets } : {}),
+        ...(parentId ? { parent_id: parentId } : {}),
+        idempotency_key: crypto.randomUUID(),
+      });
+      if (r.ok) getState().receive(r.data);
+      return r;
+    },
+  }),
+});

@@ -1,6 +1,6 @@
-import { create } from 'zustand';
-import { del, enc, get, post, type ApiError, type ApiResult } from '../api';
-import type { RoomFile } from '../types';
+import { del, enc, get, post, type ApiResult } from '../api';
+import type { DeletedFile, DownloadLink, FilePage, RoomFile, UploadStart } from '../types';
+import { createRoomResource } from './room-resource';
 
 export interface Upload {
   id: string;
@@ -12,12 +12,10 @@ export interface Upload {
   error?: string;
 }
 
-interface FilesState {
-  rooms: Record<string, { files?: RoomFile[]; status: 'loading' | 'ready' | 'error'; error?: ApiError }>;
+interface FilesActions {
   uploads: Upload[];
-  load: (roomId: string) => Promise<void>;
   upload: (roomId: string, file: File) => Promise<void>;
-  download: (roomId: string, fileId: string) => Promise<ApiResult<{ download_url: string }>>;
+  download: (roomId: string, fileId: string) => Promise<ApiResult<DownloadLink>>;
   remove: (roomId: string, fileId: string) => Promise<ApiResult<unknown>>;
   dismiss: (id: string) => void;
 }
@@ -40,58 +38,75 @@ function putWithProgress(url: string, file: File, contentType: string, onProgres
   });
 }
 
-export const useFiles = create<FilesState>((set, getState) => {
-  const patch = (id: string, p: Partial<Upload>) => set((s) => ({ uploads: s.uploads.map((u) => (u.id === id ? { ...u, ...p } : u)) }));
-  return {
-    rooms: {},
-    uploads: [],
-    load: async (roomId) => {
-      if (!getState().rooms[roomId]) set((s) => ({ rooms: { ...s.rooms, [roomId]: { status: 'loading' } } }));
-      // The list is paged (docs/files.md); this view loads the first 500 paths.
-      const r = await get<{ files: RoomFile[]; next_cursor: string | null; total: number }>(`/v1/rooms/${enc(roomId)}/files?limit=500`);
-      set((s) => ({
-        rooms: { ...s.rooms, [roomId]: r.ok ? { status: 'ready', files: r.data.files } : { status: 'error', error: r.error, files: s.rooms[roomId]?.files } },
-      }));
-    },
-    upload: async (roomId, file) => {
-      const id = crypto.randomUUID();
-      const contentType = file.type || 'application/octet-stream';
-      set((s) => ({ uploads: [...s.uploads, { id, roomId, filename: file.name, loaded: 0, total: file.size, phase: 'hashing' }] }));
-      try {
-        const sha256 = await sha256Hex(file);
-        const start = await post<{ file_id: string; upload_url: string }>(`/v1/rooms/${enc(roomId)}/files/uploads`, {
-          filename: file.name,
-          content_type: contentType,
-          size_bytes: file.size,
-          sha256,
-        });
-        if (!start.ok) return patch(id, { phase: 'failed', error: start.error.message });
-        patch(id, { phase: 'uploading' });
-        const put = await putWithProgress(start.data.upload_url, file, contentType, (loaded) => patch(id, { loaded }));
-        if (put.status < 200 || put.status >= 300) {
-          let msg = `upload refused (HTTP ${put.status})`;
-          try {
-            msg = (JSON.parse(put.text) as { error?: { message?: string } }).error?.message ?? msg;
-          } catch {
-            // not JSON
+/** A room's files (the first 500 paths: the list is paged, docs/files.md) and this tab's uploads. */
+export const useFiles = createRoomResource<RoomFile[], FilesActions, FilePage>({
+  name: 'files',
+  request: (roomId) => get<FilePage>(`/v1/rooms/${enc(roomId)}/files?limit=500`),
+  accept: (page) => page.files,
+  refreshOn: ['files.changed'],
+  extend: ({ set, get: getState }) => {
+    const patch = (id: string, p: Partial<Upload>) => set((s) => ({ uploads: s.uploads.map((u) => (u.id === id ? { ...u, ...p } : u)) }));
+    return {
+      uploads: [],
+      upload: async (roomId, file) => {
+        const id = crypto.randomUUID();
+        const contentType = file.type || 'application/octet-stream';
+        set((s) => ({ uploads: [...s.uploads, { id, roomId, filename: file.name, loaded: 0, total: file.size, phase: 'hashing' }] }));
+        try {
+          const sha256 = await sha256Hex(file);
+          const start = await post<UploadStart>(`/v1/rooms/${enc(roomId)}/files/uploads`, {
+            filename: file.name,
+            content_type: contentType,
+            size_bytes: file.size,
+            sha256,
+          });
+          if (!start.ok) return patch(id, { phase: 'failed', error: start.error.message });
+          patch(id, { phase: 'uploading' });
+          const put = await putWithProgress(start.data.upload_url, file, contentType, (loaded) => patch(id, { loaded }));
+          if (put.status < 200 || put.status >= 300) {
+            let msg = `upload refused (HTTP ${put.status})`;
+            try {
+              msg = (JSON.parse(put.text) as { error?: { message?: string } }).error?.message ?? msg;
+            } catch {
+              // not JSON
+            }
+            return patch(id, { phase: 'failed', error: msg });
           }
-          return patch(id, { phase: 'failed', error: msg });
+          patch(id, { phase: 'completing', loaded: file.size });
+          const done = await post(`/v1/rooms/${enc(roomId)}/files/${enc(start.data.file_id)}/complete`, {});
+          if (!done.ok) return patch(id, { phase: 'failed', error: done.error.message });
+          patch(id, { phase: 'done' });
+          void getState().load(roomId);
+        } catch (err) {
+          patch(id, { phase: 'failed', error: (err as Error).message });
         }
-        patch(id, { phase: 'completing', loaded: file.size });
-        const done = await post(`/v1/rooms/${enc(roomId)}/files/${enc(start.data.file_id)}/complete`, {});
-        if (!done.ok) return patch(id, { phase: 'failed', error: done.error.message });
-        patch(id, { phase: 'done' });
-        void getState().load(roomId);
-      } catch (err) {
-        patch(id, { phase: 'failed', error: (err as Error).message });
-      }
-    },
-    download: (roomId, fileId) => get<{ download_url: string }>(`/v1/rooms/${enc(roomId)}/files/${enc(fileId)}/download`),
-    remove: async (roomId, fileId) => {
-      const r = await del(`/v1/rooms/${enc(roomId)}/files/${enc(fileId)}`);
-      if (r.ok) void getState().load(roomId);
+      },
+      download: (roomId, fileId) => get<DownloadLink>(`/v1/rooms/${enc(roomId)}/files/${enc(fileId)}/download`),
+      remove: async (roomId, fileId) => {
+        const r = await del(`/v1/rooms/${enc(roomId)}/files/${enc(fileId)}`);
+        if (r.ok) void Promise.all([getState().load(roomId), useDeletedFiles.getState().load(roomId)]);
+        return r;
+      },
+      dismiss: (id) => set((s) => ({ uploads: s.uploads.filter((u) => u.id !== id) })),
+    };
+  },
+});
+
+interface DeletedFilesActions {
+  restore: (roomId: string, fileId: string) => Promise<ApiResult<unknown>>;
+}
+
+/** Files deleted in a room that can still be restored (docs/security.md, item 7). */
+export const useDeletedFiles = createRoomResource<DeletedFile[], DeletedFilesActions, { files: DeletedFile[] }>({
+  name: 'deleted files',
+  request: (roomId) => get<{ files: DeletedFile[] }>(`/v1/rooms/${enc(roomId)}/deleted-files`),
+  accept: (r) => r.files,
+  refreshOn: ['files.changed'],
+  extend: ({ get: getState }) => ({
+    restore: async (roomId, fileId) => {
+      const r = await post(`/v1/rooms/${enc(roomId)}/deleted-files/${enc(fileId)}/restore`, {});
+      await Promise.all([getState().load(roomId), ...(r.ok ? [useFiles.getState().load(roomId)] : [])]);
       return r;
     },
-    dismiss: (id) => set((s) => ({ uploads: s.uploads.filter((u) => u.id !== id) })),
-  };
+  }),
 });

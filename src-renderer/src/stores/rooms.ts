@@ -1,26 +1,31 @@
 import { create } from 'zustand';
 import { enc, get, post, put, type ApiError, type ApiResult } from '../api';
-import type { Members, Owner, OwnerTrust, Room, Role, TrustMode } from '../types';
+import type { Members, Owner, OwnerTrust, Room, RoomTrust, Role, TrustMode } from '../types';
+import { createRoomResource } from './room-resource';
 
-export interface Loadable<T> {
-  data?: T;
-  status: 'idle' | 'loading' | 'ready' | 'error';
-  error?: ApiError;
-}
+/** A room's humans, agents and live instances; what each instance works on follows the board's leases. */
+export const useMembers = createRoomResource<Members>({
+  name: 'members',
+  request: (roomId) => get<Members>(`/v1/rooms/${enc(roomId)}/members`),
+  refreshOn: ['members.changed', 'instances.changed', 'trust.changed', 'board.changed'],
+});
+
+/** Every owner's Trust in a room (GET /v1/rooms/:id/trust). */
+export const useTrust = createRoomResource<OwnerTrust[], object, RoomTrust>({
+  name: 'Trust',
+  request: (roomId) => get<RoomTrust>(`/v1/rooms/${enc(roomId)}/trust`),
+  accept: (r) => r.owners,
+  refreshOn: ['members.changed', 'trust.changed'],
+});
 
 interface RoomsState {
   rooms: Room[];
-  status: Loadable<unknown>['status'];
+  status: 'idle' | 'loading' | 'ready' | 'error';
   error?: ApiError;
-  members: Record<string, Loadable<Members>>;
   owners: Owner[];
-  /** Every owner's Trust per room (GET /v1/rooms/:id/trust). */
-  trust: Record<string, OwnerTrust[]>;
-  loadTrust: (roomId: string) => Promise<void>;
   load: () => Promise<void>;
   loadOwners: () => Promise<void>;
   create: (name: string) => Promise<ApiResult<Room>>;
-  loadMembers: (roomId: string) => Promise<void>;
   addHuman: (roomId: string, ownerId: string, role: Role) => Promise<ApiResult<unknown>>;
   addAgent: (roomId: string, plate: string) => Promise<ApiResult<unknown>>;
   setTrust: (roomId: string, mode: TrustMode) => Promise<ApiResult<unknown>>;
@@ -29,13 +34,7 @@ interface RoomsState {
 export const useRooms = create<RoomsState>((set, getState) => ({
   rooms: [],
   status: 'idle',
-  members: {},
   owners: [],
-  trust: {},
-  loadTrust: async (roomId) => {
-    const r = await get<{ owners: OwnerTrust[] }>(`/v1/rooms/${enc(roomId)}/trust`);
-    if (r.ok) set((s) => ({ trust: { ...s.trust, [roomId]: r.data.owners } }));
-  },
   load: async () => {
     if (getState().status !== 'ready') set({ status: 'loading' });
     const r = await get<{ rooms: Room[] }>('/v1/rooms');
@@ -55,31 +54,20 @@ export const useRooms = create<RoomsState>((set, getState) => ({
     if (r.ok) await getState().load();
     return r;
   },
-  loadMembers: async (roomId) => {
-    const prev = getState().members[roomId];
-    if (!prev?.data) set((s) => ({ members: { ...s.members, [roomId]: { status: 'loading' } } }));
-    const r = await get<Members>(`/v1/rooms/${enc(roomId)}/members`);
-    set((s) => ({
-      members: {
-        ...s.members,
-        [roomId]: r.ok ? { status: 'ready', data: r.data } : { status: 'error', error: r.error, data: s.members[roomId]?.data },
-      },
-    }));
-  },
   addHuman: async (roomId, ownerId, role) => {
     const r = await post(`/v1/rooms/${enc(roomId)}/members`, { owner_id: ownerId, role });
-    if (r.ok) await getState().loadMembers(roomId);
+    if (r.ok) await useMembers.getState().load(roomId);
     return r;
   },
   addAgent: async (roomId, plate) => {
     const r = await post(`/v1/rooms/${enc(roomId)}/members`, { plate });
-    if (r.ok) await Promise.all([getState().loadMembers(roomId), getState().load()]);
+    if (r.ok) await Promise.all([useMembers.getState().load(roomId), getState().load()]);
     return r;
   },
   setTrust: async (roomId, mode) => {
     const r = await put(`/v1/rooms/${enc(roomId)}/consent`, { mode });
     if (r.ok) set((s) => ({ rooms: s.rooms.map((x) => (x.room_id === roomId ? { ...x, trust: mode } : x)) }));
-    if (r.ok) void getState().loadTrust(roomId);
+    if (r.ok) void useTrust.getState().load(roomId);
     return r;
   },
 }));

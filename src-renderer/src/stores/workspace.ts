@@ -1,6 +1,6 @@
-import { create } from 'zustand';
-import { enc, get, put, type ApiError, type ApiResult } from '../api';
+import { enc, get, put, type ApiResult } from '../api';
 import type { Workspace } from '../types';
+import { createRoomResource } from './room-resource';
 
 export interface WorkspaceEdit {
   local_path: string | null;
@@ -10,27 +10,20 @@ export interface WorkspaceEdit {
   git_token?: string | null;
 }
 
-interface WorkspaceState {
-  rooms: Record<string, { data?: Workspace; status: 'loading' | 'ready' | 'error'; error?: ApiError }>;
-  load: (roomId: string) => Promise<void>;
+interface WorkspaceActions {
   save: (roomId: string, w: WorkspaceEdit) => Promise<ApiResult<Workspace>>;
 }
 
-export const useWorkspace = create<WorkspaceState>((set, getState) => ({
-  rooms: {},
-  load: async (roomId) => {
-    if (!getState().rooms[roomId]) set((s) => ({ rooms: { ...s.rooms, [roomId]: { status: 'loading' } } }));
-    const r = await get<Workspace | { workspace: Workspace }>(`/v1/rooms/${enc(roomId)}/workspace`);
-    set((s) => ({
-      rooms: {
-        ...s.rooms,
-        [roomId]: r.ok ? { status: 'ready', data: 'workspace' in r.data ? r.data.workspace : r.data } : { status: 'error', error: r.error },
-      },
-    }));
-  },
-  save: async (roomId, w) => {
-    const r = await put<Workspace>(`/v1/rooms/${enc(roomId)}/workspace`, w);
-    if (r.ok) await getState().load(roomId);
-    return r;
-  },
-}));
+/** A room's workspace settings (GET /v1/rooms/:id/workspace: the masked workspace itself). */
+export const useWorkspace = createRoomResource<Workspace, WorkspaceActions>({
+  name: 'workspace',
+  request: (roomId) => get<Workspace>(`/v1/rooms/${enc(roomId)}/workspace`),
+  refreshOn: ['workspace.changed'],
+  extend: ({ get: getState }) => ({
+    save: async (roomId, w) => {
+      const r = await put<Workspace>(`/v1/rooms/${enc(roomId)}/workspace`, w);
+      if (r.ok) await getState().load(roomId);
+      return r;
+    },
+  }),
+});

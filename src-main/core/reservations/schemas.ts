@@ -1,0 +1,89 @@
+import { z } from 'zod';
+import { TTL_MAX_S } from './service.js';
+
+// ---- arguments ----
+
+const roomArg = z.string().min(1).max(200).describe('Room id (room_…)');
+const patternArg = z.string().min(1).max(512);
+const patternsArg = z.array(patternArg).min(1).max(50);
+const idsArg = z.array(z.string().min(1).max(200)).min(1).max(100).describe('reservation_id values');
+const ttlArg = z.number().int().min(1).max(TTL_MAX_S).describe('Seconds, server time');
+
+export const reservePathsInput = z.object({
+  room: roomArg,
+  paths: patternsArg.describe('Repository-relative globs'),
+  exclusive: z.boolean().optional().describe('false = shared'),
+  ttl_s: ttlArg.optional(),
+  reason: z.string().max(500).optional(),
+  task_id: z.string().min(1).max(200).optional().describe('Your task these edits belong to'),
+  wait: z.boolean().optional().describe('Queue behind holders instead of failing'),
+});
+
+export const releasePathsInput = z.object({ room: roomArg, reservation_ids: idsArg.optional(), paths: patternsArg.optional() });
+
+export const renewPathsInput = z.object({ room: roomArg, reservation_ids: idsArg, ttl_s: ttlArg });
+
+export const listReservationsInput = z.object({ room: roomArg, path: patternArg.optional().describe('A repository path to check') });
+
+/** Paths per guard request; the hook sends a large commit in batches. */
+export const GUARD_PATHS_MAX = 2000;
+
+/** POST /v1/rooms/:id/reservations/check: the paths a commit touches, and the plate the hook read from its environment. */
+export const guardCheckBody = z.object({
+  paths: z.array(z.string().min(1).max(4096)).max(GUARD_PATHS_MAX),
+  plate: z.string().min(1).max(64).optional(),
+});
+
+/** POST /v1/rooms/:id/reservations/:reservationId/release: a force-release keeps its reason. */
+export const forceReleaseBody = z.object({ reason: z.string().min(1).max(500) });
+
+// ---- results ----
+
+/** A reservation (shared/api-types.ts `Reservation`). */
+const reservation = z.object({
+  reservation_id: z.string(),
+  room: z.string(),
+  holder: z.string(),
+  plate: z.string(),
+  pattern: z.string(),
+  exclusive: z.boolean(),
+  reason: z.string().nullable(),
+  task_id: z.string().nullable(),
+  state: z.enum(['waiting', 'active']),
+  created_at: z.string(),
+  granted_at: z.string().nullable(),
+  expires_at: z.string(),
+});
+
+/** A holder in the way of a queued request (service.ts `ConflictDto`). */
+const conflict = z.object({
+  pattern: z.string(),
+  holder: z.string(),
+  plate: z.string(),
+  held_pattern: z.string(),
+  exclusive: z.boolean(),
+  expires_at: z.string(),
+  reservation_id: z.string(),
+  task_id: z.string().nullable(),
+});
+
+/** Granted, or (with wait) queued behind the conflicts. */
+export const reservePathsOutput = z.object({
+  granted: z.boolean(),
+  queued: z.boolean().optional(),
+  request_id: z.string().optional(),
+  reservations: z.array(reservation),
+  conflicts: z.array(conflict).optional(),
+  context_version: z.number().int(),
+});
+
+export const releasePathsOutput = z.object({ released: z.array(z.string()), context_version: z.number().int() });
+
+export const renewPathsOutput = z.object({ reservations: z.array(reservation) });
+
+export const listReservationsOutput = z.object({
+  reservations: z.array(reservation),
+  waiting: z.array(reservation),
+  path: z.string().optional(),
+  context_version: z.number().int(),
+});
