@@ -13,17 +13,21 @@ import { backupBody } from './schemas.js';
  * `{"result": …}` or `{"error": …}` (the command line shows them); otherwise it is one JSON.
  * Both are the primary owner's: a backup holds every room of this home.
  */
+const BACKUPS_PRIMARY_ONLY = 'only the primary owner may see or take backups of this home';
+
 export const backupRoutes = [
   defineRoute({
     method: 'GET',
     path: '/v1/backups',
     auth: 'primary',
+    notPrimary: BACKUPS_PRIMARY_ONLY,
     handler: ({ core }) => backupStatus(core),
   }),
   defineRoute({
     method: 'POST',
     path: '/v1/backups',
     auth: 'primary',
+    notPrimary: BACKUPS_PRIMARY_ONLY,
     body: backupBody,
     handler: async ({ core, owner, req, res }, { body }) => {
       if (body.dest !== undefined && !isAbsolute(body.dest)) throw new AppError('INVALID_ARGUMENT', 'dest must be an absolute path');

@@ -30,7 +30,7 @@ export const runnerBody = z.record(z.string(), z.unknown()).transform((body, ctx
   if (r.success) return r.data;
   for (const issue of r.error.issues) ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message });
   return z.NEVER;
-});
+}).meta({ argNames: [...new Set([...Object.keys(presetBody.shape), ...Object.keys(commandBody.shape)])] });
 
 /** The wake log's page: newest first, `cursor` (or the older `before_seq`) continues after the last wake shown. */
 export const wakeQuery = z.object({
