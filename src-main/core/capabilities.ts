@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { addHook, type Core } from './context.js';
 import type { StopStep } from './util/repeat.js';
 import type { ToolChecks, ToolDef } from './mcp/tool.js';
-import type { LegacyRoute, Route, RouterChecks } from './http/router.js';
+import type { Route, RouterChecks } from './http/router.js';
 import { humanRole, isAgentMember, requireAgentRoom, requireHumanRoom } from './rooms/store.js';
 import { identityTools } from './identity/tools.js';
 import { inboxTools } from './inbox/tools.js';
@@ -51,7 +51,7 @@ import { startSnapshots } from './backup/service.js';
 export const ALL_TOOLS: ToolDef[] = [...identityTools, ...inboxTools, ...roomTools, ...messageTools, ...addressingTools, ...contextTools, ...fileTools, ...workspaceTools, ...taskTools, ...reservationTools, ...searchTools, ...feedbackTools];
 
 /** Every human API route. */
-export const ALL_ROUTES: Array<Route | LegacyRoute> = [...ownerRoutes, ...uiAuthRoutes, ...agentRoutes, ...roomRoutes, ...messageRoutes, ...eventRoutes, ...fileRoutes, ...workspaceRoutes, ...taskRoutes, ...feedbackRoutes, ...wakeRoutes, ...contextRoutes, ...reservationRoutes, ...searchRoutes, ...backupRoutes];
+export const ALL_ROUTES: Route[] = [...ownerRoutes, ...uiAuthRoutes, ...agentRoutes, ...roomRoutes, ...messageRoutes, ...eventRoutes, ...fileRoutes, ...workspaceRoutes, ...taskRoutes, ...feedbackRoutes, ...wakeRoutes, ...contextRoutes, ...reservationRoutes, ...searchRoutes, ...backupRoutes];
 
 /** How the transports authenticate callers (http and mcp import neither owners nor agents). */
 export const AUTHENTICATE = { owner: authenticateOwner, agent: authenticateAgent };

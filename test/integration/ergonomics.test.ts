@@ -1,5 +1,6 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 /**
@@ -76,6 +77,29 @@ describe('agent ergonomics', () => {
       }
       for (const r of (t.inputSchema.required ?? []) as string[]) expect(props[r], `${t.name} requires undeclared ${r}`).toBeDefined();
     }
+  });
+
+  it('every tool declares its result as an outputSchema, which the client checks (a drifted result fails the call)', async () => {
+    const listed = await c.listTools();
+    for (const t of listed.tools) {
+      expect(t.outputSchema, `${t.name} has no outputSchema`).toBeDefined();
+      expect(t.outputSchema!.type).toBe('object');
+    }
+    // The official client checks every result against it: whoami's result as the schema says.
+    const r = await c.callTool({ name: 'whoami', arguments: {} });
+    expect(r.isError).toBeFalsy();
+    expect(Object.keys(r.structuredContent as object)).toEqual(expect.arrayContaining(['plate', 'handle', 'scopes']));
+    // The same check the client runs, on results that drifted from the schema: each is refused.
+    const schema = listed.tools.find((t) => t.name === 'whoami')!.outputSchema!;
+    const check = new AjvJsonSchemaValidator().getValidator(schema as never);
+    const good = r.structuredContent as Record<string, unknown>;
+    expect(check(good).valid).toBe(true);
+    expect(check({ ...good, surprise: 1 }).valid).toBe(false);
+    expect(check({ ...good, plate: 42 }).valid).toBe(false);
+    const { handle: _h, ...withoutHandle } = good;
+    expect(check(withoutHandle).valid).toBe(false);
+    // A failed call's envelope passes, as it must (the client checks error results too).
+    expect(check({ error: { code: 'NOT_FOUND', message: 'x', error_id: 'err_1' } }).valid).toBe(true);
   });
 
   it(`a full-scope agent's tools/list stays under ${TOOLS_LIST_BUDGET / 1024} KB of JSON`, async () => {

@@ -1,9 +1,6 @@
-import { z } from 'zod';
 import { defineTool } from '../mcp/tool.js';
 import { docUrl } from '../mcp/call.js';
 import { AppError, toAppError } from '../errors/app-error.js';
-import { requireAgentRoom } from '../rooms/store.js';
-import { roomIdArg } from '../rooms/tools.js';
 import { ERROR_CODES, type ErrorCode } from '../../../shared/errors.js';
 import { DIAGNOSE_FAILED } from './classify.js';
 import { getConsent, requireProductConsent, setConsent } from './consent.js';
@@ -11,9 +8,19 @@ import { diagnoseByCode, diagnoseEvidence, diagnoseFailed, ownEvidence } from '.
 import { reportError } from './reports.js';
 import { submitTaskFeedback } from './task-feedback.js';
 import { productGate, recordProductFeedback } from './product.js';
-
-const errorIdArg = z.string().min(1).max(200).describe('The error_id of your failed call (err_…), exactly as returned');
-const severity = z.enum(['blocker', 'degraded', 'minor']);
+import {
+  consentChange,
+  consentOutput,
+  diagnoseErrorInput,
+  diagnoseErrorOutput,
+  getConsentInput,
+  productFeedbackOutput,
+  reportErrorInput,
+  reportErrorOutput,
+  submitProductFeedbackInput,
+  submitTaskFeedbackInput,
+  taskFeedbackOutput,
+} from './schemas.js';
 
 export const feedbackTools = [
   defineTool({
@@ -23,11 +30,8 @@ export const feedbackTools = [
     scope: 'READ',
     description:
       'Step 1 after any failed call: pass its error_id. Returns the classification (caller_misuse, authentication, permission, state, transient, server_fault, contract_mismatch), steps to correct the call, retry advice with delay_ms, evidence_available, and feedback.recommended (true only for a server fault or contract mismatch that a retry did not fix). Only your own error_ids. tool and code are a fallback when the error_id was lost (no evidence, never reportable). If diagnose_error itself fails, stop: never diagnose or report that failure.',
-    input: z.object({
-      error_id: z.string().max(200).optional().describe('The error_id of your failed call'),
-      tool: z.string().max(100).optional().describe('Fallback only: the tool that failed'),
-      code: z.string().max(40).optional().describe('Fallback only: the error code, e.g. CONFLICT'),
-    }),
+    input: diagnoseErrorInput,
+    output: diagnoseErrorOutput,
     handler: (ctx, args) => {
       const url = (code: string) => docUrl(ctx.core, code);
       try {
@@ -57,12 +61,8 @@ export const feedbackTools = [
     scope: 'WRITE',
     description:
       'Last step of the error flow: report a failure to the maintainers. Use only when diagnose_error returned evidence_available:true and feedback.recommended:true, the retried call failed again, and your human gave bug consent (get_feedback_consent). The server builds the trace from its own evidence; never paste arguments, messages, file contents or secrets. note: optional, technical impact only (e.g. "the board could not be updated, so the task stayed in doing"). Repeating the call for the same error_id returns the first report. Do not also send the incident through submit_task_feedback.',
-    input: z.object({
-      error_id: errorIdArg,
-      task_id: z.string().min(1).max(200).optional().describe('The task the failure affected, if any'),
-      impact: severity.optional().describe('blocker: work stopped; degraded: worked around; minor: cosmetic'),
-      note: z.string().min(1).max(500).optional().describe('Technical impact only; no secrets, personal data, paths, code or quotes'),
-    }),
+    input: reportErrorInput,
+    output: reportErrorOutput,
     handler: (ctx, args) => {
       const out = reportError(ctx.core.db, {
         plate: ctx.agent.plate,
@@ -87,7 +87,8 @@ export const feedbackTools = [
     scope: 'READ',
     description:
       'Your own feedback consent: {bugs, product, granted_at, revoked}. Both default off; a revoked consent reads as both off. Read it before report_error, an issue in submit_task_feedback, or submit_product_feedback. You may read only your own plate.',
-    input: z.object({ plate: z.string().min(1).max(40).optional().describe('Your own plate (the default); any other plate is refused') }),
+    input: getConsentInput,
+    output: consentOutput,
     handler: (ctx, args) => {
       if (args.plate !== undefined && args.plate !== ctx.agent.plate) {
         throw new AppError('FORBIDDEN', 'you may read only your own feedback consent', { reason: 'own_plate_only' });
@@ -102,11 +103,8 @@ export const feedbackTools = [
     scope: 'WRITE',
     description:
       "Record your human's explicit answer about feedback for your own plate. Ask the human directly; a clear yes to bug reports is {bugs:true}, to product feedback {product:true}; a no is {revoked:true} (both off). Silence or ambiguity is not consent, and never infer it. Returns the consent as get_feedback_consent does.",
-    input: z.object({
-      bugs: z.boolean().optional().describe('The human allows error reports and issue feedback'),
-      product: z.boolean().optional().describe('The human allows product feedback'),
-      revoked: z.boolean().optional().describe('true: the human said no; turns both off'),
-    }),
+    input: consentChange,
+    output: consentOutput,
     handler: (ctx, args) => setConsent(ctx.core.db, ctx.agent.plate, args),
   }),
   defineTool({
@@ -114,28 +112,12 @@ export const feedbackTools = [
     title: 'Submit task feedback',
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     scope: 'WRITE',
+    room: 'member',
     description:
       'Call right after complete_task(done) or set_status(failed|blocked) on your own task. outcome "clean": nothing went wrong (no consent needed). outcome "issue": needs bug consent and evidence {tool, expected, got} citing what a tool returned (no citation, no report), issue (3 to 4 sentences), recommended_fix (exactly 3 sentences), severity (blocker|degraded|minor, from facts) and origin (agent_noticed|human_struggle). Technical facts only: no secrets, personal data, paths, code or message quotes. Legacy: contract_mismatch:true reports a tool that differs from its specification when there is no error_id (evidence and bug consent required, task_id optional). Failures that have an error_id go to report_error instead. Repeating the call for the same task step returns the first feedback.',
-    input: z.object({
-      room: roomIdArg,
-      task_id: z.string().min(1).max(200).optional().describe('The task you just completed, failed or blocked'),
-      outcome: z.enum(['clean', 'issue']),
-      evidence: z
-        .object({
-          tool: z.string().min(1).max(100).describe('The tool whose result you cite'),
-          expected: z.string().min(1).max(1000).describe('What the specification or your call expected'),
-          got: z.string().min(1).max(1000).describe('What the tool actually did (described, not pasted)'),
-        })
-        .optional(),
-      issue: z.string().min(1).max(2000).optional().describe('3 to 4 sentences: what went wrong and its effect'),
-      recommended_fix: z.string().min(1).max(1500).optional().describe('Exactly 3 sentences'),
-      severity: severity.optional(),
-      origin: z.enum(['agent_noticed', 'human_struggle']).optional(),
-      contract_mismatch: z.boolean().optional().describe('Legacy: a contract mismatch without an error_id'),
-      error_id: z.string().min(1).max(200).optional().describe('Only if the issue has an error_id that was not sent to report_error'),
-    }),
+    input: submitTaskFeedbackInput,
+    output: taskFeedbackOutput,
     handler: (ctx, args) => {
-      requireAgentRoom(ctx.core.db, args.room, ctx.agent.plate);
       const out = submitTaskFeedback(ctx.core.db, {
         plate: ctx.agent.plate,
         ownerId: ctx.agent.ownerId,
@@ -159,18 +141,13 @@ export const feedbackTools = [
     title: 'Submit product feedback',
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     scope: 'WRITE',
+    room: 'member',
     description:
       'Optional product feedback about Agent Rooms, with your human\'s product consent. Opens after 3 tasks you completed, at most once per session. answers: an object of question to short answer, or "no notes" (a valid answer). When declined it returns {recorded:false, reason}: that is expected, not an error; do not retry.',
-    input: z.object({
-      room: roomIdArg,
-      answers: z
-        .union([z.literal('no notes'), z.record(z.string().min(1).max(200), z.string().max(2000)).refine((o) => Object.keys(o).length <= 20, 'at most 20 answers')])
-        .optional()
-        .describe('{question: answer} or "no notes"'),
-    }),
+    input: submitProductFeedbackInput,
+    output: productFeedbackOutput,
     handler: (ctx, args) => {
       const { db } = ctx.core;
-      requireAgentRoom(db, args.room, ctx.agent.plate);
       requireProductConsent(db, ctx.agent.plate);
       const session = ctx.core.sessions.get(ctx.sessionId);
       const declined = productGate(db, ctx.agent.plate, session?.productFeedbackSent === true);

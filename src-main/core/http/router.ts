@@ -91,14 +91,21 @@ export interface Route {
 }
 
 function schemaKeys(s: z.ZodType | undefined): string[] {
-  const shape = (s as { shape?: Record<string, unknown> } | undefined)?.shape;
+  if (!s) return [];
+  // A schema whose keys zod cannot show (a checked record) names them in its metadata.
+  const named = (s.meta() as { argNames?: unknown } | undefined)?.argNames;
+  if (Array.isArray(named)) return named.map(String);
+  const shape = (s as { shape?: Record<string, unknown> }).shape;
   if (shape && typeof shape === 'object') return Object.keys(shape);
   // A union of objects (e.g. add a human or an agent): the keys of every branch.
-  const options = (s as { options?: z.ZodType[] } | undefined)?.options;
-  return Array.isArray(options) ? options.flatMap(schemaKeys) : [];
+  const options = (s as { options?: z.ZodType[] }).options;
+  if (Array.isArray(options)) return options.flatMap(schemaKeys);
+  // A transform or refinement (e.g. the runner body, checked against the form its `preset` key names): the keys it declares.
+  const def = (s as { def?: { in?: z.ZodType; out?: z.ZodType; innerType?: z.ZodType } }).def;
+  return def ? [...schemaKeys(def.in), ...schemaKeys(def.innerType)] : [];
 }
 
-/** Declares a human API route: its auth, room check, body and query schemas beside the handler. */
+/** Declares a human API route/** Declares a human API route: its auth, room check, body and query schemas beside the handler. */
 export function defineRoute<
   const P extends string,
   A extends RouteAuth = 'owner',
@@ -165,31 +172,6 @@ export function prepareRoute(
   return { room, input };
 }
 
-/**
- * A route written before defineRoute: it checks its room and parses its body itself.
- * Kept only while the capabilities move to defineRoute (issue 18); `new Router` accepts both.
- */
-export interface LegacyRoute {
-  method: string;
-  path: string;
-  public?: boolean;
-  rawBody?: boolean;
-  handler: (ctx: BaseContext<string> & { owner: Owner; params: Record<string, string>; body: Record<string, unknown> }) => unknown;
-}
-
-function fromLegacy(r: Route | LegacyRoute): Route {
-  if ('knownArgs' in r) return r;
-  const legacy = r;
-  return {
-    method: legacy.method,
-    path: legacy.path,
-    auth: legacy.public ? 'public' : 'owner',
-    rawBody: legacy.rawBody,
-    knownArgs: new Set(),
-    handler: (ctx, _input) => legacy.handler({ ...ctx, owner: ctx.owner as Owner, body: (ctx as { rawJson?: Record<string, unknown> }).rawJson ?? {} }),
-  };
-}
-
 interface Compiled {
   route: Route;
   re: RegExp;
@@ -200,10 +182,10 @@ export class Router {
   private readonly compiled: Compiled[] = [];
 
   constructor(
-    routes: Array<Route | LegacyRoute>,
+    routes: Route[],
     readonly checks: RouterChecks,
   ) {
-    for (const route of routes.map(fromLegacy)) {
+    for (const route of routes) {
       const keys: string[] = [];
       const re = new RegExp(
         '^' +

@@ -78,7 +78,7 @@ export function createHttpServer(deps: HttpDeps, port: () => number): Server {
         }
       }
       const { room, input } = prepareRoute(core, router.checks, m.route, m.params, owner, body, url, req);
-      const ctx = { core, req, res, url, params: m.params, owner, room, rawJson: body } as RouteContext<string, 'owner'>;
+      const ctx = { core, req, res, url, params: m.params, owner, room } as RouteContext<string, 'owner'>;
       const out = await m.route.handler(ctx, input);
       if (res.headersSent || res.writableEnded) return;
       if (out instanceof Status) sendJson(res, out.status, out.body);

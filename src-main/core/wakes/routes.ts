@@ -1,36 +1,16 @@
-import { isAbsolute } from 'node:path';
-import { z } from 'zod';
-import type { LegacyRoute } from '../http/router.js';
-import { parseWith } from '../http/validate.js';
+import type { z } from 'zod';
+import { defineRoute } from '../http/router.js';
 import { AppError, invalid } from '../errors/app-error.js';
 import { ownAgent } from '../agents/routes.js';
 import { getAgentByPlate } from '../agents/store.js';
-import { requireHumanRoom } from '../rooms/store.js';
 import { isMcpHost } from '../../../shared/hosts.js';
 import type { Owner } from '../owners/store.js';
 import { isInsideHome } from './secrets.js';
 import { deleteRunner, getRunner, putRunner, runnerDto, runnersOf, type RunnerInput } from './runners.js';
-import { presetNamed, RUNNER_PRESETS, RUNNER_TIMEOUT_MAX_MS, RUNNER_TIMEOUT_MIN_MS } from './presets.js';
-import { listWakes, wakeDto, type WakeStatus } from './store.js';
+import { presetNamed, RUNNER_PRESETS } from './presets.js';
+import { listWakes, wakeDto } from './store.js';
 import { decodeCursor, encodeCursor } from '../util/cursor.js';
-
-const timeoutMs = z.number().int().min(RUNNER_TIMEOUT_MIN_MS).max(RUNNER_TIMEOUT_MAX_MS);
-const cwd = z.string().min(1).max(4096).refine(isAbsolute, 'must be an absolute path');
-const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
-
-/** Runner env: API keys and base URLs of the host, for presets and commands alike. */
-const runnerEnv = z
-  .record(z.string().regex(ENV_NAME, 'must be an environment variable name'), z.string().max(8192))
-  .refine((e) => Object.keys(e).length <= 100, 'at most 100 variables')
-  .refine((e) => !Object.keys(e).some((k) => k.startsWith('AGENT_ROOMS_')), 'AGENT_ROOMS_* names are set by the server');
-const presetBody = z.strictObject({ preset: z.string().min(1).max(40), cwd: cwd.optional(), timeout_ms: timeoutMs.optional(), env: runnerEnv.optional() });
-const commandBody = z.strictObject({
-  command: z.string().min(1).max(4096),
-  args: z.array(z.string().max(8192)).max(200).optional(),
-  cwd: cwd.optional(),
-  timeout_ms: timeoutMs.optional(),
-  env: runnerEnv.optional(),
-});
+import { runnerBody, wakeQuery } from './schemas.js';
 
 /**
  * A runner is a command the server runs as this machine's user: only the primary owner, or an
@@ -63,13 +43,6 @@ function hostParam(h: string): string {
   return h;
 }
 
-const wakeQuery = z.object({
-  status: z.enum(['queued', 'running', 'handled', 'failed']).optional(),
-  limit: z.coerce.number().int().min(1).max(500).optional(),
-  before_seq: z.coerce.number().int().min(1).optional(),
-  cursor: z.string().min(1).max(200).optional(),
-});
-
 const isSeqKey = (k: unknown[]): k is [number] => k.length === 1 && Number.isSafeInteger(k[0]);
 
 /** Newest first, keyset on seq: `cursor` (or the older `before_seq`) continues after the last wake shown. */
@@ -85,34 +58,34 @@ function wakePage(rows: ReturnType<typeof listWakes>, limit: number) {
 }
 
 /** The human API of wakes: runners per agent and host, and the wake log (docs/wakes.md). */
-export const wakeRoutes: LegacyRoute[] = [
-  {
+export const wakeRoutes = [
+  defineRoute({
     method: 'GET',
     path: '/v1/runner-presets',
     handler: () => ({ presets: Object.entries(RUNNER_PRESETS).map(([name, p]) => ({ preset: name, host: p.host, command: p.command, args: p.args })) }),
-  },
-  {
+  }),
+  defineRoute({
     method: 'GET',
     path: '/v1/agents/:plate/runners',
     handler: ({ core, owner, params }) => ({
-      runners: runnersOf(core.db, ownAgent(core, owner, params.plate!).plate).map((r) => withRight(owner, runnerDto(r))),
+      runners: runnersOf(core.db, ownAgent(core, owner, params.plate).plate).map((r) => withRight(owner, runnerDto(r))),
     }),
-  },
-  {
+  }),
+  defineRoute({
     method: 'PUT',
     path: '/v1/agents/:plate/runners/:host',
-    handler: ({ core, owner, params, body }) => {
-      const a = ownAgent(core, owner, params.plate!);
-      const host = hostParam(params.host!);
+    body: runnerBody,
+    handler: ({ core, owner, params }, { body }) => {
+      const a = ownAgent(core, owner, params.plate);
+      const host = hostParam(params.host);
       requireRunnerRight(owner);
       let input: RunnerInput;
       if ('preset' in body) {
-        const p = parseWith(presetBody, body);
-        const preset = presetNamed(p.preset);
+        const preset = presetNamed(body.preset);
         if (!preset) throw invalid(`preset must be one of: ${Object.keys(RUNNER_PRESETS).join(', ')}`);
-        input = { preset, cwd: p.cwd, timeout_ms: p.timeout_ms, env: p.env };
+        input = { preset, cwd: body.cwd, timeout_ms: body.timeout_ms, env: body.env };
       } else {
-        input = parseWith(commandBody, body);
+        input = body;
       }
       checkCwd(core.config.home, input.cwd);
       const r = putRunner(core.db, a.plate, host, input);
@@ -120,45 +93,45 @@ export const wakeRoutes: LegacyRoute[] = [
       core.bus.emit({ type: 'wakes.changed', owners: [owner.owner_id] });
       return runnerDto(r);
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'GET',
     path: '/v1/agents/:plate/runners/:host',
     handler: ({ core, owner, params }) => {
-      const a = ownAgent(core, owner, params.plate!);
-      const r = getRunner(core.db, a.plate, hostParam(params.host!));
+      const a = ownAgent(core, owner, params.plate);
+      const r = getRunner(core.db, a.plate, hostParam(params.host));
       if (!r) throw new AppError('NOT_FOUND', 'no runner configured for this agent and host');
       return withRight(owner, runnerDto(r));
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'DELETE',
     path: '/v1/agents/:plate/runners/:host',
     handler: ({ core, owner, params }) => {
-      const a = ownAgent(core, owner, params.plate!);
-      if (!deleteRunner(core.db, a.plate, hostParam(params.host!))) throw new AppError('NOT_FOUND', 'no runner configured for this agent and host');
+      const a = ownAgent(core, owner, params.plate);
+      if (!deleteRunner(core.db, a.plate, hostParam(params.host))) throw new AppError('NOT_FOUND', 'no runner configured for this agent and host');
       core.bus.emit({ type: 'runners.changed', owners: [owner.owner_id] });
       return { deleted: true };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'GET',
     path: '/v1/agents/:plate/wakes',
-    handler: ({ core, owner, params, url }) => {
-      const a = ownAgent(core, owner, params.plate!);
-      const q = parseWith(wakeQuery, Object.fromEntries(url.searchParams));
-      const limit = q.limit ?? 100;
-      return wakePage(listWakes(core.db, { plate: a.plate, status: q.status as WakeStatus | undefined, limit: limit + 1, beforeSeq: beforeSeqOf(q) }), limit);
+    query: wakeQuery,
+    handler: ({ core, owner, params }, { query }) => {
+      const a = ownAgent(core, owner, params.plate);
+      const limit = query.limit ?? 100;
+      return wakePage(listWakes(core.db, { plate: a.plate, status: query.status, limit: limit + 1, beforeSeq: beforeSeqOf(query) }), limit);
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'GET',
     path: '/v1/rooms/:id/wakes',
-    handler: ({ core, owner, params, url }) => {
-      const room = requireHumanRoom(core.db, params.id!, owner.owner_id);
-      const q = parseWith(wakeQuery, Object.fromEntries(url.searchParams));
-      const limit = q.limit ?? 100;
-      const page = wakePage(listWakes(core.db, { roomId: room.id, status: q.status as WakeStatus | undefined, limit: limit + 1, beforeSeq: beforeSeqOf(q) }), limit);
+    room: 'member',
+    query: wakeQuery,
+    handler: ({ core, owner, room }, { query }) => {
+      const limit = query.limit ?? 100;
+      const page = wakePage(listWakes(core.db, { roomId: room.id, status: query.status, limit: limit + 1, beforeSeq: beforeSeqOf(query) }), limit);
       // A runner's output is its owner's to read; other humans of a cross-owner room see the outcome only.
       const owners = new Map<string, string | undefined>();
       const ownerOf = (plate: string) => {
@@ -168,5 +141,5 @@ export const wakeRoutes: LegacyRoute[] = [
       for (const w of page.wakes) if (ownerOf(w.plate) !== owner.owner_id) w.stdout_tail = w.stderr_tail = null;
       return page;
     },
-  },
+  }),
 ];

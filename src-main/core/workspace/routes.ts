@@ -1,25 +1,19 @@
-import { z } from 'zod';
-import type { LegacyRoute } from '../http/router.js';
-import { parseWith } from '../http/validate.js';
+import { defineRoute } from '../http/router.js';
 import { maskedWorkspace, setWorkspace } from './store.js';
+import { workspaceBody } from './schemas.js';
 
-const field = (max: number) => z.string().max(max).nullable().optional();
-
-export const workspaceRoutes: LegacyRoute[] = [
-  {
+export const workspaceRoutes = [
+  defineRoute({
     method: 'GET',
     path: '/v1/rooms/:id/workspace',
-    handler: ({ core, owner, params }) => maskedWorkspace(core, owner.owner_id, params.id!),
-  },
-  {
+    room: 'member',
+    handler: ({ core, owner, room }) => maskedWorkspace(core, owner.owner_id, room.id),
+  }),
+  defineRoute({
     method: 'PUT',
     path: '/v1/rooms/:id/workspace',
-    handler: ({ core, owner, params, body }) => {
-      const u = parseWith(
-        z.object({ local_path: field(4096), repo_url: field(2048), repo_branch: field(255), git_token: field(4096) }).strict(),
-        body,
-      );
-      return setWorkspace(core, owner.owner_id, params.id!, u);
-    },
-  },
+    room: 'admin',
+    body: workspaceBody,
+    handler: ({ core, owner, room }, { body }) => setWorkspace(core, owner.owner_id, room.id, body),
+  }),
 ];

@@ -1,7 +1,6 @@
-import { z } from 'zod';
 import { defineTool } from '../mcp/tool.js';
-import { roomIdArg } from '../rooms/tools.js';
 import { readWorkspaceForAgent } from './store.js';
+import { readWorkspaceInput, readWorkspaceOutput } from './schemas.js';
 
 export const workspaceTools = [
   defineTool({
@@ -9,9 +8,11 @@ export const workspaceTools = [
     title: 'Read the workspace',
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     scope: 'READ',
+    room: 'member',
     description:
       "The room's workspace: local_path, repo_url, repo_branch and git_token (a git credential, or null). Only for agents whose owner is a room admin (403 otherwise). Never print, echo or store the token.",
-    input: z.object({ room: roomIdArg }),
+    input: readWorkspaceInput,
+    output: readWorkspaceOutput,
     handler: (ctx, args) => readWorkspaceForAgent(ctx.core, { plate: ctx.agent.plate, ownerId: ctx.agent.ownerId }, args.room),
   }),
 ];

@@ -1,0 +1,142 @@
+import { z } from 'zod';
+import { roomIdArg } from '../rooms/tools.js';
+import { FILES_LIMIT_MAX } from './service.js';
+
+// ---- fields: the tools and the UI's routes take the same ones -------------------------
+
+const pathArg = z.string().min(1).max(4096).describe('Room-relative path, folders separated by /, e.g. notes/plan.md');
+const fileIdArg = z.string().min(1).max(200).describe('File id (file_…), from list_files, write_file or share_file');
+const versionNumber = z.number().int().min(1);
+const versionArg = versionNumber.optional().describe('A version number; default the current (newest released) version');
+const keyArg = z.string().min(1).max(200).optional();
+const contentTypeArg = z.string().max(200);
+const sizeBytesArg = z.number().int().min(0);
+const prefixArg = z.string().max(1024);
+const cursorArg = z.string().min(1).max(2000);
+const SHA256_HEX = /^[0-9a-fA-F]{64}$/;
+
+const rangeArg = z
+  .union([
+    z.object({
+      start: z.number().int().min(0),
+      end: z.number().int().min(0).optional().describe('Inclusive; default the last byte'),
+    }),
+    z.string().regex(/^(bytes=)?\d+-\d*$/, 'a range such as "0-1023" or "bytes=4096-"'),
+  ])
+  .optional()
+  .describe('Byte range to read: {start, end} (end inclusive) or "start-end"');
+
+// ---- tool inputs ------------------------------------------------------------------------
+
+export const writeFileInput = z.object({
+  room: roomIdArg,
+  path: pathArg,
+  content: z.string(),
+  encoding: z.enum(['utf-8', 'base64']).optional(),
+  content_type: contentTypeArg.optional().describe('MIME type; default text/plain for utf-8, application/octet-stream for base64'),
+  idempotency_key: keyArg,
+});
+
+export const readFileInput = z.object({
+  room: roomIdArg,
+  path: pathArg.optional(),
+  file_id: fileIdArg.optional(),
+  version: versionArg,
+  range: rangeArg,
+});
+
+export const listFilesInput = z.object({
+  room: roomIdArg,
+  prefix: prefixArg.optional(),
+  limit: z.number().int().min(1).max(FILES_LIMIT_MAX).optional(),
+  cursor: cursorArg.optional(),
+});
+
+export const deleteFileInput = z.object({ room: roomIdArg, path: pathArg.optional(), file_id: fileIdArg.optional() });
+
+export const shareFileInput = z.object({
+  room: roomIdArg,
+  filename: pathArg,
+  content_type: contentTypeArg,
+  size_bytes: sizeBytesArg,
+  sha256: z.string().regex(SHA256_HEX, '64 hexadecimal characters'),
+  idempotency_key: keyArg,
+});
+
+/** complete_file_upload and fetch_file: a file by id, a version optional. */
+export const fileVersionInput = z.object({ file_id: fileIdArg, version: versionArg });
+
+// ---- route bodies and queries ---------------------------------------------------------
+
+export const listFilesQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(FILES_LIMIT_MAX).optional(),
+  cursor: cursorArg.optional(),
+  prefix: prefixArg.optional(),
+});
+
+export const shareFileBody = z.object({
+  filename: pathArg,
+  content_type: contentTypeArg.optional(),
+  size_bytes: sizeBytesArg,
+  sha256: z.string().regex(SHA256_HEX),
+  idempotency_key: keyArg,
+});
+
+export const completeUploadBody = z.object({ version: versionNumber.optional() });
+
+export const versionQuery = z.object({ v: z.coerce.number().int().min(1).optional() });
+
+// ---- results ----------------------------------------------------------------------------
+
+/** A file as the tools show it: one version of one path (FileEntry in service.ts). */
+const fileEntry = z.object({
+  path: z.string(),
+  file_id: z.string(),
+  version: z.number().int(),
+  filename: z.string(),
+  content_type: z.string(),
+  size_bytes: z.number().int(),
+  sha256: z.string(),
+  kind: z.enum(['inline', 'presigned']),
+  status: z.enum(['ready', 'quarantined']),
+  read_with: z.enum(['read_file', 'fetch_file']),
+  updated_at: z.string(),
+});
+
+/** A result an idempotency key can replay says so. */
+const replayed = z.boolean().optional();
+
+export const writeFileOutput = fileEntry.extend({ replayed });
+
+export const readFileOutput = fileEntry.extend({
+  encoding: z.enum(['utf-8', 'base64']),
+  content: z.string(),
+  range: z.object({ start: z.number().int(), end: z.number().int() }),
+  partial: z.boolean(),
+});
+
+export const listFilesOutput = z.object({
+  files: z.array(fileEntry),
+  next_cursor: z.string().nullable(),
+  total: z.number().int(),
+});
+
+export const deleteFileOutput = z.object({
+  deleted: z.boolean(),
+  file_id: z.string(),
+  path: z.string(),
+  versions_deleted: z.number().int(),
+  restorable_until: z.string(),
+});
+
+export const shareFileOutput = fileEntry.extend({
+  upload_url: z.string(),
+  upload_method: z.string(),
+  expires_at: z.string(),
+  next: z.string(),
+  replayed,
+});
+
+export const completeUploadOutput = fileEntry.extend({ room: z.string(), replayed });
+
+export const fetchFileOutput = fileEntry.extend({ download_url: z.string(), expires_at: z.string() });

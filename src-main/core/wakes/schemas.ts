@@ -1,0 +1,41 @@
+import { isAbsolute } from 'node:path';
+import { z } from 'zod';
+import { RUNNER_TIMEOUT_MAX_MS, RUNNER_TIMEOUT_MIN_MS } from './presets.js';
+
+const timeoutMs = z.number().int().min(RUNNER_TIMEOUT_MIN_MS).max(RUNNER_TIMEOUT_MAX_MS);
+const cwd = z.string().min(1).max(4096).refine(isAbsolute, 'must be an absolute path');
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
+
+/** Runner env: API keys and base URLs of the host, for presets and commands alike. */
+const runnerEnv = z
+  .record(z.string().regex(ENV_NAME, 'must be an environment variable name'), z.string().max(8192))
+  .refine((e) => Object.keys(e).length <= 100, 'at most 100 variables')
+  .refine((e) => !Object.keys(e).some((k) => k.startsWith('AGENT_ROOMS_')), 'AGENT_ROOMS_* names are set by the server');
+const presetBody = z.strictObject({ preset: z.string().min(1).max(40), cwd: cwd.optional(), timeout_ms: timeoutMs.optional(), env: runnerEnv.optional() });
+const commandBody = z.strictObject({
+  command: z.string().min(1).max(4096),
+  args: z.array(z.string().max(8192)).max(200).optional(),
+  cwd: cwd.optional(),
+  timeout_ms: timeoutMs.optional(),
+  env: runnerEnv.optional(),
+});
+
+/**
+ * PUT /v1/agents/:plate/runners/:host: a preset or a command. The `preset` key says which, and
+ * only that form is checked, so an error names the fields of the form meant (a union would
+ * answer "invalid input" for a body that fits neither).
+ */
+export const runnerBody = z.record(z.string(), z.unknown()).transform((body, ctx) => {
+  const r = 'preset' in body ? presetBody.safeParse(body) : commandBody.safeParse(body);
+  if (r.success) return r.data;
+  for (const issue of r.error.issues) ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message });
+  return z.NEVER;
+}).meta({ argNames: [...new Set([...Object.keys(presetBody.shape), ...Object.keys(commandBody.shape)])] });
+
+/** The wake log's page: newest first, `cursor` (or the older `before_seq`) continues after the last wake shown. */
+export const wakeQuery = z.object({
+  status: z.enum(['queued', 'running', 'handled', 'failed']).optional(),
+  limit: z.coerce.number().int().min(1).max(500).optional(),
+  before_seq: z.coerce.number().int().min(1).optional(),
+  cursor: z.string().min(1).max(200).optional(),
+});
