@@ -1,4 +1,5 @@
 import tseslint from 'typescript-eslint';
+import { ALLOWED, TYPE_ONLY_EXCEPTIONS, localPlugin } from './src-main/core/layering.mjs';
 
 const nodeBuiltins = ['node:*', 'fs', 'fs/*', 'path', 'crypto', 'http', 'https', 'os', 'child_process', 'net', 'url', 'stream', 'events', 'util', 'worker_threads', 'zlib', 'buffer'];
 
@@ -16,6 +17,14 @@ export default tseslint.config(
     files: ['src-main/core/**/*.ts', 'shared/**/*.ts', 'src-renderer/**/*.{ts,tsx}', 'test/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', { paths: [{ name: 'electron', message: 'Only src-main/electron/ may import electron.' }] }],
+    },
+  },
+  {
+    // The layering inside the core: which folder may import which is data (src-main/core/layering.mjs).
+    files: ['src-main/core/**/*.ts'],
+    plugins: { local: localPlugin },
+    rules: {
+      'local/code-layering': ['error', { allowed: ALLOWED, typeOnlyExceptions: TYPE_ONLY_EXCEPTIONS }],
     },
   },
   {

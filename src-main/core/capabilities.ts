@@ -3,15 +3,20 @@ import { addHook, type Core } from './context.js';
 import type { StopStep } from './util/repeat.js';
 import type { ToolChecks, ToolDef } from './mcp/tool.js';
 import type { Route, RouterChecks } from './http/router.js';
-import { humanRole, requireAgentRoom, requireHumanRoom } from './rooms/store.js';
+import { humanRole, isAgentMember, requireAgentRoom, requireHumanRoom } from './rooms/store.js';
 import { identityTools } from './identity/tools.js';
 import { inboxTools } from './inbox/tools.js';
+import { pendingMentions } from './inbox/store.js';
 import { roomTools } from './rooms/tools.js';
 import { messageTools } from './messages/tools.js';
+import { messagesForInbox } from './messages/service.js';
+import { messageRoutes } from './messages/routes.js';
 import { addressingTools } from './addressing/tools.js';
 import { ownerRoutes } from './owners/routes.js';
+import { authenticateOwner } from './owners/authenticate.js';
 import { startUiSessionSweeper, uiAuthRoutes } from './owners/ui-auth.js';
 import { agentRoutes } from './agents/routes.js';
+import { authenticateAgent } from './agents/authenticate.js';
 import { roomRoutes } from './rooms/routes.js';
 import { eventRoutes } from './events/routes.js';
 import { fileTools } from './files/tools.js';
@@ -22,9 +27,11 @@ import { workspaceTools } from './workspace/tools.js';
 import { workspaceRoutes } from './workspace/routes.js';
 import { feedbackTools } from './feedback/tools.js';
 import { feedbackRoutes } from './feedback/routes.js';
+import { reportedErrorIdsBefore } from './feedback/reports.js';
 import { taskTools } from './tasks/tools.js';
 import { taskRoutes } from './tasks/routes.js';
-import { tasksHeldBy } from './tasks/store.js';
+import { getTaskRow, renewLeaseOf, taskWakeStaleReason, tasksHeldBy } from './tasks/store.js';
+import { receiveRunning, returnReceipt } from './tasks/service.js';
 import { wakeRoutes } from './wakes/routes.js';
 import { startWakeDispatcher } from './wakes/dispatcher.js';
 import { contextTools } from './context/tools.js';
@@ -34,7 +41,7 @@ import { startInstanceEvents } from './ui/live.js';
 import { reservationTools } from './reservations/tools.js';
 import { reservationRoutes } from './reservations/routes.js';
 import { onTaskEnded, startReservationSweeper } from './reservations/service.js';
-import { startEvidenceMaintenance } from './errors/retention.js';
+import { startEvidenceMaintenance } from './evidence/retention.js';
 import { searchTools } from './search/tools.js';
 import { searchRoutes } from './search/routes.js';
 import { backupRoutes } from './backup/routes.js';
@@ -44,7 +51,10 @@ import { startSnapshots } from './backup/service.js';
 export const ALL_TOOLS: ToolDef[] = [...identityTools, ...inboxTools, ...roomTools, ...messageTools, ...addressingTools, ...contextTools, ...fileTools, ...workspaceTools, ...taskTools, ...reservationTools, ...searchTools, ...feedbackTools];
 
 /** Every human API route. */
-export const ALL_ROUTES: Route[] = [...ownerRoutes, ...uiAuthRoutes, ...agentRoutes, ...roomRoutes, ...eventRoutes, ...fileRoutes, ...workspaceRoutes, ...taskRoutes, ...feedbackRoutes, ...wakeRoutes, ...contextRoutes, ...reservationRoutes, ...searchRoutes, ...backupRoutes];
+export const ALL_ROUTES: Route[] = [...ownerRoutes, ...uiAuthRoutes, ...agentRoutes, ...roomRoutes, ...messageRoutes, ...eventRoutes, ...fileRoutes, ...workspaceRoutes, ...taskRoutes, ...feedbackRoutes, ...wakeRoutes, ...contextRoutes, ...reservationRoutes, ...searchRoutes, ...backupRoutes];
+
+/** How the transports authenticate callers (http and mcp import neither owners nor agents). */
+export const AUTHENTICATE = { owner: authenticateOwner, agent: authenticateAgent };
 
 /** The checks the router runs for routes that declare them (the router imports no capability). */
 export const ROUTER_CHECKS: RouterChecks = {
@@ -59,6 +69,7 @@ export const TOOL_CHECKS: ToolChecks = {
   agentRoom(core, roomId, plate) {
     requireAgentRoom(core.db, roomId, plate);
   },
+  pendingMentions: (core, plate) => pendingMentions(core.db, plate),
 };
 
 /**
@@ -67,8 +78,36 @@ export const TOOL_CHECKS: ToolChecks = {
  */
 export type CapabilityStarter = (core: Core) => StopStep;
 
-export const CAPABILITY_STARTERS: CapabilityStarter[] = [
+/**
+ * The hooks (context.ts CoreHooks) through which a capability answers for one below it, which
+ * does not import it; registered as the core is made, before it takes a request, and removed
+ * when it closes (after the background work stopped).
+ */
+export const CAPABILITY_HOOKS: CapabilityStarter[] = [
   (core) => addHook(core.hooks.workingOn, (sessionId) => tasksHeldBy(core.db, sessionId)),
+  // Reservations tied to a task end with it; tasks only announce the end (no import of reservations there).
+  (core) => addHook(core.hooks.taskEnded, (e) => onTaskEnded(core, e.taskId)),
+  // check_mentions shows the messages its items point at: messages answers, the inbox imports no messages.
+  (core) => addHook(core.hooks.inboxMessages, messagesForInbox),
+  // What a task wake does to its task: the dispatcher asks, so wakes never imports tasks.
+  (core) =>
+    addHook(core.hooks.taskWakes, {
+      staleReason: taskWakeStaleReason,
+      receiveRunning,
+      returnReceipt,
+      renewRunnerLease: (db, taskId, instanceId, now) => void renewLeaseOf(db, taskId, instanceId, now),
+    }),
+  // Evidence keeps only the room and task ids its caller may see, and the rows error reports refer to.
+  (core) =>
+    addHook(core.hooks.evidenceAccess, {
+      isMember: (db, roomId, caller) =>
+        caller.plate ? isAgentMember(db, roomId, caller.plate) : caller.ownerId ? humanRole(db, roomId, caller.ownerId) !== undefined : false,
+      roomOfTask: (db, taskId) => getTaskRow(db, taskId)?.room_id,
+    }),
+  (core) => addHook(core.hooks.reportedErrorIds, reportedErrorIdsBefore),
+];
+
+export const CAPABILITY_STARTERS: CapabilityStarter[] = [
   (core) => {
     const t = setImmediate(() => sweepBlobs(core));
     return () => clearImmediate(t);
@@ -77,8 +116,6 @@ export const CAPABILITY_STARTERS: CapabilityStarter[] = [
   startWakeDispatcher,
   startContextPruner,
   startInstanceEvents,
-  // Reservations tied to a task end with it; tasks only announce the end (no import of reservations there).
-  (core) => addHook(core.hooks.taskEnded, (e) => onTaskEnded(core, e.taskId)),
   startReservationSweeper,
   startUiSessionSweeper,
   startEvidenceMaintenance,

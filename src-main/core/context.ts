@@ -1,8 +1,8 @@
 import type { Db } from './db/open.js';
 import type { PassportService } from './auth/passports.js';
-import type { EventBus } from './events/bus.js';
+import type { EventBus } from './bus.js';
 import type { RateLimiter } from './ratelimit.js';
-import type { SessionRegistry } from './mcp/sessions.js';
+import type { SessionRegistry } from './sessions.js';
 import type { SigningKey } from './auth/keys.js';
 
 export interface CoreConfig {
@@ -54,6 +54,41 @@ export interface TaskEndedEvent {
   status: 'done' | 'failed' | 'cancelled';
 }
 
+/** A message as an inbox item shows it. */
+export interface InboxMessage {
+  id: string;
+  seq: number;
+  body: string;
+  sender_kind: string;
+  sender_plate: string | null;
+  sender_owner_id: string;
+}
+
+/** What a wake for a task does to the task; each runs inside the dispatcher's transaction. */
+export interface TaskWakeHooks {
+  /** Why the wake has nothing left to do (the task was reassigned, archived or finished), if so. */
+  staleReason(db: Db, taskId: string, plate: string): string | undefined;
+  /** The running receipt: the task goes to doing with this instance's lease; false when it cannot. */
+  receiveRunning(db: Db, taskId: string, plate: string, instanceId: string): boolean;
+  /** Takes the receipt back from an instance that never took its wake, while it still holds the lease. */
+  returnReceipt(db: Db, taskId: string, instanceId: string): boolean;
+  /** A runner's lease kept fresh while its process lives (a runner cannot call renew_lease itself). */
+  renewRunnerLease(db: Db, taskId: string, instanceId: string, now: number): void;
+}
+
+/** Who may see what, for the room and task ids stored with evidence (only ids the caller was authorised for). */
+export interface EvidenceAccess {
+  /** The caller (an agent by plate, else a human by owner id) is a member of the room. */
+  isMember(db: Db, roomId: string, caller: { plate?: string; ownerId?: string }): boolean;
+  /** The room a task is in. */
+  roomOfTask(db: Db, taskId: string): string | undefined;
+}
+
+/**
+ * Named hooks: how a capability gets what a capability above it knows without importing it
+ * (the lower one would import the upper one back). capabilities.ts registers them
+ * (CAPABILITY_HOOKS) before the server takes requests; an empty list means nobody answers.
+ */
 export interface CoreHooks {
   /** An agent acted in a room (sent a message, completed a task, …): wakes waiting on it are handled. */
   agentActed: Array<(e: AgentActedEvent) => void>;
@@ -61,6 +96,14 @@ export interface CoreHooks {
   workingOn: Array<(sessionId: string) => Array<{ task_id: string; title: string; room: string }>>;
   /** A task reached done, failed or cancelled (after commit); capabilities tied to tasks end their part. */
   taskEnded: Array<(e: TaskEndedEvent) => void>;
+  /** The messages inbox items point at, by id (messages answers; the inbox imports no messages). */
+  inboxMessages: Array<(db: Db, ids: readonly string[]) => InboxMessage[]>;
+  /** What a task wake does to its task (tasks answers; the wake dispatcher imports no tasks). */
+  taskWakes: TaskWakeHooks[];
+  /** Room membership and task rooms for evidence (rooms and tasks answer; evidence imports neither). */
+  evidenceAccess: EvidenceAccess[];
+  /** Error ids older than `before` that an error report refers to: evidence retention keeps them (feedback answers). */
+  reportedErrorIds: Array<(db: Db, before: string) => string[]>;
 }
 
 export function mcpUrl(core: Core, host?: string): string {

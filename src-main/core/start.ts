@@ -7,23 +7,22 @@ import { prepareHome } from './db/home.js';
 import { acquireHomeLock } from './db/lock.js';
 import { classifyDbError } from './db/home-errors.js';
 import { dbFileSize, quickCheckInWorker, quickCheckSync, syncCheckLimit } from './db/integrity.js';
-import { holdWritesUntil } from './db/write-gate.js';
+import { holdWritesUntil } from './http/write-gate.js';
 import { startCheckpointer } from './db/checkpoint.js';
 import { loadSigningKey } from './auth/keys.js';
 import { PassportService } from './auth/passports.js';
-import { EventBus } from './events/bus.js';
+import { EventBus } from './bus.js';
 import { RateLimiter, type RateLimitConfig } from './ratelimit.js';
-import { SessionRegistry } from './mcp/sessions.js';
+import { SessionRegistry } from './sessions.js';
 import { ToolRegistry } from './mcp/registry.js';
 import { Router } from './http/router.js';
 import { createHttpServer } from './http/server.js';
+import { handleMcp } from './mcp/handler.js';
 import { DEFAULT_MCP_SESSION_LIMITS, type Core, type McpSessionLimits } from './context.js';
 import type { StopStep } from './util/repeat.js';
-import { ALL_ROUTES, ALL_TOOLS, CAPABILITY_STARTERS, RAW_HANDLERS, ROUTER_CHECKS, TOOL_CHECKS } from './capabilities.js';
-import { createOwner, ownerByToken, primaryOwner } from './owners/store.js';
+import { ALL_ROUTES, ALL_TOOLS, AUTHENTICATE, CAPABILITY_HOOKS, CAPABILITY_STARTERS, RAW_HANDLERS, ROUTER_CHECKS, TOOL_CHECKS } from './capabilities.js';
+import { createOwner, ownerByToken, primaryOwner, rotateOwnerToken } from './owners/store.js';
 import { createLoginLink } from './owners/login.js';
-import { stmt } from './db/stmt.js';
-import { newSecret, sha256Hex } from './util/ids.js';
 import { packageRoot } from './paths.js';
 import { exposureWarning, secureHome, touchPrivate } from './home-modes.js';
 import { sealStoredRunnerEnvs } from './wakes/env-seal.js';
@@ -84,8 +83,7 @@ function ensurePrimaryOwner(core: Core, name: string): string {
     return existing;
   }
   // The file was lost or replaced: rotate the primary owner's token and write it again.
-  const token = newSecret('aro_');
-  stmt(core.db, 'UPDATE owners SET token_hash = ? WHERE id = ?').run(sha256Hex(token), primary.owner_id);
+  const token = rotateOwnerToken(core.db, primary.owner_id);
   writeSecretFile(file, token + '\n');
   return token;
 }
@@ -141,8 +139,10 @@ export async function startCore(opts: StartOptions): Promise<RunningCore> {
     rateLimiter: new RateLimiter(opts.rateLimit ?? { perSecond: 50, burst: 200 }),
     sessions: new SessionRegistry(),
     baseUrl: '',
-    hooks: { agentActed: [], workingOn: [], taskEnded: [] },
+    hooks: { agentActed: [], workingOn: [], taskEnded: [], inboxMessages: [], taskWakes: [], evidenceAccess: [], reportedErrorIds: [] },
   };
+  // Hooks answer from the first request on (reads are served while a large file is still being checked).
+  const hookStops = CAPABILITY_HOOKS.map((register) => register(core));
   let ownerToken: string;
   try {
     ownerToken = ensurePrimaryOwner(core, opts.ownerName ?? safeUserName());
@@ -157,7 +157,14 @@ export async function startCore(opts: StartOptions): Promise<RunningCore> {
   const rawHandlers = RAW_HANDLERS.map((h) => (req: IncomingMessage, res: ServerResponse, url: URL) => h(core, req, res, url));
   let port = opts.port ?? DEFAULT_PORT;
   const server = createHttpServer(
-    { core, registry, router, uiDir: opts.uiDir ?? join(packageRoot(), 'dist', 'renderer'), rawHandlers },
+    {
+      core,
+      router,
+      authenticateOwner: AUTHENTICATE.owner,
+      mcp: (req, res, host, url) => handleMcp(core, { registry, authenticate: AUTHENTICATE.agent }, req, res, host, url),
+      uiDir: opts.uiDir ?? join(packageRoot(), 'dist', 'renderer'),
+      rawHandlers,
+    },
     () => port,
   );
   const integrity = checkNow ? Promise.resolve() : quickCheckInWorker(dbFile, home);
@@ -183,7 +190,8 @@ export async function startCore(opts: StartOptions): Promise<RunningCore> {
   core.baseUrl = `http://127.0.0.1:${port}`;
   lock.setUrl(core.baseUrl);
   // Background writers (dispatcher, sweeps, snapshots) start once the file is known sound.
-  const stopSteps: StopStep[] = [];
+  // Hooks are removed last: stop steps run in reverse.
+  const stopSteps: StopStep[] = [...hookStops];
   const startCapabilities = () => {
     for (const start of CAPABILITY_STARTERS) stopSteps.push(start(core));
   };

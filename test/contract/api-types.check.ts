@@ -9,7 +9,7 @@ import type { TaskRecord } from '../../src-main/core/tasks/store.js';
 import type { readBoard, TaskSummary } from '../../src-main/core/tasks/service.js';
 import type { AgentDto, listCredentials } from '../../src-main/core/agents/store.js';
 import type { RoomDto, listMembers } from '../../src-main/core/rooms/store.js';
-import type { instancesOf } from '../../src-main/core/addressing/instances.js';
+import type { instancesOf } from '../../src-main/core/rooms/instances.js';
 import type { Owner } from '../../src-main/core/owners/store.js';
 import type { FileEntry } from '../../src-main/core/files/service.js';
 import type { maskedWorkspace } from '../../src-main/core/workspace/store.js';

@@ -3,7 +3,7 @@ import { createServer } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { holdWritesUntil } from '../../src-main/core/db/write-gate.js';
+import { holdWritesUntil } from '../../src-main/core/http/write-gate.js';
 import { startTestServer } from '../helpers/server.js';
 import { waitFor } from '../helpers/core.js';
 

@@ -12,7 +12,7 @@ import {
   getEvidence,
   pruneEvidence,
   recordEvidence,
-} from '../../src-main/core/errors/evidence.js';
+} from '../../src-main/core/evidence/store.js';
 import { AppError } from '../../src-main/core/errors/app-error.js';
 import { ulid } from '../../src-main/core/util/ids.js';
 

@@ -1,5 +1,5 @@
 import { describe, it, expect, afterEach } from 'vitest';
-import type { CoreEvent } from '../../src-main/core/events/bus.js';
+import type { CoreEvent } from '../../src-main/core/bus.js';
 import { notificationFor, NotificationGate } from '../../src-main/electron/notify.js';
 import { startTestServer, ok, type TestServer } from '../helpers/server.js';
 

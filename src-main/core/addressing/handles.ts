@@ -1,7 +1,8 @@
 import type { Db } from '../db/open.js';
-import { stmt } from '../db/stmt.js';
 import { invalid } from '../errors/app-error.js';
 import { agentHandle, getAgentByPlate } from '../agents/store.js';
+import { ownerIdBySlug } from '../owners/store.js';
+import { agentPlatesOfRoom, humanRole, isAgentMember } from '../rooms/store.js';
 
 export interface ParsedHandle {
   name: string;
@@ -32,12 +33,12 @@ interface AgentMemberRow {
 
 /** The room's agents matching a parsed handle. */
 export function agentCandidates(db: Db, roomId: string, h: ParsedHandle): AgentMemberRow[] {
-  const rows = stmt(
-    db,
-    `SELECT a.plate, a.slug, o.slug AS owner_slug, a.owner_id FROM room_agents ra
-     JOIN agents a ON a.plate = ra.plate JOIN owners o ON o.id = a.owner_id
-     WHERE ra.room_id = ? AND a.slug = ?`,
-  ).all(roomId, h.name) as AgentMemberRow[];
+  const rows: AgentMemberRow[] = [];
+  // By plate, as the room's index keeps them: the order an ambiguity lists them in.
+  for (const plate of agentPlatesOfRoom(db, roomId).sort()) {
+    const a = getAgentByPlate(db, plate);
+    if (a?.slug === h.name) rows.push({ plate: a.plate, slug: a.slug, owner_slug: a.owner_slug, owner_id: a.owner_id });
+  }
   return h.owner ? rows.filter((r) => r.owner_slug === h.owner) : rows;
 }
 
@@ -49,7 +50,7 @@ export function resolveTarget(db: Db, roomId: string, target: string): ResolvedT
   const t = target.trim();
   if (PLATE_RE.test(t)) {
     const a = getAgentByPlate(db, t);
-    if (!a || !stmt(db, 'SELECT 1 FROM room_agents WHERE room_id = ? AND plate = ?').get(roomId, t)) {
+    if (!a || !isAgentMember(db, roomId, t)) {
       throw invalid(`mention target ${t} is not an agent in this room; call list_members`, 'unknown_mention_target');
     }
     return { kind: 'agent', plate: a.plate, handle: agentHandle(a), owner_id: a.owner_id };
@@ -68,11 +69,8 @@ export function resolveTarget(db: Db, roomId: string, target: string): ResolvedT
     return { kind: 'agent', plate: a.plate, handle: `@${a.slug}(${a.owner_slug})`, owner_id: a.owner_id, session: h.session };
   }
   if (!h.owner) {
-    const human = stmt(
-      db,
-      'SELECT o.id, o.slug FROM room_humans rh JOIN owners o ON o.id = rh.owner_id WHERE rh.room_id = ? AND o.slug = ?',
-    ).get(roomId, h.name) as { id: string; slug: string } | undefined;
-    if (human) return { kind: 'human', owner_id: human.id, handle: `@${human.slug}` };
+    const ownerId = ownerIdBySlug(db, h.name);
+    if (ownerId && humanRole(db, roomId, ownerId)) return { kind: 'human', owner_id: ownerId, handle: `@${h.name}` };
   }
   throw invalid(`no member ${t.slice(0, 80)} in this room; call list_members`, 'unknown_mention_target');
 }

@@ -1,6 +1,6 @@
 import { defineTool } from '../mcp/tool.js';
 import { agentCandidates, parseHandle } from './handles.js';
-import { instancesOf } from './instances.js';
+import { instancesOf } from '../rooms/instances.js';
 import { invalid } from '../errors/app-error.js';
 import { agentHandle, getAgentByPlate } from '../agents/store.js';
 import { listInstancesInput, listInstancesOutput, resolveHandleInput, resolveHandleOutput } from './schemas.js';

@@ -16,7 +16,7 @@ import {
 } from './store.js';
 import { ALL_SCOPES_MASK, scopesToMask } from '../../../shared/scopes.js';
 import type { Core } from '../context.js';
-import { mintPassportForCredential, allMcpUrls } from '../auth/authenticate.js';
+import { mintPassportForCredential, allMcpUrls } from './authenticate.js';
 import type { Owner } from '../owners/store.js';
 import { createAgentBody, createCredentialBody, passportBody } from './schemas.js';
 

@@ -4,6 +4,7 @@ import { newId, newSecret, randomBase32, sha256Hex, slugify } from '../util/ids.
 import { AppError, invalid } from '../errors/app-error.js';
 import { maskToScopes } from '../../../shared/scopes.js';
 import type { Agent } from '../../../shared/api-types.js';
+import { getOwner, ownerHandle } from '../owners/store.js';
 
 export interface AgentRow {
   id: string;
@@ -21,7 +22,13 @@ export interface AgentRow {
 /** An agent as the human API shows it: the shared contract the UI reads. */
 export type AgentDto = Agent;
 
-const SELECT_AGENT = `SELECT a.*, o.slug AS owner_slug, o.name AS owner_name FROM agents a JOIN owners o ON o.id = a.owner_id`;
+type AgentColumns = Omit<AgentRow, 'owner_slug' | 'owner_name'>;
+
+/** The row with its owner's slug and name (owners/store.ts keeps those). */
+function withOwner(db: Db, r: AgentColumns | undefined): AgentRow | undefined {
+  const o = r && ownerHandle(db, r.owner_id);
+  return o && { ...r!, owner_slug: o.slug, owner_name: o.name };
+}
 
 export function agentHandle(a: { slug: string; owner_slug: string }): string {
   return `@${a.slug}(${a.owner_slug})`;
@@ -56,7 +63,7 @@ export function getAgentByPlate(db: Db, plate: string): AgentRow | undefined {
   if (!rows) agentsByPlate.set(db, (rows = new Map()));
   const known = rows.get(plate);
   if (known) return known as AgentRow;
-  const row = stmt(db, `${SELECT_AGENT} WHERE a.plate = ?`).get(plate) as AgentRow | undefined;
+  const row = withOwner(db, stmt(db, 'SELECT * FROM agents WHERE plate = ?').get(plate) as AgentColumns | undefined);
   // Inside a transaction the row may yet be rolled back: use it, do not keep it.
   if (row && !db.inTransaction) {
     if (rows.size > 10_000) rows.clear();
@@ -66,19 +73,17 @@ export function getAgentByPlate(db: Db, plate: string): AgentRow | undefined {
 }
 
 export function getAgentById(db: Db, id: string): AgentRow | undefined {
-  return stmt(db, `${SELECT_AGENT} WHERE a.id = ?`).get(id) as AgentRow | undefined;
+  return withOwner(db, stmt(db, 'SELECT * FROM agents WHERE id = ?').get(id) as AgentColumns | undefined);
 }
 
 export function listAgentsOfOwner(db: Db, ownerId: string): AgentRow[] {
-  return stmt(db, `${SELECT_AGENT} WHERE a.owner_id = ? ORDER BY a.created_at`).all(ownerId) as AgentRow[];
+  return (stmt(db, 'SELECT * FROM agents WHERE owner_id = ? ORDER BY created_at').all(ownerId) as AgentColumns[]).flatMap((r) => withOwner(db, r) ?? []);
 }
 
 export function createAgent(db: Db, ownerId: string, name: string, scopes: number): AgentRow {
   const trimmed = name.trim();
   if (!trimmed || trimmed.length > 80) throw invalid('name must be 1 to 80 characters');
-  const owner = stmt(db, 'SELECT plate_prefix FROM owners WHERE id = ?').get(ownerId) as
-    | { plate_prefix: string }
-    | undefined;
+  const owner = getOwner(db, ownerId);
   if (!owner) throw new AppError('NOT_FOUND', 'owner not found');
   const slug = slugify(trimmed);
   if (stmt(db, 'SELECT 1 FROM agents WHERE owner_id = ? AND slug = ?').get(ownerId, slug)) {
@@ -99,6 +104,19 @@ export function createAgent(db: Db, ownerId: string, name: string, scopes: numbe
     }
   }
   return getAgentById(db, id)!;
+}
+
+/** The plates of an owner's agents (revoked ones too). */
+export function platesOfOwner(db: Db, ownerId: string): string[] {
+  return (stmt(db, 'SELECT plate FROM agents WHERE owner_id = ?').all(ownerId) as Array<{ plate: string }>).map((r) => r.plate);
+}
+
+/**
+ * An SQL condition for a query of another capability that must stay one query (path
+ * reservations live only while their holder does): the agent `plateSql` exists, not revoked.
+ */
+export function agentActiveSql(plateSql: string): string {
+  return `EXISTS (SELECT 1 FROM agents a WHERE a.plate = ${plateSql} AND a.revoked_at IS NULL)`;
 }
 
 export function revokeAgent(db: Db, plate: string): void {
@@ -181,6 +199,11 @@ export function isRevoked(db: Db, agentId: string, credentialId: string, deviceI
      WHERE a.id = ? AND c.id = ? AND d.id = ?`,
   ).get(agentId, credentialId, deviceId) as { a: number | null; c: number | null; d: number | null } | undefined;
   return !r || r.a !== null || r.c !== null || r.d !== null;
+}
+
+/** What a credential is for: 'user' (given to a person) or 'runner' (minted for one run). */
+export function credentialPurpose(db: Db, credentialId: string): string | undefined {
+  return (stmt(db, 'SELECT purpose FROM credentials WHERE id = ?').get(credentialId) as { purpose: string } | undefined)?.purpose;
 }
 
 export function credentialOwner(db: Db, credentialId: string): { owner_id: string; plate: string } | undefined {

@@ -2,7 +2,7 @@ import { isAbsolute } from 'node:path';
 import { defineRoute, Status } from '../http/router.js';
 import { AppError, toAppError } from '../errors/app-error.js';
 import { backupNow, backupStatus } from './service.js';
-import { newErrorId, recordEvidence } from '../errors/evidence.js';
+import { newErrorId, recordEvidence } from '../evidence/store.js';
 import type { BackupProgress } from './backup.js';
 import { backupBody } from './schemas.js';
 

@@ -4,10 +4,11 @@ import { immediate } from '../db/open.js';
 import { stmt } from '../db/stmt.js';
 import { newId } from '../util/ids.js';
 import { AppError, invalid } from '../errors/app-error.js';
-import { getRoom, humanRole, listMembers, touchRoom } from '../rooms/store.js';
-import { instancesOf } from '../addressing/instances.js';
+import { changedClassesSince, getRoom, humanRole, lastChangeOf, listMembers, dropOldRoomChanges, touchRoom } from '../rooms/store.js';
+import { instancesOf } from '../rooms/instances.js';
 import { agentHandle, getAgentByPlate } from '../agents/store.js';
-import { taskRecord } from '../tasks/store.js';
+import { latestHandoffTo, openTaskIdsOf, taskRecord } from '../tasks/store.js';
+import { workspaceRow } from '../workspace/store.js';
 import { listFilesPage } from '../files/service.js';
 import { contextReservations } from '../reservations/service.js';
 import { repeat, type StopStep } from '../util/repeat.js';
@@ -109,13 +110,8 @@ const ACTIVE = ['todo', 'doing', 'blocked'];
 
 /** The caller's active tasks (todo, doing, blocked) with their lock (lease holder) and stale flag. */
 function myTasks(db: Db, roomId: string, plate: string) {
-  const rows = stmt(
-    db,
-    `SELECT id FROM tasks WHERE room_id = ? AND assignee = ? AND archived_at IS NULL AND status IN ('todo', 'doing', 'blocked')
-     ORDER BY sort_order IS NULL, sort_order, created_at, id`,
-  ).all(roomId, plate) as Array<{ id: string }>;
-  return rows
-    .map((r) => taskRecord(db, r.id)!)
+  return openTaskIdsOf(db, roomId, plate)
+    .map((id) => taskRecord(db, id)!)
     .filter((t) => ACTIVE.includes(t.status))
     .map((t) => ({
       task_id: t.task_id,
@@ -132,11 +128,7 @@ function myTasks(db: Db, roomId: string, plate: string) {
 
 /** The newest handoff note addressed to the caller in this room (task_handoffs of the tasks capability). */
 function latestHandoff(db: Db, roomId: string, plate: string) {
-  const r = stmt(
-    db,
-    `SELECT from_task_id, to_task_id, from_plate, notes, created_at FROM task_handoffs
-     WHERE room_id = ? AND to_plate = ? ORDER BY created_at DESC, rowid DESC LIMIT 1`,
-  ).get(roomId, plate) as { from_task_id: string; to_task_id: string; from_plate: string; notes: string; created_at: number } | undefined;
+  const r = latestHandoffTo(db, roomId, plate);
   if (!r) return null;
   const from = getAgentByPlate(db, r.from_plate);
   return {
@@ -186,12 +178,7 @@ function fileRefs(core: Core, roomId: string, plate: string, ownerId: string) {
 
 /** What the caller may know of the workspace here: read_workspace (admin-only) has the rest. */
 function workspaceRef(db: Db, roomId: string, ownerId: string) {
-  let r: { local_path: string | null; repo_url: string | null; repo_branch: string | null } | undefined;
-  try {
-    r = stmt(db, 'SELECT local_path, repo_url, repo_branch FROM room_workspaces WHERE room_id = ?').get(roomId) as typeof r;
-  } catch {
-    r = undefined; // the workspace capability is not installed in this build
-  }
+  const r = workspaceRow(db, roomId);
   if (!r) return { configured: false };
   if (humanRole(db, roomId, ownerId) !== 'admin') return { configured: true, read_with: null };
   return { configured: true, local_path: r.local_path, repo_url: r.repo_url, repo_branch: r.repo_branch, read_with: 'read_workspace' };
@@ -199,8 +186,7 @@ function workspaceRef(db: Db, roomId: string, ownerId: string) {
 
 /** The newest version at which the board changed (for read_board), bounded by retained history. */
 function boardVersion(db: Db, roomId: string, current: number): number {
-  const r = stmt(db, "SELECT MAX(version) AS v FROM room_changes WHERE room_id = ? AND class = 'board'").get(roomId) as { v: number | null };
-  return r.v ?? Math.max(0, current - CONTEXT_HISTORY_VERSIONS);
+  return lastChangeOf(db, roomId, 'board') ?? Math.max(0, current - CONTEXT_HISTORY_VERSIONS);
 }
 
 function lastSeq(db: Db, roomId: string): number {
@@ -248,11 +234,7 @@ export function roomContext(core: Core, roomId: string, caller: ContextCaller, s
     if (!withinHistory) {
       return { context_version: version, full: true, ...sections(core, roomId, caller, new Set(CONTEXT_CLASSES), version) };
     }
-    const changed = (
-      stmt(db, 'SELECT DISTINCT class FROM room_changes WHERE room_id = ? AND version > ? ORDER BY class').all(roomId, sinceVersion) as Array<{
-        class: string;
-      }>
-    ).map((r) => r.class);
+    const changed = changedClassesSince(db, roomId, sinceVersion);
     return {
       context_version: version,
       since_version: sinceVersion,
@@ -265,10 +247,7 @@ export function roomContext(core: Core, roomId: string, caller: ContextCaller, s
 
 /** Drops delta rows older than the retained history (the last 1,000 versions of each room). */
 export function pruneRoomChanges(db: Db): number {
-  return stmt(
-    db,
-    `DELETE FROM room_changes WHERE version <= (SELECT context_version FROM rooms WHERE rooms.id = room_changes.room_id) - ?`,
-  ).run(CONTEXT_HISTORY_VERSIONS).changes;
+  return dropOldRoomChanges(db, CONTEXT_HISTORY_VERSIONS);
 }
 
 /** The CAPABILITY_STARTERS entry: prunes delta history now and every minute. */

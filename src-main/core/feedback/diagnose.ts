@@ -1,7 +1,6 @@
 import type { Db } from '../db/open.js';
-import { stmt } from '../db/stmt.js';
 import { AppError } from '../errors/app-error.js';
-import { callKey, getEvidence, lastSucceededAt, shapeKeysOfStored, type EvidenceRow } from '../errors/evidence.js';
+import { callKey, getEvidence, lastSucceededAt, occurrencesOf, shapeKeysOfStored, type EvidenceRow } from '../evidence/store.js';
 import { classify, explain, reportWorthy, retryAdvice, DIAGNOSE_FAILED, type Classification } from './classify.js';
 import { getConsent } from './consent.js';
 import { inErrorReports } from './incidents.js';
@@ -60,7 +59,7 @@ export function diagnoseEvidence(db: Db, docUrl: (code: string) => string, e: Ev
   const consent = getConsent(db, e.plate!);
   const reported = inErrorReports(db, e.error_id);
   const next = nextAction(e, v, reported, consent.bugs);
-  const occurrences = (stmt(db, 'SELECT COUNT(*) AS n FROM evidence WHERE fingerprint = ?').get(e.fingerprint) as { n: number }).n;
+  const occurrences = occurrencesOf(db, e.fingerprint);
   return {
     error_id: e.error_id,
     evidence_available: true,

@@ -2,6 +2,7 @@ import type { Db } from '../db/open.js';
 import { stmt } from '../db/stmt.js';
 import { AppError } from '../errors/app-error.js';
 import { getTaskRow } from '../tasks/store.js';
+import { isAgentMember } from '../rooms/store.js';
 import { describeSensitive, findSensitive } from './sensitive.js';
 
 // What every kind of feedback shares: technical text only, tasks of the caller's rooms, and
@@ -22,8 +23,7 @@ export function requireTechnical(field: string, text: string): void {
 /** A task the caller may name in feedback: its own task, or one in a room it is a member of. */
 export function taskOfCaller(db: Db, plate: string, taskId: string) {
   const t = getTaskRow(db, taskId);
-  const member =
-    t && stmt(db, 'SELECT 1 FROM room_agents WHERE room_id = ? AND plate = ?').get(t.room_id, plate) !== undefined;
+  const member = t && isAgentMember(db, t.room_id, plate);
   if (!t || !member) throw new AppError('NOT_FOUND', 'task not found in your rooms; check task_id with read_board');
   return t;
 }

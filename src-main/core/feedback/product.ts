@@ -2,6 +2,7 @@ import type { Db } from '../db/open.js';
 import { stmt } from '../db/stmt.js';
 import { newId } from '../util/ids.js';
 import { requireTechnical } from './incidents.js';
+import { doneTaskCount } from '../tasks/store.js';
 
 /** decisions.md "Limits": at least 3 completed tasks by the plate, once per MCP session. */
 export const PRODUCT_FEEDBACK_MIN_DONE = 3;
@@ -11,7 +12,7 @@ export type ProductAnswers = Record<string, string> | 'no notes';
 export type ProductDecline = { recorded: false; reason: 'product_consent_missing' | 'too_few_completed_tasks' | 'already_sent_this_session'; message: string };
 
 export function completedTasks(db: Db, plate: string): number {
-  return (stmt(db, "SELECT COUNT(*) AS n FROM tasks WHERE assignee = ? AND status = 'done'").get(plate) as { n: number }).n;
+  return doneTaskCount(db, plate);
 }
 
 /** The rate gate, checked before anything is stored; a decline is an answer, not an error. */

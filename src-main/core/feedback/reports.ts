@@ -3,6 +3,7 @@ import { immediate } from '../db/open.js';
 import { stmt } from '../db/stmt.js';
 import { newId } from '../util/ids.js';
 import { AppError } from '../errors/app-error.js';
+import { roomIdsOfOwner } from '../rooms/store.js';
 import { requireBugConsent } from './consent.js';
 import { isDiagnoseFailure, ownEvidence, verdictOf } from './diagnose.js';
 import { inTaskFeedback, requireTechnical, taskOfCaller } from './incidents.js';
@@ -131,13 +132,18 @@ export function reportError(db: Db, input: ReportInput) {
   return { ...reportDto(db, row), duplicate: row.id !== id };
 }
 
+/** Error ids older than `before` that a report refers to: evidence retention keeps them (core.hooks.reportedErrorIds). */
+export function reportedErrorIdsBefore(db: Db, before: string): string[] {
+  return (stmt(db, 'SELECT error_id FROM error_reports WHERE error_id < ?').all(before) as Array<{ error_id: string }>).map((r) => r.error_id);
+}
+
 /** Error reports a human may read: those of their own agents and those tied to rooms they belong to. */
 export function reportsForOwner(db: Db, ownerId: string, limit = 200) {
   const rows = stmt(
     db,
     `SELECT * FROM error_reports WHERE owner_id = ?
-       OR room_id IN (SELECT room_id FROM room_humans WHERE owner_id = ?)
+       OR room_id IN (SELECT value FROM json_each(?))
      ORDER BY created_at DESC LIMIT ?`,
-  ).all(ownerId, ownerId, limit) as ReportRow[];
+  ).all(ownerId, JSON.stringify(roomIdsOfOwner(db, ownerId)), limit) as ReportRow[];
   return rows.map((r) => reportDto(db, r));
 }

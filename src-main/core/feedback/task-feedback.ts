@@ -3,7 +3,7 @@ import { immediate } from '../db/open.js';
 import { stmt } from '../db/stmt.js';
 import { newId } from '../util/ids.js';
 import { AppError } from '../errors/app-error.js';
-import { fingerprintOf } from '../errors/evidence.js';
+import { fingerprintOf } from '../evidence/store.js';
 import { getTaskRow } from '../tasks/store.js';
 import { requireBugConsent } from './consent.js';
 import { ownEvidence } from './diagnose.js';

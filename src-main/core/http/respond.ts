@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Core } from '../context.js';
 import type { AppError } from '../errors/app-error.js';
-import { newErrorId, recordEvidence } from '../errors/evidence.js';
+import { newErrorId, recordEvidence } from '../evidence/store.js';
 import type { ApiErrorBody } from '../../../shared/errors.js';
 
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
@@ -27,7 +27,7 @@ export function sendApiError(
   e: { route?: string; args?: unknown; knownArgs?: ReadonlySet<string>; ownerId?: string } = {},
 ): void {
   const errorId = newErrorId();
-  recordEvidence(core.db, { errorId, surface: 'v1', tool: e.route, error: err, args: e.args, knownArgs: e.knownArgs, ownerId: e.ownerId });
+  recordEvidence(core.db, { errorId, surface: 'v1', tool: e.route, error: err, args: e.args, knownArgs: e.knownArgs, ownerId: e.ownerId, access: core.hooks.evidenceAccess });
   const body: ApiErrorBody = { error: { code: err.code, message: err.message, error_id: errorId } };
   if (err.reason) body.error.reason = err.reason;
   if (err.retryAfterMs !== undefined) body.error.retry_after_ms = err.retryAfterMs;

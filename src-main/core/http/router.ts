@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { AppError } from '../errors/app-error.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Core } from '../context.js';
-import type { Owner } from '../owners/store.js';
+import type { Owner } from '../auth/identity.js';
 import { parseWith } from './validate.js';
 import { sameOrigin } from './guard.js';
 

@@ -1,15 +1,12 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Core } from '../context.js';
 import { prepareRoute, queryObject, Router, Status, type RouteContext } from './router.js';
-import { hostAllowed, originAllowed, sameOrigin } from './guard.js';
+import { hostAllowed, originAllowed } from './guard.js';
 import { sendApiError, sendJson } from './respond.js';
 import { AppError, toAppError } from '../errors/app-error.js';
 import { bodyTimeouts, readBody } from './body.js';
-import { handleMcp } from '../mcp/handler.js';
-import type { ToolRegistry } from '../mcp/registry.js';
-import { isMcpHost } from '../../../shared/hosts.js';
-import { ownerByToken, type Owner } from '../owners/store.js';
-import { ownerBySession, redeemEventsTicket } from '../owners/login.js';
+import { isMcpHost, type McpResourceHost } from '../../../shared/hosts.js';
+import type { Owner } from '../auth/identity.js';
 import { errorDocsHtml } from '../errors/docs.js';
 import { serveUiFile } from './static-ui.js';
 
@@ -42,53 +39,28 @@ function htmlPage(res: ServerResponse, status: number, title: string, text: stri
   );
 }
 
-/**
- * The human API's credential: an owner token or the UI's session token (`ars_…`), both as
- * `Authorization: Bearer`; for the event stream only, a one-use ticket on the URL. No cookie:
- * cookies are not port-scoped, so one would reach every other server on 127.0.0.1.
- */
-function authenticateOwner(core: Core, req: IncomingMessage, url: URL, port: number): Owner {
-  const h = req.headers.authorization;
-  if (h) {
-    const m = /^Bearer\s+(\S+)\s*$/i.exec(h);
-    const token = m?.[1] ?? '';
-    if (token.startsWith('ars_')) {
-      const owner = ownerBySession(core.db, token);
-      if (!owner) throw new AppError('UNAUTHENTICATED', 'the UI session ended (signed out, or idle too long): sign in again', { reason: 'session_ended' });
-      if (req.method !== 'GET' && req.method !== 'HEAD' && !sameOrigin(req, port)) throw new AppError('FORBIDDEN', 'cross-origin request refused');
-      return owner;
-    }
-    const owner = m ? ownerByToken(core.db, token) : undefined;
-    if (!owner) throw new AppError('UNAUTHENTICATED', 'invalid owner token');
-    return owner;
-  }
-  const ticket = url.pathname === '/v1/events' && req.method === 'GET' ? url.searchParams.get('ticket') : null;
-  if (ticket) {
-    const owner = redeemEventsTicket(core.db, ticket);
-    if (!owner) throw new AppError('UNAUTHENTICATED', 'the events ticket is unknown, used or expired: ask POST /v1/events/ticket for another', { reason: 'ticket_invalid' });
-    return owner;
-  }
-  throw new AppError('UNAUTHENTICATED', 'sign in: present an owner token (or the UI session token) as Authorization: Bearer, or use a login link');
-}
-
+/** What the server is given (http imports no capability): the routes, the MCP endpoint, how owners sign in. */
 export interface HttpDeps {
   core: Core;
-  registry: ToolRegistry;
   router: Router;
+  /** The human API's caller, from the request's credential; UNAUTHENTICATED otherwise (owners/authenticate.ts). */
+  authenticateOwner: (core: Core, req: IncomingMessage, url: URL, port: number) => Owner;
+  /** `/mcp` and `/mcp/<host>` (mcp/handler.ts). */
+  mcp: (req: IncomingMessage, res: ServerResponse, host: McpResourceHost, url: URL) => Promise<void>;
   uiDir?: string;
   /** Routes outside /v1 that a capability serves itself (e.g. presigned file URLs). */
   rawHandlers: Array<(req: IncomingMessage, res: ServerResponse, url: URL) => Promise<boolean> | boolean>;
 }
 
 export function createHttpServer(deps: HttpDeps, port: () => number): Server {
-  const { core, registry, router } = deps;
+  const { core, router } = deps;
 
   async function handleApi(req: IncomingMessage, res: ServerResponse, url: URL) {
     const m = router.match(req.method ?? 'GET', url.pathname);
     if (m === undefined) throw new AppError('NOT_FOUND', `no route ${req.method} ${url.pathname.slice(0, 100)}`);
     if (m === 405) throw new AppError('INVALID_ARGUMENT', `method ${req.method} not allowed here`, { httpStatus: 405 });
     // Public routes authenticate themselves (e.g. passport minting checks the credential): no owner at all there.
-    const owner = m.route.auth === 'public' ? undefined : authenticateOwner(core, req, url, port());
+    const owner = m.route.auth === 'public' ? undefined : deps.authenticateOwner(core, req, url, port());
     let body: Record<string, unknown> = {};
     const evidence = () => ({ route: `${m.route.method} ${m.route.path}`, args: m.route.body ? body : req.method === 'GET' ? queryObject(url) : body, knownArgs: m.route.knownArgs, ownerId: owner?.owner_id });
     try {
@@ -145,7 +117,7 @@ export function createHttpServer(deps: HttpDeps, port: () => number): Server {
       if (p === '/mcp' || p.startsWith('/mcp/')) {
         const host = p === '/mcp' ? 'generic' : p.slice(5).replace(/\/$/, '');
         if (host !== 'generic' && !isMcpHost(host)) return sendApiError(core, res, new AppError('NOT_FOUND', `no MCP resource ${p.slice(0, 60)}`));
-        return await handleMcp(core, registry, req, res, host as never, url);
+        return await deps.mcp(req, res, host as McpResourceHost, url);
       }
       if (p.startsWith('/v1/')) return await handleApi(req, res, url);
       for (const h of deps.rawHandlers) if (await h(req, res, url)) return;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PAGE_DEFAULT, PAGE_MAX } from '../messages/service.js';
+import { PAGE_DEFAULT, PAGE_MAX } from './store.js';
 
 const roomId = z.string().min(1).max(200);
 

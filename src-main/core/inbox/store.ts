@@ -1,6 +1,11 @@
+import type { Core } from '../context.js';
 import type { Db } from '../db/open.js';
 import { stmt } from '../db/stmt.js';
 import { newId } from '../util/ids.js';
+
+/** check_mentions pages like read_room. */
+export const PAGE_DEFAULT = 50;
+export const PAGE_MAX = 200;
 
 export type TrustLevel = 'same_owner' | 'trusted' | 'untrusted' | 'human';
 
@@ -82,12 +87,34 @@ export interface InboxRow {
   msg_seq: number | null;
 }
 
-export function listInbox(db: Db, plate: string, rooms: string[] | undefined, sinceSeq: number, limit: number): InboxRow[] {
-  const base = `SELECT m.seq, m.id, m.room_id, m.message_id, m.task_id, m.kind, m.trust_level, m.created_at,
-      msg.body, msg.sender_kind, msg.sender_plate, msg.sender_owner_id, msg.seq AS msg_seq
-    FROM mentions m LEFT JOIN messages msg ON msg.id = m.message_id
-    WHERE m.plate = ? AND m.acked_at IS NULL AND m.seq > ?`;
-  if (!rooms) return stmt(db, `${base} ORDER BY m.seq LIMIT ?`).all(plate, sinceSeq, limit) as InboxRow[];
-  const placeholders = rooms.map(() => '?').join(',');
-  return db.prepare(`${base} AND m.room_id IN (${placeholders}) ORDER BY m.seq LIMIT ?`).all(plate, sinceSeq, ...rooms, limit) as InboxRow[];
+type ItemRow = Omit<InboxRow, 'body' | 'sender_kind' | 'sender_plate' | 'sender_owner_id' | 'msg_seq'>;
+
+/** The unacknowledged items after `sinceSeq`, oldest first, each with the message it points at (core.hooks.inboxMessages). */
+export function listInbox(core: Core, plate: string, rooms: string[] | undefined, sinceSeq: number, limit: number): InboxRow[] {
+  const { db } = core;
+  const base = `SELECT seq, id, room_id, message_id, task_id, kind, trust_level, created_at FROM mentions
+    WHERE plate = ? AND acked_at IS NULL AND seq > ?`;
+  const items = (
+    rooms
+      ? stmt(db, `${base} AND room_id IN (SELECT value FROM json_each(?)) ORDER BY seq LIMIT ?`).all(plate, sinceSeq, JSON.stringify(rooms), limit)
+      : stmt(db, `${base} ORDER BY seq LIMIT ?`).all(plate, sinceSeq, limit)
+  ) as ItemRow[];
+  const ids = items.flatMap((i) => (i.message_id ? [i.message_id] : []));
+  const messages = new Map(ids.length ? core.hooks.inboxMessages.flatMap((h) => h(db, ids)).map((m) => [m.id, m]) : []);
+  return items.map((i) => {
+    const m = i.message_id ? messages.get(i.message_id) : undefined;
+    return { ...i, body: m?.body ?? null, sender_kind: m?.sender_kind ?? null, sender_plate: m?.sender_plate ?? null, sender_owner_id: m?.sender_owner_id ?? null, msg_seq: m?.seq ?? null };
+  });
+}
+
+/** The room of one of the agent's own inbox items. */
+export function roomOfItem(db: Db, plate: string, id: string): string | undefined {
+  return (stmt(db, 'SELECT room_id FROM mentions WHERE id = ? AND plate = ?').get(id, plate) as { room_id: string } | undefined)?.room_id;
+}
+
+/** The rooms of the agent's open items up to `seq`. */
+export function roomsOfOpenItemsUpTo(db: Db, plate: string, seq: number): string[] {
+  return (
+    stmt(db, 'SELECT DISTINCT room_id FROM mentions WHERE plate = ? AND seq <= ? AND acked_at IS NULL').all(plate, seq) as Array<{ room_id: string }>
+  ).map((r) => r.room_id);
 }

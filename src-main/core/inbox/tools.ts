@@ -1,10 +1,9 @@
 import { defineTool } from '../mcp/tool.js';
-import { ackByIds, ackUpToSeq, listInbox } from '../inbox/store.js';
+import { ackByIds, ackUpToSeq, listInbox, PAGE_DEFAULT, roomOfItem, roomsOfOpenItemsUpTo } from '../inbox/store.js';
 import { requireAgentRoom } from '../rooms/store.js';
 import { invalid } from '../errors/app-error.js';
-import { PAGE_DEFAULT } from '../messages/service.js';
 import { getAgentByPlate, agentHandle } from '../agents/store.js';
-import { stmt } from '../db/stmt.js';
+import { ownerHandle } from '../owners/store.js';
 import { notifyActed } from '../context.js';
 import { ackMentionsInput, ackMentionsOutput, checkMentionsInput, checkMentionsOutput } from './schemas.js';
 
@@ -23,14 +22,14 @@ export const inboxTools = [
       const rooms = args.room ? [args.room, ...(args.rooms ?? [])] : args.rooms;
       for (const r of rooms ?? []) requireAgentRoom(db, r, ctx.agent.plate);
       const limit = args.limit ?? PAGE_DEFAULT;
-      const rows = listInbox(db, ctx.agent.plate, rooms, args.since_seq ?? 0, limit);
+      const rows = listInbox(ctx.core, ctx.agent.plate, rooms, args.since_seq ?? 0, limit);
       const items = rows.map((r) => {
         let from: { kind: 'agent' | 'human'; handle: string } | undefined;
         if (r.sender_kind === 'agent' && r.sender_plate) {
           const a = getAgentByPlate(db, r.sender_plate);
           if (a) from = { kind: 'agent', handle: agentHandle(a) };
         } else if (r.sender_owner_id) {
-          const o = stmt(db, 'SELECT slug FROM owners WHERE id = ?').get(r.sender_owner_id) as { slug: string } | undefined;
+          const o = ownerHandle(db, r.sender_owner_id);
           if (o) from = { kind: 'human', handle: `@${o.slug}` };
         }
         return {
@@ -62,13 +61,13 @@ export const inboxTools = [
       const rooms = new Set<string>();
       const ids = args.mention_ids ?? [];
       for (const id of ids) {
-        const r = stmt(db, 'SELECT room_id FROM mentions WHERE id = ? AND plate = ?').get(id, ctx.agent.plate) as { room_id: string } | undefined;
-        if (r) rooms.add(r.room_id);
+        const r = roomOfItem(db, ctx.agent.plate, id);
+        if (r) rooms.add(r);
       }
       const acked = db.transaction(() => {
         let n = ackByIds(db, ctx.agent.plate, ids);
         if (args.last_mention_seq !== undefined) {
-          for (const r of stmt(db, 'SELECT DISTINCT room_id FROM mentions WHERE plate = ? AND seq <= ? AND acked_at IS NULL').all(ctx.agent.plate, args.last_mention_seq) as Array<{ room_id: string }>) rooms.add(r.room_id);
+          for (const r of roomsOfOpenItemsUpTo(db, ctx.agent.plate, args.last_mention_seq)) rooms.add(r);
           n += ackUpToSeq(db, ctx.agent.plate, args.last_mention_seq);
         }
         return n;

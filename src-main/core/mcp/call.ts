@@ -4,12 +4,11 @@ import type { ToolContext } from './tool.js';
 import type { AgentIdentity } from '../auth/identity.js';
 import type { McpResourceHost } from '../../../shared/hosts.js';
 import { AppError, toAppError } from '../errors/app-error.js';
-import { newErrorId, noteSuccess, recordEvidence } from '../errors/evidence.js';
-import { SPEC_TOOLS } from '../feedback/classify.js';
+import { newErrorId, noteSuccess, recordEvidence } from '../evidence/store.js';
+import { SPEC_TOOLS } from './spec-tools.js';
 import { hasScope } from '../../../shared/scopes.js';
 import type { ToolErrorBody } from '../../../shared/errors.js';
 import { ulid } from '../util/ids.js';
-import { pendingMentions } from '../inbox/store.js';
 
 export interface CallToolResult {
   content: Array<{ type: 'text'; text: string }>;
@@ -40,6 +39,7 @@ export function toolError(
     plate: e.agent?.plate,
     ownerId: e.agent?.ownerId,
     requestId: e.requestId,
+    access: core.hooks.evidenceAccess,
   });
   const body: ToolErrorBody = {
     code: err.code,
@@ -119,7 +119,7 @@ export async function callTool(
   }
   let pending = 0;
   try {
-    pending = pendingMentions(core.db, agent.plate);
+    pending = registry.checks.pendingMentions(core, agent.plate);
   } catch {
     // storage trouble is already reported by the call itself
   }

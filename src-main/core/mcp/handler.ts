@@ -8,12 +8,11 @@ import { mcpUrl } from '../context.js';
 import type { ToolRegistry } from './registry.js';
 import type { McpResourceHost } from '../../../shared/hosts.js';
 import type { AgentIdentity } from '../auth/identity.js';
-import { authenticateAgent } from '../auth/authenticate.js';
 import { AppError, toAppError } from '../errors/app-error.js';
-import { newErrorId, recordEvidence } from '../errors/evidence.js';
+import { newErrorId, recordEvidence } from '../evidence/store.js';
 import { callTool, MALFORMED_ARGUMENTS } from './call.js';
 import { SERVER_INSTRUCTIONS } from './instructions.js';
-import type { McpSession } from './sessions.js';
+import type { McpSession } from '../sessions.js';
 import { readBody } from '../http/body.js';
 import { RateLimiter } from '../ratelimit.js';
 
@@ -103,10 +102,17 @@ function initializeLimiter(core: Core): RateLimiter {
   return l;
 }
 
+/** What the MCP endpoint is given (mcp imports no capability): the tools, and how an agent is authenticated. */
+export interface McpEndpoint {
+  registry: ToolRegistry;
+  /** A passport or credential presented on `audience` (an MCP URL) to the agent it stands for; UNAUTHENTICATED otherwise. */
+  authenticate: (core: Core, token: string | undefined, audience: string) => Promise<AgentIdentity>;
+}
+
 /** Handles a request on `/mcp` or `/mcp/<host>`: authentication, the session binding, then the SDK transport. */
 export async function handleMcp(
   core: Core,
-  registry: ToolRegistry,
+  endpoint: McpEndpoint,
   req: IncomingMessage,
   res: ServerResponse,
   host: McpResourceHost,
@@ -115,7 +121,7 @@ export async function handleMcp(
   const resource = mcpUrl(core, host);
   let identity: AgentIdentity;
   try {
-    identity = await authenticateAgent(core, bearer(req) ?? url.searchParams.get('key') ?? undefined, resource);
+    identity = await endpoint.authenticate(core, bearer(req) ?? url.searchParams.get('key') ?? undefined, resource);
   } catch (err) {
     return unauthorized(core, res, toAppError(err), resource);
   }
@@ -201,7 +207,7 @@ export async function handleMcp(
   transport.onclose = () => {
     if (session) void core.sessions.close(session.id);
   };
-  const server = makeServer(core, registry, host, () => session);
+  const server = makeServer(core, endpoint.registry, host, () => session);
   await server.connect(transport);
   await transport.handleRequest(authReq as never, res, body);
   if (!session) {

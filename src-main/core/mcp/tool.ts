@@ -60,4 +60,6 @@ export function defineTool<S extends z.ZodObject, O extends z.ZodObject | undefi
 export interface ToolChecks {
   /** Throws NOT_FOUND when there is no such room, NOT_MEMBER when the agent is not in it. */
   agentRoom(core: Core, roomId: string, plate: string): void;
+  /** The caller's unacknowledged inbox items, which every tool result carries in `_meta.pending_mentions`. */
+  pendingMentions(core: Core, plate: string): number;
 }

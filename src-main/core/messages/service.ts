@@ -1,4 +1,4 @@
-import type { Core } from '../context.js';
+import type { Core, InboxMessage } from '../context.js';
 import type { Db } from '../db/open.js';
 import { immediate } from '../db/open.js';
 import { stmt } from '../db/stmt.js';
@@ -8,8 +8,9 @@ import { withIdempotency } from '../idempotency/store.js';
 import { resolveTarget, type ResolvedTarget } from '../addressing/handles.js';
 import { addInboxItem, ackByIds, type TrustLevel } from '../inbox/store.js';
 import { enqueueWake, mayWake } from '../wakes/store.js';
-import { touchRoom, trustMode } from '../rooms/store.js';
+import { nextMessageSeq, touchRoom, trustMode } from '../rooms/store.js';
 import { agentHandle, getAgentByPlate } from '../agents/store.js';
+import { ownerHandle } from '../owners/store.js';
 
 export const MESSAGE_BODY_LIMIT = 64 * 1024;
 export const PAGE_DEFAULT = 50;
@@ -46,7 +47,7 @@ function lookupSender(db: Db, kind: 'agent' | 'human', plate: string | null, own
     const a = getAgentByPlate(db, plate);
     if (a) return { kind: 'agent', plate: a.plate, owner_id: a.owner_id, handle: agentHandle(a), name: a.name };
   }
-  const o = stmt(db, 'SELECT name, slug FROM owners WHERE id = ?').get(ownerId) as { name: string; slug: string };
+  const o = ownerHandle(db, ownerId)!;
   return { kind: 'human', owner_id: ownerId, handle: `@${o.slug}`, name: o.name };
 }
 
@@ -127,10 +128,8 @@ export function sendMessage(core: Core, sender: Sender, input: SendInput): Messa
         const p = stmt(db, 'SELECT room_id FROM messages WHERE id = ?').get(input.parentId) as { room_id: string } | undefined;
         if (!p || p.room_id !== input.roomId) throw invalid('parent_id is not a message of this room', 'unknown_parent');
       }
-      const seqRow = stmt(db, 'UPDATE rooms SET next_seq = next_seq + 1 WHERE id = ? RETURNING next_seq - 1 AS seq').get(input.roomId) as
-        | { seq: number }
-        | undefined;
-      if (!seqRow) throw new AppError('NOT_FOUND', 'room not found');
+      const seq = nextMessageSeq(db, input.roomId);
+      if (seq === undefined) throw new AppError('NOT_FOUND', 'room not found');
       const id = newId('msg');
       const now = Date.now();
       const mentions = resolved.map((r) =>
@@ -146,7 +145,7 @@ export function sendMessage(core: Core, sender: Sender, input: SendInput): Messa
       ).run(
         id,
         input.roomId,
-        seqRow.seq,
+        seq,
         sender.kind,
         sender.kind === 'agent' ? sender.plate : null,
         sender.ownerId,
@@ -182,7 +181,7 @@ export function sendMessage(core: Core, sender: Sender, input: SendInput): Messa
       // The record from the values in hand: what a later read_room returns for this row.
       const record: MessageRecord = {
         message_id: id,
-        seq: seqRow.seq,
+        seq,
         room: input.roomId,
         sender: lookupSender(db, sender.kind, sender.kind === 'agent' ? sender.plate : null, sender.ownerId),
         body: input.body,
@@ -215,6 +214,13 @@ export function readHistory(db: Db, roomId: string, limit = PAGE_DEFAULT, before
     has_more: more,
     next_before_seq: more && page.length ? page[0]!.seq : null,
   };
+}
+
+/** Messages by id, as inbox items show them (the inbox asks through core.hooks.inboxMessages). */
+export function messagesForInbox(db: Db, ids: readonly string[]): InboxMessage[] {
+  return stmt(db, 'SELECT id, seq, body, sender_kind, sender_plate, sender_owner_id FROM messages WHERE id IN (SELECT value FROM json_each(?))').all(
+    JSON.stringify(ids),
+  ) as InboxMessage[];
 }
 
 export function getMessage(db: Db, id: string): MessageRecord | undefined {

@@ -2,17 +2,10 @@ import type { Db } from '../db/open.js';
 import { stmt } from '../db/stmt.js';
 import { newId, newSecret, sha256Hex, slugify } from '../util/ids.js';
 import { AppError, invalid } from '../errors/app-error.js';
+import type { Owner } from '../auth/identity.js';
 
-export interface Owner {
-  owner_id: string;
-  name: string;
-  handle: string;
-  plate_prefix: string;
-  is_primary: boolean;
-  /** May configure runners (commands run as this machine's user): the primary owner always, others when it allowed them. */
-  allow_runners: boolean;
-  created_at: string;
-}
+/** An owner as the core shows it; the same type is the human API's caller (auth/identity.ts). */
+export type { Owner };
 
 interface OwnerRow {
   id: string;
@@ -73,6 +66,38 @@ export function getOwner(db: Db, id: string): Owner | undefined {
 export function ownerByToken(db: Db, token: string): Owner | undefined {
   const r = stmt(db, 'SELECT * FROM owners WHERE token_hash = ?').get(sha256Hex(token)) as OwnerRow | undefined;
   return r && ownerDto(r);
+}
+
+/**
+ * An owner's name and handle slug, read wherever an agent, a member or a sender is shown. They
+ * never change once the owner exists, so a row is kept per database once read outside a
+ * transaction (inside one it may yet be rolled back).
+ */
+const handles = new WeakMap<Db, Map<string, Readonly<{ name: string; slug: string }>>>();
+
+export function ownerHandle(db: Db, ownerId: string): { name: string; slug: string } | undefined {
+  let known = handles.get(db);
+  if (!known) handles.set(db, (known = new Map()));
+  const hit = known.get(ownerId);
+  if (hit) return hit;
+  const r = stmt(db, 'SELECT name, slug FROM owners WHERE id = ?').get(ownerId) as { name: string; slug: string } | undefined;
+  if (r && !db.inTransaction) {
+    if (known.size > 10_000) known.clear();
+    known.set(ownerId, Object.freeze(r));
+  }
+  return r;
+}
+
+/** The owner whose handle is `@slug`. */
+export function ownerIdBySlug(db: Db, slug: string): string | undefined {
+  return (stmt(db, 'SELECT id FROM owners WHERE slug = ?').get(slug) as { id: string } | undefined)?.id;
+}
+
+/** A new token for an owner (the old one stops working); returned once, stored only hashed. */
+export function rotateOwnerToken(db: Db, ownerId: string): string {
+  const token = newSecret('aro_');
+  stmt(db, 'UPDATE owners SET token_hash = ? WHERE id = ?').run(sha256Hex(token), ownerId);
+  return token;
 }
 
 export function listOwners(db: Db): Owner[] {

@@ -3,6 +3,8 @@ import { execFileSync } from 'node:child_process';
 import { isAbsolute, join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { defaultHome } from '../paths.js';
+import { getRoom } from '../rooms/store.js';
+import { workspacesWithFolder } from '../workspace/store.js';
 
 /**
  * `agent-rooms guard install [--room ID] [--home DIR] [--force]`: writes a git pre-commit
@@ -51,12 +53,13 @@ function workspaces(home: string): Array<{ room_id: string; name: string; local_
   if (!existsSync(file)) throw new Error(`no Agent Rooms data in ${home} (start it once with: agent-rooms serve)`);
   const db = new Database(file, { readonly: true, fileMustExist: true });
   try {
-    return db
-      .prepare(
-        `SELECT w.room_id, r.name, w.local_path FROM room_workspaces w JOIN rooms r ON r.id = w.room_id
-         WHERE w.local_path IS NOT NULL AND w.local_path <> '' ORDER BY r.created_at`,
-      )
-      .all() as Array<{ room_id: string; name: string; local_path: string }>;
+    return workspacesWithFolder(db)
+      .flatMap((w) => {
+        const room = getRoom(db, w.room_id);
+        return room ? [{ room_id: w.room_id, name: room.name, local_path: w.local_path, created_at: room.created_at }] : [];
+      })
+      .sort((a, b) => a.created_at - b.created_at)
+      .map(({ room_id, name, local_path }) => ({ room_id, name, local_path }));
   } finally {
     db.close();
   }

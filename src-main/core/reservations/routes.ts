@@ -1,6 +1,6 @@
 import { defineRoute } from '../http/router.js';
 import { AppError } from '../errors/app-error.js';
-import { authenticateAgent } from '../auth/authenticate.js';
+import { authenticateAgent } from '../agents/authenticate.js';
 import { getRoom, isAgentMember } from '../rooms/store.js';
 import { forceRelease, guardCheck, roomReservationsForHuman } from './service.js';
 import { forceReleaseBody, guardCheckBody } from './schemas.js';

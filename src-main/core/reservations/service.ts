@@ -3,7 +3,7 @@ import type { Db } from '../db/open.js';
 import { immediate } from '../db/open.js';
 import { newId } from '../util/ids.js';
 import { AppError, invalid } from '../errors/app-error.js';
-import { humanRole, requireAgentRoom, requireHumanRoom, touchRoom } from '../rooms/store.js';
+import { getRoom, humanRole, requireAgentRoom, requireHumanRoom, touchRoom } from '../rooms/store.js';
 import { agentHandle, getAgentByPlate } from '../agents/store.js';
 import { getTaskRow } from '../tasks/store.js';
 import { enqueueWake, mayWake } from '../wakes/store.js';
@@ -285,7 +285,7 @@ export function releasePaths(core: Core, caller: Holder, input: ReleaseInput): {
 }
 
 function currentVersion(db: Db, roomId: string): number {
-  return (db.prepare('SELECT context_version FROM rooms WHERE id = ?').get(roomId) as { context_version: number }).context_version;
+  return getRoom(db, roomId)!.context_version;
 }
 
 /** renew_paths: a new TTL (from now, server time) for the caller's own active reservations. */

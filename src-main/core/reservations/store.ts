@@ -1,6 +1,8 @@
 import type { Db } from '../db/open.js';
 import { stmt } from '../db/stmt.js';
-import { LEASE_STALE_MS } from '../tasks/store.js';
+import { taskOpenSql } from '../tasks/store.js';
+import { roomHasAgentSql } from '../rooms/store.js';
+import { agentActiveSql } from '../agents/store.js';
 
 export type ReservationState = 'waiting' | 'active';
 export type ReleaseCause = 'released' | 'force_released' | 'expired' | 'task_ended' | 'holder_left' | 'wait_cancelled' | 'wait_expired';
@@ -22,14 +24,13 @@ export interface ReservationRow {
   expires_at: number;
 }
 
+// The conditions on other capabilities' tables come from their stores (one query still).
+
 /** Its task (if any) is open (todo, doing, blocked), not archived, and its lease is not stale. */
-const TASK_OPEN = `(r.task_id IS NULL OR EXISTS (
-    SELECT 1 FROM tasks t WHERE t.id = r.task_id AND t.archived_at IS NULL AND t.status IN ('todo', 'doing', 'blocked')
-      AND NOT (t.status = 'doing' AND t.lease_renewed_at IS NOT NULL AND t.lease_renewed_at < @now - ${LEASE_STALE_MS})))`;
+const TASK_OPEN = `(r.task_id IS NULL OR ${taskOpenSql('r.task_id', '@now')})`;
 
 /** The holder is still an agent of the room and not revoked. */
-const HOLDER_PRESENT = `EXISTS (SELECT 1 FROM room_agents ra JOIN agents a ON a.plate = ra.plate
-    WHERE ra.room_id = r.room_id AND ra.plate = r.plate AND a.revoked_at IS NULL)`;
+const HOLDER_PRESENT = `(${roomHasAgentSql('r.room_id', 'r.plate')} AND ${agentActiveSql('r.plate')})`;
 
 /**
  * A reservation is alive while its time has not run out, its task (if any) is open and its

@@ -17,9 +17,7 @@ import {
 } from './store.js';
 import { getAgentByPlate } from '../agents/store.js';
 import { getOwner } from '../owners/store.js';
-import { instancesOf } from '../addressing/instances.js';
-import { readHistory, sendMessage } from '../messages/service.js';
-import { historyQuery, postMessageBody } from '../messages/schemas.js';
+import { instancesOf } from './instances.js';
 import { addMemberBody, createRoomBody, leaveRoomBody, trustBody } from './schemas.js';
 
 export const roomRoutes: Route[] = [
@@ -162,29 +160,5 @@ export const roomRoutes: Route[] = [
         }),
       };
     },
-  }),
-  defineRoute({
-    method: 'GET',
-    path: '/v1/rooms/:id/messages',
-    room: 'member',
-    query: historyQuery,
-    handler: ({ core, room }, { query }) => readHistory(core.db, room.id, query.limit, query.before_seq),
-  }),
-  defineRoute({
-    method: 'POST',
-    path: '/v1/rooms/:id/messages',
-    room: 'member',
-    body: postMessageBody,
-    handler: ({ core, owner, room }, { body }) =>
-      new Status(
-        201,
-        sendMessage(core, { kind: 'human', ownerId: owner.owner_id }, {
-          roomId: room.id,
-          body: body.body,
-          mentionTargets: body.mention_targets,
-          parentId: body.parent_id,
-          idempotencyKey: body.idempotency_key,
-        }),
-      ),
   }),
 ];

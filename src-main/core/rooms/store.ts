@@ -2,7 +2,8 @@ import type { Db } from '../db/open.js';
 import { stmt } from '../db/stmt.js';
 import { newId } from '../util/ids.js';
 import { AppError, invalid } from '../errors/app-error.js';
-import { getAgentByPlate, agentHandle } from '../agents/store.js';
+import { getAgentByPlate, agentHandle, platesOfOwner } from '../agents/store.js';
+import { ownerHandle } from '../owners/store.js';
 
 export type RoomRole = 'admin' | 'member';
 
@@ -65,6 +66,11 @@ export function roomsOfAgent(db: Db, plate: string): RoomRow[] {
   ).all(plate) as RoomRow[];
 }
 
+/** The ids of the rooms a human is in. */
+export function roomIdsOfOwner(db: Db, ownerId: string): string[] {
+  return (stmt(db, 'SELECT room_id FROM room_humans WHERE owner_id = ?').all(ownerId) as Array<{ room_id: string }>).map((r) => r.room_id);
+}
+
 export function humanRole(db: Db, roomId: string, ownerId: string): RoomRole | undefined {
   const r = stmt(db, 'SELECT role FROM room_humans WHERE room_id = ? AND owner_id = ?').get(roomId, ownerId) as
     | { role: RoomRole }
@@ -95,22 +101,34 @@ export function requireHumanRoom(db: Db, roomId: string, ownerId: string, needAd
   return room;
 }
 
+/** The plates of the room's agents, in the order they joined. */
+export function agentPlatesOfRoom(db: Db, roomId: string): string[] {
+  return (stmt(db, 'SELECT plate FROM room_agents WHERE room_id = ? ORDER BY created_at, plate').all(roomId) as Array<{ plate: string }>).map(
+    (r) => r.plate,
+  );
+}
+
 /** Cross-owner: agents of more than one owner are members. */
 export function isCrossOwner(db: Db, roomId: string): boolean {
-  const r = stmt(
-    db,
-    'SELECT COUNT(DISTINCT a.owner_id) AS n FROM room_agents ra JOIN agents a ON a.plate = ra.plate WHERE ra.room_id = ?',
-  ).get(roomId) as { n: number };
-  return r.n > 1;
+  return agentOwnersOfRoom(db, roomId).length > 1;
 }
 
 /** The owners whose agents are in the room. */
 export function agentOwnersOfRoom(db: Db, roomId: string): string[] {
-  return (
-    stmt(db, 'SELECT DISTINCT a.owner_id FROM room_agents ra JOIN agents a ON a.plate = ra.plate WHERE ra.room_id = ?').all(
-      roomId,
-    ) as Array<{ owner_id: string }>
-  ).map((r) => r.owner_id);
+  const owners = new Set<string>();
+  for (const plate of agentPlatesOfRoom(db, roomId)) {
+    const a = getAgentByPlate(db, plate);
+    if (a) owners.add(a.owner_id);
+  }
+  return [...owners];
+}
+
+/**
+ * An SQL condition for a query of another capability that must stay one query (path
+ * reservations live only while their holder is in the room): `plateSql` is an agent of `roomSql`.
+ */
+export function roomHasAgentSql(roomSql: string, plateSql: string): string {
+  return `EXISTS (SELECT 1 FROM room_agents ra WHERE ra.room_id = ${roomSql} AND ra.plate = ${plateSql})`;
 }
 
 export function trustMode(db: Db, roomId: string, ownerId: string): 'trust_room' | 'blocked' {
@@ -167,7 +185,7 @@ export function leaveRoom(db: Db, roomId: string, ownerId: string, newAdmin?: st
         roomId,
       });
     }
-    stmt(db, 'DELETE FROM room_agents WHERE room_id = ? AND plate IN (SELECT plate FROM agents WHERE owner_id = ?)').run(roomId, ownerId);
+    stmt(db, 'DELETE FROM room_agents WHERE room_id = ? AND plate IN (SELECT value FROM json_each(?))').run(roomId, JSON.stringify(platesOfOwner(db, ownerId)));
     stmt(db, 'DELETE FROM room_trust WHERE room_id = ? AND owner_id = ?').run(roomId, ownerId);
     stmt(db, 'DELETE FROM room_humans WHERE room_id = ? AND owner_id = ?').run(roomId, ownerId);
     touchRoom(db, roomId, ['roster']);
@@ -179,13 +197,12 @@ export function removeAgent(db: Db, roomId: string, plate: string): void {
 }
 
 export function listMembers(db: Db, roomId: string) {
-  const humans = (
-    stmt(
-      db,
-      `SELECT h.owner_id, h.role, o.name, o.slug FROM room_humans h JOIN owners o ON o.id = h.owner_id
-       WHERE h.room_id = ? ORDER BY h.created_at`,
-    ).all(roomId) as Array<{ owner_id: string; role: RoomRole; name: string; slug: string }>
-  ).map((h) => ({ kind: 'human' as const, owner_id: h.owner_id, name: h.name, handle: `@${h.slug}`, role: h.role }));
+  const humans = (stmt(db, 'SELECT owner_id, role FROM room_humans WHERE room_id = ? ORDER BY created_at').all(roomId) as Array<{ owner_id: string; role: RoomRole }>).flatMap(
+    (h) => {
+      const o = ownerHandle(db, h.owner_id);
+      return o ? [{ kind: 'human' as const, owner_id: h.owner_id, name: o.name, handle: `@${o.slug}`, role: h.role }] : [];
+    },
+  );
   const agents = (
     stmt(db, 'SELECT plate FROM room_agents WHERE room_id = ? ORDER BY created_at').all(roomId) as Array<{ plate: string }>
   ).map((r) => {
@@ -200,6 +217,30 @@ export function listMembers(db: Db, roomId: string) {
     };
   });
   return { humans, agents };
+}
+
+/** Takes the room's next message seq (inside the sender's transaction); undefined when there is no such room. */
+export function nextMessageSeq(db: Db, roomId: string): number | undefined {
+  const r = stmt(db, 'UPDATE rooms SET next_seq = next_seq + 1 WHERE id = ? RETURNING next_seq - 1 AS seq').get(roomId) as { seq: number } | undefined;
+  return r?.seq;
+}
+
+/** The classes of the room's context that changed after `sinceVersion` (as far as history is kept), sorted. */
+export function changedClassesSince(db: Db, roomId: string, sinceVersion: number): string[] {
+  return (
+    stmt(db, 'SELECT DISTINCT class FROM room_changes WHERE room_id = ? AND version > ? ORDER BY class').all(roomId, sinceVersion) as Array<{ class: string }>
+  ).map((r) => r.class);
+}
+
+/** The newest context_version at which this class changed, if history still holds one. */
+export function lastChangeOf(db: Db, roomId: string, cls: string): number | null {
+  return (stmt(db, 'SELECT MAX(version) AS v FROM room_changes WHERE room_id = ? AND class = ?').get(roomId, cls) as { v: number | null }).v;
+}
+
+/** Drops change records older than the last `keepVersions` versions of each room. */
+export function dropOldRoomChanges(db: Db, keepVersions: number): number {
+  return stmt(db, `DELETE FROM room_changes WHERE version <= (SELECT context_version FROM rooms WHERE rooms.id = room_changes.room_id) - ?`).run(keepVersions)
+    .changes;
 }
 
 /**

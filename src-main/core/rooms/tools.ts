@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineTool } from '../mcp/tool.js';
 import { listMembers, roomDto, roomsOfAgent } from './store.js';
-import { instancesOf } from '../addressing/instances.js';
+import { instancesOf } from './instances.js';
 import { listMembersInput, listMembersOutput, listRoomsOutput } from './schemas.js';
 
 // Other capabilities' room tools take their `room` argument from here.

@@ -3,6 +3,7 @@ import { stmt } from '../db/stmt.js';
 import { decodeCursor, encodeCursor } from '../util/cursor.js';
 import { bm25Scores, HL_END, HL_START, parseSnippet, queryWords, toFtsQuery } from './query.js';
 import { OTHER_BASE } from '../db/migrations/0009-search.js';
+import { roomIdsOfOwner } from '../rooms/store.js';
 import type { SearchResult } from '../../../shared/api-types.js';
 
 export const SEARCH_KINDS = ['message', 'task', 'decision', 'file'] as const;
@@ -141,7 +142,7 @@ export function search(db: Db, q: SearchQuery): SearchPage {
 
 /** The rooms a human is in (GET /v1/search searches all of them). */
 export function roomsOfOwner(db: Db, ownerId: string): string[] {
-  return (stmt(db, 'SELECT room_id FROM room_humans WHERE owner_id = ?').all(ownerId) as Array<{ room_id: string }>).map((r) => r.room_id);
+  return roomIdsOfOwner(db, ownerId);
 }
 
 /** Is this text worth indexing as a file's contents: small enough and valid UTF-8 without NULs? */

@@ -2,7 +2,7 @@ import type { Db } from '../db/open.js';
 import { stmt } from '../db/stmt.js';
 import { invalid } from '../errors/app-error.js';
 import { agentHandle, getAgentByPlate } from '../agents/store.js';
-import { getRoom } from '../rooms/store.js';
+import { agentPlatesOfRoom, getRoom } from '../rooms/store.js';
 import { decodeCursor, encodeCursor, START_CURSOR } from '../util/cursor.js';
 import { isStale, toRecord, type TaskRecord, type TaskRow } from './store.js';
 import { TASK_STATUSES, type TaskStatus } from './transitions.js';
@@ -234,9 +234,7 @@ export function readBoardPage(db: Db, roomId: string, q: BoardQuery): Board {
   if (q.lane !== undefined) {
     plates = q.lane === 'done' ? [] : [q.lane];
   } else {
-    const members = (stmt(db, 'SELECT plate FROM room_agents WHERE room_id = ? ORDER BY created_at, plate').all(roomId) as Array<{ plate: string }>).map(
-      (m) => m.plate,
-    );
+    const members = agentPlatesOfRoom(db, roomId);
     const set = new Set(members);
     plates = [...members, ...[...counts.keys()].filter((p) => !set.has(p)).sort()];
   }

@@ -311,6 +311,60 @@ export function archiveTaskRow(db: Db, id: string, now: number): void {
   stmt(db, 'UPDATE tasks SET archived_at = ?, updated_at = ? WHERE id = ?').run(now, now, id);
 }
 
+/** The ids of an agent's open tasks in a room (todo, doing, blocked; not archived), in lane order. */
+export function openTaskIdsOf(db: Db, roomId: string, plate: string): string[] {
+  return (
+    stmt(
+      db,
+      `SELECT id FROM tasks WHERE room_id = ? AND assignee = ? AND archived_at IS NULL AND status IN ('todo', 'doing', 'blocked')
+     ORDER BY sort_order IS NULL, sort_order, created_at, id`,
+    ).all(roomId, plate) as Array<{ id: string }>
+  ).map((r) => r.id);
+}
+
+export interface HandoffRow {
+  from_task_id: string;
+  to_task_id: string;
+  from_plate: string;
+  notes: string;
+  created_at: number;
+}
+
+/** The newest handoff note addressed to an agent in a room. */
+export function latestHandoffTo(db: Db, roomId: string, plate: string): HandoffRow | undefined {
+  return stmt(
+    db,
+    `SELECT from_task_id, to_task_id, from_plate, notes, created_at FROM task_handoffs
+     WHERE room_id = ? AND to_plate = ? ORDER BY created_at DESC, rowid DESC LIMIT 1`,
+  ).get(roomId, plate) as HandoffRow | undefined;
+}
+
+/** How many tasks an agent completed (done), in all rooms. */
+export function doneTaskCount(db: Db, plate: string): number {
+  return (stmt(db, "SELECT COUNT(*) AS n FROM tasks WHERE assignee = ? AND status = 'done'").get(plate) as { n: number }).n;
+}
+
+/**
+ * An SQL condition for a query of another capability that must stay one query (a path
+ * reservation lives only while its task is open): the task `taskSql` is open (todo, doing,
+ * blocked), not archived, and its lease is not stale at `nowSql`.
+ */
+export function taskOpenSql(taskSql: string, nowSql: string): string {
+  return `EXISTS (
+    SELECT 1 FROM tasks t WHERE t.id = ${taskSql} AND t.archived_at IS NULL AND t.status IN ('todo', 'doing', 'blocked')
+      AND NOT (t.status = 'doing' AND t.lease_renewed_at IS NOT NULL AND t.lease_renewed_at < ${nowSql} - ${LEASE_STALE_MS}))`;
+}
+
+/** Why a task wake has nothing left to do: the task moved to someone else, or is over. */
+export function taskWakeStaleReason(db: Db, taskId: string, plate: string): string | undefined {
+  const t = getTaskRow(db, taskId);
+  if (!t) return 'the task no longer exists';
+  if (t.assignee !== plate) return 'the task was reassigned to another agent';
+  if (t.archived_at !== null) return 'the task was archived';
+  if (t.status === 'done' || t.status === 'cancelled') return `the task is already ${t.status}`;
+  return undefined;
+}
+
 /** Tasks whose lease this instance holds (list_instances' "working on"). */
 export function tasksHeldBy(db: Db, instanceId: string): Array<{ task_id: string; title: string; room: string }> {
   return stmt(db, "SELECT id AS task_id, title, room_id AS room FROM tasks WHERE lease_instance_id = ? AND status = 'doing'").all(

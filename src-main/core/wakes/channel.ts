@@ -1,6 +1,6 @@
 import type { Core } from '../context.js';
-import type { McpSession } from '../mcp/sessions.js';
-import { stmt } from '../db/stmt.js';
+import type { McpSession } from '../sessions.js';
+import { credentialPurpose } from '../agents/store.js';
 
 export const CHANNEL_METHOD = 'notifications/claude/channel';
 
@@ -21,8 +21,7 @@ export function channelTimeoutMs(): number {
 }
 
 function isRunnerCredential(core: Core, credentialId: string): boolean {
-  const r = stmt(core.db, 'SELECT purpose FROM credentials WHERE id = ?').get(credentialId) as { purpose: string } | undefined;
-  return r?.purpose === 'runner';
+  return credentialPurpose(core.db, credentialId) === 'runner';
 }
 
 /**

@@ -2,14 +2,12 @@ import { statSync } from 'node:fs';
 import type { Core, AgentActedEvent } from '../context.js';
 import { addHook, mcpUrl } from '../context.js';
 import { immediate } from '../db/open.js';
-import { stmt } from '../db/stmt.js';
 import { agentHandle, createCredential, getAgentByPlate, revokeCredential, type AgentRow } from '../agents/store.js';
 import { getRoom, isAgentMember, trustMode } from '../rooms/store.js';
 import { mayRunCommands } from '../owners/store.js';
 import { hasScope } from '../../../shared/scopes.js';
-import { receiveRunning, returnReceipt } from '../tasks/service.js';
-import { getTaskRow, type TaskRow } from '../tasks/store.js';
-import type { McpSession } from '../mcp/sessions.js';
+import { workspaceRow } from '../workspace/store.js';
+import type { McpSession } from '../sessions.js';
 import {
   dropQueued,
   failLeftRunning,
@@ -75,14 +73,8 @@ export function envelopeMeta(e: WakeEnvelope): Record<string, string> {
  * owner (say a room admin) configured never becomes the working folder of your runner.
  */
 function workspaceFolder(core: Core, roomId: string, agentOwnerId: string): string | undefined {
-  try {
-    const r = stmt(core.db, 'SELECT local_path, local_path_by FROM room_workspaces WHERE room_id = ?').get(roomId) as
-      | { local_path: string | null; local_path_by: string | null }
-      | undefined;
-    return r?.local_path && r.local_path_by === agentOwnerId ? r.local_path : undefined;
-  } catch {
-    return undefined;
-  }
+  const r = workspaceRow(core.db, roomId);
+  return r?.local_path && r.local_path_by === agentOwnerId ? r.local_path : undefined;
 }
 
 /** Where a run works (docs/security.md): its own cwd, else its owner's workspace path, else a scratch folder; never the data home. */
@@ -292,7 +284,7 @@ export class WakeDispatcher {
     const moved = immediate(db, () => {
       if (!requeueChannelWake(db, w.id, `${why}; handed to the runner or the inbox`)) return false;
       // A task wake gave the session the running receipt: take it back for the next target.
-      if (w.task_id) receiptBack = returnReceipt(db, w.task_id, p.sessionId);
+      if (w.task_id) receiptBack = this.core.hooks.taskWakes.some((t) => t.returnReceipt(db, w.task_id!, p.sessionId));
       return true;
     });
     if (!moved) return false;
@@ -313,11 +305,7 @@ export class WakeDispatcher {
     for (const run of this.runs.values()) {
       if (!run.lease || now - run.lease.renewedAt < RUNNER_LEASE_RENEW_MS) continue;
       run.lease.renewedAt = now;
-      stmt(this.core.db, "UPDATE tasks SET lease_renewed_at = ? WHERE id = ? AND status = 'doing' AND lease_instance_id = ?").run(
-        now,
-        run.lease.taskId,
-        run.lease.instanceId,
-      );
+      for (const t of this.core.hooks.taskWakes) t.renewRunnerLease(this.core.db, run.lease.taskId, run.lease.instanceId, now);
     }
   }
 
@@ -328,7 +316,7 @@ export class WakeDispatcher {
     const w = head.target === 'pull' ? head : (olderQueued(db, head.plate, head.room_id, head.seq) ?? head);
     const a = getAgentByPlate(db, w.plate);
     let drop = recheckReason(core, w, a);
-    if (!drop && w.task_id) drop = staleTaskReason(getTaskRow(db, w.task_id), w.plate);
+    if (!drop && w.task_id) drop = taskStaleReason(core, w.task_id, w.plate);
     if (drop || !a) {
       dropQueued(db, w.id, drop ?? 'the agent was revoked');
       this.changed(w.room_id);
@@ -361,7 +349,7 @@ export class WakeDispatcher {
     const ok = immediate(db, () => {
       if (!markRunning(db, w.id, run)) return false;
       if (withReceipt && w.task_id && (w.trigger === 'assignment' || w.trigger === 'successor')) {
-        receipt = receiveRunning(db, w.task_id, w.plate, run.instanceId);
+        receipt = this.core.hooks.taskWakes.some((t) => t.receiveRunning(db, w.task_id!, w.plate, run.instanceId));
       }
       return true;
     });
@@ -539,12 +527,12 @@ export class WakeDispatcher {
   }
 }
 
-/** Why a task wake has nothing left to do: the task moved to someone else, or is over. */
-function staleTaskReason(t: TaskRow | undefined, plate: string): string | undefined {
-  if (!t) return 'the task no longer exists';
-  if (t.assignee !== plate) return 'the task was reassigned to another agent';
-  if (t.archived_at !== null) return 'the task was archived';
-  if (t.status === 'done' || t.status === 'cancelled') return `the task is already ${t.status}`;
+/** Why a task wake has nothing left to do, as the tasks capability says (core.hooks.taskWakes: wakes imports no tasks). */
+function taskStaleReason(core: Core, taskId: string, plate: string): string | undefined {
+  for (const t of core.hooks.taskWakes) {
+    const why = t.staleReason(core.db, taskId, plate);
+    if (why) return why;
+  }
   return undefined;
 }
 

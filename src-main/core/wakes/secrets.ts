@@ -2,8 +2,7 @@ import { lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, chmodSyn
 import { tmpdir } from 'node:os';
 import { dirname, basename, isAbsolute, join, relative, resolve } from 'node:path';
 import type { Core } from '../context.js';
-import { stmt } from '../db/stmt.js';
-import { openToken } from '../workspace/crypto.js';
+import { storedGitTokens } from '../workspace/store.js';
 import { allRunnerEnvValues } from './runners.js';
 
 /**
@@ -106,21 +105,7 @@ export function knownSecrets(core: Core): string[] {
   } catch {
     // no keys folder yet
   }
-  try {
-    const rows = stmt(core.db, 'SELECT room_id, git_token_enc FROM room_workspaces WHERE git_token_enc IS NOT NULL').all() as Array<{
-      room_id: string;
-      git_token_enc: Buffer;
-    }>;
-    for (const r of rows) {
-      try {
-        found.push(openToken(core, r.room_id, r.git_token_enc));
-      } catch {
-        // a token sealed under another key cannot be printed by anyone either
-      }
-    }
-  } catch {
-    // the workspace capability is not installed in this build
-  }
+  found.push(...storedGitTokens(core));
   found.push(...allRunnerEnvValues(core.db));
   // Very short values would mask ordinary words; they are no secret worth the name.
   return [...new Set(found.filter((s) => typeof s === 'string' && s.length >= 6))].sort((a, b) => b.length - a.length);

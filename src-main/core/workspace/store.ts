@@ -1,11 +1,12 @@
 import type { Core } from '../context.js';
+import type { Db } from '../db/open.js';
 import { immediate } from '../db/open.js';
 import { stmt } from '../db/stmt.js';
 import { AppError, invalid } from '../errors/app-error.js';
 import { humanRole, requireAgentRoom, requireHumanRoom, touchRoom } from '../rooms/store.js';
 import { maskToken, openToken, sealToken } from './crypto.js';
 
-interface WorkspaceRow {
+export interface WorkspaceRow {
   room_id: string;
   local_path: string | null;
   repo_url: string | null;
@@ -25,8 +26,33 @@ export interface WorkspaceUpdate {
   git_token?: string | null;
 }
 
-function row(core: Core, roomId: string): WorkspaceRow | undefined {
-  return stmt(core.db, 'SELECT * FROM room_workspaces WHERE room_id = ?').get(roomId) as WorkspaceRow | undefined;
+/** A room's workspace, if one is set. */
+export function workspaceRow(db: Db, roomId: string): WorkspaceRow | undefined {
+  return stmt(db, 'SELECT * FROM room_workspaces WHERE room_id = ?').get(roomId) as WorkspaceRow | undefined;
+}
+
+/** The rooms whose workspace has a local folder (guard install offers them). */
+export function workspacesWithFolder(db: Db): Array<{ room_id: string; local_path: string }> {
+  return stmt(db, "SELECT room_id, local_path FROM room_workspaces WHERE local_path IS NOT NULL AND local_path <> ''").all() as Array<{
+    room_id: string;
+    local_path: string;
+  }>;
+}
+
+/** Every stored git token in clear, for masking them in runner output. */
+export function storedGitTokens(core: Core): string[] {
+  const out: string[] = [];
+  for (const r of stmt(core.db, 'SELECT room_id, git_token_enc FROM room_workspaces WHERE git_token_enc IS NOT NULL').all() as Array<{
+    room_id: string;
+    git_token_enc: Buffer;
+  }>) {
+    try {
+      out.push(openToken(core, r.room_id, r.git_token_enc));
+    } catch {
+      // a token sealed under another key cannot be printed by anyone either
+    }
+  }
+  return out;
 }
 
 const CONTROL = /[\u0000-\u001f\u007f]/;
@@ -59,7 +85,7 @@ export function setWorkspace(core: Core, ownerId: string, roomId: string, u: Wor
   requireHumanRoom(core.db, roomId, ownerId, true);
   validate(u);
   immediate(core.db, () => {
-    const cur = row(core, roomId);
+    const cur = workspaceRow(core.db, roomId);
     const pick = <T>(next: T | undefined, prev: T | null | undefined): T | null => (next === undefined ? (prev ?? null) : next);
     const token = u.git_token === undefined ? (cur?.git_token_enc ?? null) : u.git_token === null ? null : sealToken(core, roomId, u.git_token);
     const localPath = pick(u.local_path, cur?.local_path);
@@ -85,7 +111,7 @@ export function setWorkspace(core: Core, ownerId: string, roomId: string, u: Wor
  */
 export function maskedWorkspace(core: Core, ownerId: string, roomId: string) {
   requireHumanRoom(core.db, roomId, ownerId);
-  const r = row(core, roomId);
+  const r = workspaceRow(core.db, roomId);
   if (r && humanRole(core.db, roomId, ownerId) !== 'admin') {
     return {
       room: roomId,
@@ -129,7 +155,7 @@ export function readWorkspaceForAgent(core: Core, agent: { plate: string; ownerI
       roomId,
     });
   }
-  const r = row(core, roomId);
+  const r = workspaceRow(core.db, roomId);
   let token: string | null = null;
   if (r?.git_token_enc) {
     try {

@@ -1,6 +1,6 @@
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { McpResourceHost } from '../../../shared/hosts.js';
+import type { McpResourceHost } from '../../shared/hosts.js';
 
 /** One MCP session: one live instance of an agent, bound to the plate that opened it. */
 export interface McpSession {

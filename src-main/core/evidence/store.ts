@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { Db } from '../db/open.js';
 import { stmt } from '../db/stmt.js';
-import type { AppError } from './app-error.js';
+import type { AppError } from '../errors/app-error.js';
+import type { EvidenceAccess } from '../context.js';
 import { ulid } from '../util/ids.js';
 
 /** The version of the agent-facing contract (tools and their shapes). */
@@ -46,6 +47,11 @@ export interface EvidenceInput {
   plate?: string;
   ownerId?: string;
   requestId?: string;
+  /**
+   * Who may see which room and task (core.hooks.evidenceAccess: the rooms and tasks capabilities
+   * answer, evidence imports neither). Without it no room or task id is kept.
+   */
+  access?: readonly EvidenceAccess[];
 }
 
 export function fingerprintOf(parts: Array<string | undefined>): string {
@@ -64,12 +70,20 @@ function stringArg(args: unknown, name: string): string | undefined {
 /** Whether the caller (an agent by plate, else a human by owner) is a member of the room. */
 function mayUseRoom(db: Db, e: EvidenceInput, roomId: string): boolean {
   try {
-    if (e.plate) return stmt(db, 'SELECT 1 FROM room_agents WHERE room_id = ? AND plate = ?').get(roomId, e.plate) !== undefined;
-    if (e.ownerId) return stmt(db, 'SELECT 1 FROM room_humans WHERE room_id = ? AND owner_id = ?').get(roomId, e.ownerId) !== undefined;
+    if (e.plate) return (e.access ?? []).some((a) => a.isMember(db, roomId, { plate: e.plate }));
+    if (e.ownerId) return (e.access ?? []).some((a) => a.isMember(db, roomId, { ownerId: e.ownerId }));
   } catch {
     // a damaged store records no ids rather than unchecked ones
   }
   return false;
+}
+
+function roomOfTask(db: Db, e: EvidenceInput, taskId: string): string | undefined {
+  for (const a of e.access ?? []) {
+    const room = a.roomOfTask(db, taskId);
+    if (room !== undefined) return room;
+  }
+  return undefined;
 }
 
 /**
@@ -87,15 +101,15 @@ export function authorisedIds(db: Db, e: EvidenceInput): { roomId?: string; task
   }
   for (const t of [e.error.taskId, stringArg(e.args, 'task_id')]) {
     if (!t) continue;
-    let room: { room_id: string } | undefined;
+    let room: string | undefined;
     try {
-      room = stmt(db, 'SELECT room_id FROM tasks WHERE id = ?').get(t) as { room_id: string } | undefined;
+      room = roomOfTask(db, e, t);
     } catch {
       room = undefined;
     }
-    if (room && mayUseRoom(db, e, room.room_id)) {
+    if (room && mayUseRoom(db, e, room)) {
       out.taskId = t;
-      out.roomId ??= room.room_id;
+      out.roomId ??= room;
       break;
     }
   }
@@ -239,18 +253,27 @@ function ulidTime(ms: number): string {
   return out;
 }
 
-/** Deletes evidence older than the retention, in batches; rows an error report refers to stay. */
-export function pruneEvidence(db: Db, retentionMs = EVIDENCE_RETENTION_MS, now = Date.now()): number {
+/**
+ * Deletes evidence older than the retention, in batches; rows an error report refers to stay
+ * (`reported`: core.hooks.reportedErrorIds, the feedback capability's answer).
+ */
+export function pruneEvidence(
+  db: Db,
+  retentionMs = EVIDENCE_RETENTION_MS,
+  now = Date.now(),
+  reported: ReadonlyArray<(db: Db, before: string) => string[]> = [],
+): number {
   // error_id is err_ + a ULID, whose first 10 characters are its time: the primary key orders by age.
   const before = `err_${ulidTime(now - retentionMs)}`;
+  const keep = JSON.stringify(reported.flatMap((r) => r(db, before)));
   let total = 0;
   for (;;) {
     const n = stmt(
       db,
       `DELETE FROM evidence WHERE error_id IN (
          SELECT e.error_id FROM evidence e WHERE e.error_id < ?
-           AND NOT EXISTS (SELECT 1 FROM error_reports r WHERE r.error_id = e.error_id) LIMIT 2000)`,
-    ).run(before).changes;
+           AND e.error_id NOT IN (SELECT value FROM json_each(?)) LIMIT 2000)`,
+    ).run(before, keep).changes;
     total += n;
     if (n < 2000) return total;
   }
@@ -306,6 +329,11 @@ export interface EvidenceRow {
   surface_version: string;
   fingerprint: string;
   created_at: number;
+}
+
+/** How often a failure of this fingerprint was stored. */
+export function occurrencesOf(db: Db, fingerprint: string): number {
+  return (stmt(db, 'SELECT COUNT(*) AS n FROM evidence WHERE fingerprint = ?').get(fingerprint) as { n: number }).n;
 }
 
 export function getEvidence(db: Db, errorId: string): EvidenceRow | undefined {

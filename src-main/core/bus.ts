@@ -1,8 +1,8 @@
 import { EventEmitter } from 'node:events';
-import type { CoreEvent } from '../../../shared/core-events.js';
+import type { CoreEvent } from '../../shared/core-events.js';
 
 /** A change the UI (and the wake dispatcher) may care about; `room` scopes who may see it (shared/core-events.ts). */
-export type { CoreEvent } from '../../../shared/core-events.js';
+export type { CoreEvent } from '../../shared/core-events.js';
 
 /** In-process fan-out of core events, emitted after the write they describe has committed. */
 export class EventBus {

@@ -1,5 +1,5 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import { newErrorId } from '../errors/evidence.js';
+import { newErrorId } from '../evidence/store.js';
 
 /**
  * While the start-up integrity check of a large database runs (db/integrity.ts), requests

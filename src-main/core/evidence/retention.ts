@@ -1,5 +1,5 @@
 import type { Core } from '../context.js';
-import { flushUnauthenticatedEvidence, pruneEvidence } from './evidence.js';
+import { flushUnauthenticatedEvidence, pruneEvidence } from './store.js';
 import { repeat, type StopStep } from '../util/repeat.js';
 
 /**
@@ -8,7 +8,7 @@ import { repeat, type StopStep } from '../util/repeat.js';
  */
 export function startEvidenceMaintenance(core: Core): StopStep {
   const stopPrune = repeat({ name: 'evidence pruning', everyMs: 3600_000, log: core.config.log }, () => {
-    const n = pruneEvidence(core.db);
+    const n = pruneEvidence(core.db, undefined, undefined, core.hooks.reportedErrorIds);
     if (n) core.config.log(`evidence: pruned ${n} rows past their retention`);
   });
   const stopFlush = repeat({ name: 'evidence flush', everyMs: 60_000, runNow: false, log: core.config.log }, () => flushUnauthenticatedEvidence(core.db));

@@ -1,6 +1,6 @@
 import type { Core } from '../context.js';
 import { agentHandle, getAgentByPlate } from '../agents/store.js';
-import { isAgentMember } from '../rooms/store.js';
+import { isAgentMember } from './store.js';
 
 /** Live instances (MCP sessions) of the room's agents, optionally of one plate. */
 export function instancesOf(core: Core, roomId: string, plate?: string) {
