@@ -3,9 +3,26 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import { startCore, type RunningCore, type StartOptions } from '../../src-main/core/start.js';
 import { scratchBase } from '../../src-main/core/wakes/secrets.js';
 import type { ToolErrorBody } from '../../shared/errors.js';
+
+/**
+ * The official client's own output-schema check, each schema compiled once per test file: the client
+ * compiles every listed outputSchema on each tools/list, which made a 50-client test spend seconds in Ajv.
+ */
+const ajv = new AjvJsonSchemaValidator();
+const compiled = new Map<string, ReturnType<jsonSchemaValidator['getValidator']>>();
+const sharedValidator: jsonSchemaValidator = {
+  getValidator(schema) {
+    const key = JSON.stringify(schema);
+    let v = compiled.get(key);
+    if (!v) compiled.set(key, (v = ajv.getValidator(schema)));
+    return v as never;
+  },
+};
 
 export interface ApiResponse<T = any> {
   status: number;
@@ -87,7 +104,7 @@ export async function startTestServer(opts: Partial<StartOptions> = {}): Promise
       const transport = new StreamableHTTPClientTransport(url, {
         requestInit: bearer ? { headers: { authorization: `Bearer ${bearer}` } } : undefined,
       });
-      const client = new Client({ name: 'test', version: '1.0.0' });
+      const client = new Client({ name: 'test', version: '1.0.0' }, { jsonSchemaValidator: sharedValidator });
       await client.connect(transport);
       // The SDK checks each result against its tool's outputSchema once it has read tools/list.
       await client.listTools();

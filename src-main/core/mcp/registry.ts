@@ -44,6 +44,30 @@ function outputSchema(result: Record<string, unknown>): { type: 'object'; [k: st
   return { type: 'object', anyOf: [shape, ERROR_RESULT], ...($defs ? { $defs } : {}) };
 }
 
+/** Tool definitions are module constants: their listing is built once per process, not per core started. */
+const listings = new WeakMap<ToolDef, ListedTool>();
+
+function listedOf(def: ToolDef): ListedTool {
+  let l = listings.get(def);
+  if (l) return l;
+  const schema = z.toJSONSchema(def.input, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  delete schema.$schema;
+  const output = def.output
+    ? (compactSchema(z.toJSONSchema(def.output, { io: 'output', unrepresentable: 'any', reused: 'ref' })) as Record<string, unknown>)
+    : undefined;
+  l = {
+    name: def.name,
+    ...(def.title ? { title: def.title } : {}),
+    description: def.description,
+    inputSchema: { ...schema, type: 'object' },
+    ...(output ? { outputSchema: outputSchema(output) } : {}),
+    // The title once, as Tool.title (not repeated in annotations.title): what a model reads has a 40 KB budget.
+    ...(def.annotations ? { annotations: { ...def.annotations } } : {}),
+  };
+  listings.set(def, l);
+  return l;
+}
+
 /** All tools, with their JSON schemas built once at start-up and their lists cached per scope mask. */
 export class ToolRegistry {
   private readonly tools = new Map<string, ToolDef>();
@@ -59,21 +83,7 @@ export class ToolRegistry {
       if (def.room && !('room' in def.input.shape)) throw new Error(`tool ${def.name} is a room tool without a room argument`);
       if (this.tools.has(def.name)) throw new Error(`tool ${def.name} registered twice`);
       this.tools.set(def.name, def);
-      const schema = z.toJSONSchema(def.input, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
-      delete schema.$schema;
-      let output: Record<string, unknown> | undefined;
-      if (def.output) {
-        output = compactSchema(z.toJSONSchema(def.output, { io: 'output', unrepresentable: 'any', reused: 'ref' })) as Record<string, unknown>;
-      }
-      this.listed.set(def.name, {
-        name: def.name,
-        ...(def.title ? { title: def.title } : {}),
-        description: def.description,
-        inputSchema: { ...schema, type: 'object' },
-        ...(output ? { outputSchema: outputSchema(output) } : {}),
-        // The title once, as Tool.title (not repeated in annotations.title): tools/list has a 32 KB budget.
-        ...(def.annotations ? { annotations: { ...def.annotations } } : {}),
-      });
+      this.listed.set(def.name, listedOf(def));
       this.knownArgs.set(def.name, new Set(Object.keys(def.input.shape)));
     }
   }
