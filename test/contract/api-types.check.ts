@@ -27,6 +27,10 @@ import type { BackupStatus } from '../../src-main/core/backup/service.js';
 import type { BackupResult } from '../../src-main/core/backup/backup.js';
 import type { createLoginLink, LoginPreview } from '../../src-main/core/owners/login.js';
 import type { createOwner } from '../../src-main/core/owners/store.js';
+import type { wakePage } from '../../src-main/core/wakes/routes.js';
+import type { roomTrust } from '../../src-main/core/rooms/routes.js';
+import type { sessionGrant } from '../../src-main/core/owners/ui-auth.js';
+import type { createEventsTicket } from '../../src-main/core/owners/login.js';
 
 /** Compiles only when the server's shape `S` is accepted where the UI expects `U`. */
 type Accepts<U, S extends U> = [U, S];
@@ -65,4 +69,8 @@ export type ApiContract = [
   Accepts<Api.LoginPreview['owner'], Extract<LoginPreview, { ok: true }>['owner']>,
   Accepts<Api.LoginLink, ReturnType<typeof createLoginLink>>,
   Accepts<Api.CreatedOwner, ReturnType<typeof createOwner>>,
+  Accepts<Api.WakePage, ReturnType<typeof wakePage>>,
+  Accepts<Api.RoomTrust, ReturnType<typeof roomTrust>>,
+  Accepts<Api.SessionGrant, ReturnType<typeof sessionGrant>>,
+  Accepts<Api.EventsTicket, ReturnType<typeof createEventsTicket>>,
 ];

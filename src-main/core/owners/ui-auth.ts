@@ -27,6 +27,16 @@ function linkError(why: LinkProblem): AppError {
 }
 
 /** Sign-in and sign-out change who the browser is: only a page of this very origin may ask (`origin: 'same'`). */
+/** POST /v1/ui/login's answer: this tab's session token (a header, never a cookie) and when it ends. */
+export function sessionGrant(r: Extract<ReturnType<typeof redeemLoginLink>, { ok: true }>) {
+  return {
+    session_token: r.sessionId,
+    owner: r.owner,
+    idle_expires_at: new Date(r.idleExpiresAt).toISOString(),
+    expires_at: new Date(r.expiresAt).toISOString(),
+  };
+}
+
 export const uiAuthRoutes: Route[] = [
   defineRoute({
     method: 'POST',
@@ -50,12 +60,7 @@ export const uiAuthRoutes: Route[] = [
     handler: ({ core }, { body }) => {
       const r = redeemLoginLink(core.db, body.token);
       if (!r.ok) throw linkError(r.why);
-      return new Status(201, {
-        session_token: r.sessionId,
-        owner: r.owner,
-        idle_expires_at: new Date(r.idleExpiresAt).toISOString(),
-        expires_at: new Date(r.expiresAt).toISOString(),
-      });
+      return new Status(201, sessionGrant(r));
     },
   }),
   defineRoute({

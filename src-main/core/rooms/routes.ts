@@ -1,3 +1,4 @@
+import type { Core } from '../context.js';
 import { defineRoute, Status, type Route } from '../http/router.js';
 import { AppError } from '../errors/app-error.js';
 import {
@@ -19,6 +20,24 @@ import { getAgentByPlate } from '../agents/store.js';
 import { getOwner } from '../owners/store.js';
 import { instancesOf } from './instances.js';
 import { addMemberBody, createRoomBody, leaveRoomBody, trustBody } from './schemas.js';
+
+/** Every owner with a human or an agent in the room, with their Trust and how many live agents they have there. */
+export function roomTrust(core: Core, roomId: string) {
+  const m = listMembers(core.db, roomId);
+  const ids = [...new Set([...m.humans.map((h) => h.owner_id), ...m.agents.map((a) => a.owner.owner_id)])];
+  return {
+    owners: ids.map((id) => {
+      const o = getOwner(core.db, id);
+      return {
+        owner_id: id,
+        name: o?.name ?? 'unknown',
+        handle: o?.handle ?? '',
+        mode: trustMode(core.db, roomId, id),
+        agents: m.agents.filter((a) => a.owner.owner_id === id && !a.revoked).length,
+      };
+    }),
+  };
+}
 
 export const roomRoutes: Route[] = [
   defineRoute({
@@ -144,21 +163,6 @@ export const roomRoutes: Route[] = [
     method: 'GET',
     path: '/v1/rooms/:id/trust',
     room: 'member',
-    handler: ({ core, room }) => {
-      const m = listMembers(core.db, room.id);
-      const ids = [...new Set([...m.humans.map((h) => h.owner_id), ...m.agents.map((a) => a.owner.owner_id)])];
-      return {
-        owners: ids.map((id) => {
-          const o = getOwner(core.db, id);
-          return {
-            owner_id: id,
-            name: o?.name ?? 'unknown',
-            handle: o?.handle ?? '',
-            mode: trustMode(core.db, room.id, id),
-            agents: m.agents.filter((a) => a.owner.owner_id === id && !a.revoked).length,
-          };
-        }),
-      };
-    },
+    handler: ({ core, room }) => roomTrust(core, room.id),
   }),
 ];

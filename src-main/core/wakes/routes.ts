@@ -50,7 +50,7 @@ function beforeSeqOf(q: z.infer<typeof wakeQuery>): number | undefined {
   return q.cursor !== undefined ? decodeCursor(q.cursor, isSeqKey)[0] : q.before_seq;
 }
 
-function wakePage(rows: ReturnType<typeof listWakes>, limit: number) {
+export function wakePage(rows: ReturnType<typeof listWakes>, limit: number) {
   // One row past the page tells whether another page follows (no empty last page).
   const page = rows.slice(0, limit);
   const last = rows.length > limit ? page[page.length - 1]!.seq : null;
