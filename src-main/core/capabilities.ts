@@ -60,7 +60,7 @@ export const AUTHENTICATE = { owner: authenticateOwner, agent: authenticateAgent
 export const ROUTER_CHECKS: RouterChecks = {
   humanRoom(core, roomId, ownerId, need) {
     const r = requireHumanRoom(core.db, roomId, ownerId, need === 'admin');
-    return { id: r.id, name: r.name, role: humanRole(core.db, roomId, ownerId)! };
+    return { id: r.id, name: r.name, role: r.role };
   },
 };
 

@@ -388,7 +388,7 @@ function releaseRecordDto(db: Db, r: ReleaseRow, handles: Map<string, string>): 
 
 /** GET /v1/rooms/:id/reservations: the live ones, the queue, and the newest release records. */
 export function roomReservationsForHuman(db: Db, ownerId: string, roomId: string) {
-  const role = requireHumanRoom(db, roomId, ownerId) && humanRole(db, roomId, ownerId);
+  const role = requireHumanRoom(db, roomId, ownerId).role;
   const handles = new Map<string, string>();
   return {
     ...listReservations(db, roomId),

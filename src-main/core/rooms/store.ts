@@ -92,13 +92,13 @@ export function requireAgentRoom(db: Db, roomId: string, plate: string): RoomRow
   return room;
 }
 
-/** The room, if the human is a member (any role, or admin when asked). */
-export function requireHumanRoom(db: Db, roomId: string, ownerId: string, needAdmin = false): RoomRow {
+/** The room and the human's role in it, if the human is a member (any role, or admin when asked). */
+export function requireHumanRoom(db: Db, roomId: string, ownerId: string, needAdmin = false): RoomRow & { role: RoomRole } {
   const room = getRoom(db, roomId);
   const role = room && humanRole(db, roomId, ownerId);
   if (!room || !role) throw new AppError('NOT_FOUND', 'room not found');
   if (needAdmin && role !== 'admin') throw new AppError('FORBIDDEN', 'only a room admin may do this', { roomId });
-  return room;
+  return { ...room, role };
 }
 
 /** The plates of the room's agents, in the order they joined. */
