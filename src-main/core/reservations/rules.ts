@@ -46,6 +46,8 @@ export interface Segment {
   glob: boolean;
   /** The whole segment is `**` in a pattern: any number of segments. */
   globstar: boolean;
+  /** A glob segment's compiled form (set by parsePattern). */
+  compiled?: Compiled;
 }
 
 export interface ParsedPattern {
@@ -61,8 +63,8 @@ export interface ParsedPattern {
  */
 export class Budget {
   constructor(public left: number = Budget.PER_REQUEST) {}
-  /** About 10 ms of matching on a laptop (≈ 45,000 units a millisecond); ordinary requests use a few hundred units. */
-  static PER_REQUEST = 500_000;
+  /** About 10 ms of matching warm (20,000–45,000 units a millisecond), a few tens cold; ordinary requests use a few hundred units. */
+  static PER_REQUEST = 250_000;
   spend(n: number): void {
     this.left -= n;
     if (this.left < 0) {
@@ -122,7 +124,11 @@ export function parsePattern(normalized: string): ParsedPattern {
   const last = parts[parts.length - 1]!;
   return {
     pattern: normalized,
-    segments: parts.map((text) => (text === '**' ? { text, glob: true, globstar: true } : { text, glob: compileSegment(text).glob, globstar: false })),
+    segments: parts.map((text) => {
+      if (text === '**') return { text, glob: true, globstar: true };
+      const compiled = compileSegment(text);
+      return compiled.glob ? { text, glob: true, globstar: false, compiled } : { text, glob: false, globstar: false };
+    }),
     coversBelow: last !== '**' && !namesFile(last),
   };
 }
@@ -150,6 +156,8 @@ interface Compiled {
   alts: Token[][];
   glob: boolean;
   wildcards: number;
+  /** Its literal text before the first and after the last glob character. */
+  ends: { head: string; tail: string };
 }
 
 /** `{a,b}` at the top level of `s`: the first group with a comma, as [open, close, comma positions]. */
@@ -244,7 +252,7 @@ function compileSegment(text: string): Compiled {
   const parts = names.map(tokenize);
   const alts = parts.map((p) => p.tokens);
   const wildcards = groups.n + Math.max(...parts.map((p) => p.wildcards));
-  c = { alts, glob: groups.n > 0 || alts.some((t) => t.some((x) => typeof x !== 'string')), wildcards };
+  c = { alts, glob: groups.n > 0 || alts.some((t) => t.some((x) => typeof x !== 'string')), wildcards, ends: literalEnds(text) };
   if (compiled.size > 5000) compiled.clear();
   compiled.set(text, c);
   return c;
@@ -292,8 +300,7 @@ function matchTokens(tokens: Token[], name: string[], budget: Budget): boolean {
 }
 
 /** Does a segment glob match this literal name? */
-export function segmentMatches(glob: string, name: string, budget: Budget = new Budget()): boolean {
-  const c = compileSegment(glob);
+export function segmentMatches(glob: string, name: string, budget: Budget = new Budget(), c: Compiled = compileSegment(glob)): boolean {
   const cps = Array.from(name);
   return c.alts.some((t) => matchTokens(t, cps, budget));
 }
@@ -323,11 +330,11 @@ export function segmentsMeet(a: Segment, b: Segment, budget: Budget = new Budget
   budget.spend(1);
   if (a.text === b.text) return true;
   if (!a.glob && !b.glob) return false;
-  if (!a.glob) return segmentMatches(b.text, a.text, budget);
-  if (!b.glob) return segmentMatches(a.text, b.text, budget);
-  budget.spend(a.text.length + b.text.length);
-  const x = literalEnds(a.text);
-  const y = literalEnds(b.text);
+  if (!a.glob) return segmentMatches(b.text, a.text, budget, b.compiled);
+  if (!b.glob) return segmentMatches(a.text, b.text, budget, a.compiled);
+  budget.spend(4);
+  const x = (a.compiled ?? compileSegment(a.text)).ends;
+  const y = (b.compiled ?? compileSegment(b.text)).ends;
   const headsAgree = x.head.startsWith(y.head) || y.head.startsWith(x.head);
   const tailsAgree = x.tail.endsWith(y.tail) || y.tail.endsWith(x.tail);
   return headsAgree && tailsAgree;
@@ -350,6 +357,7 @@ export function overlaps(a: ParsedPattern, b: ParsedPattern, budget: Budget = ne
   const W = B.length + 1;
   // 0 unknown, 1 on the stack or false, 2 true.
   const memo = new Uint8Array((A.length + 1) * W);
+  budget.spend(memo.length >> 6);
   const restStars = (s: Segment[], k: number) => {
     for (let x = k; x < s.length; x++) if (!s[x]!.globstar) return false;
     return true;
