@@ -197,7 +197,11 @@ export interface SearchResult {
   created_at: string;
   seq?: number;
   task_id?: string;
+  /** A task hit: the task's title. */
+  title?: string;
+  /** A file hit: its path and its name (the last segment). */
   path?: string;
+  name?: string;
 }
 
 export interface RoomFile {

@@ -44,7 +44,7 @@ export interface CoreEventData {
   'runners.changed': undefined;
   /** A backup of the home started or ended, by hand or on schedule (the primary owner). */
   'backup.changed': undefined;
-  /** An owner's settings changed, or an owner joined. */
+  /** An owner's settings changed (that owner and the primary owner; `allow_runners` is for them only), or an owner joined (everyone). */
   'owners.changed': { owner_id: string; allow_runners: boolean } | undefined;
 }
 

@@ -1,6 +1,7 @@
 import { describe, it, expect } from 'vitest';
+import fc from 'fast-check';
 import picomatch from 'picomatch';
-import { conflicts, covers, normalizePattern, overlaps, parsePath, parsePattern } from '../../src-main/core/reservations/rules.js';
+import { Budget, conflicts, covers, normalizePattern, overlaps, parsePath, parsePattern, segmentMatches } from '../../src-main/core/reservations/rules.js';
 
 const P = (s: string) => parsePattern(normalizePattern(s));
 
@@ -122,11 +123,55 @@ describe('pattern validation', () => {
     ['a\u0000b', 'bad_pattern'],
     ['/', 'bad_pattern'],
     ['x'.repeat(600), 'bad_pattern'],
+    ['*k'.repeat(17), 'bad_pattern'],
+    [Array(65).fill('a').join('/'), 'bad_pattern'],
+    ['{a,b}{c,d}{e,f}{g,h}{i,j}', 'bad_pattern'],
+    ['x'.repeat(256), 'bad_pattern'],
+    ['src/ma\u200Bin.ts', 'bad_pattern'],
   ])('%j is refused (%s)', (raw, reason) => {
     expect(() => normalizePattern(raw)).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT', reason }));
   });
   it('normalizes to one canonical form', () => {
     expect(normalizePattern(' ./src//api/ ')).toBe('src/api/**');
     expect(normalizePattern('/README.md')).toBe('README.md');
+  });
+});
+
+describe('our segment matcher agrees with picomatch on the subset the docs allow (issue 26 F1)', () => {
+  // [!a] is left out: picomatch reads it as the class of '!' and 'a'; we negate, as git and the shell do.
+  const token = fc.constantFrom('a', 'b', '.', '*', '?', '[ab]', '[^a]', '[a-b]', '{a,b}', '{ab,b*}');
+  it('for random globs and names (fast-check)', () => {
+    fc.assert(
+      fc.property(fc.array(token, { minLength: 1, maxLength: 6 }), fc.array(fc.constantFrom('a', 'b', '.'), { minLength: 1, maxLength: 8 }), (parts, chars) => {
+        const glob = parts.join('');
+        const name = chars.join('');
+        // A path never has a `.` or `..` segment (refused), and picomatch never matches one.
+        if (name === '.' || name === '..') return;
+        let ours: boolean;
+        try {
+          ours = segmentMatches(glob, name);
+        } catch (e) {
+          // Over the brace bound: refused, which is the documented answer.
+          expect((e as { reason?: string }).reason).toBe('bad_pattern');
+          return;
+        }
+        expect(ours, `${glob} vs ${name}`).toBe(picomatch(glob, { dot: true })(name));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('`**` and `*` in a path are names, not wildcards', () => {
+    expect(covers(P('src/x.ts'), parsePath('**/x.ts')!)).toBe(false);
+    expect(covers(P('**/x.ts'), parsePath('**/x.ts')!)).toBe(true);
+    expect(covers(P('a/b'), parsePath('*')!)).toBe(false);
+  });
+
+  it('a request that needs more matching than its budget is INVALID_ARGUMENT too_complex', () => {
+    const deep = (ext: string) => P(Array.from({ length: 15 }, () => '**/d').join('/') + `/*.${ext}`);
+    const b = new Budget(1000);
+    expect(() => {
+      for (let i = 0; i < 100; i++) overlaps(deep('ts'), deep('ts'), b);
+    }).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT', reason: 'too_complex' }));
   });
 });

@@ -1,4 +1,5 @@
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, fsyncSync, lstatSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { FILE_MODE, isLink, writeFilePrivate } from './private-fs.js';
 import { copyFile, cp, link, mkdir, open as openFile, stat } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -101,6 +102,7 @@ export function checkDest(home: string, dest: string): string {
   if (inside(h) && !(inside(join(h, 'backups')) && abs !== join(h, 'backups'))) {
     throw new AppError('INVALID_ARGUMENT', `a backup cannot go inside the home it copies (${abs}); use a folder outside it, or under ${join(h, 'backups')}`);
   }
+  if (isLink(abs)) throw new AppError('CONFLICT', `the backup destination ${abs} is a symbolic link; give a new path (links are never written through)`);
   if (existsSync(abs)) {
     if (!statSync(abs).isDirectory() || readdirSync(abs).length > 0) {
       throw new AppError('CONFLICT', `the backup destination ${abs} already exists and is not an empty folder; choose a new name`);
@@ -149,6 +151,8 @@ export async function backupHome(opts: BackupOptions): Promise<BackupResult> {
       if (src.inTransaction) src.exec('COMMIT');
       src.close();
     }
+    // It holds every message: 0600 whatever the umask made of it.
+    chmodSync(dbCopy, FILE_MODE);
     await fsyncAsync(dbCopy);
     progress({ phase: 'verify', done: 0, total: 1 });
     const check = await checkDatabase(dbCopy);
@@ -189,9 +193,10 @@ export async function backupHome(opts: BackupOptions): Promise<BackupResult> {
 
     const extras = readdirSync(opts.home).filter((n) => !NOT_CONFIG.has(n) && !n.startsWith('server.lock'));
     for (const name of extras) {
-      const st = statSync(join(opts.home, name));
+      // Links are not copied (neither at the top nor inside a folder): a backup holds the home's own files only.
+      const st = lstatSync(join(opts.home, name));
       if (!st.isFile() && !st.isDirectory()) continue;
-      await cp(join(opts.home, name), join(tmp, name), { recursive: true, preserveTimestamps: true });
+      await cp(join(opts.home, name), join(tmp, name), { recursive: true, preserveTimestamps: true, filter: (from) => !isLink(from) });
     }
     progress({ phase: 'files', done: extras.length, total: extras.length });
 
@@ -211,7 +216,7 @@ export async function backupHome(opts: BackupOptions): Promise<BackupResult> {
       blob_bytes: blobBytes,
       verified: { integrity_check: 'ok', blobs_sha256: total },
     };
-    writeFileSync(join(tmp, MANIFEST), JSON.stringify(result, null, 2) + '\n', { mode: 0o600 });
+    writeFilePrivate(join(tmp, MANIFEST), JSON.stringify(result, null, 2) + '\n');
     fsyncPath(join(tmp, MANIFEST));
     fsyncPath(tmp);
     if (existsSync(dest)) rmSync(dest, { recursive: true, force: true }); // an empty folder (checked above)
@@ -233,8 +238,9 @@ export function recordLast(home: string, result: BackupResult) {
   try {
     mkdirSync(join(home, 'backups'), { recursive: true, mode: 0o700 });
     const file = join(home, 'backups', 'last.json');
-    writeFileSync(`${file}.tmp`, JSON.stringify(result, null, 2) + '\n', { mode: 0o600 });
-    renameSync(`${file}.tmp`, file);
+    const tmpFile = `${file}.tmp-${randomBytes(4).toString('hex')}`;
+    writeFilePrivate(tmpFile, JSON.stringify(result, null, 2) + '\n');
+    renameSync(tmpFile, file);
   } catch {
     // the backup itself is done; only the "last backup" note is missing
   }

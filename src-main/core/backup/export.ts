@@ -1,8 +1,8 @@
-import { copyFileSync, createWriteStream, existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync, type WriteStream } from 'node:fs';
-import { dirname, join, resolve, sep } from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmdirSync, rmSync, type WriteStream } from 'node:fs';
+import { basename, dirname, join, resolve, sep } from 'node:path';
 import Database from 'better-sqlite3';
 import { TarWriter } from './tar.js';
+import { checkFreshDest, copyFilePrivate, createPrivateWriteStream, mkdirPrivate, mkdirsPrivate, writeFilePrivate } from './private-fs.js';
 
 /**
  * `agent-rooms export ROOM [DEST]`: one room as plain files a person (or another program)
@@ -11,7 +11,9 @@ import { TarWriter } from './tar.js';
  * DEST ending in `.tar` gives one tar archive instead of a folder.
  *
  * It reads through its own read-only connection inside one read transaction (a consistent
- * view; safe alongside a running server, which it never blocks).
+ * view; safe alongside a running server, which it never blocks). Everything is written into a
+ * fresh private folder beside DEST (0700, files 0600, never through a link: private-fs.ts) and
+ * renamed to DEST at the end; a DEST that is a symbolic link is refused.
  */
 export interface ExportResult {
   room: { id: string; name: string };
@@ -50,7 +52,7 @@ function hasTable(db: Database.Database, name: string): boolean {
 }
 
 async function writeLines(file: string, rows: Iterable<Row>, map: (r: Row) => Row = readable): Promise<number> {
-  const out: WriteStream = createWriteStream(file, { mode: 0o644 });
+  const out: WriteStream = createPrivateWriteStream(file);
   let n = 0;
   let buf: string[] = [];
   const flush = () =>
@@ -109,11 +111,14 @@ export async function exportRoom(homeArg: string, roomArg: string, destArg?: str
     const slug = String(room.name).replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '') || roomId;
     const dest = resolve(destArg ?? `agent-rooms-export-${slug}-${at.slice(0, 10)}`);
     const asTar = dest.endsWith('.tar');
-    if (existsSync(dest) && (!statSync(dest).isDirectory() || readdirSync(dest).length > 0)) throw new Error(`${dest} already exists; choose a new name`);
+    checkFreshDest(dest, 'export', (m) => new Error(m));
     const h = resolve(home);
     if (dest === h || dest.startsWith(h + sep)) throw new Error(`an export cannot go inside the home (${dest}); choose a folder outside it`);
-    const folder = asTar ? `${dest}.partial-${randomBytes(4).toString('hex')}` : dest;
-    mkdirSync(folder, { recursive: true });
+    mkdirSync(dirname(dest), { recursive: true, mode: 0o700 });
+    // A fresh private folder beside DEST (same filesystem, so the last step is a rename); its random name and 0700 keep others out.
+    const stage = mkdtempSync(join(dirname(dest), '.agent-rooms-export-'));
+    const folder = join(stage, 'room');
+    mkdirPrivate(folder);
 
     try {
       const humans = hasTable(db, 'room_humans')
@@ -123,11 +128,11 @@ export async function exportRoom(homeArg: string, roomArg: string, destArg?: str
         ? db.prepare('SELECT ra.plate, a.name, a.owner_id FROM room_agents ra LEFT JOIN agents a ON a.plate = ra.plate WHERE ra.room_id = ?').all(roomId)
         : [];
       const focus = hasTable(db, 'room_focus') ? db.prepare('SELECT focus, updated_at FROM room_focus WHERE room_id = ?').get(roomId) : undefined;
-      writeFileSync(
+      writeFilePrivate(
         join(folder, 'room.json'),
         JSON.stringify({ ...readable(room), exported_at: at, humans, agents, focus: focus ? readable(focus as Row) : null }, null, 2) + '\n',
       );
-      writeFileSync(join(folder, 'README.txt'), README(room, at));
+      writeFilePrivate(join(folder, 'README.txt'), README(room, at));
 
       const messages = await writeLines(join(folder, 'messages.jsonl'), db.prepare('SELECT * FROM messages WHERE room_id = ? ORDER BY seq').iterate(roomId) as Iterable<Row>);
       const deps = new Map<string, string[]>();
@@ -167,9 +172,9 @@ export async function exportRoom(homeArg: string, roomArg: string, destArg?: str
             missing.push(String(f.path));
             continue;
           }
-          const target = join(folder, 'files', rel);
-          mkdirSync(dirname(target), { recursive: true });
-          copyFileSync(blob, target);
+          const parts = rel.split('/');
+          const dir = mkdirsPrivate(folder, ['files', ...parts.slice(0, -1)]);
+          copyFilePrivate(blob, join(dir, parts[parts.length - 1]!));
           fileCount++;
         }
         await writeLines(join(folder, 'files.jsonl'), records, (r) => r);
@@ -177,13 +182,17 @@ export async function exportRoom(homeArg: string, roomArg: string, destArg?: str
       db.exec('COMMIT');
 
       if (asTar) {
-        await writeTar(folder, dest);
-        rmSync(folder, { recursive: true, force: true });
+        const tarFile = join(stage, 'export.tar');
+        await writeTar(folder, tarFile, basename(dest).replace(/\.tar$/, ''));
+        renameSync(tarFile, dest);
+      } else {
+        // An empty real folder at DEST (checked above) gives way; a link there makes rmdir fail rather than follow it.
+        if (existsSync(dest) && lstatSync(dest).isDirectory()) rmdirSync(dest);
+        renameSync(folder, dest);
       }
       return { room: { id: roomId, name: String(room.name) }, path: dest, messages, tasks, decisions, files: fileCount, missing_files: missing };
-    } catch (err) {
-      rmSync(asTar ? folder : dest, { recursive: true, force: true });
-      throw err;
+    } finally {
+      rmSync(stage, { recursive: true, force: true });
     }
   } finally {
     if (db.inTransaction) db.exec('ROLLBACK');
@@ -191,15 +200,13 @@ export async function exportRoom(homeArg: string, roomArg: string, destArg?: str
   }
 }
 
-async function writeTar(folder: string, dest: string) {
-  const tmp = `${dest}.partial`;
-  const tar = new TarWriter(createWriteStream(tmp, { mode: 0o644 }));
-  const root = dest.replace(/\.tar$/, '').split(sep).pop()!;
+async function writeTar(folder: string, tarFile: string, root: string) {
+  const tar = new TarWriter(createPrivateWriteStream(tarFile));
   const walk = async (dir: string, rel: string) => {
     for (const name of readdirSync(dir).sort()) {
       const p = join(dir, name);
       const r = `${rel}/${name}`;
-      const st = statSync(p);
+      const st = lstatSync(p);
       if (st.isDirectory()) {
         await tar.dir(r, st.mtimeMs);
         await walk(p, r);
@@ -209,5 +216,4 @@ async function writeTar(folder: string, dest: string) {
   await tar.dir(root);
   await walk(folder, root);
   await tar.finish();
-  renameSync(tmp, dest);
 }

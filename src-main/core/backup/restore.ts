@@ -5,6 +5,7 @@ import { acquireHomeLock, LOCK_NAME } from '../db/lock.js';
 import { prepareHome } from '../db/home.js';
 import { checkDatabase, sha256OfFile } from './verify.js';
 import { MANIFEST, linkOrCopy } from './backup.js';
+import { isLink } from './private-fs.js';
 
 export interface RestoreResult {
   home: string;
@@ -42,10 +43,13 @@ export async function restoreHome(srcArg: string, homeArg: string, onProgress: (
     const check = await checkDatabase(join(src, 'rooms.db'), true);
     if (!check.ok) throw new Error(`the backup's database ${join(src, 'rooms.db')} fails integrity_check: ${check.problems.slice(0, 3).join('; ')}; choose another backup`);
     const total = check.blobs.length;
+    if (isLink(join(src, 'rooms.db'))) throw new Error(`the backup's rooms.db is a symbolic link; a restore copies only real files, choose another backup`);
     for (let i = 0; i < total; i++) {
       const { sha256 } = check.blobs[i]!;
       const p = join(src, 'blobs', sha256.slice(0, 2), sha256);
       if (!existsSync(p)) throw new Error(`the backup misses blob ${sha256} its database references; choose another backup`);
+      // A hard link to a symbolic link would put that link into the home: refused.
+      if (isLink(p)) throw new Error(`the backup's blob ${sha256} is a symbolic link; a restore copies only real files, choose another backup`);
       const got = await sha256OfFile(p);
       if (got !== sha256) throw new Error(`the backup's blob ${sha256} is damaged (sha256 ${got}); choose another backup`);
       if (i % 25 === 0 || i === total - 1) onProgress({ phase: 'verify blobs', done: i + 1, total });
@@ -63,7 +67,9 @@ export async function restoreHome(srcArg: string, homeArg: string, onProgress: (
     mkdirSync(join(staging, 'blobs'), { recursive: true, mode: 0o700 });
     for (const name of readdirSync(src)) {
       if (name.startsWith('rooms.db') || name === 'blobs' || name === MANIFEST || name.startsWith(LOCK_NAME) || name === 'server.json') continue;
-      await cp(join(src, name), join(staging, name), { recursive: true, preserveTimestamps: true });
+      // Symbolic links in a backup are dropped, at the top and inside folders: the restored home holds only real files (nothing pointing outside it).
+      if (isLink(join(src, name))) continue;
+      await cp(join(src, name), join(staging, name), { recursive: true, preserveTimestamps: true, filter: (from) => !isLink(from) });
     }
 
     let previous: string | null = null;

@@ -51,12 +51,13 @@ export class TarWriter {
     const simple = /^[\x20-\x7e]*$/.test(name) && Buffer.byteLength(name) <= 99;
     if (!simple) {
       const pax = paxRecord('path', name);
-      await this.write(header('PaxHeader', pax.length, 'x', mtime, 0o644));
+      await this.write(header('PaxHeader', pax.length, 'x', mtime, 0o600));
       await this.write(pax);
       await this.write(pad(pax.length));
     }
     const short = simple ? name : name.replace(/[^\x20-\x7e]/g, '_').slice(-99);
-    await this.write(header(short, size, type, mtime, type === '5' ? 0o755 : 0o644));
+    // An export holds every message of the room: private modes, whoever unpacks it (docs/backup.md).
+    await this.write(header(short, size, type, mtime, type === '5' ? 0o700 : 0o600));
   }
 
   async dir(name: string, mtime = Date.now()) {

@@ -1,4 +1,5 @@
 import { invalid } from '../errors/app-error.js';
+import { invisibleCodePoint } from '../util/invisible.js';
 
 /** Bytes of one path segment and of a whole path (UTF-8), and folder depth. */
 export const MAX_SEGMENT_BYTES = 255;
@@ -15,13 +16,13 @@ const CONTROL = /[\u0000-\u001f\u007f]/;
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 // Invisible characters that reorder or hide text (bidi controls, zero-width and other invisible
-// format characters, the soft hyphen): a path holding them can show as another path in the UI
-// and in manifests ("invoice\u202Efdp.exe"), so such paths are refused rather than shown.
-const INVISIBLE = /[\u00AD\u034F\u061C\u115F\u1160\u17B4\u17B5\u180E\u200B-\u200F\u202A-\u202E\u2060-\u206F\u3164\uFEFF\uFFA0\uFFF9-\uFFFB]/;
+// format characters, the soft hyphen, tag characters, variation selectors, U+2028/2029, NBSP and
+// the other non-ASCII spaces): a path holding them can show as another path in the UI and in
+// manifests ("invoice\u202Efdp.exe"), so such paths are refused rather than shown (util/invisible.ts).
 
 /** True when the text holds a bidi control or an invisible (zero-width) character. */
 export function hasInvisibleChars(text: string): boolean {
-  return INVISIBLE.test(text);
+  return invisibleCodePoint(text) !== undefined;
 }
 
 const refuse = (why: string) => invalid(`path refused: ${why}`, 'bad_path');
@@ -36,7 +37,8 @@ export function normaliseFilePath(input: string): string {
   if (typeof input !== 'string' || input.length === 0) throw refuse('the path is empty');
   if (CONTROL.test(input)) throw refuse('it contains NUL or control characters');
   if (LONE_SURROGATE.test(input)) throw refuse('it is not valid Unicode');
-  if (INVISIBLE.test(input)) throw refuse('it contains bidirectional or zero-width characters that can disguise it as another path');
+  const cp = invisibleCodePoint(input);
+  if (cp) throw refuse(`it contains the invisible or bidirectional character ${cp}, which can disguise it as another path`);
   if (input.includes('\\')) throw refuse('it contains a backslash; separate folders with /');
   if (/^[a-zA-Z]:/.test(input)) throw refuse('it starts with a drive letter');
   if (input.startsWith('/')) throw refuse('it is absolute; give a path relative to the room');
@@ -68,7 +70,8 @@ export function baseName(path: string): string {
 export function normalisePrefix(prefix: string | undefined): string {
   if (!prefix) return '';
   if (CONTROL.test(prefix)) throw invalid('prefix refused: it contains NUL or control characters', 'bad_path');
-  if (INVISIBLE.test(prefix)) throw invalid('prefix refused: it contains bidirectional or zero-width characters', 'bad_path');
+  const cp = invisibleCodePoint(prefix);
+  if (cp) throw invalid(`prefix refused: it contains the invisible or bidirectional character ${cp}`, 'bad_path');
   let p = prefix.normalize('NFC');
   while (p.startsWith('./') || p.startsWith('/')) p = p.startsWith('./') ? p.slice(2) : p.slice(1);
   return p;

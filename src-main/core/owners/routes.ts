@@ -26,10 +26,15 @@ export const ownerRoutes: Route[] = [
     path: '/v1/owners/:ownerId',
     auth: 'primary',
     body: ownerRightsBody,
-    handler: ({ core, params }, { body }) => {
+    handler: ({ core, owner, params }, { body }) => {
       const updated = setAllowRunners(core.db, params.ownerId, body.allow_runners);
-      // The wake dispatcher listens: a revoked right ends that owner's running runs at once.
-      core.bus.emit({ type: 'owners.changed', data: { owner_id: updated.owner_id, allow_runners: updated.allow_runners } });
+      // The wake dispatcher listens: a revoked right ends that owner's running runs at once. An
+      // owner's right is news only for that owner and the primary owner who set it (issue 26 F8).
+      core.bus.emit({
+        type: 'owners.changed',
+        owners: [...new Set([updated.owner_id, owner.owner_id])],
+        data: { owner_id: updated.owner_id, allow_runners: updated.allow_runners },
+      });
       core.bus.emit({ type: 'runners.changed', owners: [updated.owner_id] });
       return updated;
     },

@@ -147,7 +147,8 @@ async function ask(base, paths, credential) {
     hits.push(...(r.body.conflicts || []));
   }
   if (!hits.length) process.exit(0);
-  const lines = hits.map((h) => '  ' + h.path + '  reserved by ' + h.holder + ' (' + h.pattern + ', until ' + h.expires_at + ')');
+  // Without a credential the server says only which paths are reserved, not by whom.
+  const lines = hits.map((h) => '  ' + h.path + (h.holder ? '  reserved by ' + h.holder + ' (' + h.pattern + ', until ' + h.expires_at + ')' : '  reserved by another agent'));
   process.stderr.write(
     'agent-rooms guard: commit refused: staged paths are reserved exclusively by another agent:\\n' +
       lines.join('\\n') +

@@ -22,9 +22,11 @@ export const reservationRoutes = [
     /**
      * The pre-commit guard's question. Public so that the hook file never needs a secret:
      * with `Authorization: Bearer <agent credential or passport>` (AGENT_ROOMS_CREDENTIAL,
-     * which runners and connect set) the committer is that agent; without it the committer
-     * is the `plate` the hook read from AGENT_ROOMS_PLATE, or nobody (a human). Either way
-     * the answer only names holders of the paths asked about, in a room whose id one knows.
+     * which runners and connect set) the committer is that agent, a member of the room, and
+     * the answer names each holder and pattern; without it the committer is the `plate` the
+     * hook read from AGENT_ROOMS_PLATE, or nobody (a human), and the answer is only yes or no
+     * for each path asked: which of them are reserved, never by whom or under which pattern
+     * (docs/reservations.md "The pre-commit guard").
      */
     method: 'POST',
     path: '/v1/rooms/:id/reservations/check',
@@ -48,7 +50,7 @@ export const reservationRoutes = [
         ok: hits.length === 0,
         committer: authenticated ? committer : (body.plate ?? null),
         authenticated,
-        conflicts: hits.map((h) => (authenticated ? h : { path: h.path, holder: h.holder, pattern: h.pattern, expires_at: h.expires_at })),
+        conflicts: authenticated ? hits : [...new Set(hits.map((h) => h.path))].map((path) => ({ path })),
       };
     },
   }),

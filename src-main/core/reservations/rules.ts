@@ -1,25 +1,53 @@
-import picomatch from 'picomatch';
 import { invalid } from '../errors/app-error.js';
+import { invisibleCodePoint } from '../util/invisible.js';
 
 /**
  * The pure rules of path reservations: what a pattern is, which paths it covers, and
- * whether two patterns can cover a common path (decisions.md "Path reservations").
+ * whether two patterns can cover a common path (docs/reservations.md "Patterns").
  *
- * Patterns are repository-relative globs matched by picomatch with gitignore-like
- * meaning: `*` stays inside one path segment, `**` spans segments, a trailing `/` means
- * "this directory and everything in it", and a pattern that may name a directory covers
- * what is inside it (gitignore ignores a directory's contents the same way). Patterns are
- * always anchored at the repository root, and matching is case-sensitive, as git is.
+ * Patterns are repository-relative globs with gitignore-like meaning: `*` stays inside one
+ * path segment, `**` spans segments, a trailing `/` means "this directory and everything in
+ * it", and a pattern that may name a directory covers what is inside it (gitignore ignores a
+ * directory's contents the same way). Patterns are always anchored at the repository root,
+ * and matching is case-sensitive, as git is.
+ *
+ * The matcher is our own and never backtracks more than once: a segment glob is matched by
+ * the classic greedy walk that only returns to the last `*` (time ∝ glob × name length), and
+ * two segment lists meet by a memoised walk (time ∝ segments × segments). Every bound below is
+ * an INVALID_ARGUMENT, and each request charges its work to a {@link Budget}, so no input,
+ * however the room is filled, holds the server for long (docs/security.md "No input freezes
+ * the server").
  */
 
 export const PATTERN_MAX_CHARS = 512;
-const SEGMENTS_MAX = 64;
-const PICO = { dot: true } as const;
+export const SEGMENTS_MAX = 64;
+/** Characters of one segment of a pattern or a path (a file name is at most 255 bytes). */
+export const SEGMENT_MAX_CHARS = 255;
+/** Wildcards of one pattern: each `*` run, `?`, `[…]` class, `{…}` group and `**` segment counts one. */
+export const WILDCARDS_MAX = 16;
+/** Names one `{…}` segment may expand to. */
+export const BRACE_ALTERNATIVES_MAX = 16;
+/** Characters and segments of a concrete path (the guard's staged paths, list_reservations path=). */
+export const PATH_MAX_CHARS = 4096;
+export const PATH_SEGMENTS_MAX = 128;
 
-/** One `/`-separated piece of a pattern or a path; a concrete path's pieces are never globs. */
+/** One character test of a compiled segment glob; a `*` run is `STAR`. */
+type Token = string | typeof STAR | typeof ANY | CharClass;
+const STAR = 0;
+const ANY = 1;
+interface CharClass {
+  neg: boolean;
+  ranges: Array<[number, number]>;
+}
+
+/** One `/`-separated piece of a pattern or a path; a concrete path's pieces are never globs (a `**` in a path is a name). */
 export interface Segment {
   text: string;
   glob: boolean;
+  /** The whole segment is `**` in a pattern: any number of segments. */
+  globstar: boolean;
+  /** A glob segment's compiled form (set by parsePattern). */
+  compiled?: Compiled;
 }
 
 export interface ParsedPattern {
@@ -27,6 +55,33 @@ export interface ParsedPattern {
   segments: Segment[];
   /** It may name a directory, so it also covers everything below what it matches. */
   coversBelow: boolean;
+}
+
+/**
+ * Work a request may spend on matching (one unit ≈ one step of a walk): a request that would
+ * need more fails with INVALID_ARGUMENT `too_complex` instead of holding the event loop.
+ */
+export class Budget {
+  constructor(public left: number = Budget.PER_REQUEST) {}
+  /** About 10 ms of matching warm (20,000–45,000 units a millisecond), a few tens cold; ordinary requests use a few hundred units. */
+  static PER_REQUEST = 250_000;
+  spend(n: number): void {
+    this.left -= n;
+    if (this.left < 0) {
+      throw invalid(
+        'these patterns need too much matching against the reservations of this room; use fewer wildcards or a longer literal start (e.g. src/api/** rather than **/*api*)',
+        'too_complex',
+      );
+    }
+  }
+}
+
+const badPattern = (why: string) => invalid(`path pattern refused: ${why}`, 'bad_pattern');
+
+/** Refuses text holding an invisible character, naming its code point. */
+function refuseInvisible(text: string, what: string): void {
+  const cp = invisibleCodePoint(text);
+  if (cp) throw invalid(`${what} refused: it contains the invisible or control character ${cp}, which can disguise it as another path`, 'bad_pattern');
 }
 
 /**
@@ -38,6 +93,7 @@ export function normalizePattern(raw: string): string {
   if (!p) throw invalid('a path pattern must not be empty', 'bad_pattern');
   if (p.length > PATTERN_MAX_CHARS) throw invalid(`a path pattern is at most ${PATTERN_MAX_CHARS} characters`, 'bad_pattern');
   if (/[\u0000-\u001f\u007f]/.test(p)) throw invalid('a path pattern must not contain control characters', 'bad_pattern');
+  refuseInvisible(p, 'path pattern');
   if (p.startsWith('!')) throw invalid('negated patterns (!…) are not supported; reserve what you edit', 'negation_unsupported');
   if (p.includes('\\')) throw invalid('use forward slashes in path patterns (repository-relative, like git)', 'bad_pattern');
   while (p.startsWith('./')) p = p.slice(2);
@@ -48,6 +104,13 @@ export function normalizePattern(raw: string): string {
   if (parts.some((s) => s === '.' || s === '..')) throw invalid('a path pattern must stay inside the repository (no . or .. segments)', 'bad_pattern');
   if (dir && parts[parts.length - 1] !== '**') parts.push('**');
   if (parts.length > SEGMENTS_MAX) throw invalid(`a path pattern has at most ${SEGMENTS_MAX} segments`, 'bad_pattern');
+  let wildcards = 0;
+  for (const s of parts) {
+    if (s.length > SEGMENT_MAX_CHARS) throw badPattern(`a segment is over ${SEGMENT_MAX_CHARS} characters`);
+    const c = s === '**' ? { wildcards: 1 } : compileSegment(s);
+    wildcards += c.wildcards;
+  }
+  if (wildcards > WILDCARDS_MAX) throw badPattern(`it has ${wildcards} wildcards; at most ${WILDCARDS_MAX} (each *, ?, […], {…} and ** counts one)`);
   return parts.join('/');
 }
 
@@ -61,32 +124,188 @@ export function parsePattern(normalized: string): ParsedPattern {
   const last = parts[parts.length - 1]!;
   return {
     pattern: normalized,
-    segments: parts.map((text) => ({ text, glob: text === '**' || picomatch.scan(text).isGlob })),
+    segments: parts.map((text) => {
+      if (text === '**') return { text, glob: true, globstar: true };
+      const compiled = compileSegment(text);
+      return compiled.glob ? { text, glob: true, globstar: false, compiled } : { text, glob: false, globstar: false };
+    }),
     coversBelow: last !== '**' && !namesFile(last),
   };
 }
 
-/** A concrete repository path (e.g. a staged file) as literal segments; undefined when it is not a clean relative path. */
+/**
+ * A concrete repository path (e.g. a staged file) as literal segments; undefined when it is
+ * not a clean relative path. Over-long paths are INVALID_ARGUMENT. Its segments are names:
+ * `**` or `*` in a path is a file called that, never a wildcard.
+ */
 export function parsePath(raw: string): ParsedPattern | undefined {
+  if (raw.length > PATH_MAX_CHARS) throw invalid(`a path is at most ${PATH_MAX_CHARS} characters`, 'bad_path');
   let p = raw;
   while (p.startsWith('./')) p = p.slice(2);
   const parts = p.split('/').filter((s) => s.length > 0);
   if (!parts.length || parts.some((s) => s === '.' || s === '..')) return undefined;
-  return { pattern: parts.join('/'), segments: parts.map((text) => ({ text, glob: false })), coversBelow: false };
+  if (parts.length > PATH_SEGMENTS_MAX) throw invalid(`a path has at most ${PATH_SEGMENTS_MAX} segments`, 'bad_path');
+  if (parts.some((s) => s.length > SEGMENT_MAX_CHARS)) throw invalid(`a path segment is at most ${SEGMENT_MAX_CHARS} characters`, 'bad_path');
+  return { pattern: parts.join('/'), segments: parts.map((text) => ({ text, glob: false, globstar: false })), coversBelow: false };
 }
 
-const matchers = new Map<string, (s: string) => boolean>();
-function segmentMatcher(glob: string): (s: string) => boolean {
-  let m = matchers.get(glob);
-  if (!m) {
-    if (matchers.size > 5000) matchers.clear();
-    m = picomatch(glob, PICO);
-    matchers.set(glob, m);
+// ---- one segment: compile and match ----
+
+interface Compiled {
+  /** The token lists of its brace alternatives (one when it has no braces). */
+  alts: Token[][];
+  glob: boolean;
+  wildcards: number;
+  /** Its literal text before the first and after the last glob character. */
+  ends: { head: string; tail: string };
+}
+
+/** `{a,b}` at the top level of `s`: the first group with a comma, as [open, close, comma positions]. */
+function firstBraceGroup(s: string): { open: number; close: number; commas: number[] } | undefined {
+  for (let open = s.indexOf('{'); open >= 0; open = s.indexOf('{', open + 1)) {
+    let depth = 0;
+    const commas: number[] = [];
+    for (let i = open; i < s.length; i++) {
+      const ch = s[i];
+      if (ch === '{') depth++;
+      else if (ch === '}') {
+        depth--;
+        if (depth === 0) {
+          if (commas.length) return { open, close: i, commas };
+          break;
+        }
+      } else if (ch === ',' && depth === 1) commas.push(i);
+    }
   }
-  return m;
+  return undefined;
 }
 
-const GLOB_CHARS = /[*?[\]{}()!+@]/;
+/** The names a segment's braces stand for (`{api,web}.ts` → `api.ts`, `web.ts`), at most BRACE_ALTERNATIVES_MAX. */
+function expandBraces(s: string, groups: { n: number }): string[] {
+  const g = firstBraceGroup(s);
+  if (!g) return [s];
+  groups.n++;
+  const bounds = [g.open, ...g.commas, g.close];
+  const out: string[] = [];
+  for (let k = 0; k + 1 < bounds.length; k++) {
+    const one = s.slice(0, g.open) + s.slice(bounds[k]! + 1, bounds[k + 1]) + s.slice(g.close + 1);
+    for (const x of expandBraces(one, groups)) {
+      out.push(x);
+      if (out.length > BRACE_ALTERNATIVES_MAX) throw badPattern(`braces expand to more than ${BRACE_ALTERNATIVES_MAX} names in one segment`);
+    }
+  }
+  return out;
+}
+
+/** A `[…]` class at `i` (`[!…]`/`[^…]` negate, `a-z` ranges, a leading `]` is literal); undefined when unclosed (then `[` is literal). */
+function parseClass(cps: string[], i: number): { cls: CharClass; end: number } | undefined {
+  let j = i + 1;
+  const neg = cps[j] === '!' || cps[j] === '^';
+  if (neg) j++;
+  const ranges: Array<[number, number]> = [];
+  let first = true;
+  for (; j < cps.length; j++) {
+    const c = cps[j]!;
+    if (c === ']' && !first) return { cls: { neg, ranges }, end: j };
+    first = false;
+    const lo = c.codePointAt(0)!;
+    if (cps[j + 1] === '-' && j + 2 < cps.length && cps[j + 2] !== ']') {
+      ranges.push([lo, cps[j + 2]!.codePointAt(0)!]);
+      j += 2;
+    } else ranges.push([lo, lo]);
+  }
+  return undefined;
+}
+
+function tokenize(name: string): { tokens: Token[]; wildcards: number } {
+  const cps = Array.from(name);
+  const tokens: Token[] = [];
+  let wildcards = 0;
+  for (let i = 0; i < cps.length; i++) {
+    const c = cps[i]!;
+    if (c === '*') {
+      if (tokens[tokens.length - 1] !== STAR) {
+        tokens.push(STAR);
+        wildcards++;
+      }
+    } else if (c === '?') {
+      tokens.push(ANY);
+      wildcards++;
+    } else if (c === '[') {
+      const cls = parseClass(cps, i);
+      if (cls) {
+        tokens.push(cls.cls);
+        wildcards++;
+        i = cls.end;
+      } else tokens.push(c);
+    } else tokens.push(c);
+  }
+  return { tokens, wildcards };
+}
+
+const compiled = new Map<string, Compiled>();
+function compileSegment(text: string): Compiled {
+  let c = compiled.get(text);
+  if (c) return c;
+  const groups = { n: 0 };
+  const names = expandBraces(text, groups);
+  const parts = names.map(tokenize);
+  const alts = parts.map((p) => p.tokens);
+  const wildcards = groups.n + Math.max(...parts.map((p) => p.wildcards));
+  c = { alts, glob: groups.n > 0 || alts.some((t) => t.some((x) => typeof x !== 'string')), wildcards, ends: literalEnds(text) };
+  if (compiled.size > 5000) compiled.clear();
+  compiled.set(text, c);
+  return c;
+}
+
+function oneChar(t: Token, cp: string): boolean {
+  if (typeof t === 'string') return t === cp;
+  if (t === ANY) return true;
+  if (t === STAR) return false;
+  const code = cp.codePointAt(0)!;
+  const inside = t.ranges.some(([lo, hi]) => code >= lo && code <= hi);
+  return inside !== t.neg;
+}
+
+/**
+ * Does one glob alternative match the whole name? The greedy walk that returns only to the
+ * last `*`: each `*` may take any run of characters, `?` and a class take one.
+ */
+function matchTokens(tokens: Token[], name: string[], budget: Budget): boolean {
+  let p = 0;
+  let i = 0;
+  let starP = -1;
+  let starI = 0;
+  let steps = 0;
+  while (i < name.length) {
+    steps++;
+    const t = tokens[p];
+    if (p < tokens.length && t !== STAR && oneChar(t!, name[i]!)) {
+      p++;
+      i++;
+    } else if (p < tokens.length && t === STAR) {
+      starP = p++;
+      starI = i;
+    } else if (starP >= 0) {
+      p = starP + 1;
+      i = ++starI;
+    } else {
+      budget.spend(steps);
+      return false;
+    }
+  }
+  budget.spend(steps);
+  while (p < tokens.length && tokens[p] === STAR) p++;
+  return p === tokens.length;
+}
+
+/** Does a segment glob match this literal name? */
+export function segmentMatches(glob: string, name: string, budget: Budget = new Budget(), c: Compiled = compileSegment(glob)): boolean {
+  const cps = Array.from(name);
+  return c.alts.some((t) => matchTokens(t, cps, budget));
+}
+
+const GLOB_CHARS = /[*?[\]{}]/;
 
 /** The literal text before the first glob character, and after the last one. */
 function literalEnds(s: string): { head: string; tail: string } {
@@ -107,50 +326,63 @@ function literalEnds(s: string): { head: string; tail: string } {
  * (`*.ts` never meets `*.md`, `a*` never meets `b*`) and otherwise says yes: a false
  * conflict costs a retry, a missed one costs a clobbered file.
  */
-export function segmentsMeet(a: Segment, b: Segment): boolean {
+export function segmentsMeet(a: Segment, b: Segment, budget: Budget = new Budget()): boolean {
+  budget.spend(1);
   if (a.text === b.text) return true;
   if (!a.glob && !b.glob) return false;
-  if (!a.glob) return segmentMatcher(b.text)(a.text);
-  if (!b.glob) return segmentMatcher(a.text)(b.text);
-  const x = literalEnds(a.text);
-  const y = literalEnds(b.text);
+  if (!a.glob) return segmentMatches(b.text, a.text, budget, b.compiled);
+  if (!b.glob) return segmentMatches(a.text, b.text, budget, a.compiled);
+  budget.spend(4);
+  const x = (a.compiled ?? compileSegment(a.text)).ends;
+  const y = (b.compiled ?? compileSegment(b.text)).ends;
   const headsAgree = x.head.startsWith(y.head) || y.head.startsWith(x.head);
   const tailsAgree = x.tail.endsWith(y.tail) || y.tail.endsWith(x.tail);
   return headsAgree && tailsAgree;
 }
 
 /**
- * Is there a path both cover? A walk over the two segment lists where `**` may absorb any
- * number of the other's segments; when one list ends first, the other continues below it,
- * which is a common path only if the finished one covers what is below it (or what is
- * left of the other is only `**`, which may match nothing).
+ * Is there a path both cover? A memoised walk over the two segment lists (each pair of
+ * positions is looked at once) where `**` may absorb any number of the other's segments;
+ * when one list ends first, the other continues below it, which is a common path only if the
+ * finished one covers what is below it (or what is left of the other is only `**`, which may
+ * match nothing).
  */
-export function overlaps(a: ParsedPattern, b: ParsedPattern): boolean {
+export function overlaps(a: ParsedPattern, b: ParsedPattern, budget: Budget = new Budget()): boolean {
   const A = a.segments;
   const B = b.segments;
-  const memo = new Map<number, boolean>();
-  const rest = (s: Segment[], k: number) => s.slice(k).every((x) => x.text === '**');
+  // Two patterns that name files (neither covers below, neither ends in `**`) must agree on the last name.
+  const lastA = A[A.length - 1]!;
+  const lastB = B[B.length - 1]!;
+  if (!a.coversBelow && !b.coversBelow && !lastA.globstar && !lastB.globstar && !segmentsMeet(lastA, lastB, budget)) return false;
+  const W = B.length + 1;
+  // 0 unknown, 1 on the stack or false, 2 true.
+  const memo = new Uint8Array((A.length + 1) * W);
+  budget.spend(memo.length >> 6);
+  const restStars = (s: Segment[], k: number) => {
+    for (let x = k; x < s.length; x++) if (!s[x]!.globstar) return false;
+    return true;
+  };
   const go = (i: number, j: number): boolean => {
-    const key = i * (B.length + 1) + j;
-    const hit = memo.get(key);
-    if (hit !== undefined) return hit;
-    memo.set(key, false);
+    const key = i * W + j;
+    if (memo[key]) return memo[key] === 2;
+    memo[key] = 1;
+    budget.spend(1);
     let r: boolean;
     if (i === A.length && j === B.length) r = true;
-    else if (i === A.length) r = a.coversBelow || rest(B, j);
-    else if (j === B.length) r = b.coversBelow || rest(A, i);
-    else if (A[i]!.text === '**') r = go(i + 1, j) || go(i, j + 1);
-    else if (B[j]!.text === '**') r = go(i, j + 1) || go(i + 1, j);
-    else r = segmentsMeet(A[i]!, B[j]!) && go(i + 1, j + 1);
-    memo.set(key, r);
+    else if (i === A.length) r = a.coversBelow || restStars(B, j);
+    else if (j === B.length) r = b.coversBelow || restStars(A, i);
+    else if (A[i]!.globstar) r = go(i + 1, j) || go(i, j + 1);
+    else if (B[j]!.globstar) r = go(i, j + 1) || go(i + 1, j);
+    else r = segmentsMeet(A[i]!, B[j]!, budget) && go(i + 1, j + 1);
+    memo[key] = r ? 2 : 1;
     return r;
   };
   return go(0, 0);
 }
 
 /** Does this pattern cover this concrete path (or a directory above it)? */
-export function covers(pattern: ParsedPattern, path: ParsedPattern): boolean {
-  return overlaps(pattern, path);
+export function covers(pattern: ParsedPattern, path: ParsedPattern, budget: Budget = new Budget()): boolean {
+  return overlaps(pattern, path, budget);
 }
 
 export interface HeldPattern {
@@ -163,8 +395,35 @@ export interface HeldPattern {
  * Two reservations conflict when they belong to different holders, their patterns can
  * cover a common path, and at least one of them is exclusive (shared ones coexist).
  */
-export function conflicts(want: HeldPattern, held: HeldPattern): boolean {
+export function conflicts(want: HeldPattern, held: HeldPattern, budget: Budget = new Budget()): boolean {
   if (want.plate === held.plate) return false;
   if (!want.exclusive && !held.exclusive) return false;
-  return overlaps(want.parsed, held.parsed);
+  return overlaps(want.parsed, held.parsed, budget);
+}
+
+/**
+ * Patterns indexed by their first segment when it is a literal: a pattern (or path) whose
+ * first segment is the literal `src` is only compared with the patterns filed under `src`
+ * and with those that start with a glob, never with every pattern of the room.
+ */
+export class PatternIndex<T extends { parsed: ParsedPattern }> {
+  private byHead = new Map<string, T[]>();
+  private wild: T[] = [];
+  private all: T[] = [];
+  constructor(items: Iterable<T> = []) {
+    for (const x of items) this.add(x);
+  }
+  add(x: T): void {
+    this.all.push(x);
+    const first = x.parsed.segments[0]!;
+    if (first.glob) this.wild.push(x);
+    else (this.byHead.get(first.text) ?? this.byHead.set(first.text, []).get(first.text)!).push(x);
+  }
+  /** The items that may overlap this pattern or path (a superset of those that do). */
+  candidates(p: ParsedPattern): T[] {
+    const first = p.segments[0]!;
+    if (first.glob) return this.all;
+    const same = this.byHead.get(first.text);
+    return same ? (this.wild.length ? [...same, ...this.wild] : same) : this.wild;
+  }
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { TTL_MAX_S } from './service.js';
+import { PATH_MAX_CHARS } from './rules.js';
 
 // ---- arguments ----
 
@@ -30,7 +31,7 @@ export const GUARD_PATHS_MAX = 2000;
 
 /** POST /v1/rooms/:id/reservations/check: the paths a commit touches, and the plate the hook read from its environment. */
 export const guardCheckBody = z.object({
-  paths: z.array(z.string().min(1).max(4096)).max(GUARD_PATHS_MAX),
+  paths: z.array(z.string().min(1).max(PATH_MAX_CHARS)).max(GUARD_PATHS_MAX),
   plate: z.string().min(1).max(64).optional(),
 });
 

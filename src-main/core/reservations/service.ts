@@ -7,7 +7,7 @@ import { getRoom, humanRole, requireAgentRoom, requireHumanRoom, touchRoom } fro
 import { agentHandle, getAgentByPlate } from '../agents/store.js';
 import { getTaskRow } from '../tasks/store.js';
 import { enqueueWake, mayWake } from '../wakes/store.js';
-import { conflicts, covers, normalizePattern, parsePath, parsePattern, type HeldPattern, type ParsedPattern } from './rules.js';
+import { Budget, conflicts, covers, normalizePattern, parsePath, parsePattern, PatternIndex, type HeldPattern, type ParsedPattern } from './rules.js';
 import type { Reservation } from '../../../shared/api-types.js';
 import {
   deadRows,
@@ -138,11 +138,12 @@ export function reservePaths(core: Core, caller: Holder, input: ReserveInput): R
     const handles = new Map<string, string>();
     const wanted = patterns.map((p) => ({ pattern: p, h: { plate: caller.plate, parsed: parsePattern(p), exclusive } }));
     const found: ConflictDto[] = [];
-    for (const r of live) {
-      if (r.state !== 'active') continue;
-      const h = held(r);
-      for (const w of wanted) {
-        if (!conflicts(w.h, h)) continue;
+    // Each wanted pattern meets only the held ones its literal start can touch, and the whole call has one work budget.
+    const budget = new Budget();
+    const activeIndex = new PatternIndex(live.filter((r) => r.state === 'active').map((r) => ({ r, ...held(r) })));
+    for (const w of wanted) {
+      for (const { r, ...h } of activeIndex.candidates(w.h.parsed)) {
+        if (!conflicts(w.h, h, budget)) continue;
         found.push({
           pattern: w.pattern,
           holder: handleOf(db, r.plate, handles),
@@ -156,7 +157,8 @@ export function reservePaths(core: Core, caller: Holder, input: ReserveInput): R
       }
     }
     // A waiter queues behind earlier waiters it conflicts with too, so the queue is first come, first served.
-    const behindQueue = input.wait === true && live.some((r) => r.state === 'waiting' && wanted.some((w) => conflicts(w.h, held(r))));
+    const waitingIndex = new PatternIndex(live.filter((r) => r.state === 'waiting').map(held));
+    const behindQueue = input.wait === true && wanted.some((w) => waitingIndex.candidates(w.h.parsed).some((h) => conflicts(w.h, h, budget)));
     if (found.length > 0 && !input.wait) {
       throw new AppError(
         'CONFLICT',
@@ -214,22 +216,29 @@ function requireOwnOpenTask(db: Db, roomId: string, plate: string, taskId: strin
  */
 function grantWaiters(db: Db, roomId: string, now: number): boolean {
   const live = liveInRoom(db, roomId, now);
-  const active = live.filter((r) => r.state === 'active').map(held);
+  const active = new PatternIndex(live.filter((r) => r.state === 'active').map(held));
   const requests = new Map<string, ReservationRow[]>();
   for (const r of live) if (r.state === 'waiting') (requests.get(r.request_id) ?? requests.set(r.request_id, []).get(r.request_id)!).push(r);
-  const ahead: HeldPattern[] = [];
+  const ahead = new PatternIndex<HeldPattern>();
   let woke = false;
   let changed = false;
+  // One work budget for the whole pass: a request it cannot afford to look at stays queued (never granted unchecked).
+  const budget = new Budget();
   for (const [requestId, rows] of requests) {
     const want = rows.map(held);
-    const blocked = want.some((w) => active.some((h) => conflicts(w, h)) || ahead.some((h) => conflicts(w, h)));
+    let blocked: boolean;
+    try {
+      blocked = want.some((w) => active.candidates(w.parsed).some((h) => conflicts(w, h, budget)) || ahead.candidates(w.parsed).some((h) => conflicts(w, h, budget)));
+    } catch {
+      break;
+    }
     if (blocked) {
-      ahead.push(...want);
+      want.forEach((w) => ahead.add(w));
       continue;
     }
     grantRequest(db, requestId, now);
     changed = true;
-    active.push(...want);
+    want.forEach((w) => active.add(w));
     const plate = rows[0]!.plate;
     const agent = getAgentByPlate(db, plate);
     if (agent && mayWake(db, roomId, plate, agent.owner_id)) {
@@ -328,7 +337,8 @@ export function listReservations(db: Db, roomId: string, path?: string): ListRes
   return db.transaction(() => {
     const now = Date.now();
     const handles = new Map<string, string>();
-    const rows = liveInRoom(db, roomId, now).filter((r) => !target || covers(parsePattern(r.pattern), target));
+    const budget = new Budget();
+    const rows = liveInRoom(db, roomId, now).filter((r) => !target || covers(parsePattern(r.pattern), target, budget));
     return {
       reservations: rows.filter((r) => r.state === 'active').map((r) => reservationDto(db, r, handles)),
       waiting: rows.filter((r) => r.state === 'waiting').map((r) => reservationDto(db, r, handles)),
@@ -465,19 +475,25 @@ export interface GuardHit {
 
 /**
  * The pre-commit guard's question: which of these paths are exclusively reserved by
- * an agent other than `committer` (undefined: a human or an unknown committer)?
+ * an agent other than `committer` (undefined: a human or an unknown committer)? Each path
+ * meets only the reservations its first segment can touch (PatternIndex), under one work
+ * budget; a path is a name (`**` in it is literal), and an over-long one is INVALID_ARGUMENT.
  */
 export function guardCheck(db: Db, roomId: string, paths: string[], committer: string | undefined): GuardHit[] {
   const now = Date.now();
-  const rows = liveInRoom(db, roomId, now, 'active').filter((r) => r.exclusive === 1 && r.plate !== committer);
-  const parsed = rows.map((r) => ({ r, p: parsePattern(r.pattern) }));
-  const handles = new Map<string, string>();
-  const hits: GuardHit[] = [];
+  const targets = new Map<string, ParsedPattern>();
   for (const raw of paths) {
-    const target = parsePath(raw);
-    if (!target) continue;
-    for (const { r, p } of parsed) {
-      if (!covers(p, target)) continue;
+    const t = parsePath(raw);
+    if (t) targets.set(t.pattern, t);
+  }
+  const rows = liveInRoom(db, roomId, now, 'active').filter((r) => r.exclusive === 1 && r.plate !== committer);
+  const index = new PatternIndex(rows.map((r) => ({ r, parsed: parsePattern(r.pattern) })));
+  const handles = new Map<string, string>();
+  const budget = new Budget();
+  const hits: GuardHit[] = [];
+  for (const target of targets.values()) {
+    for (const { r, parsed } of index.candidates(target)) {
+      if (!covers(parsed, target, budget)) continue;
       hits.push({ path: target.pattern, holder: handleOf(db, r.plate, handles), plate: r.plate, pattern: r.pattern, expires_at: iso(r.expires_at), task_id: r.task_id });
     }
   }

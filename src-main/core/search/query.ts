@@ -3,8 +3,12 @@
  * highlight offsets. No SQL here, so both are tested (and fuzzed) without a database.
  */
 
-/** At most this many words of a query are used; the rest is ignored. */
-export const MAX_QUERY_WORDS = 32;
+import { invalid } from '../errors/app-error.js';
+
+/** A query of more words than this is INVALID_ARGUMENT (each word is a phrase every hit must hold). */
+export const MAX_QUERY_WORDS = 16;
+/** Tokens of all words together (`cart_total` is two): more is INVALID_ARGUMENT. */
+export const MAX_QUERY_TERMS = 32;
 /** Query text beyond this many characters is ignored. */
 export const MAX_QUERY_CHARS = 1000;
 
@@ -29,27 +33,39 @@ export function toFtsQuery(input: string): string | undefined {
   return words.map((w) => `"${w.replace(/"/g, '""')}"`).join(' ');
 }
 
-/** The words of a query that are searched for (see toFtsQuery). */
+/**
+ * The words of a query that are searched for (see toFtsQuery). More than MAX_QUERY_WORDS
+ * words, or MAX_QUERY_TERMS tokens in all, is INVALID_ARGUMENT: the cost of matching and
+ * scoring grows with them (docs/search.md "Bounds").
+ */
 export function queryWords(input: string): string[] {
-  return input
+  const words = input
     .slice(0, MAX_QUERY_CHARS)
     .replace(NOISE, ' ')
     .split(/\s+/u)
-    .filter((w) => w.length > 0 && WORDY.test(w))
-    .slice(0, MAX_QUERY_WORDS);
+    .filter((w) => w.length > 0 && WORDY.test(w));
+  if (words.length > MAX_QUERY_WORDS) throw invalid(`a search query has at most ${MAX_QUERY_WORDS} words (this one has ${words.length}); search for the rarest few`, 'too_many_words');
+  const terms = words.reduce((n, w) => n + tokens(w).length, 0);
+  if (terms > MAX_QUERY_TERMS) throw invalid(`a search query has at most ${MAX_QUERY_TERMS} terms (cart_total counts two; this one has ${terms})`, 'too_many_terms');
+  return words;
 }
 
 /** Text beyond this many characters is not scored (a 256 KiB file is ranked by its beginning). */
-const SCORE_CHARS = 20_000;
+export const SCORE_CHARS = 4_000;
 const SEPARATOR = /[\p{Z}\p{P}\p{C}]+/u;
+const ASCII = /^[\x00-\x7f]*$/;
+// SEPARATOR restricted to ASCII: spaces, controls and punctuation (not the symbols $+<=>^`|~, which are word characters).
+const ASCII_SEPARATOR = /[\x00-\x20\x7f!"#%&'()*,\-./:;?@[\\\]_{}]+/;
 
 /**
  * Tokens as the index's tokenizer (unicode61, remove_diacritics 2) makes them, near enough to
  * count term frequencies: case and diacritics folded, split at spaces, punctuation and controls.
  */
 export function tokens(text: string): string[] {
-  return text
-    .slice(0, SCORE_CHARS)
+  const t = text.slice(0, SCORE_CHARS);
+  // Plain ASCII (the common case) skips normalisation and Unicode classes: the same split, several times faster.
+  if (ASCII.test(t)) return t.toLowerCase().split(ASCII_SEPARATOR).filter(Boolean);
+  return t
     .normalize('NFD')
     .replace(/\p{M}/gu, '')
     .toLowerCase()
@@ -57,15 +73,23 @@ export function tokens(text: string): string[] {
     .filter(Boolean);
 }
 
-function phraseCount(toks: string[], phrase: string[]): number {
-  if (!phrase.length) return 0;
-  let n = 0;
-  for (let i = 0; i + phrase.length <= toks.length; i++) {
-    let j = 0;
-    while (j < phrase.length && toks[i + j] === phrase[j]) j++;
-    if (j === phrase.length) n++;
-  }
-  return n;
+/**
+ * How often each phrase occurs in the tokens: one pass files the positions of each phrase's
+ * first token, then only those positions are compared (time ∝ tokens + occurrences × phrase).
+ */
+function phraseCounts(toks: string[], phrases: string[][]): number[] {
+  const starts = new Map<string, number[]>();
+  for (const p of phrases) starts.set(p[0]!, []);
+  for (let i = 0; i < toks.length; i++) starts.get(toks[i]!)?.push(i);
+  return phrases.map((p) => {
+    let n = 0;
+    for (const i of starts.get(p[0]!)!) {
+      let j = 1;
+      while (j < p.length && toks[i + j] === p[j]) j++;
+      if (j === p.length) n++;
+    }
+    return n;
+  });
 }
 
 /**
@@ -82,7 +106,65 @@ export function bm25Scores(entries: ReadonlyArray<{ title: string; body: string 
   const avgT = avg((x) => x.t.length);
   const avgB = avg((x) => x.b.length);
   const sat = (f: number, dl: number, avgdl: number) => (f === 0 ? 0 : (f * 2.2) / (f + 1.2 * (0.25 + (0.75 * dl) / avgdl)));
-  return toks.map((x) => phrases.reduce((s, p) => s + 4 * sat(phraseCount(x.t, p), x.t.length, avgT) + sat(phraseCount(x.b, p), x.b.length, avgB), 0));
+  return toks.map((x) => {
+    const ft = phraseCounts(x.t, phrases);
+    const fb = phraseCounts(x.b, phrases);
+    return phrases.reduce((s, _p, k) => s + 4 * sat(ft[k]!, x.t.length, avgT) + sat(fb[k]!, x.b.length, avgB), 0);
+  });
+}
+
+/** Snippets are cut from this many characters of an entry at most: the cost of a hit's snippet does not grow with the entry. */
+export const SNIPPET_SCAN_CHARS = 8_000;
+/** Characters of a snippet, about 12 tokens of prose. */
+export const SNIPPET_CHARS = 100;
+const TOKEN_RUN = /[^\p{Z}\p{P}\p{C}]+/gu;
+const fold = (t: string) => (/^[\x00-\x7f]*$/.test(t) ? t.toLowerCase() : t.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase());
+
+/**
+ * A snippet of an entry's own text, computed here rather than by FTS5's snippet() (whose cost
+ * grew with query words × entry length): the first SNIPPET_SCAN_CHARS characters of the body
+ * (or the title when the body has no match) are walked once for the first token of the query,
+ * and a window of about SNIPPET_CHARS around it is returned with every query token in it
+ * highlighted ([start, end) in UTF-16 code units), `…` where it was cut.
+ */
+export function makeSnippet(entry: { title: string; body: string }, words: readonly string[]): { snippet: string; highlights: Array<[number, number]> } {
+  const wanted = new Set(words.flatMap(tokens));
+  const firstMatch = (text: string): number => {
+    TOKEN_RUN.lastIndex = 0;
+    const slice = text.slice(0, SNIPPET_SCAN_CHARS);
+    for (let m = TOKEN_RUN.exec(slice); m; m = TOKEN_RUN.exec(slice)) if (wanted.has(fold(m[0]))) return m.index;
+    return -1;
+  };
+  let text = entry.body;
+  let at = firstMatch(text);
+  if (at < 0 && entry.title) {
+    const inTitle = firstMatch(entry.title);
+    if (inTitle >= 0 || !text) [text, at] = [entry.title, Math.max(0, inTitle)];
+  }
+  at = Math.max(0, at);
+  let start = Math.max(0, at - Math.floor(SNIPPET_CHARS / 3));
+  // Start at a word boundary when the cut falls inside a word.
+  if (start > 0) {
+    const space = text.slice(start, at).search(/\s/u);
+    if (space >= 0) start += space + 1;
+  }
+  let end = Math.min(text.length, start + SNIPPET_CHARS);
+  if (end < text.length) {
+    const back = text.slice(at, end).search(/\s\S*$/u);
+    if (back > 0) end = at + back;
+  }
+  // Never split a surrogate pair.
+  if (start > 0 && /[\uDC00-\uDFFF]/.test(text[start]!)) start--;
+  if (end < text.length && /[\uDC00-\uDFFF]/.test(text[end]!)) end++;
+  const head = start > 0 ? '…' : '';
+  const body = text.slice(start, end).replace(/[\p{Cc}]/gu, ' ');
+  const snippet = head + body + (end < text.length ? '…' : '');
+  const highlights: Array<[number, number]> = [];
+  TOKEN_RUN.lastIndex = 0;
+  for (let m = TOKEN_RUN.exec(body); m; m = TOKEN_RUN.exec(body)) {
+    if (wanted.has(fold(m[0]))) highlights.push([head.length + m.index, head.length + m.index + m[0].length]);
+  }
+  return { snippet, highlights };
 }
 
 /**

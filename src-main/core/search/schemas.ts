@@ -38,7 +38,9 @@ const searchResult = z.object({
   created_at: z.string(),
   seq: z.number().int().optional(),
   task_id: z.string().optional(),
+  title: z.string().optional(),
   path: z.string().optional(),
+  name: z.string().optional(),
 });
 
 export const searchOutput = z.object({ results: z.array(searchResult), next_cursor: z.string().nullable() });

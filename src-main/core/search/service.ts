@@ -1,7 +1,9 @@
+import { performance } from 'node:perf_hooks';
 import type { Db } from '../db/open.js';
+import { AppError } from '../errors/app-error.js';
 import { stmt } from '../db/stmt.js';
 import { decodeCursor, encodeCursor } from '../util/cursor.js';
-import { bm25Scores, HL_END, HL_START, parseSnippet, queryWords, toFtsQuery } from './query.js';
+import { bm25Scores, makeSnippet, queryWords, SCORE_CHARS, toFtsQuery } from './query.js';
 import { OTHER_BASE } from '../db/migrations/0009-search.js';
 import { roomIdsOfOwner } from '../rooms/store.js';
 import type { SearchResult } from '../../../shared/api-types.js';
@@ -32,10 +34,8 @@ export interface SearchQuery {
 
 const isOffsetKey = (k: unknown[]): k is [number] => k.length === 1 && Number.isSafeInteger(k[0]) && (k[0] as number) >= 0 && (k[0] as number) <= 100_000;
 
-const SNIPPET_TOKENS = 12;
-
 /** What an index entry points at, if the caller may see it (a file with no ready version is nobody's result yet). */
-function sourceOf(db: Db, rowid: number, kind: string): { id: string; seq?: number; task_id?: string; path?: string } | undefined {
+function sourceOf(db: Db, rowid: number, kind: string): { id: string; seq?: number; task_id?: string; title?: string; path?: string; name?: string } | undefined {
   const src = Math.floor((rowid >= OTHER_BASE ? rowid - OTHER_BASE : rowid) / 8);
   switch (kind) {
     case 'message': {
@@ -43,8 +43,8 @@ function sourceOf(db: Db, rowid: number, kind: string): { id: string; seq?: numb
       return m && { id: m.id, seq: m.seq };
     }
     case 'task': {
-      const t = stmt(db, 'SELECT id FROM tasks WHERE rowid = ?').get(src) as { id: string } | undefined;
-      return t && { id: t.id, task_id: t.id };
+      const t = stmt(db, 'SELECT id, title FROM tasks WHERE rowid = ?').get(src) as { id: string; title: string } | undefined;
+      return t && { id: t.id, task_id: t.id, title: t.title };
     }
     case 'decision': {
       const d = stmt(db, 'SELECT id FROM room_decisions WHERE seq = ?').get(src) as { id: string } | undefined;
@@ -55,7 +55,7 @@ function sourceOf(db: Db, rowid: number, kind: string): { id: string; seq?: numb
         db,
         `SELECT f.id, f.path FROM files f WHERE f.rowid = ? AND EXISTS (SELECT 1 FROM file_versions v WHERE v.file_id = f.id AND v.status = 'ready')`,
       ).get(src) as { id: string; path: string } | undefined;
-      return f && { id: f.id, path: f.path };
+      return f && { id: f.id, path: f.path, name: f.path.slice(f.path.lastIndexOf('/') + 1) };
     }
     default:
       return undefined;
@@ -91,7 +91,22 @@ interface Hit {
  * with BM25 (query.ts), best first; then a snippet for each entry of the page only. The cursor
  * is an offset into the ranking: a page boundary can shift if the room changes between pages.
  */
+/**
+ * A query's time budget: its inputs are bounded (words, terms, the rank window, the scored and
+ * snippet characters), so it normally takes a few milliseconds; a query still running past
+ * this between two of its stages stops with UNAVAILABLE `search_timeout` rather than go on.
+ * better-sqlite3 has no progress handler, so a single statement is bounded by LIMIT instead.
+ */
+export const SEARCH_BUDGET_MS = 500;
+
+function withinBudget(started: number): void {
+  if (performance.now() - started > SEARCH_BUDGET_MS) {
+    throw new AppError('UNAVAILABLE', `the search took over ${SEARCH_BUDGET_MS} ms and was stopped; search for fewer or rarer words`, { reason: 'search_timeout' });
+  }
+}
+
 export function search(db: Db, q: SearchQuery): SearchPage {
+  const started = performance.now();
   const fts = toFtsQuery(q.query);
   const limit = Math.max(1, Math.min(SEARCH_LIMIT_MAX, q.limit ?? SEARCH_LIMIT_DEFAULT));
   const offset = q.cursor === undefined ? 0 : decodeCursor(q.cursor, isOffsetKey)[0];
@@ -104,7 +119,8 @@ export function search(db: Db, q: SearchQuery): SearchPage {
   const hits: Hit[] = [];
   for (const [lo, hi] of ranges) {
     hits.push(
-      ...(stmt(db, `SELECT rowid, kind, room_id, created_at, title, body FROM search_fts WHERE ${FILTER} ORDER BY rowid DESC LIMIT ${RANK_WINDOW}`).all({
+      // Only the scored part of each body is read: a 256 KiB file costs what its first SCORE_CHARS cost.
+      ...(stmt(db, `SELECT rowid, kind, room_id, created_at, title, substr(body, 1, ${SCORE_CHARS}) AS body FROM search_fts WHERE ${FILTER} ORDER BY rowid DESC LIMIT ${RANK_WINDOW}`).all({
         q: fts,
         lo,
         hi,
@@ -112,21 +128,20 @@ export function search(db: Db, q: SearchQuery): SearchPage {
         kinds,
       }) as Hit[]),
     );
+    withinBudget(started);
   }
-  const scores = bm25Scores(hits, queryWords(q.query));
+  const words = queryWords(q.query);
+  const scores = bm25Scores(hits, words);
   hits.forEach((h, i) => (h.score = scores[i]!));
+  withinBudget(started);
   hits.sort((a, b) => b.score - a.score || b.rowid - a.rowid);
   const page = hits.slice(offset, offset + limit);
-  const snippetOf = stmt(
-    db,
-    `SELECT snippet(search_fts, -1, '${HL_START}', '${HL_END}', '…', ${SNIPPET_TOKENS}) AS s FROM search_fts WHERE search_fts MATCH ? AND rowid = ?`,
-  );
   const results: SearchResult[] = [];
   for (const r of page) {
     const src = sourceOf(db, r.rowid, r.kind);
     if (!src) continue;
-    const marked = (snippetOf.get(fts, r.rowid) as { s: string | null } | undefined)?.s ?? '';
-    const { snippet, highlights } = parseSnippet(marked);
+    // The hit's own text, on a bounded window (query.ts makeSnippet), never FTS5 snippet() over the whole entry.
+    const { snippet, highlights } = makeSnippet(r, words);
     results.push({
       kind: r.kind,
       room: r.room_id,

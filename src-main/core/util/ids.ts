@@ -66,8 +66,16 @@ export function newId(prefix: string): string {
   return `${prefix}_${ulid().toLowerCase()}`;
 }
 
+/**
+ * The prefixes of every secret this server issues: agent credentials, owner tokens, UI
+ * sessions, direct and confirm login links, event-stream tickets. Output masking matches them
+ * all (wakes/runners.ts maskIssuedSecrets); newSecret takes no other prefix.
+ */
+export const ISSUED_SECRET_PREFIXES = ['ark_', 'aro_', 'ars_', 'arl_', 'arc_', 'art_'] as const;
+export type IssuedSecretPrefix = (typeof ISSUED_SECRET_PREFIXES)[number];
+
 /** An opaque secret: prefix + 32 random bytes as base64url (43 characters). */
-export function newSecret(prefix: string): string {
+export function newSecret(prefix: IssuedSecretPrefix): string {
   return prefix + randomBytes(32).toString('base64url');
 }
 

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import type { Db } from '../db/open.js';
 import { stmt } from '../db/stmt.js';
+import { ISSUED_SECRET_PREFIXES } from '../util/ids.js';
 import { openEnv, sealEnv } from './env-seal.js';
 import { RUNNER_PRESETS, RUNNER_TIMEOUT_DEFAULT_MS, type RunnerPreset } from './presets.js';
 
@@ -124,8 +125,8 @@ export function runnerDto(r: RunnerConfig) {
 
 /** Output kept for the human: the last 4 KiB of each stream. */
 export const TAIL_BYTES = 4096;
-/** Prefixed secrets this server issues: credentials, owner tokens, UI sessions, login links. */
-const ISSUED_SECRET_RE = /\b(ark|aro|ars|arl)_[A-Za-z0-9_-]{20,}/g;
+/** Prefixed secrets this server issues (util/ids.ts ISSUED_SECRET_PREFIXES): credentials, owner tokens, UI sessions, login links, event tickets. */
+const ISSUED_SECRET_RE = new RegExp(`\\b(${ISSUED_SECRET_PREFIXES.map((p) => p.slice(0, -1)).join('|')})_[A-Za-z0-9_-]{20,}`, 'g');
 /** A compact JWS (passports): three base64url parts, the first a JSON header. */
 const JWT_RE = /\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g;
 

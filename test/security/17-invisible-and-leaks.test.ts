@@ -1,0 +1,116 @@
+// Issue 26 F5, F8 and the masking INFO item, each the way the red team tried it.
+// F5: reserve_paths accepted every invisible and bidi character tried (16 of 16), and file paths
+// accepted tag characters, variation selectors, U+2028/2029 and NBSP. F8: the owners.changed
+// event told every signed-in owner the others' allow_runners. INFO: output-tail masking knew only
+// some of the secret prefixes the server issues.
+import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { startTestServer, fails, type TestServer } from '../helpers/server.js';
+import { maskIssuedSecrets } from '../../src-main/core/wakes/runners.js';
+import { ISSUED_SECRET_PREFIXES, newSecret } from '../../src-main/core/util/ids.js';
+
+const INVISIBLE: Array<[string, string]> = [
+  ['\u{E0041}', 'tag letter A'],
+  ['\u{E007F}', 'cancel tag'],
+  ['\uFE0F', 'variation selector 16'],
+  ['\uFE00', 'variation selector 1'],
+  ['\u{E0100}', 'variation selector 17'],
+  ['\u2028', 'line separator'],
+  ['\u2029', 'paragraph separator'],
+  ['\u00A0', 'no-break space'],
+  ['\u200B', 'zero-width space'],
+  ['\u200C', 'zero-width non-joiner'],
+  ['\u200D', 'zero-width joiner'],
+  ['\u2060', 'word joiner'],
+  ['\uFEFF', 'byte order mark'],
+  ['\u202E', 'right-to-left override'],
+  ['\u2066', 'left-to-right isolate'],
+  ['\u200F', 'right-to-left mark'],
+];
+const codePoint = (ch: string) => `U+${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+
+describe('issue 26: invisible characters, owners.changed, issued-secret masking', () => {
+  let s: TestServer;
+  let c: Client;
+  let room: string;
+
+  beforeAll(async () => {
+    s = await startTestServer({ rateLimit: { perSecond: 0, burst: 0 } });
+    const a = await s.agent('Spoofer');
+    room = await s.room('Invisible');
+    await s.join(room, a.plate);
+    c = await s.connect(a.credential);
+  });
+  afterAll(async () => {
+    await s?.stop();
+  });
+
+  it.each(INVISIBLE)('F5: %j (%s) is refused in reservation patterns, list paths and file paths, naming the code point', async (ch) => {
+    const cp = codePoint(ch);
+    const reserve = await fails(c, 'reserve_paths', { room, paths: [`src/ma${ch}in.ts`] });
+    expect(reserve.code).toBe('INVALID_ARGUMENT');
+    expect(reserve.message).toContain(cp);
+    const list = await fails(c, 'list_reservations', { room, path: `src/${ch}x.ts` });
+    expect(list.code).toBe('INVALID_ARGUMENT');
+    const file = await fails(c, 'write_file', { room, path: `notes/re${ch}adme.md`, content: 'x' });
+    expect(file.code).toBe('INVALID_ARGUMENT');
+    expect(file.message).toContain(cp);
+  });
+
+  it('F5: ordinary names still work (accents, non-Latin, symbols, plain spaces)', async () => {
+    const r = await c.callTool({ name: 'reserve_paths', arguments: { room, paths: ['docs/café notes/日本語.md', 'src/+$~.ts'] } });
+    expect(r.isError).toBeFalsy();
+  });
+
+  it("F8: owners.changed with another owner's allow_runners reaches only that owner and the primary", async () => {
+    const bob = await s.owner('Bob');
+    const carol = await s.owner('Carol');
+    const t = await fetch(`${s.baseUrl}/v1/events/ticket`, { method: 'POST', headers: { authorization: `Bearer ${bob.token}` } });
+    expect(t.status).toBe(201);
+    const { ticket } = (await t.json()) as { ticket: string };
+    const ac = new AbortController();
+    const stream = await fetch(`${s.baseUrl}/v1/events?ticket=${ticket}`, { signal: ac.signal });
+    expect(stream.status).toBe(200);
+    const reader = stream.body!.getReader();
+    let seen = '';
+    const readUntil = async (needle: string) => {
+      const dec = new TextDecoder();
+      while (!seen.includes(needle)) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        seen += dec.decode(value);
+      }
+    };
+    // The attack: watch the stream while the primary owner changes Carol's right, then Bob's own.
+    expect((await s.api('PATCH', `/v1/owners/${carol.owner_id}`, { allow_runners: true })).status).toBe(200);
+    expect((await s.api('PATCH', `/v1/owners/${bob.owner_id}`, { allow_runners: true })).status).toBe(200);
+    await readUntil(bob.owner_id);
+    ac.abort();
+    expect(seen).toContain('owners.changed');
+    expect(seen).not.toContain(carol.owner_id);
+  });
+
+  it('INFO: output masking covers every prefix of an issued secret, and newSecret issues no other', () => {
+    for (const prefix of ISSUED_SECRET_PREFIXES) {
+      const secret = newSecret(prefix);
+      const masked = maskIssuedSecrets(`leaked ${secret} in a runner's output`);
+      expect(masked, prefix).not.toContain(secret);
+      expect(masked).toContain(`${prefix}***`);
+    }
+    // Every newSecret('…') call of the server uses a listed prefix (the type says so; the source agrees).
+    const files: string[] = [];
+    const walk = (d: string) => {
+      for (const n of readdirSync(d)) {
+        const f = join(d, n);
+        if (statSync(f).isDirectory()) walk(f);
+        else if (f.endsWith('.ts')) files.push(f);
+      }
+    };
+    walk(join(__dirname, '../../src-main'));
+    const used = files.flatMap((f) => [...readFileSync(f, 'utf8').matchAll(/newSecret\('([a-z]+_)'\)/g)].map((m) => m[1]!));
+    expect(used.length).toBeGreaterThan(3);
+    for (const p of used) expect(ISSUED_SECRET_PREFIXES as readonly string[]).toContain(p);
+  });
+});
