@@ -2,7 +2,7 @@ import { statSync } from 'node:fs';
 import type { Core, AgentActedEvent } from '../context.js';
 import { addHook, mcpUrl } from '../context.js';
 import { immediate } from '../db/open.js';
-import { agentHandle, createCredential, getAgentByPlate, revokeCredential, type AgentRow } from '../agents/store.js';
+import { agentHandle, createCredential, deleteRunnerCredential, getAgentByPlate, pruneRevokedRunnerCredentials, revokeCredential, type AgentRow } from '../agents/store.js';
 import { getRoom, isAgentMember, trustMode } from '../rooms/store.js';
 import { mayRunCommands } from '../owners/store.js';
 import { hasScope } from '../../../shared/scopes.js';
@@ -186,6 +186,8 @@ export class WakeDispatcher {
     for (const w of failLeftRunning(core.db, RESTART_REASON)) {
       if (w.run_credential_id) revokeCredential(core.db, w.run_credential_id);
     }
+    // Run credentials of ended wakes are deleted, not kept revoked (the wake log keeps the audit).
+    pruneRevokedRunnerCredentials(core.db);
     this.unsubscribe = core.bus.on((e) => {
       if (e.type === 'owners.changed') this.enforceRunnerRights();
       if (e.type === 'runners.changed') this.kick(true);
@@ -436,7 +438,7 @@ export class WakeDispatcher {
   private async endRun(w: WakeRow, runner: RunnerConfig, credentialId: string, o: ProcessOutcome): Promise<void> {
     if (this.stopped) return;
     const { core } = this;
-    revokeCredential(core.db, credentialId);
+    deleteRunnerCredential(core.db, credentialId);
     // Closing the run's sessions folds their tool calls into the count (onSession) while the run is still listed.
     await core.sessions.closeWhere((s) => s.credentialId === credentialId);
     this.runs.delete(w.id);
