@@ -23,7 +23,7 @@ import {
   runningWakes,
   type WakeRow,
 } from './store.js';
-import { channelAckMs, channelSessionOf, channelTimeoutMs, pushChannel } from './channel.js';
+import { channelAckMs, channelFallbackReason, channelSessionOf, channelTimeoutMs, markChannelDeaf, pushChannel } from './channel.js';
 import { firstRunner, runProcess, type ProcessOutcome, type RunnerConfig, type RunningProcess } from './runners.js';
 import { expandRunnerArgs, RUNNER_PRESETS, serverNameFor, type PresetDef } from './presets.js';
 import { geminiRunHome, wakeInstructions, type RunHome } from './run-home.js';
@@ -170,8 +170,8 @@ export class WakeDispatcher {
   private readonly runs = new Map<string, ActiveRun>();
   /** Pushed wakes not yet taken: the session and its tool-call count at the push. */
   private readonly pushes = new Map<string, { sessionId: string; toolCalls: number; at: number }>();
-  /** Wakes a channel session did not take: they go to the runner or the inbox, never pushed again. */
-  private readonly noChannel = new Set<string>();
+  /** Wakes a channel session did not take, with why: they go to the runner or the inbox, never pushed again. */
+  private readonly noChannel = new Map<string, string>();
   /** Tool calls of closed sessions, by the run credential that opened them. */
   private readonly toolCallsByCredential = new Map<string, number>();
   private timer?: NodeJS.Timeout;
@@ -280,7 +280,8 @@ export class WakeDispatcher {
     }
     if (s && now - p.at < channelAckMs()) return false;
     this.pushes.delete(w.id);
-    const why = s ? `the channel session did not take the push within ${channelAckMs()} ms` : 'the channel session closed before taking the push';
+    if (s) markChannelDeaf(s);
+    const why = channelFallbackReason(!!s);
     const { db } = this.core;
     let receiptBack = false;
     const moved = immediate(db, () => {
@@ -290,7 +291,7 @@ export class WakeDispatcher {
       return true;
     });
     if (!moved) return false;
-    this.noChannel.add(w.id);
+    this.noChannel.set(w.id, why);
     this.changed(w.room_id);
     if (receiptBack) this.core.bus.emit({ type: 'board.changed', room: w.room_id });
     this.kick(true);
@@ -454,6 +455,10 @@ export class WakeDispatcher {
     else if (o.signal) reason = `the runner was ended by ${o.signal}`;
     else if (!handled) reason = 'the runner ended without an exit code';
     if (handled && toolCalls === 0) reason = 'the runner exited 0 without a single tool call back';
+    // A wake the channel session let go keeps saying so when the runner handled it.
+    const fellBack = this.noChannel.get(w.id);
+    this.noChannel.delete(w.id);
+    if (fellBack && reason === null) reason = `${fellBack}; the runner handled it`;
     finishWake(core.db, w.id, handled ? 'handled' : 'failed', reason, {
       exitCode: o.exitCode,
       stdoutTail: o.stdoutTail,
