@@ -126,14 +126,16 @@ function runnerBaseEnv(): NodeJS.ProcessEnv {
  * The args, environment and per-run settings home of one run: the preset's placeholders filled
  * with the per-agent server name and the envelope, the run's own credential in the environment.
  */
-function runnerSpawnSpec(runner: RunnerConfig, envelope: WakeEnvelope, baseUrl: string, credential: string) {
+function runnerSpawnSpec(runner: RunnerConfig, envelope: WakeEnvelope, hostUrl: string, credential: string) {
   const server = serverNameFor(runner.plate);
+  // The presets connect with the core tool profile (docs/hosts.md); custom commands get the plain URL.
+  const baseUrl = runner.preset ? `${hostUrl}?tools=core` : hostUrl;
   const instructions = wakeInstructions(envelope, server);
   const env: NodeJS.ProcessEnv = {
     ...runnerBaseEnv(),
     ...runner.env,
     AGENT_ROOMS_WAKE: JSON.stringify(envelope),
-    AGENT_ROOMS_MCP_URL: `${baseUrl}?key=${credential}`,
+    AGENT_ROOMS_MCP_URL: `${baseUrl}${baseUrl.includes('?') ? '&' : '?'}key=${credential}`,
     AGENT_ROOMS_MCP_BASE_URL: baseUrl,
     AGENT_ROOMS_MCP_SERVER: server,
     AGENT_ROOMS_CREDENTIAL: credential,
