@@ -2,7 +2,8 @@
 /**
  * `npm start` builds only when the sources changed since the last build: a fingerprint of every
  * build input (path, size, modification time) is compared with the one saved in
- * dist/.build-stamp.json by the last build. `npm run build` (or `--force`) always rebuilds.
+ * dist/.build-stamp.json by the last build. `npm run build` (or `--force`) always rebuilds;
+ * `--stamp` records the current sources as built, `--check` only says whether a build is needed.
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -65,6 +66,12 @@ if (process.argv.includes('--stamp')) {
 const force = process.argv.includes('--force');
 const before = fingerprint();
 const missing = OUTPUTS.filter((f) => !existsSync(join(root, f)));
+// --check: only say whether a start would build (exit 0: no, 3: yes).
+if (process.argv.includes('--check')) {
+  const needed = missing.length > 0 || saved() !== before;
+  process.stdout.write(needed ? 'build needed\n' : 'up to date\n');
+  process.exit(needed ? 3 : 0);
+}
 if (!force && !missing.length && saved() === before) {
   process.stderr.write('agent-rooms: sources unchanged since the last build; starting the built app (npm run build rebuilds)\n');
   process.exit(0);
