@@ -93,6 +93,24 @@ export interface Message {
   created_at: string;
 }
 
+/** What became of one agent a message mentions (docs/wakes.md "What a mention says"). */
+export interface MentionWake {
+  plate: string;
+  handle: string;
+  /** null when the mention queued no wake (no INVOKE, no Trust, revoked). */
+  wake_id: string | null;
+  /** A wake status, or `inbox`: nothing can wake the agent now; `reason` says why. */
+  status: 'queued' | 'running' | 'handled' | 'failed' | 'held' | 'merged' | 'inbox';
+  target: 'channel' | 'runner' | 'pull' | null;
+  reason: string | null;
+}
+
+/** POST /v1/rooms/:id/messages (and the send_message result): the message and one entry per mentioned agent. */
+export interface PostedMessage extends Message {
+  replayed?: boolean;
+  wakes: MentionWake[];
+}
+
 export interface History {
   messages: Message[];
   has_more: boolean;
@@ -331,7 +349,27 @@ export interface Wake {
   ended_at?: string | null;
 }
 
-/** GET /v1/rooms/:id/wakes (and /v1/agents/:plate/wakes): the newest wakes first, paged by `next_before_seq`. */
+/** POST /v1/agents/:plate/doctor: what decides whether a mention wakes the agent, checked from the server's environment. */
+export interface WakeabilityReport {
+  plate: string;
+  handle: string;
+  channel_session: boolean;
+  runners: Array<{
+    host: string;
+    preset: string | null;
+    command: string;
+    resolved: string | null;
+    version: string | null;
+    ok: boolean;
+    problem: string | null;
+    fix: string | null;
+  }>;
+  wakes_by: 'channel' | 'runner' | 'inbox';
+  reason: string;
+  credentials: Array<{ live: boolean }>;
+}
+
+/** GET /v1/rooms/:id/wakes (and /v1/agents/:plate/wakes; `?message_id=`, `?task_id=` filter): the newest wakes first, paged by `next_before_seq`. */
 export interface WakePage {
   wakes: Wake[];
   next_cursor: string | null;

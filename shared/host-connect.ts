@@ -24,6 +24,8 @@ export interface ConnectInput {
   credential: string;
   /** Claude Code only: mark the connection as listening for channel pushes (`?channels=1`). */
   channels?: boolean;
+  /** The tool profile (`?tools=core|full`); left out, the URL names none (the server's default, full). */
+  tools?: 'core' | 'full';
 }
 
 export interface ConnectPlan {
@@ -31,7 +33,7 @@ export interface ConnectPlan {
   url: string;
   /** The host CLI the commands run (absent for Cursor, which is configured by file). */
   cli?: 'claude' | 'codex' | 'gemini';
-  /** argv of each command, in order. */
+  /** Lines to paste into a shell, as argv, in order (Codex's first one is the `export` of its token variable). */
   commands: string[][];
   /** Cursor: the entry to merge into ~/.cursor/mcp.json (or .cursor/mcp.json of a project). */
   cursorEntry?: { url: string; headers: Record<string, string> };
@@ -41,7 +43,8 @@ export interface ConnectPlan {
 
 export function connectPlan(i: ConnectInput): ConnectPlan {
   const server = mcpServerName(i.plate);
-  const url = `${i.baseUrl}/mcp/${i.host}${i.host === 'claude-code' && i.channels ? '?channels=1' : ''}`;
+  const query = [...(i.tools ? [`tools=${i.tools}`] : []), ...(i.host === 'claude-code' && i.channels ? ['channels=1'] : [])];
+  const url = `${i.baseUrl}/mcp/${i.host}${query.length ? `?${query.join('&')}` : ''}`;
   const auth = `Authorization: Bearer ${i.credential}`;
   switch (i.host) {
     case 'claude-code':
@@ -63,8 +66,12 @@ export function connectPlan(i: ConnectInput): ConnectPlan {
         server,
         url,
         cli: 'codex',
-        commands: [['codex', 'mcp', 'add', server, '--url', url, '--bearer-token-env-var', tokenVar]],
-        notes: [`Codex reads the credential from the environment: export ${tokenVar}=${i.credential}  (add it to your shell profile)`],
+        // The export is a line of its own (not a comment): Codex starts without the room's tools when the variable is unset.
+        commands: [
+          ['export', `${tokenVar}=${i.credential}`],
+          ['codex', 'mcp', 'add', server, '--url', url, '--bearer-token-env-var', tokenVar],
+        ],
+        notes: [`Codex reads the credential from ${tokenVar} in its environment: keep the export in your shell profile`],
       };
     }
     case 'gemini':

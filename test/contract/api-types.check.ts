@@ -4,7 +4,8 @@
  * a server change that the UI's types no longer accept fails the build instead of the UI.
  */
 import type * as Api from '../../shared/api-types.js';
-import type { MessageRecord, readHistory } from '../../src-main/core/messages/service.js';
+import type { MessageRecord, readHistory, sendMessage } from '../../src-main/core/messages/service.js';
+import type { wakeability } from '../../src-main/core/wakes/doctor.js';
 import type { TaskRecord } from '../../src-main/core/tasks/store.js';
 import type { readBoard, TaskSummary } from '../../src-main/core/tasks/service.js';
 import type { AgentDto, listCredentials } from '../../src-main/core/agents/store.js';
@@ -73,4 +74,7 @@ export type ApiContract = [
   Accepts<Api.RoomTrust, ReturnType<typeof roomTrust>>,
   Accepts<Api.SessionGrant, ReturnType<typeof sessionGrant>>,
   Accepts<Api.EventsTicket, ReturnType<typeof createEventsTicket>>,
+  // POST /v1/rooms/:id/messages: the message and what became of each mentioned agent.
+  Accepts<Api.PostedMessage, ReturnType<typeof sendMessage>>,
+  Accepts<Api.WakeabilityReport, Awaited<ReturnType<typeof wakeability>>>,
 ];

@@ -127,6 +127,8 @@ describe.skipIf(!installed)('host: Claude Code (real CLI)', () => {
       });
       const { wake } = await mentionAndWait(s, { plate: a.plate, handle: a.handle, room: a.room, body: 'pushed, then dropped' });
       expect(wake).toMatchObject({ status: 'handled', target: 'runner' });
+      // The fallback says why, even though the runner then handled it.
+      expect(wake.reason).toMatch(/did not take the push within \d+ ms.*the runner handled it/);
       expect(wake.tool_calls).toBeGreaterThanOrEqual(1);
       const wakes = (await s.api('GET', `/v1/agents/${a.plate}/wakes`)).body.wakes as any[];
       expect(wakes).toHaveLength(1);

@@ -154,6 +154,31 @@ describe('wakes: Claude Code channel push', () => {
     expect(await wakesOf(a.plate)).toHaveLength(1);
   });
 
+  it('a session that let a push go is known not to show channels: its next wakes go to the runner at once, each fallback says why', async () => {
+    const a = await s.agent('Deaf session');
+    const room = await s.room('Deaf room');
+    await s.join(room, a.plate);
+    const log = join(dir, 'deaf.log');
+    expect((await s.api('PUT', `/v1/agents/${a.plate}/runners/codex`, fixtureRunner(log))).status).toBe(200);
+    const { pushed } = await channelClient(a.credential, room);
+    const first = await mention(room, a.handle, 'first, pushed and dropped');
+    expect(first.wakes).toEqual([expect.objectContaining({ status: 'queued', target: 'channel' })]);
+    await waitFor(() => pushed.length === 1, 'the push');
+    const w1 = await waitFor(async () => (await wakesOf(a.plate)).find((x) => x.status === 'handled'), 'the runner handling the first');
+    expect(w1.target).toBe('runner');
+    expect(w1.reason).toMatch(/did not take the push within \d+ ms.*the runner handled it/);
+    // The session is still open, streaming and opted in, but it is known not to show channels.
+    const second = await mention(room, a.handle, 'second, straight to the runner');
+    expect(second.wakes).toEqual([expect.objectContaining({ status: 'queued', target: 'runner' })]);
+    const w2 = await waitFor(async () => (await wakesOf(a.plate)).find((x) => x.message_id === second.message_id && x.status === 'handled'), 'the runner handling the second');
+    expect(w2.target).toBe('runner');
+    expect(pushed).toHaveLength(1);
+    // Run credentials of ended wakes are deleted, not left revoked (the wake log keeps the audit).
+    const creds = (await s.api('GET', `/v1/agents/${a.plate}/credentials`)).body.credentials as any[];
+    expect(creds.filter((c) => c.purpose === 'runner')).toEqual([]);
+    expect((await wakesOf(a.plate)).length).toBe(2);
+  });
+
   it('an assigned task pushed to a session that drops it: the receipt comes back and the runner does the task', async () => {
     const a = await s.agent('Task dropper');
     const room = await s.room('Task drop room');

@@ -58,6 +58,8 @@ describe('wakes: runner presets connect back by themselves', () => {
       const entry = hostLog().find((e) => e.host === bin && !e.error);
       expect(entry.stdin).toBe(`please review ${bin}`);
       expect(JSON.stringify(entry.argv)).not.toMatch(/ark_/);
+      // The presets connect with the core tool profile (the URL carries ?tools=core, the credential apart from it).
+      if (bin === 'codex') expect(JSON.stringify(entry.argv)).toContain(`/mcp/codex?tools=core`);
       // The envelope reaches the model as the system-prompt addition, naming the room.
       expect(entry.instructions_name_room).toBe(true);
     });

@@ -227,3 +227,24 @@ export function revokeCredential(db: Db, credentialId: string): void {
 export function revokeDevice(db: Db, deviceId: string): void {
   stmt(db, 'UPDATE devices SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(Date.now(), deviceId);
 }
+
+/**
+ * Deletes a run's credential and its device once the run ended (docs/wakes.md "Run
+ * credentials"): a deleted credential authenticates nothing, and the wake log keeps the audit
+ * (run_credential_id), so the rows do not grow with every wake. Only runner credentials.
+ */
+export function deleteRunnerCredential(db: Db, credentialId: string): void {
+  db.transaction(() => {
+    const c = stmt(db, "SELECT device_id FROM credentials WHERE id = ? AND purpose = 'runner'").get(credentialId) as { device_id: string } | undefined;
+    if (!c) return;
+    stmt(db, 'DELETE FROM credentials WHERE id = ?').run(credentialId);
+    stmt(db, 'DELETE FROM devices WHERE id = ? AND NOT EXISTS (SELECT 1 FROM credentials WHERE device_id = ?)').run(c.device_id, c.device_id);
+  })();
+}
+
+/** Every revoked runner credential (runs that ended before a restart, or an older build): deleted with its device. */
+export function pruneRevokedRunnerCredentials(db: Db): number {
+  const ids = stmt(db, "SELECT id FROM credentials WHERE purpose = 'runner' AND revoked_at IS NOT NULL").all() as Array<{ id: string }>;
+  for (const { id } of ids) deleteRunnerCredential(db, id);
+  return ids.length;
+}

@@ -1,22 +1,28 @@
 /**
  * `agent-rooms connect HOST --agent NAME` and `agent-rooms doctor` (docs/hosts.md). Both talk to
- * the running server over its own human API with the primary owner's token from the home, and
- * to the host CLIs the way their users do (`claude mcp add`, `codex mcp add`, `gemini mcp add`,
- * Cursor's mcp.json).
+ * the running server over its own human API with the primary owner's token from the home.
+ * `connect` writes the host's own config (owner-only files, merged with the user's entries) and
+ * configures the host's preset runner with the CLI's absolute path; no credential ever goes on
+ * a command line.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync, accessSync, constants } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { delimiter, dirname, join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { defaultHome } from '../paths.js';
+import { onPath } from '../util/which.js';
+import { parseLenientObject, type JsonObject } from '../util/lenient-json.js';
 import { isMcpHost, MCP_HOSTS, type McpHost } from '../../../shared/hosts.js';
-import { connectPlan, mcpServerName, shellLine } from '../../../shared/host-connect.js';
+import { codexTokenVar, connectPlan, mcpServerName, shellLine, type ConnectPlan } from '../../../shared/host-connect.js';
 
-export const HOSTS_USAGE = `  agent-rooms connect HOST --agent NAME [--room ID] [--channels] [--print] [--home DIR]
-      Register the room's MCP server with a host (claude-code, codex, gemini, cursor) for an agent
-      (created if new), with a fresh credential; prints the lines instead when the host CLI is missing.
-  agent-rooms doctor [--home DIR]
-      Check the server, the home's permissions, the runners' commands and the hosts' registrations.`;
+export { onPath };
+
+export const HOSTS_USAGE = `  agent-rooms connect HOST --agent NAME [--room ID] [--channels] [--no-runner] [--tools core|full] [--env NAME,...] [--print] [--home DIR]
+      Make an agent (created if new) wakeable from a host (claude-code, codex, gemini, cursor): register the
+      room's MCP server in the host's config with a fresh credential (the one it replaces is revoked) and
+      configure the host's runner with the CLI's absolute path; prints the lines instead when the CLI is missing.
+  agent-rooms doctor [--agent NAME] [--wake NAME [--timeout SECONDS]] [--home DIR]
+      Check, from the server's own environment, whether a mention wakes each agent; --wake sends a real test wake.`;
 
 /** The host CLI versions the presets were checked with (docs/hosts.md); older ones may lack a flag. */
 export const SUPPORTED_VERSIONS: Record<string, { min: string; re: RegExp }> = {
@@ -30,18 +36,35 @@ interface Out {
 }
 const stdout: Out = { out: (l) => process.stdout.write(l + '\n') };
 
-interface ConnectFlags {
-  home: string;
-  agent?: string;
-  room?: string;
-  channels: boolean;
-  print: boolean;
+/** The preset each host's runner uses, and the CLI it runs. */
+const HOST_RUNNER: Record<McpHost, { preset: string; cli: string }> = {
+  'claude-code': { preset: 'claude -p', cli: 'claude' },
+  codex: { preset: 'codex exec', cli: 'codex' },
+  gemini: { preset: 'gemini -p', cli: 'gemini' },
+  cursor: { preset: 'cursor-agent -p', cli: 'cursor-agent' },
+};
+
+/**
+ * What the host needs from the user's shell to reach its model, copied into the runner's env
+ * (sealed on the server, never shown back) when set: a server started elsewhere lacks them.
+ */
+const HOST_ENV: Record<McpHost, string[]> = {
+  'claude-code': ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'ANTHROPIC_BASE_URL', 'CLAUDE_CONFIG_DIR', 'CLAUDE_CODE_USE_BEDROCK', 'CLAUDE_CODE_USE_VERTEX'],
+  codex: ['OPENAI_API_KEY', 'OPENAI_BASE_URL', 'CODEX_HOME'],
+  gemini: ['GEMINI_API_KEY', 'GOOGLE_API_KEY', 'GOOGLE_GEMINI_BASE_URL', 'GOOGLE_CLOUD_PROJECT', 'GOOGLE_GENAI_USE_VERTEXAI', 'GEMINI_CLI_HOME'],
+  cursor: ['CURSOR_API_KEY'],
+};
+
+/** The device name connect's credentials carry: a re-connect revokes the earlier ones by it. */
+export function connectDevice(host: McpHost): string {
+  return `${host} (agent-rooms connect)`;
 }
+
+const BOOLEAN_FLAGS = new Set(['--channels', '--print', '--no-runner']);
 
 function parse(argv: string[], allowed: string[]): { positional: string[]; flags: Record<string, string | true> } {
   const positional: string[] = [];
   const flags: Record<string, string | true> = {};
-  const boolean = new Set(['--channels', '--print']);
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     if (!a.startsWith('--')) {
@@ -50,7 +73,7 @@ function parse(argv: string[], allowed: string[]): { positional: string[]; flags
     }
     const [name, inline] = a.includes('=') ? [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)] : [a, undefined];
     if (!allowed.includes(name)) throw new Error(`unknown option ${name}`);
-    if (boolean.has(name)) flags[name] = true;
+    if (BOOLEAN_FLAGS.has(name)) flags[name] = true;
     else {
       const v = inline ?? argv[++i];
       if (v === undefined) throw new Error(`${name} needs a value`);
@@ -60,8 +83,13 @@ function parse(argv: string[], allowed: string[]): { positional: string[]; flags
   return { positional, flags };
 }
 
+interface Server {
+  baseUrl: string;
+  token: string;
+}
+
 /** The running server of a home: its URL and the primary owner's token. */
-function serverOf(home: string): { baseUrl: string; token: string; pid?: number } {
+function serverOf(home: string): Server & { pid?: number } {
   const sj = join(home, 'server.json');
   if (!existsSync(sj)) throw new Error(`no running server found in ${home} (start it with: agent-rooms serve)`);
   const { port, pid } = JSON.parse(readFileSync(sj, 'utf8')) as { port: number; pid?: number };
@@ -69,7 +97,7 @@ function serverOf(home: string): { baseUrl: string; token: string; pid?: number 
   return { baseUrl: `http://127.0.0.1:${port}`, token, pid };
 }
 
-async function api(server: { baseUrl: string; token: string }, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
+async function api(server: Server, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
   const res = await fetch(server.baseUrl + path, {
     method,
     headers: { authorization: `Bearer ${server.token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
@@ -83,26 +111,12 @@ async function api(server: { baseUrl: string; token: string }, method: string, p
   }
 }
 
-/** Finds a command on PATH (no shell). */
-export function onPath(command: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
-  if (command.includes('/')) return existsSync(command) ? command : undefined;
-  for (const dir of (env.PATH ?? '').split(delimiter)) {
-    if (!dir) continue;
-    const p = join(dir, command);
-    try {
-      accessSync(p, constants.X_OK);
-      if (statSync(p).isFile()) return p;
-    } catch {
-      // not here
-    }
-  }
-  return undefined;
-}
+const errText = (r: { status: number; body: any }) => r.body?.error?.message ?? String(r.status);
 
 /** Runs a command to its end without a shell; output kept for the report. */
-export function runCommand(argv: string[], timeoutMs = 30_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export function runCommand(argv: string[], timeoutMs = 30_000, env: NodeJS.ProcessEnv = process.env): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(argv[0]!, argv.slice(1), { stdio: ['ignore', 'pipe', 'pipe'], shell: false });
+    const child = spawn(argv[0]!, argv.slice(1), { stdio: ['ignore', 'pipe', 'pipe'], shell: false, env });
     let out = '';
     let err = '';
     child.stdout.on('data', (b: Buffer) => (out += b.toString()));
@@ -119,93 +133,251 @@ export function runCommand(argv: string[], timeoutMs = 30_000): Promise<{ code: 
   });
 }
 
-/** The agent by plate, handle, slug or name; created when no agent of the owner matches. */
-async function findOrCreateAgent(server: { baseUrl: string; token: string }, name: string, o: Out) {
+interface AgentRef {
+  plate: string;
+  name: string;
+  handle: string;
+}
+
+/** The agent by plate, handle, slug or name among the owner's (not revoked). */
+async function findAgent(server: Server, name: string): Promise<AgentRef | undefined> {
   const list = await api(server, 'GET', '/v1/agents');
-  if (list.status !== 200) throw new Error(`listing agents failed (${list.status})`);
+  if (list.status !== 200) throw new Error(`listing agents failed (${errText(list)})`);
   const key = name.toLowerCase().replace(/^@/, '');
-  const found = (list.body.agents as Array<{ plate: string; name: string; handle: string; revoked: boolean }>).find(
-    (a) => !a.revoked && (a.plate.toLowerCase() === key || a.name.toLowerCase() === key || a.handle.toLowerCase().replace(/^@/, '').startsWith(`${key}(`)),
+  return (list.body.agents as Array<AgentRef & { revoked: boolean }>).find(
+    (a) =>
+      !a.revoked &&
+      (a.plate.toLowerCase() === key ||
+        a.name.toLowerCase() === key ||
+        a.handle.toLowerCase().replace(/^@/, '') === key ||
+        a.handle.toLowerCase().replace(/^@/, '').startsWith(`${key}(`)),
   );
+}
+
+/** The agent by plate, handle, slug or name; created when no agent of the owner matches. */
+async function findOrCreateAgent(server: Server, name: string, o: Out): Promise<AgentRef> {
+  const found = await findAgent(server, name);
   if (found) return found;
   const created = await api(server, 'POST', '/v1/agents', { name });
-  if (created.status !== 201) throw new Error(`creating agent "${name}" failed: ${created.body?.error?.message ?? created.status}`);
+  if (created.status !== 201) throw new Error(`creating agent "${name}" failed: ${errText(created)}`);
   o.out(`created agent ${created.body.handle} (${created.body.plate})`);
-  return created.body as { plate: string; name: string; handle: string };
+  return created.body as AgentRef;
 }
 
-function cursorConfigPath(): string {
-  return join(homedir(), '.cursor', 'mcp.json');
+/** Where each host keeps the config `connect` writes (docs/hosts.md "What connect writes"). */
+export function hostConfigFiles(env: NodeJS.ProcessEnv = process.env): { claude: string; gemini: string; codexEnv: string; cursor: string } {
+  const home = env.HOME || homedir();
+  return {
+    claude: env.CLAUDE_CONFIG_DIR ? join(env.CLAUDE_CONFIG_DIR, '.claude.json') : join(home, '.claude.json'),
+    gemini: join(env.GEMINI_CLI_HOME || home, '.gemini', 'settings.json'),
+    // Codex loads $CODEX_HOME/.env into its environment at start: the token variable's value lives there.
+    codexEnv: join(env.CODEX_HOME || join(home, '.codex'), '.env'),
+    cursor: join(home, '.cursor', 'mcp.json'),
+  };
 }
 
-export async function connect(argv: string[], o: Out = stdout): Promise<number> {
-  const { positional, flags } = parse(argv, ['--agent', '--room', '--channels', '--print', '--home']);
+/** Writes a file owner-only: a private temporary file renamed over the old one, then 0600 for sure. */
+function writePrivate(file: string, text: string): void {
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  const tmp = `${file}.agent-rooms-${process.pid}.tmp`;
+  writeFileSync(tmp, text, { mode: 0o600 });
+  chmodSync(tmp, 0o600);
+  renameSync(tmp, file);
+  chmodSync(file, 0o600);
+}
+
+/**
+ * Merges into a user's JSON settings file: parsed leniently (comments, trailing commas), the
+ * user's own entries kept. A file that is not a JSON object even leniently is refused, never
+ * replaced. When the original had comments, a private copy of it is kept beside it.
+ */
+export function mergeJsonFile(file: string, change: (config: JsonObject) => void, o: Out): void {
+  let text = '';
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw new Error(`cannot read ${file}: ${(err as Error).message}`);
+  }
+  const parsed = parseLenientObject(text);
+  if ('error' in parsed) {
+    throw new Error(`${file} is not a JSON object (${parsed.error}); fix or move it, then run connect again (it was not changed)`);
+  }
+  if (!parsed.strict) {
+    const copy = `${file}.before-agent-rooms`;
+    writePrivate(copy, text);
+    o.out(`${file} has comments or trailing commas: your entries are kept, the comments are not (the original is in ${copy})`);
+  }
+  change(parsed.value);
+  writePrivate(file, JSON.stringify(parsed.value, null, 2) + '\n');
+}
+
+/** Sets `NAME=value` in a dotenv file (owner-only), keeping every other line. */
+function mergeEnvFile(file: string, name: string, value: string): void {
+  let lines: string[] = [];
+  try {
+    lines = readFileSync(file, 'utf8').split('\n');
+  } catch {
+    // a new file
+  }
+  const re = new RegExp(`^\\s*(export\\s+)?${name}=`);
+  lines = lines.filter((l) => !re.test(l));
+  while (lines.length && lines[lines.length - 1] === '') lines.pop();
+  lines.push(`${name}=${value}`);
+  writePrivate(file, lines.join('\n') + '\n');
+}
+
+const servers = (c: JsonObject, key = 'mcpServers'): JsonObject => {
+  const v = c[key];
+  const m = v && typeof v === 'object' && !Array.isArray(v) ? (v as JsonObject) : {};
+  c[key] = m;
+  return m;
+};
+
+/** Gemini's auth type for headless runs, from what the user's shell and ~/.gemini hold. */
+function geminiAuthType(env: NodeJS.ProcessEnv, geminiDir: string): string | undefined {
+  if (env.GOOGLE_GENAI_USE_VERTEXAI === 'true') return 'vertex-ai';
+  if (env.GEMINI_API_KEY) return 'gemini-api-key';
+  if (existsSync(join(geminiDir, 'oauth_creds.json'))) return 'oauth-personal';
+  return undefined;
+}
+
+/**
+ * Registers the room's server in the host's own config, the credential in an owner-only file
+ * (never on a command line). Returns a problem that keeps the agent from waking, if any.
+ */
+async function register(host: McpHost, plan: ConnectPlan, credential: string, cli: string | undefined, env: NodeJS.ProcessEnv, o: Out): Promise<string | undefined> {
+  const files = hostConfigFiles(env);
+  const auth = { Authorization: `Bearer ${credential}` };
+  switch (host) {
+    case 'claude-code':
+      mergeJsonFile(files.claude, (c) => {
+        servers(c)[plan.server] = { type: 'http', url: plan.url, headers: auth };
+      }, o);
+      o.out(`wrote ${plan.server} into ${files.claude} (mode 600)`);
+      return undefined;
+    case 'gemini': {
+      let problem: string | undefined;
+      mergeJsonFile(files.gemini, (c) => {
+        servers(c)[plan.server] = { httpUrl: plan.url, headers: auth };
+        const security = (c.security && typeof c.security === 'object' ? c.security : (c.security = {})) as JsonObject;
+        const authCfg = (security.auth && typeof security.auth === 'object' ? security.auth : (security.auth = {})) as JsonObject;
+        if (!authCfg.selectedType) {
+          const t = geminiAuthType(env, dirname(files.gemini));
+          if (t) {
+            authCfg.selectedType = t;
+            o.out(`set security.auth.selectedType = "${t}" (Gemini CLI refuses headless runs without it)`);
+          } else {
+            problem = 'Gemini CLI has no auth type for headless runs: set GEMINI_API_KEY or sign in once with `gemini`, then connect again';
+          }
+        }
+      }, o);
+      o.out(`wrote ${plan.server} into ${files.gemini} (mode 600)`);
+      return problem;
+    }
+    case 'cursor':
+      mergeJsonFile(files.cursor, (c) => {
+        servers(c)[plan.server] = plan.cursorEntry;
+      }, o);
+      o.out(`wrote ${plan.server} into ${files.cursor} (mode 600)`);
+      return undefined;
+    case 'codex': {
+      if (!cli) return 'codex is not on PATH';
+      // A server of the same name from an earlier connect is replaced, not duplicated.
+      await runCommand([cli, 'mcp', 'remove', plan.server], 30_000, env);
+      const add = plan.commands.find((c) => c[0] === 'codex')!;
+      const tokenVar = add[add.length - 1]!;
+      const r = await runCommand([cli, ...add.slice(1)], 30_000, env);
+      if (r.code !== 0) throw new Error(`codex mcp add failed (exit ${r.code}): ${(r.stderr || r.stdout).trim().split('\n').pop() ?? ''}`);
+      mergeEnvFile(files.codexEnv, tokenVar, credential);
+      o.out(`registered ${plan.server} with codex; its token variable ${tokenVar} is set in ${files.codexEnv} (mode 600, Codex loads it at start)`);
+      return undefined;
+    }
+  }
+}
+
+export async function connect(argv: string[], o: Out = stdout, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  const { positional, flags } = parse(argv, ['--agent', '--room', '--channels', '--print', '--home', '--no-runner', '--tools', '--env']);
   const host = positional[0];
   if (!host || !isMcpHost(host)) throw new Error(`connect needs a host: ${MCP_HOSTS.join(', ')}`);
-  const f: ConnectFlags = {
-    home: (flags['--home'] as string | undefined) ?? defaultHome(),
-    agent: flags['--agent'] as string | undefined,
-    room: flags['--room'] as string | undefined,
-    channels: flags['--channels'] === true,
-    print: flags['--print'] === true,
-  };
-  if (!f.agent) throw new Error('connect needs --agent NAME');
-  if (f.channels && host !== 'claude-code') throw new Error('--channels is for claude-code only');
-  const server = serverOf(f.home);
-  const agent = await findOrCreateAgent(server, f.agent, o);
-  if (f.room) {
-    const j = await api(server, 'POST', `/v1/rooms/${encodeURIComponent(f.room)}/members`, { plate: agent.plate });
-    if (j.status !== 201 && j.status !== 200 && j.status !== 409) throw new Error(`adding the agent to ${f.room} failed: ${j.body?.error?.message ?? j.status}`);
+  const home = (flags['--home'] as string | undefined) ?? defaultHome();
+  const name = flags['--agent'] as string | undefined;
+  if (!name) throw new Error('connect needs --agent NAME');
+  const channels = flags['--channels'] === true;
+  if (channels && host !== 'claude-code') throw new Error('--channels is for claude-code only');
+  const tools = (flags['--tools'] as string | undefined) ?? 'core';
+  if (tools !== 'core' && tools !== 'full') throw new Error('--tools takes core or full');
+  const extraEnv = ((flags['--env'] as string | undefined) ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  for (const n of extraEnv) if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(n) || n.startsWith('AGENT_ROOMS_')) throw new Error(`--env takes variable names (not AGENT_ROOMS_*): "${n}"`);
+
+  const server = serverOf(home);
+  const agent = await findOrCreateAgent(server, name, o);
+  if (flags['--room']) {
+    const room = flags['--room'] as string;
+    const j = await api(server, 'POST', `/v1/rooms/${encodeURIComponent(room)}/members`, { plate: agent.plate });
+    if (j.status !== 201 && j.status !== 200 && j.status !== 409) throw new Error(`adding the agent to ${room} failed: ${errText(j)}`);
   }
-  const cred = await api(server, 'POST', `/v1/agents/${agent.plate}/credentials`, { device: `${host} (agent-rooms connect)` });
-  if (cred.status !== 201) throw new Error(`minting a credential failed: ${cred.body?.error?.message ?? cred.status}`);
-  const plan = connectPlan({ host: host as McpHost, plate: agent.plate, baseUrl: server.baseUrl, credential: cred.body.credential as string, channels: f.channels });
+  const cli = HOST_RUNNER[host].cli;
+  const cliPath = onPath(cli, env);
+  // The credentials an earlier connect of this host gave the agent: revoked once the new one is in place.
+  const before = await api(server, 'GET', `/v1/agents/${agent.plate}/credentials`);
+  const earlier = ((before.body?.credentials ?? []) as Array<{ credential_id: string; device: string; revoked: boolean }>).filter(
+    (c) => !c.revoked && c.device === connectDevice(host),
+  );
+  const cred = await api(server, 'POST', `/v1/agents/${agent.plate}/credentials`, { device: connectDevice(host) });
+  if (cred.status !== 201) throw new Error(`minting a credential failed: ${errText(cred)}`);
+  const credential = cred.body.credential as string;
+  const plan = connectPlan({ host, plate: agent.plate, baseUrl: server.baseUrl, credential, channels, tools });
   o.out(`agent ${agent.handle} (${agent.plate}) -> ${host} as MCP server "${plan.server}" at ${plan.url}`);
 
-  if (host === 'cursor') {
-    const file = cursorConfigPath();
-    if (f.print) {
-      for (const n of plan.notes) o.out(n);
-      return 0;
-    }
-    let config: { mcpServers?: Record<string, unknown> } = {};
-    try {
-      config = JSON.parse(readFileSync(file, 'utf8')) as typeof config;
-    } catch {
-      // a new file
-    }
-    config.mcpServers = { ...(config.mcpServers ?? {}), [plan.server]: plan.cursorEntry };
-    mkdirSync(dirname(file), { recursive: true });
-    writeFileSync(file, JSON.stringify(config, null, 2) + '\n', { mode: 0o600 });
-    o.out(`wrote ${plan.server} into ${file}`);
-    return 0;
-  }
-
-  const installed = plan.cli ? onPath(plan.cli) : undefined;
-  if (f.print || !installed) {
-    if (!f.print) o.out(`${plan.cli} is not on PATH: run these lines where it is installed:`);
+  const handle = agent.handle.replace(/\(.*\)$/, '');
+  if (flags['--print'] || (!cliPath && host !== 'cursor')) {
+    if (!flags['--print']) o.out(`${cli} is not on PATH: run these lines where it is installed:`);
     for (const c of plan.commands) o.out(shellLine(c));
+    if (host === 'cursor') o.out(JSON.stringify({ mcpServers: { [plan.server]: plan.cursorEntry } }, null, 2));
     for (const n of plan.notes) o.out(n);
+    o.out(`${handle} will not wake on a mention yet: ${cliPath ? 'no runner configured (--print)' : `${cli} is not on PATH`}; mentions wait in its inbox`);
     return 0;
   }
-  for (const c of plan.commands) {
-    // A server of the same name from an earlier connect is replaced, not duplicated.
-    await runCommand([installed, 'mcp', 'remove', ...(plan.cli === 'codex' ? [] : ['--scope', 'user']), plan.server]);
-    const r = await runCommand([installed, ...c.slice(1)]);
-    if (r.code !== 0) {
-      o.out(`${shellLine(c.slice(0, 4))} … failed (exit ${r.code}): ${(r.stderr || r.stdout).trim().split('\n').pop() ?? ''}`);
-      return 1;
+
+  const problem = await register(host, plan, credential, cliPath, env, o);
+  for (const n of plan.notes) if (!n.includes(credential)) o.out(n);
+  for (const c of earlier) {
+    const r = await api(server, 'DELETE', `/v1/credentials/${c.credential_id}`);
+    if (r.status === 200) o.out(`revoked the credential of the earlier connect (${c.credential_id})`);
+  }
+
+  const channelNote = channels ? `by channel push while \`claude --channels server:${plan.server}\` runs, else ` : '';
+  if (flags['--no-runner']) {
+    o.out(`${handle} will ${channels ? `wake ${channelNote.replace(/, else $/, '')} only; otherwise mentions wait in its inbox` : 'not wake on a mention: --no-runner; mentions wait in its inbox (check_mentions)'}`);
+    return 0;
+  }
+  if (!cliPath) {
+    o.out(`${handle} will not wake on a mention: ${cli} is not on PATH, so no runner was configured; mentions wait in its inbox`);
+    return 0;
+  }
+  const runnerEnv: Record<string, string> = { HOME: env.HOME || homedir() };
+  const copied: string[] = [];
+  for (const n of [...HOST_ENV[host], ...extraEnv]) {
+    const v = env[n];
+    if (v !== undefined && v !== '') {
+      runnerEnv[n] = v;
+      copied.push(n);
     }
   }
-  o.out(`registered with ${plan.cli}`);
-  for (const n of plan.notes) o.out(n);
-  return 0;
-}
-
-function compareVersions(a: string, b: string): number {
-  const pa = a.split('.').map(Number);
-  const pb = b.split('.').map(Number);
-  for (let i = 0; i < 3; i++) if ((pa[i] ?? 0) !== (pb[i] ?? 0)) return (pa[i] ?? 0) - (pb[i] ?? 0);
+  const existing = await api(server, 'GET', `/v1/agents/${agent.plate}/runners/${host}`);
+  const keep = existing.status === 200 ? { ...(existing.body.cwd ? { cwd: existing.body.cwd } : {}), ...(existing.body.timeout_ms ? { timeout_ms: existing.body.timeout_ms } : {}) } : {};
+  const preset = HOST_RUNNER[host].preset;
+  const put = await api(server, 'PUT', `/v1/agents/${agent.plate}/runners/${host}`, { preset, command: cliPath, env: runnerEnv, ...keep });
+  if (put.status !== 200) {
+    o.out(`${handle} will not wake on a mention: the runner could not be configured (${errText(put)}); mentions wait in its inbox`);
+    return 1;
+  }
+  o.out(`runner env: HOME${copied.length ? `, ${copied.join(', ')}` : ''} (values sealed on the server, never shown)`);
+  if (problem) {
+    o.out(`${handle} will not wake on a mention: ${problem}`);
+    return 1;
+  }
+  o.out(`${handle} will wake ${channelNote}by runner: ${cliPath} ${preset.split(' ').slice(1).join(' ')} (preset ${preset})`);
   return 0;
 }
 
@@ -216,13 +388,203 @@ export interface Check {
   detail: string;
 }
 
-export async function doctor(argv: string[], o: Out = stdout): Promise<number> {
-  const { flags } = parse(argv, ['--home']);
+/** Bearer credentials and ?key= secrets never reach the doctor's output. */
+export function maskSecrets(s: string): string {
+  return s
+    .replace(/(Bearer\s+)\S+/gi, '$1***')
+    .replace(/([?&]key=)[^&\s"']+/g, '$1***')
+    .replace(/\b(ark|aro|ars|arl)_[A-Za-z0-9_-]{8,}/g, '$1_***');
+}
+
+function modeOf(file: string): number | undefined {
+  try {
+    return statSync(file).mode & 0o777;
+  } catch {
+    return undefined;
+  }
+}
+
+function readJsonLoose(file: string): JsonObject | undefined {
+  try {
+    const p = parseLenientObject(readFileSync(file, 'utf8'));
+    return 'error' in p ? undefined : p.value;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The credential a host config holds for one server entry (an Authorization header). */
+function bearerOf(entry: unknown): string | undefined {
+  const h = (entry as { headers?: Record<string, unknown> } | undefined)?.headers;
+  const v = h && (h.Authorization ?? h.authorization);
+  return typeof v === 'string' ? /^Bearer\s+(\S+)$/i.exec(v)?.[1] : undefined;
+}
+
+/** What `connect` wrote for this agent in each host's config: the file and the credential found there. */
+interface HostConfigEntry {
+  host: McpHost;
+  file: string;
+  credential?: string;
+  /** A setting the host's headless run needs is missing. */
+  missing?: string;
+}
+
+function hostEntries(server: string, plate: string, env: NodeJS.ProcessEnv): HostConfigEntry[] {
+  const files = hostConfigFiles(env);
+  const out: HostConfigEntry[] = [];
+  const claude = readJsonLoose(files.claude);
+  const ce = (claude?.mcpServers as JsonObject | undefined)?.[server];
+  if (ce) out.push({ host: 'claude-code', file: files.claude, credential: bearerOf(ce) });
+  const gemini = readJsonLoose(files.gemini);
+  const ge = (gemini?.mcpServers as JsonObject | undefined)?.[server];
+  if (ge) {
+    const selected = ((gemini?.security as JsonObject | undefined)?.auth as JsonObject | undefined)?.selectedType;
+    out.push({ host: 'gemini', file: files.gemini, credential: bearerOf(ge), missing: selected ? undefined : 'security.auth.selectedType (Gemini CLI refuses headless runs without it)' });
+  }
+  const cursor = readJsonLoose(files.cursor);
+  const cu = (cursor?.mcpServers as JsonObject | undefined)?.[server];
+  if (cu) out.push({ host: 'cursor', file: files.cursor, credential: bearerOf(cu) });
+  if (existsSync(files.codexEnv)) {
+    const tokenVar = codexTokenVar(plate);
+    const line = readFileSync(files.codexEnv, 'utf8').split('\n').find((l) => l.startsWith(`${tokenVar}=`) || l.startsWith(`export ${tokenVar}=`));
+    if (line) out.push({ host: 'codex', file: files.codexEnv, credential: line.slice(line.indexOf('=') + 1).trim().replace(/^['"]|['"]$/g, '') });
+  }
+  return out;
+}
+
+function compareVersions(a: string, b: string): number {
+  const pa = a.split('.').map(Number);
+  const pb = b.split('.').map(Number);
+  for (let i = 0; i < 3; i++) if ((pa[i] ?? 0) !== (pb[i] ?? 0)) return (pa[i] ?? 0) - (pb[i] ?? 0);
+  return 0;
+}
+
+interface Report {
+  plate: string;
+  handle: string;
+  channel_session: boolean;
+  runners: Array<{ host: string; preset: string | null; command: string; resolved: string | null; version: string | null; ok: boolean; problem: string | null; fix: string | null }>;
+  wakes_by: 'channel' | 'runner' | 'inbox';
+  reason: string;
+  credentials: Array<{ live: boolean }>;
+}
+
+/** The checks of one agent: the server's view (runners, channel session) and the host configs. */
+async function checkAgent(server: Server, a: AgentRef, env: NodeJS.ProcessEnv, add: (c: Check) => void): Promise<void> {
+  const name = mcpServerName(a.plate);
+  const entries = hostEntries(name, a.plate, env);
+  const r = await api(server, 'POST', `/v1/agents/${a.plate}/doctor`, { credentials: entries.map((e) => e.credential ?? '-') });
+  const who = `${a.handle} (${a.plate})`;
+  if (r.status !== 200) {
+    add({ status: 'fail', what: who, detail: `the server could not check it: ${errText(r)}` });
+    return;
+  }
+  const rep = r.body as Report;
+  for (const run of rep.runners) {
+    const what = `${who} runner ${run.host}`;
+    if (!run.ok) {
+      add({ status: 'fail', what, detail: `${run.problem}. Fix: ${run.fix}` });
+      continue;
+    }
+    const cli = run.resolved?.split('/').pop() ?? '';
+    const supported = SUPPORTED_VERSIONS[cli];
+    const version = supported?.re.exec(run.version ?? '')?.[1];
+    if (supported && version && compareVersions(version, supported.min) < 0) {
+      add({ status: 'warn', what, detail: `${run.resolved} ${version} is older than ${supported.min}, which the preset was checked with` });
+    } else {
+      add({ status: 'ok', what, detail: `${run.resolved} ${run.version ?? ''} (runs under the server's environment)`.trim() });
+    }
+  }
+  entries.forEach((e, i) => {
+    const what = `${who} ${e.host} config`;
+    const mode = modeOf(e.file);
+    const fix = `agent-rooms connect ${e.host} --agent ${a.plate}`;
+    if (mode !== undefined && mode & 0o077) add({ status: 'fail', what, detail: `${e.file} holds a credential and is readable by others (mode ${mode.toString(8)}). Fix: chmod 600 ${e.file}` });
+    else if (!e.credential) add({ status: 'fail', what, detail: `${e.file} has the server ${name} without a credential. Fix: ${fix}` });
+    else if (!rep.credentials[i]?.live) add({ status: 'fail', what, detail: `${e.file} holds a revoked or unknown credential for ${name}. Fix: ${fix}` });
+    else if (e.missing) add({ status: 'fail', what, detail: `${e.file} lacks ${e.missing}. Fix: set GEMINI_API_KEY (or sign in with gemini), then ${fix}` });
+    else add({ status: 'ok', what, detail: `${e.file} (mode ${mode?.toString(8) ?? '?'}), credential live` });
+  });
+  if (rep.wakes_by === 'inbox') {
+    const host = rep.runners[0]?.host ?? entries[0]?.host ?? 'claude-code';
+    add({ status: 'fail', what: who, detail: `a mention will not wake it: ${rep.reason}. Fix: agent-rooms connect ${host} --agent ${a.plate}` });
+  } else {
+    add({ status: 'ok', what: who, detail: `a mention wakes it by ${rep.wakes_by}: ${rep.reason}` });
+  }
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+export const DOCTOR_ROOM = 'agent-rooms doctor';
+
+/**
+ * `doctor --wake NAME`: a real mention of the agent, by the primary owner, in a room of its
+ * own; reports how the wake ended (handled with a tool call, or the reason and output tail).
+ */
+async function testWake(server: Server, name: string, timeoutMs: number, add: (c: Check) => void, o: Out): Promise<void> {
+  const a = await findAgent(server, name);
+  if (!a) {
+    add({ status: 'fail', what: `wake ${name}`, detail: `no agent "${name}" among yours. Fix: agent-rooms connect HOST --agent ${name}` });
+    return;
+  }
+  const who = `${a.handle} (${a.plate})`;
+  const rooms = await api(server, 'GET', '/v1/rooms');
+  let roomId = ((rooms.body?.rooms ?? []) as Array<{ room_id: string; name: string }>).find((r) => r.name === DOCTOR_ROOM)?.room_id;
+  if (!roomId) {
+    const c = await api(server, 'POST', '/v1/rooms', { name: DOCTOR_ROOM });
+    if (c.status !== 201) throw new Error(`creating the doctor's room failed: ${errText(c)}`);
+    roomId = c.body.room_id as string;
+  }
+  const j = await api(server, 'POST', `/v1/rooms/${roomId}/members`, { plate: a.plate });
+  if (j.status !== 201 && j.status !== 200 && j.status !== 409) throw new Error(`adding ${who} to the doctor's room failed: ${errText(j)}`);
+  const started = Date.now();
+  const m = await api(server, 'POST', `/v1/rooms/${roomId}/messages`, {
+    body: 'agent-rooms doctor: this is a test wake. Reply in this room with send_message, one short line saying you got it.',
+    mention_targets: [a.handle],
+  });
+  if (m.status !== 201) throw new Error(`posting the test mention failed: ${errText(m)}`);
+  const first = ((m.body.wakes ?? []) as Array<{ plate: string; status: string; reason: string | null; wake_id: string | null }>).find((w) => w.plate === a.plate);
+  if (!first || first.status === 'inbox' || !first.wake_id) {
+    add({ status: 'fail', what: `wake ${who}`, detail: `the mention did not wake it: ${first?.reason ?? 'no wake was queued'}` });
+    return;
+  }
+  o.out(`sent a test mention to ${who} in "${DOCTOR_ROOM}" (wake ${first.wake_id}); waiting up to ${Math.round(timeoutMs / 1000)} s`);
+  for (;;) {
+    const ws = await api(server, 'GET', `/v1/rooms/${roomId}/wakes?message_id=${encodeURIComponent(m.body.message_id as string)}`);
+    const w = ((ws.body?.wakes ?? []) as Array<Record<string, any>>).find((x) => x.plate === a.plate);
+    const secs = ((Date.now() - started) / 1000).toFixed(1);
+    if (w && (w.status === 'handled' || w.status === 'failed')) {
+      const tail = maskSecrets(String(w.stderr_tail || w.stdout_tail || '').trim().split('\n').slice(-8).join('\n'));
+      if (w.status === 'handled' && (w.tool_calls ?? 0) > 0) {
+        add({ status: 'ok', what: `wake ${who}`, detail: `handled by ${w.target} in ${secs} s with ${w.tool_calls} tool call(s)` });
+      } else if (w.status === 'handled' && w.target !== 'runner') {
+        add({ status: 'ok', what: `wake ${who}`, detail: `handled by ${w.target} in ${secs} s` });
+      } else {
+        add({ status: 'fail', what: `wake ${who}`, detail: `${w.status} after ${secs} s: ${w.reason ?? 'no reason recorded'}${tail ? `\n  output tail:\n    ${tail.split('\n').join('\n    ')}` : ''}` });
+      }
+      return;
+    }
+    if (w && w.target === 'pull') {
+      add({ status: 'fail', what: `wake ${who}`, detail: `the mention waits in the inbox: ${w.reason ?? 'no runner and no live channel session'}` });
+      return;
+    }
+    if (Date.now() - started > timeoutMs) {
+      add({ status: 'fail', what: `wake ${who}`, detail: `still ${w?.status ?? 'queued'} after ${secs} s (--timeout)` });
+      return;
+    }
+    await sleep(250);
+  }
+}
+
+export async function doctor(argv: string[], o: Out = stdout, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  const { flags } = parse(argv, ['--home', '--agent', '--wake', '--timeout']);
   const home = (flags['--home'] as string | undefined) ?? defaultHome();
+  const timeout = Number(flags['--timeout'] ?? 300);
+  if (!Number.isFinite(timeout) || timeout <= 0) throw new Error('--timeout takes seconds, more than 0');
   const checks: Check[] = [];
   const add = (c: Check) => {
-    checks.push(c);
-    o.out(`${c.status.padEnd(4)} ${c.what}: ${c.detail}`);
+    const checked = { ...c, detail: maskSecrets(c.detail) };
+    checks.push(checked);
+    o.out(`${checked.status.padEnd(4)} ${checked.what}: ${checked.detail}`);
   };
 
   // The home and its permissions: owner-only, as the server creates it.
@@ -233,71 +595,35 @@ export async function doctor(argv: string[], o: Out = stdout): Promise<number> {
     const tokenFile = join(home, 'owner-token');
     if (existsSync(tokenFile)) {
       const tm = statSync(tokenFile).mode & 0o777;
-      add({ status: tm & 0o077 ? 'fail' : 'ok', what: 'owner token', detail: `mode ${tm.toString(8)}${tm & 0o077 ? ': readable by others, chmod 600' : ''}` });
+      add({ status: tm & 0o077 ? 'fail' : 'ok', what: 'owner token', detail: `mode ${tm.toString(8)}${tm & 0o077 ? `: readable by others. Fix: chmod 600 ${tokenFile}` : ''}` });
     }
   }
 
-  // The server answers.
-  let server: { baseUrl: string; token: string } | undefined;
+  let server: Server | undefined;
   try {
     server = serverOf(home);
     const h = await fetch(`${server.baseUrl}/healthz`);
     add({ status: h.ok ? 'ok' : 'fail', what: 'server', detail: `${server.baseUrl} ${h.ok ? 'is up' : `answered ${h.status}`}` });
+    if (!h.ok) server = undefined;
   } catch (err) {
-    add({ status: 'fail', what: 'server', detail: (err as Error).message });
+    add({ status: 'fail', what: 'server', detail: `${(err as Error).message}. Fix: agent-rooms serve` });
     server = undefined;
   }
 
-  // Each configured runner's command is on PATH at a version its preset supports.
-  const plates: string[] = [];
   if (server) {
-    const agents = await api(server, 'GET', '/v1/agents');
-    for (const a of (agents.body?.agents ?? []) as Array<{ plate: string; revoked: boolean }>) {
-      if (a.revoked) continue;
-      plates.push(a.plate);
-      const rs = await api(server, 'GET', `/v1/agents/${a.plate}/runners`);
-      for (const r of (rs.body?.runners ?? []) as Array<{ host: string; command: string; env?: Record<string, string> }>) {
-        const path = onPath(r.command);
-        if (!path) {
-          add({ status: 'fail', what: `runner ${a.plate}/${r.host}`, detail: `${r.command} is not on PATH` });
-          continue;
-        }
-        const v = await runCommand([path, '--version'], 20_000);
-        const supported = SUPPORTED_VERSIONS[r.command];
-        const version = supported?.re.exec(v.stdout + v.stderr)?.[1];
-        if (supported && version && compareVersions(version, supported.min) < 0) {
-          add({ status: 'warn', what: `runner ${a.plate}/${r.host}`, detail: `${r.command} ${version} is older than ${supported.min}, which the preset was checked with` });
-        } else {
-          add({ status: v.code === 0 ? 'ok' : 'warn', what: `runner ${a.plate}/${r.host}`, detail: `${path} ${version ?? (v.stdout || v.stderr).trim().split('\n')[0] ?? ''}` });
-        }
-      }
+    let agents: AgentRef[];
+    const only = (flags['--agent'] as string | undefined) ?? (flags['--wake'] as string | undefined);
+    if (only) {
+      const a = await findAgent(server, only);
+      if (!a) add({ status: 'fail', what: `agent ${only}`, detail: `no agent "${only}" among yours. Fix: agent-rooms connect HOST --agent ${only}` });
+      agents = a ? [a] : [];
+    } else {
+      const list = await api(server, 'GET', '/v1/agents');
+      agents = ((list.body?.agents ?? []) as Array<AgentRef & { revoked: boolean }>).filter((a) => !a.revoked);
+      if (!agents.length) add({ status: 'warn', what: 'agents', detail: 'no agents yet. Fix: agent-rooms connect HOST --agent NAME' });
     }
-  }
-
-  // Each host's registrations of this server, with the host's own health check where it has one.
-  const names = new Set(plates.map(mcpServerName));
-  for (const cli of ['claude', 'codex', 'gemini'] as const) {
-    const path = onPath(cli);
-    if (!path) continue;
-    const r = await runCommand([path, 'mcp', 'list'], 60_000);
-    const lines = (r.stdout + '\n' + r.stderr).split('\n').filter((l) => /agent-rooms-/.test(l));
-    if (!lines.length) {
-      add({ status: 'warn', what: `${cli} registration`, detail: 'no agent-rooms server registered (agent-rooms connect)' });
-      continue;
-    }
-    for (const l of lines) {
-      const name = /(agent-rooms-[a-z0-9-]+)/.exec(l)?.[1] ?? '';
-      const unknown = names.size > 0 && !names.has(name);
-      const bad = /fail|error|disconnected|✗|needs auth/i.test(l);
-      // Gemini CLI lists its servers as Disabled in a folder the user has not trusted.
-      const disabled = /disabled/i.test(l);
-      add({ status: bad ? 'fail' : unknown || disabled ? 'warn' : 'ok', what: `${cli} ${name}`, detail: unknown ? 'not an agent of this home' : l.replace(/Bearer\s+\S+/g, 'Bearer ***').trim() });
-    }
-  }
-  const cursorFile = cursorConfigPath();
-  if (existsSync(cursorFile)) {
-    const has = /agent-rooms-/.test(readFileSync(cursorFile, 'utf8'));
-    add({ status: has ? 'ok' : 'warn', what: 'cursor registration', detail: has ? cursorFile : `no agent-rooms server in ${cursorFile}` });
+    for (const a of agents) await checkAgent(server, a, env, add);
+    if (flags['--wake'] && agents.length) await testWake(server, agents[0]!.plate, timeout * 1000, add, o);
   }
   const failed = checks.filter((c) => c.status === 'fail').length;
   o.out(failed ? `${failed} check(s) failed` : 'all checks passed');

@@ -57,4 +57,14 @@ export const messageRecord = z.object({
 export const readRoomOutput = z.object({ messages: z.array(messageRecord), has_more: z.boolean(), next_before_seq: z.number().int().nullable() });
 
 /** `replayed` when an idempotency_key returned the message posted before. */
-export const sendMessageOutput = messageRecord.extend({ replayed: z.boolean().optional() });
+/** What became of one mentioned agent: a wake status, or `inbox` with the reason (wakes/outcome.ts). */
+const mentionWake = z.object({
+  plate: z.string(),
+  handle: z.string(),
+  wake_id: z.string().nullable(),
+  status: z.enum(['queued', 'running', 'handled', 'failed', 'held', 'merged', 'inbox']),
+  target: z.enum(['channel', 'runner', 'pull']).nullable(),
+  reason: z.string().nullable(),
+});
+
+export const sendMessageOutput = messageRecord.extend({ replayed: z.boolean().optional(), wakes: z.array(mentionWake) });

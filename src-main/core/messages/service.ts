@@ -8,6 +8,7 @@ import { withIdempotency } from '../idempotency/store.js';
 import { resolveTarget, type ResolvedTarget } from '../addressing/handles.js';
 import { addInboxItem, ackByIds, type TrustLevel } from '../inbox/store.js';
 import { enqueueWake, mayWake } from '../wakes/store.js';
+import { mentionWakes, type MentionWake } from '../wakes/outcome.js';
 import { nextMessageSeq, touchRoom, trustMode } from '../rooms/store.js';
 import { agentHandle, getAgentByPlate } from '../agents/store.js';
 import { ownerHandle } from '../owners/store.js';
@@ -101,7 +102,16 @@ function trustLevelFor(db: Db, roomId: string, recipientOwner: string, actorOwne
  * Mentions are delivered from the structured targets only (never a scan of the body):
  * each mentioned agent gets an inbox item, and a wake when it may be woken.
  */
-export function sendMessage(core: Core, sender: Sender, input: SendInput): MessageRecord & { replayed?: boolean } {
+/**
+ * Posts a message and says what became of each agent it mentions (`wakes`, docs/wakes.md
+ * "What a mention says"): a wake's status and target, or `inbox` with the reason.
+ */
+export function sendMessage(core: Core, sender: Sender, input: SendInput): MessageRecord & { replayed?: boolean; wakes: MentionWake[] } {
+  const result = postMessage(core, sender, input);
+  return { ...result, wakes: mentionWakes(core, result, { plate: sender.kind === 'agent' ? sender.plate : undefined, ownerId: sender.ownerId }) };
+}
+
+function postMessage(core: Core, sender: Sender, input: SendInput): MessageRecord & { replayed?: boolean } {
   const { db } = core;
   if (Buffer.byteLength(input.body, 'utf8') > MESSAGE_BODY_LIMIT) {
     throw new AppError('PAYLOAD_TOO_LARGE', `message body over ${MESSAGE_BODY_LIMIT} bytes; share long content as a file (write_file)`);

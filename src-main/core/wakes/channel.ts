@@ -25,14 +25,33 @@ function isRunnerCredential(core: Core, credentialId: string): boolean {
 }
 
 /**
+ * Sessions known not to show channel pushes: they let a push go untaken (Claude Code with
+ * `--channels` but no claude.ai sign-in ignores channels silently). Later wakes skip them and
+ * go to the runner at once instead of waiting out the ack window again (docs/wakes.md).
+ */
+const deafSessions = new WeakSet<McpSession>();
+
+/** A push this session did not take: it does not show channels, so it is no longer a channel target. */
+export function markChannelDeaf(session: McpSession): void {
+  deafSessions.add(session);
+}
+
+/** Why a wake fell back from a session's channel to the runner or the inbox (recorded, never null). */
+export function channelFallbackReason(sessionAlive: boolean): string {
+  return sessionAlive
+    ? `the channel session did not take the push within ${channelAckMs()} ms (it does not show channels; later wakes skip it)`
+    : 'the channel session closed before taking the push';
+}
+
+/**
  * The agent's most recent live /mcp/claude-code session that opted in to channel delivery and
- * holds a GET stream (decisions.md "Wakes"). Sessions a spawned runner opened with its run
- * credential are not channel targets.
+ * holds a GET stream (docs/wakes.md). Sessions a spawned runner opened with its run
+ * credential, and sessions known not to show channels, are not channel targets.
  */
 export function channelSessionOf(core: Core, plate: string): McpSession | undefined {
   let best: McpSession | undefined;
   for (const s of core.sessions.ofPlate(plate)) {
-    if (s.host !== 'claude-code' || !s.channels || s.getStreams <= 0) continue;
+    if (s.host !== 'claude-code' || !s.channels || s.getStreams <= 0 || deafSessions.has(s)) continue;
     if (best && best.createdAt > s.createdAt) continue;
     if (isRunnerCredential(core, s.credentialId)) continue;
     best = s;

@@ -2,7 +2,7 @@ import { statSync } from 'node:fs';
 import type { Core, AgentActedEvent } from '../context.js';
 import { addHook, mcpUrl } from '../context.js';
 import { immediate } from '../db/open.js';
-import { agentHandle, createCredential, getAgentByPlate, revokeCredential, type AgentRow } from '../agents/store.js';
+import { agentHandle, createCredential, deleteRunnerCredential, getAgentByPlate, pruneRevokedRunnerCredentials, revokeCredential, type AgentRow } from '../agents/store.js';
 import { getRoom, isAgentMember, trustMode } from '../rooms/store.js';
 import { mayRunCommands } from '../owners/store.js';
 import { hasScope } from '../../../shared/scopes.js';
@@ -23,7 +23,7 @@ import {
   runningWakes,
   type WakeRow,
 } from './store.js';
-import { channelAckMs, channelSessionOf, channelTimeoutMs, pushChannel } from './channel.js';
+import { channelAckMs, channelFallbackReason, channelSessionOf, channelTimeoutMs, markChannelDeaf, pushChannel } from './channel.js';
 import { firstRunner, runProcess, type ProcessOutcome, type RunnerConfig, type RunningProcess } from './runners.js';
 import { expandRunnerArgs, RUNNER_PRESETS, serverNameFor, type PresetDef } from './presets.js';
 import { geminiRunHome, wakeInstructions, type RunHome } from './run-home.js';
@@ -126,14 +126,16 @@ function runnerBaseEnv(): NodeJS.ProcessEnv {
  * The args, environment and per-run settings home of one run: the preset's placeholders filled
  * with the per-agent server name and the envelope, the run's own credential in the environment.
  */
-function runnerSpawnSpec(runner: RunnerConfig, envelope: WakeEnvelope, baseUrl: string, credential: string) {
+function runnerSpawnSpec(runner: RunnerConfig, envelope: WakeEnvelope, hostUrl: string, credential: string) {
   const server = serverNameFor(runner.plate);
+  // The presets connect with the core tool profile (docs/hosts.md); custom commands get the plain URL.
+  const baseUrl = runner.preset ? `${hostUrl}?tools=core` : hostUrl;
   const instructions = wakeInstructions(envelope, server);
   const env: NodeJS.ProcessEnv = {
     ...runnerBaseEnv(),
     ...runner.env,
     AGENT_ROOMS_WAKE: JSON.stringify(envelope),
-    AGENT_ROOMS_MCP_URL: `${baseUrl}?key=${credential}`,
+    AGENT_ROOMS_MCP_URL: `${baseUrl}${baseUrl.includes('?') ? '&' : '?'}key=${credential}`,
     AGENT_ROOMS_MCP_BASE_URL: baseUrl,
     AGENT_ROOMS_MCP_SERVER: server,
     AGENT_ROOMS_CREDENTIAL: credential,
@@ -170,8 +172,8 @@ export class WakeDispatcher {
   private readonly runs = new Map<string, ActiveRun>();
   /** Pushed wakes not yet taken: the session and its tool-call count at the push. */
   private readonly pushes = new Map<string, { sessionId: string; toolCalls: number; at: number }>();
-  /** Wakes a channel session did not take: they go to the runner or the inbox, never pushed again. */
-  private readonly noChannel = new Set<string>();
+  /** Wakes a channel session did not take, with why: they go to the runner or the inbox, never pushed again. */
+  private readonly noChannel = new Map<string, string>();
   /** Tool calls of closed sessions, by the run credential that opened them. */
   private readonly toolCallsByCredential = new Map<string, number>();
   private timer?: NodeJS.Timeout;
@@ -186,6 +188,8 @@ export class WakeDispatcher {
     for (const w of failLeftRunning(core.db, RESTART_REASON)) {
       if (w.run_credential_id) revokeCredential(core.db, w.run_credential_id);
     }
+    // Run credentials of ended wakes are deleted, not kept revoked (the wake log keeps the audit).
+    pruneRevokedRunnerCredentials(core.db);
     this.unsubscribe = core.bus.on((e) => {
       if (e.type === 'owners.changed') this.enforceRunnerRights();
       if (e.type === 'runners.changed') this.kick(true);
@@ -278,7 +282,8 @@ export class WakeDispatcher {
     }
     if (s && now - p.at < channelAckMs()) return false;
     this.pushes.delete(w.id);
-    const why = s ? `the channel session did not take the push within ${channelAckMs()} ms` : 'the channel session closed before taking the push';
+    if (s) markChannelDeaf(s);
+    const why = channelFallbackReason(!!s);
     const { db } = this.core;
     let receiptBack = false;
     const moved = immediate(db, () => {
@@ -288,7 +293,7 @@ export class WakeDispatcher {
       return true;
     });
     if (!moved) return false;
-    this.noChannel.add(w.id);
+    this.noChannel.set(w.id, why);
     this.changed(w.room_id);
     if (receiptBack) this.core.bus.emit({ type: 'board.changed', room: w.room_id });
     this.kick(true);
@@ -436,7 +441,7 @@ export class WakeDispatcher {
   private async endRun(w: WakeRow, runner: RunnerConfig, credentialId: string, o: ProcessOutcome): Promise<void> {
     if (this.stopped) return;
     const { core } = this;
-    revokeCredential(core.db, credentialId);
+    deleteRunnerCredential(core.db, credentialId);
     // Closing the run's sessions folds their tool calls into the count (onSession) while the run is still listed.
     await core.sessions.closeWhere((s) => s.credentialId === credentialId);
     this.runs.delete(w.id);
@@ -452,6 +457,10 @@ export class WakeDispatcher {
     else if (o.signal) reason = `the runner was ended by ${o.signal}`;
     else if (!handled) reason = 'the runner ended without an exit code';
     if (handled && toolCalls === 0) reason = 'the runner exited 0 without a single tool call back';
+    // A wake the channel session let go keeps saying so when the runner handled it.
+    const fellBack = this.noChannel.get(w.id);
+    this.noChannel.delete(w.id);
+    if (fellBack && reason === null) reason = `${fellBack}; the runner handled it`;
     finishWake(core.db, w.id, handled ? 'handled' : 'failed', reason, {
       exitCode: o.exitCode,
       stdoutTail: o.stdoutTail,

@@ -10,7 +10,8 @@ import { deleteRunner, getRunner, putRunner, runnerDto, runnersOf, type RunnerIn
 import { presetNamed, RUNNER_PRESETS } from './presets.js';
 import { listWakes, wakeDto } from './store.js';
 import { decodeCursor, encodeCursor } from '../util/cursor.js';
-import { runnerBody, wakeQuery } from './schemas.js';
+import { doctorBody, runnerBody, wakeQuery } from './schemas.js';
+import { wakeability } from './doctor.js';
 
 /**
  * A runner is a command the server runs as this machine's user: only the primary owner, or an
@@ -83,7 +84,7 @@ export const wakeRoutes = [
       if ('preset' in body) {
         const preset = presetNamed(body.preset);
         if (!preset) throw invalid(`preset must be one of: ${Object.keys(RUNNER_PRESETS).join(', ')}`);
-        input = { preset, cwd: body.cwd, timeout_ms: body.timeout_ms, env: body.env };
+        input = { preset, command: body.command, cwd: body.cwd, timeout_ms: body.timeout_ms, env: body.env };
       } else {
         input = body;
       }
@@ -115,13 +116,28 @@ export const wakeRoutes = [
     },
   }),
   defineRoute({
+    // `agent-rooms doctor`: what decides whether a mention wakes this agent, checked from the
+    // server's own environment (it runs the runner's command with --version, so it needs the runner right).
+    method: 'POST',
+    path: '/v1/agents/:plate/doctor',
+    body: doctorBody,
+    handler: async ({ core, owner, params }, { body }) => {
+      const a = ownAgent(core, owner, params.plate);
+      requireRunnerRight(owner);
+      return wakeability(core, a, body.credentials ?? []);
+    },
+  }),
+  defineRoute({
     method: 'GET',
     path: '/v1/agents/:plate/wakes',
     query: wakeQuery,
     handler: ({ core, owner, params }, { query }) => {
       const a = ownAgent(core, owner, params.plate);
       const limit = query.limit ?? 100;
-      return wakePage(listWakes(core.db, { plate: a.plate, status: query.status, limit: limit + 1, beforeSeq: beforeSeqOf(query) }), limit);
+      return wakePage(
+        listWakes(core.db, { plate: a.plate, status: query.status, messageId: query.message_id, taskId: query.task_id, limit: limit + 1, beforeSeq: beforeSeqOf(query) }),
+        limit,
+      );
     },
   }),
   defineRoute({
@@ -131,7 +147,10 @@ export const wakeRoutes = [
     query: wakeQuery,
     handler: ({ core, owner, room }, { query }) => {
       const limit = query.limit ?? 100;
-      const page = wakePage(listWakes(core.db, { roomId: room.id, status: query.status, limit: limit + 1, beforeSeq: beforeSeqOf(query) }), limit);
+      const page = wakePage(
+        listWakes(core.db, { roomId: room.id, status: query.status, messageId: query.message_id, taskId: query.task_id, limit: limit + 1, beforeSeq: beforeSeqOf(query) }),
+        limit,
+      );
       // A runner's output is its owner's to read; other humans of a cross-owner room see the outcome only.
       const owners = new Map<string, string | undefined>();
       const ownerOf = (plate: string) => {

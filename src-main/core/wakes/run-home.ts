@@ -2,6 +2,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { WakeEnvelope } from './dispatcher.js';
+import { parseLenientObject } from '../util/lenient-json.js';
 
 /**
  * What the woken model is told about where it is: the envelope as a system-prompt addition
@@ -33,10 +34,11 @@ export interface RunHome {
   cleanup(): void;
 }
 
+/** The user's settings, read as Gemini CLI reads them (comments and trailing commas allowed). */
 function readJson(path: string): Record<string, unknown> | undefined {
   try {
-    const v = JSON.parse(readFileSync(path, 'utf8')) as unknown;
-    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+    const p = parseLenientObject(readFileSync(path, 'utf8'));
+    return 'error' in p ? undefined : p.value;
   } catch {
     return undefined;
   }

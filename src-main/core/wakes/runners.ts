@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { isAbsolute } from 'node:path';
 import type { Db } from '../db/open.js';
 import { stmt } from '../db/stmt.js';
 import { ISSUED_SECRET_PREFIXES } from '../util/ids.js';
@@ -34,26 +35,27 @@ interface RunnerRow {
 }
 
 function fromRow(db: Db, r: RunnerRow): RunnerConfig {
-  // A preset runner follows the preset as this build defines it, not the args saved with it.
+  // A preset runner follows the preset as this build defines it, not the args saved with it;
+  // its command is the absolute path saved with it, if any (agent-rooms connect resolves one).
   const preset = r.preset && r.preset in RUNNER_PRESETS ? RUNNER_PRESETS[r.preset as RunnerPreset] : undefined;
   return {
     ...r,
     preset: r.preset as RunnerPreset | null,
-    command: preset ? preset.command : r.command,
+    command: preset ? (isAbsolute(r.command) ? r.command : preset.command) : r.command,
     args: preset ? [...preset.args] : (JSON.parse(r.args) as string[]),
     env: openEnv(db, r.plate, r.host, r.env),
   };
 }
 
 export type RunnerInput =
-  | { preset: RunnerPreset; cwd?: string; timeout_ms?: number; env?: Record<string, string> }
+  | { preset: RunnerPreset; command?: string; cwd?: string; timeout_ms?: number; env?: Record<string, string> }
   | { command: string; args?: string[]; cwd?: string; timeout_ms?: number; env?: Record<string, string> };
 
 /** Creates or replaces the runner of (agent, host); a replaced runner keeps its place in the order. */
 export function putRunner(db: Db, plate: string, host: string, input: RunnerInput): RunnerConfig {
   const now = Date.now();
   const p = 'preset' in input ? RUNNER_PRESETS[input.preset] : undefined;
-  const command = p ? p.command : (input as { command: string }).command;
+  const command = p ? (input.command ?? p.command) : (input as { command: string }).command;
   const args = p ? [...p.args] : ((input as { args?: string[] }).args ?? []);
   const env = 'env' in input && input.env ? input.env : {};
   stmt(

@@ -11,7 +11,18 @@ const runnerEnv = z
   .record(z.string().regex(ENV_NAME, 'must be an environment variable name'), z.string().max(8192))
   .refine((e) => Object.keys(e).length <= 100, 'at most 100 variables')
   .refine((e) => !Object.keys(e).some((k) => k.startsWith('AGENT_ROOMS_')), 'AGENT_ROOMS_* names are set by the server');
-const presetBody = z.strictObject({ preset: z.string().min(1).max(40), cwd: cwd.optional(), timeout_ms: timeoutMs.optional(), env: runnerEnv.optional() });
+/**
+ * A preset may carry the absolute path of its host CLI, resolved where the CLI is installed
+ * (`agent-rooms connect` does): a server started from another PATH still finds it.
+ */
+const presetCommand = z.string().min(1).max(4096).refine(isAbsolute, 'must be an absolute path (the preset\'s own command name is used when it is left out)');
+const presetBody = z.strictObject({
+  preset: z.string().min(1).max(40),
+  command: presetCommand.optional(),
+  cwd: cwd.optional(),
+  timeout_ms: timeoutMs.optional(),
+  env: runnerEnv.optional(),
+});
 const commandBody = z.strictObject({
   command: z.string().min(1).max(4096),
   args: z.array(z.string().max(8192)).max(200).optional(),
@@ -35,7 +46,15 @@ export const runnerBody = z.record(z.string(), z.unknown()).transform((body, ctx
 /** The wake log's page: newest first, `cursor` (or the older `before_seq`) continues after the last wake shown. */
 export const wakeQuery = z.object({
   status: z.enum(['queued', 'running', 'handled', 'failed']).optional(),
+  /** The wakes one message or one task caused. */
+  message_id: z.string().min(1).max(100).optional(),
+  task_id: z.string().min(1).max(100).optional(),
   limit: z.coerce.number().int().min(1).max(500).optional(),
   before_seq: z.coerce.number().int().min(1).optional(),
   cursor: z.string().min(1).max(200).optional(),
+});
+
+/** POST /v1/agents/:plate/doctor: optionally, credentials found in host configs, to say whether each is live. */
+export const doctorBody = z.strictObject({
+  credentials: z.array(z.string().min(1).max(200)).max(20).optional(),
 });

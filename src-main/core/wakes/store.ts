@@ -288,7 +288,10 @@ export function wakeDto(r: WakeRow): WakeDto {
 }
 
 /** The wake log, newest first, of a room or an agent (optionally one status). */
-export function listWakes(db: Db, by: { roomId?: string; plate?: string; status?: WakeStatus; limit: number; beforeSeq?: number }): WakeRow[] {
+export function listWakes(
+  db: Db,
+  by: { roomId?: string; plate?: string; status?: WakeStatus; messageId?: string; taskId?: string; limit: number; beforeSeq?: number },
+): WakeRow[] {
   const where: string[] = [];
   const args: unknown[] = [];
   const filter = (sql: string, v: unknown) => {
@@ -298,6 +301,8 @@ export function listWakes(db: Db, by: { roomId?: string; plate?: string; status?
   if (by.roomId) filter('room_id = ?', by.roomId);
   if (by.plate) filter('plate = ?', by.plate);
   if (by.status) filter('status = ?', by.status);
+  if (by.messageId) filter('message_id = ?', by.messageId);
+  if (by.taskId) filter('task_id = ?', by.taskId);
   if (by.beforeSeq !== undefined) filter('seq < ?', by.beforeSeq);
   const sql = `SELECT * FROM wakes ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY seq DESC LIMIT ?`;
   return stmt(db, sql).all(...args, by.limit) as WakeRow[];

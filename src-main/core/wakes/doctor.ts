@@ -1,0 +1,164 @@
+import { spawn } from 'node:child_process';
+import { statSync } from 'node:fs';
+import type { Core } from '../context.js';
+import { agentHandle, credentialBySecret, isRevoked, type AgentRow } from '../agents/store.js';
+import { mayRunCommands } from '../owners/store.js';
+import { onPath } from '../util/which.js';
+import { channelSessionOf } from './channel.js';
+import { maskIssuedSecrets, runnersOf, type RunnerConfig } from './runners.js';
+import { knownSecrets } from './secrets.js';
+
+/** How long `--version` of one runner command may take before the check says it hangs. */
+const VERSION_TIMEOUT_MS = 20_000;
+const OUTPUT_KEEP = 400;
+
+/** One runner as the server itself would start it (docs/wakes.md "Checking what wakes an agent"). */
+export interface RunnerCheck {
+  host: string;
+  preset: string | null;
+  command: string;
+  /** The absolute path the server's spawn resolves the command to, under its own PATH and the runner's env. */
+  resolved: string | null;
+  /** The first line `--version` printed (masked). */
+  version: string | null;
+  ok: boolean;
+  problem: string | null;
+  fix: string | null;
+}
+
+export interface WakeabilityReport {
+  plate: string;
+  handle: string;
+  /** A live claude-code session that opted in to channels and holds a GET stream. */
+  channel_session: boolean;
+  runners: RunnerCheck[];
+  /** Where a mention of this agent goes now: the first target that can take it. */
+  wakes_by: 'channel' | 'runner' | 'inbox';
+  reason: string;
+  /** For each credential the caller asked about (host configs), whether it is a live credential of this agent. */
+  credentials: Array<{ live: boolean }>;
+}
+
+function runVersion(path: string, env: NodeJS.ProcessEnv, cwd: string | undefined): Promise<{ code: number | null; out: string; error?: string }> {
+  return new Promise((resolve) => {
+    let out = '';
+    let settled = false;
+    const child = spawn(path, ['--version'], { env, cwd, stdio: ['ignore', 'pipe', 'pipe'], shell: false, windowsHide: true });
+    const keep = (b: Buffer) => {
+      if (out.length < 8192) out += b.toString('utf8');
+    };
+    child.stdout.on('data', keep);
+    child.stderr.on('data', keep);
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      if (!settled) {
+        settled = true;
+        resolve({ code: null, out, error: `--version did not end within ${VERSION_TIMEOUT_MS} ms` });
+      }
+    }, VERSION_TIMEOUT_MS);
+    child.on('error', (e: NodeJS.ErrnoException) => {
+      clearTimeout(timer);
+      if (!settled) {
+        settled = true;
+        resolve({ code: null, out, error: e.code ?? e.message });
+      }
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      if (!settled) {
+        settled = true;
+        resolve({ code, out });
+      }
+    });
+  });
+}
+
+function isDir(p: string): boolean {
+  try {
+    return statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function mask(s: string, secrets: string[]): string {
+  let t = s;
+  for (const v of secrets) if (v && v.length >= 4) t = t.split(v).join('***');
+  return maskIssuedSecrets(t);
+}
+
+/** What the agent's `agent-rooms connect` line would be, for the fix of a runner problem. */
+function connectFix(a: AgentRow, host: string): string {
+  return `agent-rooms connect ${host} --agent ${a.plate}`;
+}
+
+/** Checks one runner from the server's own environment: the command resolves and `--version` runs. */
+async function checkRunner(core: Core, a: AgentRow, r: RunnerConfig): Promise<RunnerCheck> {
+  const base = { host: r.host, preset: r.preset, command: r.command };
+  if (!mayRunCommands(core.db, a.owner_id)) {
+    return { ...base, resolved: null, version: null, ok: false, problem: "the agent's owner may not run commands on this machine (allow_runners)", fix: 'ask the primary owner to allow runners for this owner' };
+  }
+  // spawn without a shell looks the command up in the PATH of the env it is given: the server's, unless the runner sets one.
+  const env: NodeJS.ProcessEnv = { ...process.env, ...r.env };
+  for (const k of Object.keys(env)) if (k.startsWith('AGENT_ROOMS_')) delete env[k];
+  const resolved = onPath(r.command, env) ?? null;
+  if (!resolved) {
+    const problem = r.command.includes('/')
+      ? `${r.command} does not exist or is not executable`
+      : `${r.command} is not on the server's PATH (a server started from the desktop or another shell lacks your shell's PATH)`;
+    return { ...base, resolved, version: null, ok: false, problem, fix: connectFix(a, r.host) + ' (records the absolute path of the CLI)' };
+  }
+  if (r.cwd && !isDir(r.cwd)) {
+    return { ...base, resolved, version: null, ok: false, problem: `the runner's working folder ${r.cwd} does not exist`, fix: `PUT /v1/agents/${a.plate}/runners/${r.host} with an existing cwd` };
+  }
+  const v = await runVersion(resolved, env, r.cwd ?? undefined);
+  const line = mask(v.out, [...Object.values(r.env), ...knownSecrets(core)]).trim().split('\n')[0]?.slice(0, OUTPUT_KEEP) ?? '';
+  if (v.error || v.code !== 0) {
+    return {
+      ...base,
+      resolved,
+      version: line || null,
+      ok: false,
+      problem: `${resolved} --version ${v.error ? `failed: ${v.error}` : `exited with code ${v.code}`}${line ? `: ${line}` : ''}`,
+      fix: connectFix(a, r.host),
+    };
+  }
+  return { ...base, resolved, version: line || null, ok: true, problem: null, fix: null };
+}
+
+/** Everything on the server's side that decides whether a mention of this agent wakes it. */
+export async function wakeability(core: Core, a: AgentRow, credentials: readonly string[]): Promise<WakeabilityReport> {
+  const channel = channelSessionOf(core, a.plate) !== undefined;
+  const runners = await Promise.all(runnersOf(core.db, a.plate).map((r) => checkRunner(core, a, r)));
+  const first = runners[0];
+  let wakesBy: WakeabilityReport['wakes_by'];
+  let reason: string;
+  if (a.revoked_at !== null) {
+    wakesBy = 'inbox';
+    reason = 'the agent is revoked';
+  } else if (channel) {
+    wakesBy = 'channel';
+    reason = 'a live Claude Code session with channels on takes the push';
+  } else if (first?.ok) {
+    wakesBy = 'runner';
+    reason = `the ${first.host} runner starts ${first.resolved}`;
+  } else if (first) {
+    wakesBy = 'inbox';
+    reason = `the ${first.host} runner cannot start: ${first.problem}`;
+  } else {
+    wakesBy = 'inbox';
+    reason = 'no runner and no live channel session: a mention waits in the inbox until the agent checks it';
+  }
+  return {
+    plate: a.plate,
+    handle: agentHandle(a),
+    channel_session: channel,
+    runners,
+    wakes_by: wakesBy,
+    reason,
+    credentials: credentials.map((secret) => {
+      const c = credentialBySecret(core.db, secret);
+      return { live: !!c && c.agent_id === a.id && !isRevoked(core.db, a.id, c.id, c.device_id) };
+    }),
+  };
+}

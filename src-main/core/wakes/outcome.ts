@@ -1,0 +1,68 @@
+import type { Core } from '../context.js';
+import { getAgentByPlate } from '../agents/store.js';
+import { mayRunCommands } from '../owners/store.js';
+import { trustMode } from '../rooms/store.js';
+import { hasScope } from '../../../shared/scopes.js';
+import { channelSessionOf } from './channel.js';
+import { firstRunner } from './runners.js';
+import { listWakes, type WakeStatus, type WakeTarget } from './store.js';
+
+/**
+ * What became of one mention target (docs/wakes.md "What a mention says"): the wake's status,
+ * or `inbox` when nothing can wake the agent now, with a reason a person can act on.
+ */
+export interface MentionWake {
+  plate: string;
+  handle: string;
+  wake_id: string | null;
+  status: WakeStatus | 'inbox';
+  target: WakeTarget | null;
+  reason: string | null;
+}
+
+const NO_TARGET = 'no runner and no live channel session: the mention waits in the inbox until the agent checks it (agent-rooms connect HOST --agent NAME configures a runner)';
+
+/** Why the mention queued no wake at all (the checks of mayWake, in words). */
+function whyNoWake(core: Core, roomId: string, plate: string, actorOwnerId: string): string {
+  const a = getAgentByPlate(core.db, plate);
+  if (!a || a.revoked_at !== null) return 'the agent is revoked: the mention stays in its inbox';
+  if (!hasScope(a.scopes, 'INVOKE')) return 'the agent does not hold INVOKE: the mention waits in its inbox, it is not woken';
+  if (a.owner_id !== actorOwnerId && trustMode(core.db, roomId, a.owner_id) !== 'trust_room') {
+    return "the agent's owner has not turned Trust on in this room: mentions by others wait in its inbox";
+  }
+  return 'this message already woke the agent';
+}
+
+/** One entry per agent mention target of a message (the sender itself excluded). */
+export function mentionWakes(
+  core: Core,
+  m: { message_id: string; room: string; mentions: ReadonlyArray<{ kind: string; plate?: string; handle: string }> },
+  sender: { plate?: string; ownerId: string },
+): MentionWake[] {
+  const out: MentionWake[] = [];
+  for (const t of m.mentions) {
+    if (t.kind !== 'agent' || !t.plate || t.plate === sender.plate) continue;
+    const w = listWakes(core.db, { roomId: m.room, plate: t.plate, messageId: m.message_id, limit: 1 })[0];
+    if (!w) {
+      out.push({ plate: t.plate, handle: t.handle, wake_id: null, status: 'inbox', target: 'pull', reason: whyNoWake(core, m.room, t.plate, sender.ownerId) });
+      continue;
+    }
+    if (w.status !== 'queued') {
+      out.push({ plate: t.plate, handle: t.handle, wake_id: w.id, status: w.status, target: w.target, reason: w.reason });
+      continue;
+    }
+    // Queued: where it is going, as the dispatcher will choose.
+    const a = getAgentByPlate(core.db, t.plate);
+    const runner = firstRunner(core.db, t.plate);
+    if (w.target === 'channel' || channelSessionOf(core, t.plate)) {
+      out.push({ plate: t.plate, handle: t.handle, wake_id: w.id, status: 'queued', target: 'channel', reason: w.reason });
+    } else if (runner && a && mayRunCommands(core.db, a.owner_id)) {
+      out.push({ plate: t.plate, handle: t.handle, wake_id: w.id, status: 'queued', target: 'runner', reason: w.reason });
+    } else if (runner) {
+      out.push({ plate: t.plate, handle: t.handle, wake_id: w.id, status: 'inbox', target: 'pull', reason: "the agent's owner may not run commands on this machine (allow_runners): the mention waits in the inbox" });
+    } else {
+      out.push({ plate: t.plate, handle: t.handle, wake_id: w.id, status: 'inbox', target: 'pull', reason: w.target === 'pull' && w.reason ? w.reason : NO_TARGET });
+    }
+  }
+  return out;
+}
