@@ -12,6 +12,8 @@ export interface CoreConfig {
   /** Caps on live MCP sessions and on `initialize` (docs/security.md, item 10). */
   mcpSessionLimits: McpSessionLimits;
   log: (line: string) => void;
+  /** `serve --max-chain` / `--wake-budget`: win over the home's settings (docs/wakes.md). */
+  wakeLimits?: { maxChain?: number; wakeBudget?: number };
 }
 
 export interface McpSessionLimits {

@@ -42,6 +42,9 @@ export interface StartOptions {
   uiDir?: string;
   /** FULL by default (acknowledged means on disk); NORMAL only for benchmarks comparing the two. */
   synchronous?: Synchronous;
+  /** `--max-chain` and `--wake-budget`: win over the home's settings (docs/wakes.md). */
+  maxChain?: number;
+  wakeBudget?: number;
 }
 
 export interface RunningCore {
@@ -132,6 +135,7 @@ export async function startCore(opts: StartOptions): Promise<RunningCore> {
         ...opts.mcpSessionLimits,
       },
       log,
+      wakeLimits: { maxChain: opts.maxChain, wakeBudget: opts.wakeBudget },
     },
     signingKey,
     passports: new PassportService(signingKey),

@@ -173,6 +173,7 @@ export function sendMessage(core: Core, sender: Sender, input: SendInput): Messa
             content: input.body,
             eventKey: `msg:${id}`,
             actorOwnerId: sender.ownerId,
+            causePlate: sender.kind === 'agent' ? sender.plate : undefined,
           });
         }
       }

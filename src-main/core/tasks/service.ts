@@ -126,6 +126,7 @@ function announceAssignment(db: Db, t: TaskRow, actor: Actor): boolean {
       content: taskPayloadText(taskRecord(db, t.id)!),
       eventKey: `task:${t.id}:assign:${t.assign_count}`,
       actorOwnerId: actor.ownerId,
+      causePlate: actor.kind === 'agent' ? actor.plate : undefined,
     }) !== undefined
   );
 }
@@ -448,6 +449,7 @@ export function completeTask(
             content: taskPayloadText(taskRecord(db, d.id)!, notes),
             eventKey: `task:${d.id}:successor:${t.id}`,
             actorOwnerId: actor.ownerId,
+            causePlate: actor.kind === 'agent' ? actor.plate : undefined,
           });
           woke ||= id !== undefined;
         }
