@@ -1,8 +1,8 @@
 import type { Db } from '../db/open.js';
 import { stmt } from '../db/stmt.js';
 import { newId } from '../util/ids.js';
-import { getAgentByPlate } from '../agents/store.js';
-import { trustMode } from '../rooms/store.js';
+import { getAgentByPlate, listAgentsOfOwner } from '../agents/store.js';
+import { roomIdsOfOwner, trustMode } from '../rooms/store.js';
 import { hasScope } from '../../../shared/scopes.js';
 
 export type WakeTrigger = 'mention' | 'assignment' | 'successor' | 'paths_free';
@@ -459,21 +459,24 @@ export interface UsageSums {
 }
 
 /**
- * Usage summed over the wakes an owner may see (docs/wakes.md "Usage"): wakes in rooms the
- * owner is a member of, and its own agents' wakes anywhere. `wakes` counts runs that
- * reported usage.
+ * Usage summed over the wakes an owner may see (docs/wakes.md "Usage"): wakes in the rooms
+ * it is a member of, and its own agents' wakes anywhere. `wakes` counts runs that reported usage.
  */
 export function usageSummary(db: Db, ownerId: string, f: { roomId?: string; plate?: string; since?: number }) {
+  const visible = {
+    rooms: JSON.stringify(roomIdsOfOwner(db, ownerId)),
+    plates: JSON.stringify(listAgentsOfOwner(db, ownerId).map((a) => a.plate)),
+  };
   const where = [
-    'w.usage_model IS NOT NULL OR w.usage_input_tokens IS NOT NULL OR w.usage_output_tokens IS NOT NULL OR w.usage_cost_usd IS NOT NULL',
-    `(w.room_id IN (SELECT room_id FROM room_humans WHERE owner_id = @owner) OR w.plate IN (SELECT plate FROM agents WHERE owner_id = @owner))`,
-  ].map((c) => `(${c})`);
+    '(w.usage_model IS NOT NULL OR w.usage_input_tokens IS NOT NULL OR w.usage_output_tokens IS NOT NULL OR w.usage_cost_usd IS NOT NULL)',
+    '(w.room_id IN (SELECT value FROM json_each(@rooms)) OR w.plate IN (SELECT value FROM json_each(@plates)))',
+  ];
   if (f.roomId) where.push('w.room_id = @room');
   if (f.plate) where.push('w.plate = @plate');
   if (f.since !== undefined) where.push('w.ended_at >= @since');
   const sums = `COUNT(*) AS wakes, COALESCE(SUM(w.usage_input_tokens), 0) AS input_tokens, COALESCE(SUM(w.usage_output_tokens), 0) AS output_tokens,
     COALESCE(SUM(w.usage_cache_read_tokens), 0) AS cache_read_tokens, COALESCE(SUM(w.usage_cost_usd), 0) AS cost_usd`;
-  const args = { owner: ownerId, room: f.roomId ?? null, plate: f.plate ?? null, since: f.since ?? null };
+  const args = { ...visible, room: f.roomId ?? null, plate: f.plate ?? null, since: f.since ?? null };
   const from = `FROM wakes w WHERE ${where.join(' AND ')}`;
   const totals = stmt(db, `SELECT ${sums} ${from}`).get(args) as UsageSums;
   const byAgent = stmt(db, `SELECT w.plate AS plate, ${sums} ${from} GROUP BY w.plate ORDER BY w.plate`).all(args) as Array<UsageSums & { plate: string }>;
