@@ -3,7 +3,7 @@ import type { Core, AgentActedEvent } from '../context.js';
 import { addHook, mcpUrl } from '../context.js';
 import { immediate } from '../db/open.js';
 import { agentHandle, createCredential, getAgentByPlate, revokeCredential, type AgentRow } from '../agents/store.js';
-import { getRoom, isAgentMember, trustMode } from '../rooms/store.js';
+import { getRoom, isAgentMember, touchRoom, trustMode } from '../rooms/store.js';
 import { mayRunCommands } from '../owners/store.js';
 import { hasScope } from '../../../shared/scopes.js';
 import { workspaceRow } from '../workspace/store.js';
@@ -220,6 +220,21 @@ export class WakeDispatcher {
     this.timer = setInterval(() => this.tick(true), POLL_MS);
     this.timer.unref();
     this.kick(true);
+  }
+
+  /**
+   * The holder of task leases is gone (a run ended, a session closed): those doing tasks are
+   * flagged stale now, not 120 s later. They stay doing and nothing wakes anyone again: a human
+   * releases, retries or reassigns (docs/wakes.md "Liveness").
+   */
+  private leaseHolderGone(instanceId: string, taskId?: string): void {
+    const { db } = this.core;
+    const rooms = new Set<string>();
+    for (const t of this.core.hooks.taskWakes) for (const r of t.leaseHolderGone(db, instanceId, taskId, Date.now())) rooms.add(r);
+    for (const room of rooms) {
+      touchRoom(db, room, ['board']);
+      this.core.bus.emit({ type: 'board.changed', room });
+    }
   }
 
   /** A revoked allow_runners ends that owner's running runs now (docs/security.md). */
@@ -509,6 +524,7 @@ export class WakeDispatcher {
       flaggedNoToolCall: handled && toolCalls === 0,
       usage: o.usage,
     });
+    if (w.task_id) this.leaseHolderGone(runnerInstanceId(runner), w.task_id);
     this.changed(w.room_id);
     this.kick();
   }
@@ -526,6 +542,7 @@ export class WakeDispatcher {
         this.toolCallsByCredential.set(s.credentialId, (this.toolCallsByCredential.get(s.credentialId) ?? 0) + s.toolCalls);
       }
     }
+    this.leaseHolderGone(s.id);
     if (s.host === 'claude-code') this.kick();
   }
 

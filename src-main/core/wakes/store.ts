@@ -350,6 +350,12 @@ export function handlePullWakes(db: Db, plate: string, roomId: string): number {
   ).run(Date.now(), plate, roomId).changes;
 }
 
+/** When the agent's oldest running wake started, if it runs one (presence). */
+export function runningWakeSince(db: Db, plate: string): number | undefined {
+  const r = stmt(db, "SELECT MIN(COALESCE(started_at, created_at)) AS t FROM wakes WHERE status = 'running' AND plate = ?").get(plate) as { t: number | null };
+  return r.t ?? undefined;
+}
+
 export function runningWakes(db: Db): WakeRow[] {
   return stmt(db, "SELECT * FROM wakes WHERE status = 'running' ORDER BY seq").all() as WakeRow[];
 }

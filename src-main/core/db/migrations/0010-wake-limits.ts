@@ -5,7 +5,7 @@ import type { Migration } from '../migrate.js';
  * Wakes you can leave running (docs/wakes.md): every wake's `chain_depth` (the loop guard),
  * the statuses `held` (loop guard or budget, until a human releases or drops it) and `merged`
  * (coalesced into another wake), a retry's `retry_of`, the usage a run reported, and the
- * runner's `coalesce` switch. The budget counts started wakes per agent in the last hour
+ * runner's `coalesce` switch, and a task lease whose holder is gone (`lease_gone_at`). The budget counts started wakes per agent in the last hour
  * from `started_at`, so its windows are stored and survive restarts; an index keeps that
  * count independent of the wake log's length.
  */
@@ -27,6 +27,8 @@ export const migration0010: Migration = {
       ALTER TABLE wakes ADD COLUMN usage_cost_usd REAL;
       ALTER TABLE wakes ADD COLUMN usage_model TEXT;
       ALTER TABLE runners ADD COLUMN coalesce INTEGER NOT NULL DEFAULT 0;
+      -- The lease holder of a doing task is gone (its run ended, its session closed): stale at once.
+      ALTER TABLE tasks ADD COLUMN lease_gone_at INTEGER;
       CREATE INDEX wakes_started_by_plate ON wakes(plate, started_at) WHERE started_at IS NOT NULL;
       CREATE INDEX wakes_held ON wakes(plate, seq) WHERE status = 'held';
     `);
