@@ -2,7 +2,7 @@ import { describe, it, expect, afterAll } from 'vitest';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { ok, startTestServer, type TestServer } from '../helpers/server.js';
 import { spawnServer, type ChildServer } from '../helpers/child.js';
 import { waitFor } from '../helpers/core.js';
 import { fixtureRunner, readRunnerLog } from './wakes-helpers.js';
@@ -278,5 +278,47 @@ describe('wakes you can leave running: usage and coalescing', () => {
     await say(s, room, 'queued 2', a.handle);
     await waitFor(async () => ended(await wakesOf(s, a.plate)) && starts(a.log).length === 3, 'three runs');
     expect(starts(a.log).map((l) => l.stdin)).toEqual(['slow:500', 'queued 1', 'queued 2']);
+  });
+});
+
+describe('retry of a failed task', () => {
+  it('copies it with retry_of to the same or another agent, re-points its dependents, wakes the assignee; rights as reassignment; once', async () => {
+    const s = await server();
+    const room = await s.room('Retry room');
+    const a = await s.agent('First try');
+    const b = await s.agent('Second try');
+    await s.join(room, a.plate);
+    await s.join(room, b.plate);
+    const task = async (body: Record<string, unknown>) => {
+      const r = await s.api('POST', `/v1/rooms/${room}/tasks`, { definition_of_done: 'it works', assignee: a.handle, ...body });
+      expect(r.status).toBe(201);
+      return r.body;
+    };
+    const failing = await task({ title: 'flaky build', detail: 'run it' });
+    const after = await task({ title: 'ship it', depends_on: [failing.task_id] });
+    const ca = await s.connect(a.credential);
+    await ok(ca, 'claim_task', { task_id: failing.task_id });
+    await ok(ca, 'complete_task', { task_id: failing.task_id, status: 'failed', reason: 'flaky' });
+
+    // Bad input first: not failed, unknown task, a bad body, a member without the right, a stranger.
+    expect((await s.api('POST', `/v1/rooms/${room}/tasks/${after.task_id}/retry`, {})).body.error).toMatchObject({ code: 'CONFLICT', reason: 'not_failed' });
+    expect((await s.api('POST', `/v1/rooms/${room}/tasks/task_nope/retry`, {})).status).toBe(404);
+    expect((await s.api('POST', `/v1/rooms/${room}/tasks/${failing.task_id}/retry`, { assignee: 42 })).status).toBe(400);
+    expect((await s.api('POST', `/v1/rooms/${room}/tasks/${failing.task_id}/retry`, { assignee: '@nobody(here)' })).status).toBe(400);
+    const bob = await s.owner('Bob');
+    expect((await s.api('POST', `/v1/rooms/${room}/tasks/${failing.task_id}/retry`, {}, bob.token)).status).toBe(404);
+    expect((await s.api('POST', `/v1/rooms/${room}/members`, { owner_id: bob.owner_id, role: 'member' })).status).toBe(201);
+    expect((await s.api('POST', `/v1/rooms/${room}/tasks/${failing.task_id}/retry`, {}, bob.token)).status).toBe(403);
+
+    const r = await s.api('POST', `/v1/rooms/${room}/tasks/${failing.task_id}/retry`, { assignee: b.handle });
+    expect(r.status).toBe(201);
+    expect(r.body).toMatchObject({ retry_of: failing.task_id, title: 'flaky build', detail: 'run it', assignee: b.plate, status: 'todo' });
+    const copy = r.body.task_id;
+    expect(copy).not.toBe(failing.task_id);
+    const get = async (id: string) => (await s.api('GET', `/v1/rooms/${room}/tasks/${id}`)).body;
+    expect(await get(failing.task_id)).toMatchObject({ status: 'failed', reason: 'flaky' });
+    expect((await get(after.task_id)).depends_on).toEqual([copy]);
+    expect(((await s.api('GET', `/v1/agents/${b.plate}/wakes`)).body.wakes as any[]).some((w) => w.task_id === copy && w.trigger === 'assignment')).toBe(true);
+    expect((await s.api('POST', `/v1/rooms/${room}/tasks/${failing.task_id}/retry`, {})).body.error).toMatchObject({ code: 'CONFLICT', reason: 'already_retried' });
   });
 });

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startTestServer, ok, type TestServer } from '../helpers/server.js';
 import { waitFor } from '../helpers/core.js';
+import { agentPresence, PRESENCE_RECENT_CALL_MS, PRESENCE_STALLED_MS } from '../../src-main/core/context.js';
 import { fixtureRunner, readRunnerLog } from './wakes-helpers.js';
 
 const servers: TestServer[] = [];
@@ -42,9 +43,10 @@ describe('liveness: presence counts tool calls, never health checks or pings', (
     const roster = async () => ((await ok(cb, 'get_room_context', { room })).roster.agents as any[]).find((x) => x.name === 'Watched');
     expect((await roster()).presence).toBe('idle');
 
-    // A tool call makes it working.
+    // A tool call makes it working, for 60 s; then it is idle again.
     await ok(ca, 'whoami');
     expect(await presenceOf(s, a.plate, room)).toBe('working');
+    expect(agentPresence(s.running.core, a.plate, Date.now() + PRESENCE_RECENT_CALL_MS + 1000)).toBe('idle');
     expect((await roster()).presence).toBe('working');
 
     // Closing its last session (the client ends it: DELETE) makes it offline at once.
@@ -69,6 +71,8 @@ describe('liveness: a runner that dies', () => {
     const taskId = created.body.task_id;
     const started = await waitFor(() => readRunnerLog(log).find((l) => l.event === 'saw_task'), 'the task run to start');
     expect(await presenceOf(s, a.plate, room)).toBe('working');
+    // Seen 5 minutes on with no tool call, the running wake reads stalled (presence takes the time to judge at).
+    expect(agentPresence(s.running.core, a.plate, Date.now() + PRESENCE_STALLED_MS + 1000)).toBe('stalled');
     const task = async () => (await s.api('GET', `/v1/rooms/${room}/tasks/${taskId}`)).body;
     expect((await task()).lease.stale).toBe(false);
 

@@ -20,6 +20,8 @@ export interface TaskRow {
   lease_renewed_at: number | null;
   /** The lease's holder is gone (its run ended, its session closed): stale at once, still doing. */
   lease_gone_at: number | null;
+  /** This task is the retry of that failed one. */
+  retry_of: string | null;
   result_ref: string | null;
   reason: string | null;
   summary: string | null;
@@ -60,6 +62,8 @@ export interface TaskRecord {
   completed_at: string | null;
   created_at: string;
   updated_at: string;
+  /** Present on a retry: the failed task it repeats. */
+  retry_of?: string;
 }
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
@@ -107,6 +111,7 @@ export function toRecord(
     completed_at: iso(r.completed_at),
     created_at: iso(r.created_at)!,
     updated_at: iso(r.updated_at)!,
+    ...(r.retry_of ? { retry_of: r.retry_of } : {}),
   };
 }
 
@@ -204,6 +209,21 @@ export function insertTask(db: Db, t: NewTask, now: number): void {
        created_by_kind, created_by_plate, created_by_owner, created_at, updated_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   ).run(t.id, t.roomId, t.title, t.detail, t.definitionOfDone, t.assignee, t.sortOrder, t.consent, t.createdByKind, t.createdByPlate, t.createdByOwner, now, now);
+}
+
+/** Marks a new task as the retry of a failed one; false when that one was already retried. */
+export function setRetryOf(db: Db, id: string, failedId: string): boolean {
+  return stmt(db, 'UPDATE OR IGNORE tasks SET retry_of = ? WHERE id = ?').run(failedId, id).changes === 1;
+}
+
+/** The retry of a failed task, if it has one. */
+export function retryOfTask(db: Db, failedId: string): string | undefined {
+  return (stmt(db, 'SELECT id FROM tasks WHERE retry_of = ?').get(failedId) as { id: string } | undefined)?.id;
+}
+
+/** Tasks that depended on `from` depend on `to` instead (a retry takes the failed task's place). */
+export function repointDependents(db: Db, from: string, to: string): void {
+  stmt(db, 'UPDATE OR IGNORE task_deps SET depends_on = ? WHERE depends_on = ?').run(to, from);
 }
 
 /** The editable fields of a task, written whole (the caller merges the patch). */
@@ -399,7 +419,7 @@ const BOARD_COLUMNS = [
   'id', 'room_id', 'title', 'detail', 'definition_of_done', 'assignee', 'sort_order', 'status', 'consent_state',
   'lease_instance_id', 'lease_renewed_at', 'result_ref', 'reason', 'summary', 'artifacts', 'next', 'handoff_notes',
   'created_by_kind', 'created_by_plate', 'created_by_owner', 'assign_count', 'completed_at', 'archived_at', 'created_at', 'updated_at',
-  'lease_gone_at',
+  'lease_gone_at', 'retry_of',
 ] as const;
 
 /**
@@ -414,7 +434,7 @@ export function roomTaskRows(db: Db, roomId: string): TaskRow[] {
     id: v[0], room_id: v[1], title: v[2], detail: v[3], definition_of_done: v[4], assignee: v[5], sort_order: v[6], status: v[7],
     consent_state: v[8], lease_instance_id: v[9], lease_renewed_at: v[10], result_ref: v[11], reason: v[12], summary: v[13],
     artifacts: v[14], next: v[15], handoff_notes: v[16], created_by_kind: v[17], created_by_plate: v[18], created_by_owner: v[19],
-    assign_count: v[20], completed_at: v[21], archived_at: v[22], created_at: v[23], updated_at: v[24], lease_gone_at: v[25],
+    assign_count: v[20], completed_at: v[21], archived_at: v[22], created_at: v[23], updated_at: v[24], lease_gone_at: v[25], retry_of: v[26],
   }) as TaskRow);
 }
 

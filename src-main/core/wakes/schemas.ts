@@ -67,6 +67,3 @@ export const wakeSettingsBody = z
     wake_budget: z.number().int().min(0).max(WAKE_BUDGET_LIMIT).optional(),
   })
   .refine((b) => b.max_chain !== undefined || b.wake_budget !== undefined, 'give max_chain, wake_budget or both');
-
-/** POST /v1/rooms/:id/tasks/:taskId/retry. */
-export const taskRetryBody = z.strictObject({ assignee: z.string().min(1).max(200).optional() });

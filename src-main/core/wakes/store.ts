@@ -145,7 +145,7 @@ export function queueHeads(db: Db, includePull = false): WakeRow[] {
     return stmt(
       db,
       `SELECT w.* FROM wakes w
-       JOIN (SELECT MIN(seq) AS seq FROM wakes WHERE status = 'queued' GROUP BY plate, room_id) h ON h.seq = w.seq
+       JOIN (SELECT MIN(seq) AS seq FROM wakes INDEXED BY wakes_queued WHERE status = 'queued' GROUP BY plate, room_id) h ON h.seq = w.seq
        ORDER BY w.seq`,
     ).all() as WakeRow[];
   }

@@ -29,8 +29,14 @@ export const migration0010: Migration = {
       ALTER TABLE runners ADD COLUMN coalesce INTEGER NOT NULL DEFAULT 0;
       -- The lease holder of a doing task is gone (its run ended, its session closed): stale at once.
       ALTER TABLE tasks ADD COLUMN lease_gone_at INTEGER;
+      -- A failed task's copy (POST …/tasks/:taskId/retry): at most one per failed task.
+      ALTER TABLE tasks ADD COLUMN retry_of TEXT REFERENCES tasks(id);
+      CREATE UNIQUE INDEX tasks_retry_of ON tasks(retry_of) WHERE retry_of IS NOT NULL;
       CREATE INDEX wakes_started_by_plate ON wakes(plate, started_at) WHERE started_at IS NOT NULL;
       CREATE INDEX wakes_held ON wakes(plate, seq) WHERE status = 'held';
+      -- The dispatcher's full pass (pull-parked included) reads queued wakes only: held and
+      -- ended ones, however many, stay out of it.
+      CREATE INDEX wakes_queued ON wakes(plate, room_id, seq) WHERE status = 'queued';
     `);
   },
 };
