@@ -209,7 +209,11 @@ export function openaiStandIn(): Promise<StandIn> {
     const room = roomIn(textOf(body.instructions) + textOf(input.filter((i) => i?.role === 'developer' || i?.role === 'system')));
     const id = `resp_standin_${++n}`;
     const base = { id, object: 'response', created_at: Math.floor(Date.now() / 1000), model: body.model ?? 'gpt-standin', status: 'in_progress', output: [] as unknown[] };
-    const usage = { input_tokens: 10, input_tokens_details: { cached_tokens: 0 }, output_tokens: 5, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 15 };
+    const usage = { input_tokens: 10, input_tokens_details: { cached_tokens: 2 }, output_tokens: 5, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 15 };
+    s.reported.input_tokens += usage.input_tokens;
+    s.reported.output_tokens += usage.output_tokens;
+    s.reported.cache_read_tokens += usage.input_tokens_details.cached_tokens;
+    s.reported.answers++;
     let item: Record<string, unknown>;
     if (tool && room && !answered) {
       const user = input.filter((i) => i?.role === 'user').map((i) => textOf(i.content)).pop() ?? '';
@@ -255,6 +259,9 @@ export function geminiStandIn(): Promise<StandIn> {
       // Side requests (model routing, next-speaker checks) ask for JSON: one object that answers both.
       parts = [{ text: answered ? 'Done: replied in the room.' : JSON.stringify({ complexity_reasoning: 'simple', complexity_score: 1, next_speaker: 'user', reasoning: 'done' }) }];
     }
+    s.reported.input_tokens += 10;
+    s.reported.output_tokens += 5;
+    s.reported.answers++;
     const chunk = {
       candidates: [{ content: { role: 'model', parts }, finishReason: 'STOP', index: 0 }],
       usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 5, totalTokenCount: 15 },
