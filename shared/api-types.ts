@@ -56,7 +56,15 @@ export interface AgentMember {
   handle: string;
   owner: { owner_id: string; name: string };
   revoked: boolean;
+  presence?: Presence;
 }
+
+/**
+ * An agent's liveness (docs/wakes.md "Liveness"): working (a wake running, or a tool call in the
+ * last 60 s), idle (a live MCP session, no recent call), stalled (a running wake with no tool
+ * call for 5 minutes), offline (no live session). Health checks and pings never count.
+ */
+export type Presence = 'working' | 'idle' | 'stalled' | 'offline';
 
 export interface Instance {
   instance_id: string;
@@ -286,6 +294,8 @@ export interface Agent {
   scopes: ScopeName[];
   revoked: boolean;
   created_at: string;
+  /** On GET /v1/agents and GET /v1/agents/:plate. */
+  presence?: Presence;
 }
 
 export interface Credential {
@@ -322,6 +332,8 @@ export interface Runner {
   env?: Record<string, string>;
   /** false: its owner may not run commands here (allow_runners), so it does not start. */
   enabled?: boolean;
+  /** Queued mentions of one (agent, room) start as one run (docs/wakes.md "Coalescing"). */
+  coalesce?: boolean;
 }
 
 export interface Wake {
@@ -344,6 +356,16 @@ export interface Wake {
   tool_calls?: number | null;
   /** Handled without any tool call back to the server: the agent did nothing visible. */
   no_tool_call?: boolean;
+  /** 0 when a human caused it; one deeper per agent write made while running a wake. */
+  chain_depth?: number;
+  /** A retry (POST /v1/wakes/:id/retry) names the failed wake it repeats. */
+  retry_of?: string | null;
+  /** status `merged`: the wake whose run took this one's message. */
+  merged_into?: string | null;
+  /** A coalesced run: every message it answers, in order. */
+  message_ids?: string[] | null;
+  /** What the run cost, as the host CLI reported it; null when it said nothing. */
+  usage?: WakeUsage | null;
   created_at?: string;
   started_at?: string | null;
   ended_at?: string | null;
@@ -367,6 +389,43 @@ export interface WakeabilityReport {
   wakes_by: 'channel' | 'runner' | 'inbox';
   reason: string;
   credentials: Array<{ live: boolean }>;
+}
+
+/**
+ * Wake statuses: queued, running, handled, failed (a dropped held wake ends failed with reason
+ * `dropped`), held (reason `loop_guard` or `budget`: POST /v1/wakes/:id/release or /drop),
+ * merged (coalesced into `merged_into`).
+ */
+export type WakeStatus = 'queued' | 'running' | 'handled' | 'failed' | 'held' | 'merged';
+
+export interface WakeUsage {
+  input_tokens: number | null;
+  output_tokens: number | null;
+  cache_read_tokens: number | null;
+  cost_usd: number | null;
+  model: string | null;
+}
+
+export interface UsageSums {
+  wakes: number;
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_tokens: number;
+  cost_usd: number;
+}
+
+/** GET /v1/usage?room=&plate=&since=: over the wakes the caller may see. */
+export interface UsageSummary {
+  totals: UsageSums;
+  by_agent: Array<UsageSums & { plate: string }>;
+  by_room: Array<UsageSums & { room: string }>;
+}
+
+/** GET/PUT /v1/settings/wakes (primary owner): the overnight limits. */
+export interface WakeSettings {
+  max_chain: number;
+  /** Started wakes per agent per hour; 0 = no limit. */
+  wake_budget: number;
 }
 
 /** GET /v1/rooms/:id/wakes (and /v1/agents/:plate/wakes; `?message_id=`, `?task_id=` filter): the newest wakes first, paged by `next_before_seq`. */

@@ -30,9 +30,10 @@ import { feedbackRoutes } from './feedback/routes.js';
 import { reportedErrorIdsBefore } from './feedback/reports.js';
 import { taskTools } from './tasks/tools.js';
 import { taskRoutes } from './tasks/routes.js';
-import { getTaskRow, renewLeaseOf, taskWakeStaleReason, tasksHeldBy } from './tasks/store.js';
+import { getTaskRow, markLeaseHolderGone, renewLeaseOf, taskWakeStaleReason, tasksHeldBy } from './tasks/store.js';
 import { receiveRunning, returnReceipt } from './tasks/service.js';
 import { wakeRoutes } from './wakes/routes.js';
+import { runningWakeSince } from './wakes/store.js';
 import { startWakeDispatcher } from './wakes/dispatcher.js';
 import { contextTools } from './context/tools.js';
 import { contextRoutes } from './context/routes.js';
@@ -96,6 +97,7 @@ export const CAPABILITY_HOOKS: CapabilityStarter[] = [
       receiveRunning,
       returnReceipt,
       renewRunnerLease: (db, taskId, instanceId, now) => void renewLeaseOf(db, taskId, instanceId, now),
+      leaseHolderGone: markLeaseHolderGone,
     }),
   // Evidence keeps only the room and task ids its caller may see, and the rows error reports refer to.
   (core) =>
@@ -105,6 +107,8 @@ export const CAPABILITY_HOOKS: CapabilityStarter[] = [
       roomOfTask: (db, taskId) => getTaskRow(db, taskId)?.room_id,
     }),
   (core) => addHook(core.hooks.reportedErrorIds, reportedErrorIdsBefore),
+  // Presence asks whether an agent runs a wake: agents, rooms and context import no wakes.
+  (core) => addHook(core.hooks.runningWakeSince, runningWakeSince),
 ];
 
 export const CAPABILITY_STARTERS: CapabilityStarter[] = [

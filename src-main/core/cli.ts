@@ -11,11 +11,13 @@ import { guardCommand, GUARD_USAGE } from './reservations/guard.js';
 import { connect, doctor, HOSTS_USAGE } from './hosts/connect.js';
 import { runBackupCommand } from './backup/commands.js';
 import { HomeError, HOME_EXIT_CODES } from './db/home-errors.js';
+import { parseMaxChain, parseWakeBudget } from './wakes/limits.js';
 
 const USAGE = `agent-rooms: local collaboration rooms for agents and humans
 
 Usage:
   agent-rooms serve [--port N] [--home DIR] [--owner-name NAME] [--rate-limit PER_SECOND[:BURST]]
+                    [--max-chain N] [--wake-budget N]
       Run the core headless on 127.0.0.1 (default port ${DEFAULT_PORT}; --port 0 picks a free one).
   agent-rooms open [--home DIR]
       Print a fresh one-time UI login URL for the running server.
@@ -37,6 +39,8 @@ interface Flags {
   ownerName?: string;
   rateLimit?: RateLimitConfig;
   bind?: string;
+  maxChain?: number;
+  wakeBudget?: number;
 }
 
 function parseFlags(argv: string[]): Flags {
@@ -70,6 +74,12 @@ function parseFlags(argv: string[]): Flags {
       case '--bind':
         f.bind = value();
         break;
+      case '--max-chain':
+        f.maxChain = parseMaxChain(value());
+        break;
+      case '--wake-budget':
+        f.wakeBudget = parseWakeBudget(value());
+        break;
       default:
         throw new Error(`unknown option ${a}`);
     }
@@ -87,7 +97,7 @@ async function serve(flags: Flags) {
     flags.port = Number(envPort);
   }
   const home = flags.home ?? defaultHome();
-  const running = await startCore({ home, port: flags.port ?? DEFAULT_PORT, ownerName: flags.ownerName, rateLimit: flags.rateLimit });
+  const running = await startCore({ home, port: flags.port ?? DEFAULT_PORT, ownerName: flags.ownerName, rateLimit: flags.rateLimit, maxChain: flags.maxChain, wakeBudget: flags.wakeBudget });
   // A large database is checked after the ready line; a failure stops the server (it closed itself).
   running.integrity.catch(async (err: Error) => {
     process.stderr.write(`agent-rooms: ${err.message}\n`);

@@ -12,6 +12,8 @@ export interface CoreConfig {
   /** Caps on live MCP sessions and on `initialize` (docs/security.md, item 10). */
   mcpSessionLimits: McpSessionLimits;
   log: (line: string) => void;
+  /** `serve --max-chain` / `--wake-budget`: win over the home's settings (docs/wakes.md). */
+  wakeLimits?: { maxChain?: number; wakeBudget?: number };
 }
 
 export interface McpSessionLimits {
@@ -74,6 +76,8 @@ export interface TaskWakeHooks {
   returnReceipt(db: Db, taskId: string, instanceId: string): boolean;
   /** A runner's lease kept fresh while its process lives (a runner cannot call renew_lease itself). */
   renewRunnerLease(db: Db, taskId: string, instanceId: string, now: number): void;
+  /** The lease holder is gone (run ended, session closed): its doing tasks are stale at once; returns the rooms changed. */
+  leaseHolderGone(db: Db, instanceId: string, taskId: string | undefined, now: number): string[];
 }
 
 /** Who may see what, for the room and task ids stored with evidence (only ids the caller was authorised for). */
@@ -104,6 +108,28 @@ export interface CoreHooks {
   evidenceAccess: EvidenceAccess[];
   /** Error ids older than `before` that an error report refers to: evidence retention keeps them (feedback answers). */
   reportedErrorIds: Array<(db: Db, before: string) => string[]>;
+  /** Since when an agent runs a wake (the oldest running one), for presence (wakes answers). */
+  runningWakeSince: Array<(db: Db, plate: string) => number | undefined>;
+}
+
+/** An agent's presence (docs/wakes.md "Liveness"). */
+export type Presence = 'working' | 'idle' | 'stalled' | 'offline';
+export const PRESENCE_RECENT_CALL_MS = 60_000;
+export const PRESENCE_STALLED_MS = 5 * 60_000;
+
+/**
+ * working: a wake running, or a tool call in the last 60 s from a live session; stalled: a
+ * running wake with no tool call for 5 minutes; idle: a live MCP session, no recent call;
+ * offline: no live session. Only tool calls count: health checks, pings and open streams
+ * never make an agent look busy.
+ */
+export function agentPresence(core: Core, plate: string, now = Date.now()): Presence {
+  const lastCall = core.sessions.lastToolCallOf(plate) ?? 0;
+  let since: number | undefined;
+  for (const h of core.hooks.runningWakeSince) since ??= h(core.db, plate);
+  if (since !== undefined) return now - Math.max(lastCall, since) > PRESENCE_STALLED_MS ? 'stalled' : 'working';
+  if (core.sessions.ofPlate(plate).length === 0) return 'offline';
+  return now - lastCall <= PRESENCE_RECENT_CALL_MS ? 'working' : 'idle';
 }
 
 export function mcpUrl(core: Core, host?: string): string {

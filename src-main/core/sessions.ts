@@ -27,12 +27,31 @@ export interface McpSession {
   getStreams: number;
   /** Count of tools/call handled, e.g. for the runner's "no tool call back" flag. */
   toolCalls: number;
+  /**
+   * When this session last called a tool. Unlike lastSeen (any request: pings, the GET stream),
+   * only tool calls count as work for presence (docs/wakes.md "Liveness").
+   */
+  lastToolCallAt?: number;
   /** Product feedback is at most once per MCP session. */
   productFeedbackSent?: boolean;
 }
 
 export class SessionRegistry {
   private readonly byId = new Map<string, McpSession>();
+  /** The last tool call of each agent, from any of its sessions, kept after a session closes. */
+  private readonly lastToolCall = new Map<string, number>();
+
+  /** A tools/call of this agent (through this session, if it is still known): remembered for presence. */
+  noteToolCall(plate: string, sessionId: string, now = Date.now()): void {
+    const s = this.byId.get(sessionId);
+    if (s) s.lastToolCallAt = now;
+    this.lastToolCall.set(plate, now);
+  }
+
+  /** When the agent last called a tool through any session of this process (undefined: never). */
+  lastToolCallOf(plate: string): number | undefined {
+    return this.lastToolCall.get(plate);
+  }
   private listeners: Array<(s: McpSession, ev: 'open' | 'close') => void> = [];
 
   add(s: McpSession): void {

@@ -42,6 +42,9 @@ export interface StartOptions {
   uiDir?: string;
   /** FULL by default (acknowledged means on disk); NORMAL only for benchmarks comparing the two. */
   synchronous?: Synchronous;
+  /** `--max-chain` and `--wake-budget`: win over the home's settings (docs/wakes.md). */
+  maxChain?: number;
+  wakeBudget?: number;
 }
 
 export interface RunningCore {
@@ -132,6 +135,7 @@ export async function startCore(opts: StartOptions): Promise<RunningCore> {
         ...opts.mcpSessionLimits,
       },
       log,
+      wakeLimits: { maxChain: opts.maxChain, wakeBudget: opts.wakeBudget },
     },
     signingKey,
     passports: new PassportService(signingKey),
@@ -139,7 +143,7 @@ export async function startCore(opts: StartOptions): Promise<RunningCore> {
     rateLimiter: new RateLimiter(opts.rateLimit ?? { perSecond: 50, burst: 200 }),
     sessions: new SessionRegistry(),
     baseUrl: '',
-    hooks: { agentActed: [], workingOn: [], taskEnded: [], inboxMessages: [], taskWakes: [], evidenceAccess: [], reportedErrorIds: [] },
+    hooks: { agentActed: [], workingOn: [], taskEnded: [], inboxMessages: [], taskWakes: [], evidenceAccess: [], reportedErrorIds: [], runningWakeSince: [] },
   };
   // Hooks answer from the first request on (reads are served while a large file is still being checked).
   const hookStops = CAPABILITY_HOOKS.map((register) => register(core));

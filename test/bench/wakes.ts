@@ -3,6 +3,7 @@
  * (p50, p99 over 200 wakes each, one wake at a time so no wake waits in a queue), and
  * get_room_context not_modified calls/s beside the SDK's bare echo tool, same process,
  * same client, same transport. Run: npx tsx test/bench/wakes.ts
+ * The dispatcher's cost per wake at 100k ended wakes vs none: npx tsx test/bench/wakes.ts --scale
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,6 +12,7 @@ import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { startCore, type RunningCore } from '../../src-main/core/start.js';
+import { dispatcherOf } from '../../src-main/core/wakes/dispatcher.js';
 import {
   BASELINE_NAME,
   benchClient,
@@ -67,7 +69,7 @@ function nextStart(running: RunningCore, plate: string): Promise<number> {
 async function waitIdle(baseUrl: string, token: string, plate: string): Promise<void> {
   for (;;) {
     const ws = (await api(baseUrl, token, 'GET', `/v1/agents/${plate}/wakes?limit=5`)).wakes as Array<{ status: string }>;
-    if (ws.every((w) => w.status === 'handled' || w.status === 'failed')) return;
+    if (ws.every((w) => w.status !== 'queued' && w.status !== 'running')) return;
     await new Promise((r) => setTimeout(r, 2));
   }
 }
@@ -182,7 +184,92 @@ export async function runWakesBench(opts: WakesBenchOptions = {}): Promise<Bench
   }
 }
 
+/**
+ * The dispatcher's cost per wake must not grow with the wake log (docs/wakes.md "Wakes you can
+ * leave running"): mention -> runner spawn latency, and the CPU of one dispatcher pass, with an
+ * empty log and then with `ended` ended wakes (handled/failed, of the same agent and room and of
+ * others) and `held` held wakes in it. Prints both and their ratio (1.0 = no growth).
+ */
+export async function runWakeScaleBench(opts: { wakes?: number; ended?: number; held?: number; passes?: number } = {}): Promise<BenchRow[]> {
+  const wakes = opts.wakes ?? 100;
+  const ended = opts.ended ?? 100_000;
+  const held = opts.held ?? 10_000;
+  const passes = opts.passes ?? 2000;
+  const home = mkdtempSync(join(tmpdir(), 'agent-rooms-bench-wake-scale-'));
+  // No budget: the per-hour count is measured too, on every start (the default 30 would hold the runs).
+  const running = await startCore({ home, port: 0, ownerName: 'Bench Owner', rateLimit: { perSecond: 0, burst: 0 }, log: () => {}, wakeBudget: 100_000 });
+  const { baseUrl, ownerToken, core } = running;
+  // A kept-alive socket the server closed while the seeding blocked it is retried once.
+  const call = (method: string, path: string, body?: unknown) =>
+    api(baseUrl, ownerToken, method, path, body).catch(() => api(baseUrl, ownerToken, method, path, body));
+  try {
+    const room = (await call('POST', '/v1/rooms', { name: 'Bench wake scale' })).room_id as string;
+    const a = await call('POST', '/v1/agents', { name: 'Scaled' });
+    await call('POST', `/v1/rooms/${room}/members`, { plate: a.plate });
+    await call('PUT', `/v1/agents/${a.plate}/runners/codex`, { command: process.execPath, args: ['-e', ''] });
+    const dispatcher = dispatcherOf(core)!;
+    const measure = async (label: string): Promise<BenchRow[]> => {
+      const latencies: number[] = [];
+      const cpu0 = process.cpuUsage();
+      const t0 = performance.now();
+      for (let i = 0; i < wakes; i++) {
+        const started = nextStart(running, a.plate);
+        const sent = performance.now();
+        await call('POST', `/v1/rooms/${room}/messages`, { body: `run ${i}`, mention_targets: [a.handle] });
+        latencies.push((await started) - sent);
+        await waitIdle(baseUrl, ownerToken, a.plate);
+      }
+      const spawn = latencyRow(`mention → runner spawn, ${label}`, latencies, (performance.now() - t0) / 1000, process.cpuUsage(cpu0));
+      // Dispatcher passes with nothing to start: the per-message one, and the full one (pull-parked included).
+      const pass = (full: boolean): BenchRow => {
+        const passCpu0 = process.cpuUsage();
+        const p0 = performance.now();
+        for (let i = 0; i < passes; i++) dispatcher.tick(full);
+        const passMs = performance.now() - p0;
+        const passCpu = process.cpuUsage(passCpu0);
+        return {
+          name: `dispatcher ${full ? 'full' : 'per-message'} pass, ${label}`,
+          mode: 'idle queue',
+          calls: passes,
+          calls_per_s: passes / (passMs / 1000),
+          p50_ms: passMs / passes,
+          p99_ms: passMs / passes,
+          cpu_us_per_call: (passCpu.user + passCpu.system) / passes,
+        };
+      };
+      return [spawn, pass(false), pass(true)];
+    };
+    const before = await measure('0 ended wakes');
+    // The log grows: ended wakes of this agent and room (the budget's index sees them, started
+    // more than an hour ago) and of other queues, and held wakes waiting for a human.
+    const old = Date.now() - 2 * 60 * 60 * 1000;
+    core.db.transaction(() => {
+      const ins = core.db.prepare(
+        `INSERT INTO wakes (id, plate, room_id, trigger, content, event_key, status, reason, created_at, started_at, ended_at, target, chain_depth)
+         VALUES (?, ?, ?, 'mention', 'x', ?, ?, ?, ?, ?, ?, 'runner', ?)`,
+      );
+      for (let i = 0; i < ended; i++) ins.run(`wake_old_${i}`, a.plate, room, `old:${i}`, i % 2 ? 'handled' : 'failed', null, old, old, old + 1, 0);
+      for (let i = 0; i < held; i++) ins.run(`wake_held_${i}`, a.plate, room, `held:${i}`, 'held', 'loop_guard', old, null, null, 7);
+    })();
+    await new Promise((r) => setTimeout(r, 1000));
+    const after = await measure(`${ended / 1000}k ended + ${held / 1000}k held wakes`);
+    const ratio = (x: BenchRow, y: BenchRow) => ({
+      name: `${y.name.split(',')[0]}: ratio after / before`,
+      mode: 'p50 and cpu per wake',
+      calls: y.calls,
+      calls_per_s: y.calls_per_s / x.calls_per_s,
+      p50_ms: y.p50_ms / x.p50_ms,
+      p99_ms: y.p99_ms / x.p99_ms,
+      cpu_us_per_call: y.cpu_us_per_call / x.cpu_us_per_call,
+    });
+    return [...before, ...after, ...before.map((b, i) => ratio(b, after[i]!))];
+  } finally {
+    await running.close();
+    rmSync(home, { recursive: true, force: true });
+  }
+}
+
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const rows = await runWakesBench();
+  const rows = process.argv.includes('--scale') ? await runWakeScaleBench() : await runWakesBench();
   process.stdout.write(formatTable(rows) + '\n');
 }

@@ -60,5 +60,14 @@ describe.skipIf(!installed)('host: Codex (real CLI)', () => {
     const main = JSON.stringify(model.requests.find((r) => JSON.stringify(r.body).includes(wake.wake_id))!.body);
     expect(main).toContain(room);
     expect(main).toContain('run the checks');
+    // `codex exec --json`: the tokens of its turns are the wake's usage, as the model reported them.
+    expect(wake.usage).toEqual({
+      input_tokens: model.reported.input_tokens,
+      output_tokens: model.reported.output_tokens,
+      cache_read_tokens: model.reported.cache_read_tokens,
+      cost_usd: null,
+      model: null,
+    });
+    expect(wake.stdout_tail).toBe('Done: replied in the room.');
   }, 180_000);
 });

@@ -46,5 +46,11 @@ describe.skipIf(!installed)('host: Gemini CLI (real CLI)', () => {
     for (const tool of ['send_message', 'read_board', 'whoami']) expect(decls.some((d) => d.endsWith(tool))).toBe(true);
     expect(JSON.stringify(model.requests.map((r) => r.body.systemInstruction ?? r.body.contents))).toContain(wake.wake_id);
     expect(readFileSync(join(home.dir, '.gemini', 'settings.json'), 'utf8')).not.toContain('agent-rooms');
+    // `--output-format json`: the tokens per model are the wake's usage (side requests to other models included).
+    expect(wake.usage.input_tokens).toBeGreaterThan(0);
+    expect(wake.usage.input_tokens).toBeLessThanOrEqual(model.reported.input_tokens);
+    expect(wake.usage.output_tokens).toBeGreaterThan(0);
+    expect(wake.usage.model).toBeTruthy();
+    expect(wake.stdout_tail).toBe('Done: replied in the room.');
   }, 180_000);
 });

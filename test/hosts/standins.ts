@@ -19,6 +19,8 @@ export interface StandIn {
   requests: Recorded[];
   /** Tool calls the model made: the tool's name as the host offered it, and its arguments. */
   toolCalls: Array<{ name: string; args: Record<string, unknown> }>;
+  /** The tokens this model reported, summed over its answers (what the wakes' usage must add up to). */
+  reported: { input_tokens: number; output_tokens: number; cache_read_tokens: number; answers: number };
   close(): Promise<void>;
 }
 
@@ -49,7 +51,7 @@ function json(res: ServerResponse, status: number, body: unknown): void {
 }
 
 async function listen(handler: (req: IncomingMessage, res: ServerResponse, body: any, s: StandIn) => void | Promise<void>): Promise<StandIn> {
-  const state: StandIn = { url: '', requests: [], toolCalls: [], close: async () => {} };
+  const state: StandIn = { url: '', requests: [], toolCalls: [], reported: { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, answers: 0 }, close: async () => {} };
   const server: Server = createServer((req, res) => {
     void (async () => {
       const body = req.method === 'POST' ? await readJson(req) : {};
@@ -69,6 +71,17 @@ async function listen(handler: (req: IncomingMessage, res: ServerResponse, body:
       server.close(() => r());
     });
   return state;
+}
+
+/**
+ * What the model posts for a prompt: a reply, or for `ping:HANDLE` a ping back that mentions
+ * HANDLE (two agents so prompted wake each other: the loop the loop guard stops).
+ */
+export function replyFor(prompt: string, system: string): { body: string; mention_targets?: string[] } {
+  const ping = /^ping:(\S+)/.exec(prompt.trim());
+  const self = /you are: `([^`]+)`/.exec(system)?.[1];
+  if (ping && self) return { body: `ping:${self}`, mention_targets: [ping[1]!] };
+  return { body: `${REPLY_PREFIX}${prompt.trim()}` };
 }
 
 /** The room id the envelope (system prompt / instructions) names, and the user's text. */
@@ -113,13 +126,19 @@ export function anthropicStandIn(opts: { hold?: Promise<unknown> } = {}): Promis
     const room = roomIn(textOf(body.system));
     const id = `msg_standin_${++n}`;
     const model = String(body.model ?? 'claude-standin');
-    const usage = { input_tokens: 10, output_tokens: 5, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
+    const usage = { input_tokens: 10, output_tokens: 5, cache_creation_input_tokens: 0, cache_read_input_tokens: 3 };
+    const report = (output: number) => {
+      s.reported.input_tokens += usage.input_tokens;
+      s.reported.cache_read_tokens += usage.cache_read_input_tokens;
+      s.reported.output_tokens += output;
+      s.reported.answers++;
+    };
     const start = { type: 'message_start', message: { id, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage } };
     let call: { name: string; input: Record<string, unknown> } | undefined;
     if (name && room && !done(name)) {
       const loaded = tools.some((t) => t.name === name && !t.defer_loading) || done('ToolSearch');
       if (loaded) {
-        call = { name, input: { room, body: `${REPLY_PREFIX}${lastUserText(messages).trim()}` } };
+        call = { name, input: { room, ...replyFor(lastUserText(messages), textOf(body.system)) } };
         s.toolCalls.push({ name, args: call.input });
       } else if (tools.some((t) => t.name === 'ToolSearch')) {
         call = { name: 'ToolSearch', input: { query: `select:${name}`, max_results: 1 } };
@@ -127,6 +146,7 @@ export function anthropicStandIn(opts: { hold?: Promise<unknown> } = {}): Promis
     }
     if (call) {
       const toolUse = { type: 'tool_use', id: `toolu_standin_${n}`, name: call.name, input: {} };
+      report(20);
       if (!body.stream) return json(res, 200, { ...start.message, content: [{ ...toolUse, input: call.input }], stop_reason: 'tool_use' });
       return sse(res, [
         { event: 'message_start', data: start },
@@ -138,6 +158,7 @@ export function anthropicStandIn(opts: { hold?: Promise<unknown> } = {}): Promis
       ]);
     }
     const text = name && done(name) ? 'Done: replied in the room.' : 'ok';
+    report(5);
     if (!body.stream) return json(res, 200, { ...start.message, content: [{ type: 'text', text }], stop_reason: 'end_turn' });
     return sse(res, [
       { event: 'message_start', data: start },
@@ -188,7 +209,11 @@ export function openaiStandIn(): Promise<StandIn> {
     const room = roomIn(textOf(body.instructions) + textOf(input.filter((i) => i?.role === 'developer' || i?.role === 'system')));
     const id = `resp_standin_${++n}`;
     const base = { id, object: 'response', created_at: Math.floor(Date.now() / 1000), model: body.model ?? 'gpt-standin', status: 'in_progress', output: [] as unknown[] };
-    const usage = { input_tokens: 10, input_tokens_details: { cached_tokens: 0 }, output_tokens: 5, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 15 };
+    const usage = { input_tokens: 10, input_tokens_details: { cached_tokens: 2 }, output_tokens: 5, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 15 };
+    s.reported.input_tokens += usage.input_tokens;
+    s.reported.output_tokens += usage.output_tokens;
+    s.reported.cache_read_tokens += usage.input_tokens_details.cached_tokens;
+    s.reported.answers++;
     let item: Record<string, unknown>;
     if (tool && room && !answered) {
       const user = input.filter((i) => i?.role === 'user').map((i) => textOf(i.content)).pop() ?? '';
@@ -234,6 +259,9 @@ export function geminiStandIn(): Promise<StandIn> {
       // Side requests (model routing, next-speaker checks) ask for JSON: one object that answers both.
       parts = [{ text: answered ? 'Done: replied in the room.' : JSON.stringify({ complexity_reasoning: 'simple', complexity_score: 1, next_speaker: 'user', reasoning: 'done' }) }];
     }
+    s.reported.input_tokens += 10;
+    s.reported.output_tokens += 5;
+    s.reported.answers++;
     const chunk = {
       candidates: [{ content: { role: 'model', parts }, finishReason: 'STOP', index: 0 }],
       usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 5, totalTokenCount: 15 },

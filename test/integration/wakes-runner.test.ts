@@ -240,13 +240,14 @@ describe('wakes: spawned runners', () => {
     expect(put.status).toBe(200);
     expect(put.body).toMatchObject({ host: 'claude-code', preset: 'claude -p', command: 'claude', timeout_ms: 60_000, cwd: null });
     // The preset wires the room's MCP server in itself, through the environment (no credential in argv).
-    expect(put.body.args.slice(0, 2)).toEqual(['-p', '--mcp-config']);
+    // It runs in the JSON output mode that reports usage (stream-json needs --verbose with -p).
+    expect(put.body.args.slice(0, 5)).toEqual(['-p', '--output-format', 'stream-json', '--verbose', '--mcp-config']);
     // The server name is per agent, filled in at spawn time.
-    expect(JSON.parse(put.body.args[2]).mcpServers['{server}']).toEqual({ type: 'http', url: '${AGENT_ROOMS_MCP_URL}' });
+    expect(JSON.parse(put.body.args[5]).mcpServers['{server}']).toEqual({ type: 'http', url: '${AGENT_ROOMS_MCP_URL}' });
     // Presets take env too (the host's API key and base URL); values never come back.
     const withEnv = await s.api('PUT', `/v1/agents/${a.plate}/runners/gemini`, { preset: 'gemini', env: { GEMINI_API_KEY: 'gemini-secret' } });
     expect(withEnv.status).toBe(200);
-    expect(withEnv.body).toMatchObject({ preset: 'gemini -p', args: ['--skip-trust', '-p', ''], env: { GEMINI_API_KEY: '***' } });
+    expect(withEnv.body).toMatchObject({ preset: 'gemini -p', args: ['--skip-trust', '--output-format', 'json', '-p', ''], env: { GEMINI_API_KEY: '***' } });
     expect(JSON.stringify(withEnv.body)).not.toContain('gemini-secret');
     expect((await s.api('DELETE', `/v1/agents/${a.plate}/runners/gemini`)).status).toBeLessThan(300);
     const custom = await s.api('PUT', `/v1/agents/${a.plate}/runners/codex`, { command: '/usr/bin/env', args: ['x'], cwd: '/tmp', env: { TOKEN: 'secret-value' } });
@@ -261,6 +262,8 @@ describe('wakes: spawned runners', () => {
     expect((await s.api('PUT', `/v1/agents/${a.plate}/runners/codex`, { command: 'x', cwd: 'relative/dir' })).status).toBe(400);
     expect((await s.api('PUT', `/v1/agents/${a.plate}/runners/codex`, { command: 'x', env: { AGENT_ROOMS_MCP_URL: 'y' } })).status).toBe(400);
     expect((await s.api('PUT', `/v1/agents/${a.plate}/runners/codex`, { command: 'x', timeout_ms: 0 })).status).toBe(400);
+    expect((await s.api('PUT', `/v1/agents/${a.plate}/runners/codex`, { command: 'x', coalesce: 'yes' })).status).toBe(400);
+    expect((await s.api('PUT', `/v1/agents/${a.plate}/runners/codex`, { preset: 'codex exec', coalesce: 1 })).status).toBe(400);
 
     const other = await s.owner('Bob Other');
     expect((await s.api('GET', `/v1/agents/${a.plate}/runners/claude-code`, undefined, other.token)).status).toBe(404);

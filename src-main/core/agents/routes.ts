@@ -15,7 +15,7 @@ import {
   type AgentRow,
 } from './store.js';
 import { ALL_SCOPES_MASK, scopesToMask } from '../../../shared/scopes.js';
-import type { Core } from '../context.js';
+import { agentPresence, type Core } from '../context.js';
 import { mintPassportForCredential, allMcpUrls } from './authenticate.js';
 import type { Owner } from '../owners/store.js';
 import { createAgentBody, createCredentialBody, passportBody } from './schemas.js';
@@ -53,12 +53,15 @@ export const agentRoutes: Route[] = [
   defineRoute({
     method: 'GET',
     path: '/v1/agents',
-    handler: ({ core, owner }) => ({ agents: listAgentsOfOwner(core.db, owner.owner_id).map(agentDto) }),
+    handler: ({ core, owner }) => ({ agents: listAgentsOfOwner(core.db, owner.owner_id).map((a) => ({ ...agentDto(a), presence: agentPresence(core, a.plate) })) }),
   }),
   defineRoute({
     method: 'GET',
     path: '/v1/agents/:plate',
-    handler: ({ core, owner, params }) => agentDto(ownAgent(core, owner, params.plate)),
+    handler: ({ core, owner, params }) => {
+      const a = ownAgent(core, owner, params.plate);
+      return { ...agentDto(a), presence: agentPresence(core, a.plate) };
+    },
   }),
   defineRoute({
     method: 'POST',

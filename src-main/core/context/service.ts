@@ -1,4 +1,4 @@
-import type { Core } from '../context.js';
+import { agentPresence, type Core } from '../context.js';
 import type { Db } from '../db/open.js';
 import { immediate } from '../db/open.js';
 import { stmt } from '../db/stmt.js';
@@ -149,6 +149,7 @@ function roster(core: Core, roomId: string) {
       handle: a.handle,
       name: a.name,
       revoked: a.revoked,
+      presence: agentPresence(core, a.plate),
       live_instances: live.filter((i) => i.plate === a.plate).map((i) => ({ handle: i.handle, host: i.host, working_on: i.working_on })),
     })),
   };

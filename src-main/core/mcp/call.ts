@@ -98,6 +98,7 @@ export async function callTool(
     if (!parsed.success) throw new AppError('INVALID_ARGUMENT', `invalid arguments: ${summarizeIssues(parsed.error.issues)}`);
     if (tool.room) registry.checks.agentRoom(core, (parsed.data as { room: string }).room, agent.plate);
     session.toolCalls++;
+    core.sessions.noteToolCall(agent.plate, session.id);
     const ctx: ToolContext = { core, agent, sessionId: session.id, host: session.host, requestId };
     const result = await tool.handler(ctx, parsed.data);
     structured = (result && typeof result === 'object' && !Array.isArray(result) ? result : { result }) as Record<string, unknown>;

@@ -183,6 +183,7 @@ function postMessage(core: Core, sender: Sender, input: SendInput): MessageRecor
             content: input.body,
             eventKey: `msg:${id}`,
             actorOwnerId: sender.ownerId,
+            causePlate: sender.kind === 'agent' ? sender.plate : undefined,
           });
         }
       }

@@ -1,4 +1,4 @@
-import type { Core } from '../context.js';
+import { agentPresence, type Core } from '../context.js';
 import { defineRoute, Status, type Route } from '../http/router.js';
 import { AppError } from '../errors/app-error.js';
 import {
@@ -73,7 +73,8 @@ export const roomRoutes: Route[] = [
     room: 'member',
     handler: ({ core, room }) => {
       const m = listMembers(core.db, room.id);
-      return { humans: m.humans, agents: m.agents, instances: instancesOf(core, room.id) };
+      const agents = m.agents.map((a) => ({ ...a, presence: agentPresence(core, a.plate) }));
+      return { humans: m.humans, agents, instances: instancesOf(core, room.id) };
     },
   }),
   defineRoute({

@@ -86,7 +86,7 @@ const ARCHIVED_SQL = '(@arch = 1 OR (@arch = 0 AND archived_at IS NULL) OR (@arc
  * The columns a compact task needs (toSummary, isStale, the cursor keys): reading only these
  * halves a page's SQL cost (detail, definition_of_done and the notes stay on disk).
  */
-const SUMMARY_COLUMNS = 'id, room_id, title, assignee, sort_order, status, consent_state, lease_instance_id, lease_renewed_at, completed_at, archived_at, created_at, updated_at';
+const SUMMARY_COLUMNS = 'id, room_id, title, assignee, sort_order, status, consent_state, lease_instance_id, lease_renewed_at, lease_gone_at, completed_at, archived_at, created_at, updated_at';
 
 function laneRows(db: Db, roomId: string, plate: string, statuses: string, arch: number, after: LaneKey | undefined, limit: number, cols: string): TaskRow[] {
   if (limit <= 0) return [];

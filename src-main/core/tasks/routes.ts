@@ -1,8 +1,8 @@
 import { defineRoute, Status } from '../http/router.js';
-import { archiveTask, cancelTask, createTask, leaseHandles, readBoard, reassignTask, releaseTask, requireTask, updateTask } from './service.js';
+import { archiveTask, cancelTask, createTask, leaseHandles, readBoard, reassignTask, releaseTask, requireTask, retryTask, updateTask } from './service.js';
 import { depsOf, openDepsOf, toRecord } from './store.js';
 import { BOARD_LIMIT_HTTP, BOARD_TASK_BUDGET } from './board.js';
-import { boardQuery, createTaskBody, reassignTaskBody, updateTaskBody } from './schemas.js';
+import { boardQuery, createTaskBody, reassignTaskBody, retryTaskBody, updateTaskBody } from './schemas.js';
 
 /**
  * The /v1 default page per lane: the response budget shared by every lane (and done), at
@@ -93,5 +93,12 @@ export const taskRoutes = [
     method: 'POST',
     path: '/v1/rooms/:id/tasks/:taskId/archive',
     handler: ({ core, owner, params }) => archiveTask(core, { kind: 'human', ownerId: owner.owner_id }, params.taskId, params.id),
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/v1/rooms/:id/tasks/:taskId/retry',
+    body: retryTaskBody,
+    handler: ({ core, owner, params }, { body }) =>
+      new Status(201, retryTask(core, { kind: 'human', ownerId: owner.owner_id }, params.id, params.taskId, body.assignee)),
   }),
 ];

@@ -45,6 +45,8 @@ export const updateTaskInput = z.object({ task_id: taskIdArg, ...updateTaskField
 export const updateTaskBody = z.object(updateTaskFields).strict();
 
 export const reassignTaskBody = z.object({ assignee: assigneeArg });
+/** POST …/tasks/:taskId/retry: the copy goes to the same agent unless another is named. */
+export const retryTaskBody = z.strictObject({ assignee: assigneeArg.optional() });
 
 export const claimTaskInput = z.object({
   task_id: taskIdArg,
@@ -145,6 +147,7 @@ export const taskRecord = z.object({
   completed_at: z.string().nullable(),
   created_at: z.string(),
   updated_at: z.string(),
+  retry_of: z.string().optional(),
 });
 
 /** A compact board task (shared/api-types.ts `TaskSummary`); the lease names its live holder. */

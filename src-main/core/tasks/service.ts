@@ -24,6 +24,10 @@ import {
   releaseToTodo,
   renewLeaseOf,
   replaceDeps,
+  repointDependents,
+  retryOfTask,
+  setRetryOf,
+  depsOf,
   returnLeaseOf,
   taskRecord,
   wouldCycle,
@@ -126,6 +130,7 @@ function announceAssignment(db: Db, t: TaskRow, actor: Actor): boolean {
       content: taskPayloadText(taskRecord(db, t.id)!),
       eventKey: `task:${t.id}:assign:${t.assign_count}`,
       actorOwnerId: actor.ownerId,
+      causePlate: actor.kind === 'agent' ? actor.plate : undefined,
     }) !== undefined
   );
 }
@@ -448,6 +453,7 @@ export function completeTask(
             content: taskPayloadText(taskRecord(db, d.id)!, notes),
             eventKey: `task:${d.id}:successor:${t.id}`,
             actorOwnerId: actor.ownerId,
+            causePlate: actor.kind === 'agent' ? actor.plate : undefined,
           });
           woke ||= id !== undefined;
         }
@@ -497,6 +503,51 @@ export function reassignTask(core: Core, actor: Extract<Actor, { kind: 'human' }
     const consent = consentFor(db, t.room_id, actor.ownerId, a);
     reassignTaskRow(db, t.id, a.plate, consent, Date.now());
     return { task: t, woke: announceAssignment(db, getTaskRow(db, t.id)!, actor) };
+  });
+}
+
+/**
+ * POST /v1/rooms/:id/tasks/:taskId/retry (docs/tasks.md): a failed task stays as it is (the
+ * specification has no way out of failed); its copy, with `retry_of`, goes to the same or the
+ * given agent, which gets an assignment wake; tasks that depended on the failed one depend on
+ * the copy. Same rights as reassignment; one retry per failed task.
+ */
+export function retryTask(core: Core, actor: Extract<Actor, { kind: 'human' }>, roomId: string, taskId: string, assignee?: string): TaskRecord {
+  return mutateTask(core, (db) => {
+    const t = requireTask(db, actor, taskId, roomId);
+    if (!mayReassign(db, t.room_id, actor.ownerId)) {
+      throw new AppError('FORBIDDEN', 'only those who may reassign this task may retry it (the agents\' owner, or a room admin)', {
+        reason: 'not_allowed',
+        taskId: t.id,
+      });
+    }
+    if (t.status !== 'failed') {
+      throw new AppError('CONFLICT', `the task is ${t.status}: only a failed task can be retried`, { reason: 'not_failed', taskId: t.id });
+    }
+    if (retryOfTask(db, t.id)) throw new AppError('CONFLICT', 'this task was already retried', { reason: 'already_retried', taskId: t.id });
+    const a = resolveAssignee(db, t.room_id, assignee ?? t.assignee);
+    const id = newId('task');
+    insertTask(
+      db,
+      {
+        id,
+        roomId: t.room_id,
+        title: t.title,
+        detail: t.detail,
+        definitionOfDone: t.definition_of_done,
+        assignee: a.plate,
+        sortOrder: t.sort_order,
+        consent: consentFor(db, t.room_id, actor.ownerId, a),
+        createdByKind: 'human',
+        createdByPlate: null,
+        createdByOwner: actor.ownerId,
+      },
+      Date.now(),
+    );
+    if (!setRetryOf(db, id, t.id)) throw new AppError('CONFLICT', 'this task was already retried', { reason: 'already_retried', taskId: t.id });
+    replaceDeps(db, id, depsOf(db, t.id));
+    repointDependents(db, t.id, id);
+    return { task: { id, room_id: t.room_id }, woke: announceAssignment(db, getTaskRow(db, id)!, actor) };
   });
 }
 

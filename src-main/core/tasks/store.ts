@@ -18,6 +18,10 @@ export interface TaskRow {
   consent_state: 'auto' | 'accepted';
   lease_instance_id: string | null;
   lease_renewed_at: number | null;
+  /** The lease's holder is gone (its run ended, its session closed): stale at once, still doing. */
+  lease_gone_at: number | null;
+  /** This task is the retry of that failed one. */
+  retry_of: string | null;
   result_ref: string | null;
   reason: string | null;
   summary: string | null;
@@ -58,12 +62,14 @@ export interface TaskRecord {
   completed_at: string | null;
   created_at: string;
   updated_at: string;
+  /** Present on a retry: the failed task it repeats. */
+  retry_of?: string;
 }
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
-export function isStale(r: Pick<TaskRow, 'status' | 'lease_renewed_at'>, now = Date.now()): boolean {
-  return r.status === 'doing' && r.lease_renewed_at !== null && now - r.lease_renewed_at > LEASE_STALE_MS;
+export function isStale(r: Pick<TaskRow, 'status' | 'lease_renewed_at' | 'lease_gone_at'>, now = Date.now()): boolean {
+  return r.status === 'doing' && (r.lease_gone_at !== null || (r.lease_renewed_at !== null && now - r.lease_renewed_at > LEASE_STALE_MS));
 }
 
 /** The public task record; `handles` caches plate -> handle across a board. */
@@ -105,6 +111,7 @@ export function toRecord(
     completed_at: iso(r.completed_at),
     created_at: iso(r.created_at)!,
     updated_at: iso(r.updated_at)!,
+    ...(r.retry_of ? { retry_of: r.retry_of } : {}),
   };
 }
 
@@ -172,7 +179,7 @@ export function dependentsOf(db: Db, id: string): TaskRow[] {
 export function casClaim(db: Db, id: string, plate: string, instanceId: string, now: number): TaskRow | undefined {
   return stmt(
     db,
-    `UPDATE tasks SET status = 'doing', lease_instance_id = ?, lease_renewed_at = ?, updated_at = ?
+    `UPDATE tasks SET status = 'doing', lease_instance_id = ?, lease_renewed_at = ?, lease_gone_at = NULL, updated_at = ?
      WHERE id = ? AND assignee = ? AND status = 'todo' AND archived_at IS NULL
        AND NOT EXISTS (SELECT 1 FROM task_deps d JOIN tasks p ON p.id = d.depends_on WHERE d.task_id = tasks.id AND p.status <> 'done')
      RETURNING *`,
@@ -204,6 +211,21 @@ export function insertTask(db: Db, t: NewTask, now: number): void {
   ).run(t.id, t.roomId, t.title, t.detail, t.definitionOfDone, t.assignee, t.sortOrder, t.consent, t.createdByKind, t.createdByPlate, t.createdByOwner, now, now);
 }
 
+/** Marks a new task as the retry of a failed one; false when that one was already retried. */
+export function setRetryOf(db: Db, id: string, failedId: string): boolean {
+  return stmt(db, 'UPDATE OR IGNORE tasks SET retry_of = ? WHERE id = ?').run(failedId, id).changes === 1;
+}
+
+/** The retry of a failed task, if it has one. */
+export function retryOfTask(db: Db, failedId: string): string | undefined {
+  return (stmt(db, 'SELECT id FROM tasks WHERE retry_of = ?').get(failedId) as { id: string } | undefined)?.id;
+}
+
+/** Tasks that depended on `from` depend on `to` instead (a retry takes the failed task's place). */
+export function repointDependents(db: Db, from: string, to: string): void {
+  stmt(db, 'UPDATE OR IGNORE task_deps SET depends_on = ? WHERE depends_on = ?').run(to, from);
+}
+
 /** The editable fields of a task, written whole (the caller merges the patch). */
 export function writeTaskFields(
   db: Db,
@@ -222,7 +244,7 @@ export function writeTaskFields(
 }
 
 /** Leaves doing: the lease goes with it. */
-const LEAVE_DOING = 'lease_instance_id = NULL, lease_renewed_at = NULL';
+const LEAVE_DOING = 'lease_instance_id = NULL, lease_renewed_at = NULL, lease_gone_at = NULL';
 
 /** doing -> todo while `instanceId` holds the lease; the room of the task that moved, if it did. */
 export function returnLeaseOf(db: Db, id: string, instanceId: string, now: number): string | undefined {
@@ -236,7 +258,7 @@ export function returnLeaseOf(db: Db, id: string, instanceId: string, now: numbe
 
 /** The lease heartbeat: only the holding instance of a doing task renews it. */
 export function renewLeaseOf(db: Db, id: string, instanceId: string, now: number): boolean {
-  return stmt(db, "UPDATE tasks SET lease_renewed_at = ? WHERE id = ? AND status = 'doing' AND lease_instance_id = ? RETURNING id").get(now, id, instanceId) !== undefined;
+  return stmt(db, "UPDATE tasks SET lease_renewed_at = ?, lease_gone_at = NULL WHERE id = ? AND status = 'doing' AND lease_instance_id = ? RETURNING id").get(now, id, instanceId) !== undefined;
 }
 
 /** doing -> todo, the lease gone (a release). */
@@ -271,6 +293,7 @@ export function writeStatusStep(db: Db, t: Pick<TaskRow, 'id' | 'status' | 'assi
        completed_at = CASE WHEN ? = 'done' THEN ? ELSE completed_at END,
        lease_instance_id = CASE WHEN ? THEN NULL ELSE lease_instance_id END,
        lease_renewed_at = CASE WHEN ? THEN NULL ELSE lease_renewed_at END,
+       lease_gone_at = CASE WHEN ? THEN NULL ELSE lease_gone_at END,
        updated_at = ?
      WHERE id = ? AND status = ? AND assignee = ?`,
   ).run(
@@ -283,6 +306,7 @@ export function writeStatusStep(db: Db, t: Pick<TaskRow, 'id' | 'status' | 'assi
     step.handoffNotes ?? null,
     to,
     now,
+    leaving ? 1 : 0,
     leaving ? 1 : 0,
     leaving ? 1 : 0,
     now,
@@ -352,7 +376,7 @@ export function doneTaskCount(db: Db, plate: string): number {
 export function taskOpenSql(taskSql: string, nowSql: string): string {
   return `EXISTS (
     SELECT 1 FROM tasks t WHERE t.id = ${taskSql} AND t.archived_at IS NULL AND t.status IN ('todo', 'doing', 'blocked')
-      AND NOT (t.status = 'doing' AND t.lease_renewed_at IS NOT NULL AND t.lease_renewed_at < ${nowSql} - ${LEASE_STALE_MS}))`;
+      AND NOT (t.status = 'doing' AND (t.lease_gone_at IS NOT NULL OR (t.lease_renewed_at IS NOT NULL AND t.lease_renewed_at < ${nowSql} - ${LEASE_STALE_MS}))))`;
 }
 
 /** Why a task wake has nothing left to do: the task moved to someone else, or is over. */
@@ -363,6 +387,25 @@ export function taskWakeStaleReason(db: Db, taskId: string, plate: string): stri
   if (t.archived_at !== null) return 'the task was archived';
   if (t.status === 'done' || t.status === 'cancelled') return `the task is already ${t.status}`;
   return undefined;
+}
+
+/**
+ * The holder of these leases is gone (a runner's run ended, a session closed): its doing tasks
+ * (only `taskId`, when given) are flagged stale at once. They stay doing with the lease: the
+ * specification releases no lease by itself; a human releases, retries or reassigns.
+ * Returns the rooms whose board changed.
+ */
+export function markLeaseHolderGone(db: Db, instanceId: string, taskId: string | undefined, now: number): string[] {
+  const rows = (
+    taskId === undefined
+      ? stmt(db, "UPDATE tasks SET lease_gone_at = ? WHERE lease_instance_id = ? AND status = 'doing' AND lease_gone_at IS NULL RETURNING room_id").all(now, instanceId)
+      : stmt(db, "UPDATE tasks SET lease_gone_at = ? WHERE lease_instance_id = ? AND id = ? AND status = 'doing' AND lease_gone_at IS NULL RETURNING room_id").all(
+          now,
+          instanceId,
+          taskId,
+        )
+  ) as Array<{ room_id: string }>;
+  return [...new Set(rows.map((r) => r.room_id))];
 }
 
 /** Tasks whose lease this instance holds (list_instances' "working on"). */
@@ -376,6 +419,7 @@ const BOARD_COLUMNS = [
   'id', 'room_id', 'title', 'detail', 'definition_of_done', 'assignee', 'sort_order', 'status', 'consent_state',
   'lease_instance_id', 'lease_renewed_at', 'result_ref', 'reason', 'summary', 'artifacts', 'next', 'handoff_notes',
   'created_by_kind', 'created_by_plate', 'created_by_owner', 'assign_count', 'completed_at', 'archived_at', 'created_at', 'updated_at',
+  'lease_gone_at', 'retry_of',
 ] as const;
 
 /**
@@ -390,7 +434,7 @@ export function roomTaskRows(db: Db, roomId: string): TaskRow[] {
     id: v[0], room_id: v[1], title: v[2], detail: v[3], definition_of_done: v[4], assignee: v[5], sort_order: v[6], status: v[7],
     consent_state: v[8], lease_instance_id: v[9], lease_renewed_at: v[10], result_ref: v[11], reason: v[12], summary: v[13],
     artifacts: v[14], next: v[15], handoff_notes: v[16], created_by_kind: v[17], created_by_plate: v[18], created_by_owner: v[19],
-    assign_count: v[20], completed_at: v[21], archived_at: v[22], created_at: v[23], updated_at: v[24],
+    assign_count: v[20], completed_at: v[21], archived_at: v[22], created_at: v[23], updated_at: v[24], lease_gone_at: v[25], retry_of: v[26],
   }) as TaskRow);
 }
 

@@ -3,7 +3,7 @@ import type { Core, AgentActedEvent } from '../context.js';
 import { addHook, mcpUrl } from '../context.js';
 import { immediate } from '../db/open.js';
 import { agentHandle, createCredential, deleteRunnerCredential, getAgentByPlate, pruneRevokedRunnerCredentials, revokeCredential, type AgentRow } from '../agents/store.js';
-import { getRoom, isAgentMember, trustMode } from '../rooms/store.js';
+import { getRoom, isAgentMember, touchRoom, trustMode } from '../rooms/store.js';
 import { mayRunCommands } from '../owners/store.js';
 import { hasScope } from '../../../shared/scopes.js';
 import { workspaceRow } from '../workspace/store.js';
@@ -14,7 +14,12 @@ import {
   finishWake,
   handleChannelWakes,
   handlePullWakes,
+  holdWake,
   keyBusy,
+  mergeQueuedMentions,
+  setCoalescedContent,
+  startedSince,
+  type HoldReason,
   markPull,
   markRunning,
   queueHeads,
@@ -29,6 +34,7 @@ import { expandRunnerArgs, RUNNER_PRESETS, serverNameFor, type PresetDef } from 
 import { geminiRunHome, wakeInstructions, type RunHome } from './run-home.js';
 import { isInsideHome, knownSecrets, scratchFolder } from './secrets.js';
 import type { StopStep } from '../util/repeat.js';
+import { wakeLimits } from './limits.js';
 
 export const RESTART_REASON = 'server restarted while the wake was running';
 export const SHUTDOWN_REASON = 'server shut down while the wake was running';
@@ -48,6 +54,8 @@ export interface WakeEnvelope {
   context_version: number;
   task_id?: string;
   message_id?: string;
+  /** A coalesced run: every message it answers, in order (docs/wakes.md "Coalescing"). */
+  message_ids?: string[];
 }
 
 function envelopeOf(w: WakeRow, a: AgentRow, host: string, handle: string, contextVersion: number): WakeEnvelope {
@@ -61,7 +69,23 @@ function envelopeOf(w: WakeRow, a: AgentRow, host: string, handle: string, conte
     context_version: contextVersion,
     ...(w.task_id ? { task_id: w.task_id } : {}),
     ...(w.message_id ? { message_id: w.message_id } : {}),
+    ...(w.message_ids ? { message_ids: JSON.parse(w.message_ids) as string[] } : {}),
   };
+}
+
+const HOUR_MS = 60 * 60 * 1000;
+
+/**
+ * Why a wake about to start is held instead (docs/wakes.md): deeper than the loop guard's
+ * limit, or its agent already started its budget of wakes in the last hour. A wake a human
+ * released starts past both.
+ */
+function holdReasonOf(core: Core, w: WakeRow): HoldReason | undefined {
+  if (w.released_at !== null) return undefined;
+  const limits = wakeLimits(core);
+  if (w.chain_depth > limits.max_chain) return 'loop_guard';
+  if (limits.wake_budget > 0 && startedSince(core.db, w.plate, Date.now() - HOUR_MS) >= limits.wake_budget) return 'budget';
+  return undefined;
 }
 
 export function envelopeMeta(e: WakeEnvelope): Record<string, string> {
@@ -202,6 +226,21 @@ export class WakeDispatcher {
     this.kick(true);
   }
 
+  /**
+   * The holder of task leases is gone (a run ended, a session closed): those doing tasks are
+   * flagged stale now, not 120 s later. They stay doing and nothing wakes anyone again: a human
+   * releases, retries or reassigns (docs/wakes.md "Liveness").
+   */
+  private leaseHolderGone(instanceId: string, taskId?: string): void {
+    const { db } = this.core;
+    const rooms = new Set<string>();
+    for (const t of this.core.hooks.taskWakes) for (const r of t.leaseHolderGone(db, instanceId, taskId, Date.now())) rooms.add(r);
+    for (const room of rooms) {
+      touchRoom(db, room, ['board']);
+      this.core.bus.emit({ type: 'board.changed', room });
+    }
+  }
+
   /** A revoked allow_runners ends that owner's running runs now (docs/security.md). */
   private enforceRunnerRights(): void {
     for (const run of this.runs.values()) {
@@ -330,7 +369,7 @@ export class WakeDispatcher {
     }
     const session = this.noChannel.has(w.id) ? undefined : channelSessionOf(core, w.plate);
     if (session) {
-      if (!keyBusy(db, session.id, w.room_id, 'claude-code')) this.startChannel(w, a, session);
+      if (!keyBusy(db, session.id, w.room_id, 'claude-code') && !this.held(w)) this.startChannel(w, a, session);
       return;
     }
     const runner = firstRunner(db, w.plate);
@@ -341,18 +380,43 @@ export class WakeDispatcher {
       return;
     }
     if (runner) {
-      if (!keyBusy(db, runnerInstanceId(runner), w.room_id, runner.host)) this.startRunner(w, a, runner);
+      if (!keyBusy(db, runnerInstanceId(runner), w.room_id, runner.host) && !this.held(w)) this.startRunner(w, a, runner);
       return;
     }
     if (markPull(db, w.plate, w.room_id) > 0) this.changed(w.room_id);
   }
 
-  /** Marks the wake running and, for a task wake, gives the running receipt: one transaction. */
-  private begin(w: WakeRow, run: Parameters<typeof markRunning>[2], withReceipt = true): boolean {
+  /** Holds the wake instead of starting it, when the loop guard or the budget says so; the queue moves on. */
+  private held(w: WakeRow): boolean {
+    const why = holdReasonOf(this.core, w);
+    if (!why) return false;
+    if (holdWake(this.core.db, w.id, why)) {
+      this.core.config.log(`wake ${w.id} of ${w.plate} held: ${why}`);
+      this.changed(w.room_id);
+      this.kick();
+    }
+    return true;
+  }
+
+  /**
+   * Marks the wake running and, for a task wake, gives the running receipt: one transaction.
+   * With `coalesce`, the queued mention wakes behind it are merged into it in that same
+   * transaction, and `w` takes the joined content and message ids.
+   */
+  private begin(w: WakeRow, run: Parameters<typeof markRunning>[2], withReceipt = true, coalesce = false): boolean {
     const { db } = this.core;
     let receipt = false;
     const ok = immediate(db, () => {
       if (!markRunning(db, w.id, run)) return false;
+      if (coalesce && w.trigger === 'mention') {
+        const merged = mergeQueuedMentions(db, w);
+        if (merged.length) {
+          const all = [w, ...merged];
+          w.content = all.map((m) => m.content).join('\n---\n');
+          w.message_ids = JSON.stringify(all.map((m) => m.message_id).filter((id): id is string => id !== null));
+          setCoalescedContent(db, w.id, w.content, JSON.parse(w.message_ids) as string[]);
+        }
+      }
       if (withReceipt && w.task_id && (w.trigger === 'assignment' || w.trigger === 'successor')) {
         receipt = this.core.hooks.taskWakes.some((t) => t.receiveRunning(db, w.task_id!, w.plate, run.instanceId));
       }
@@ -404,7 +468,7 @@ export class WakeDispatcher {
       return;
     }
     const cred = createCredential(db, a.id, 'runner', 'runner');
-    if (!this.begin(w, { target: 'runner', host: runner.host, instanceId, contextVersion: version, runCredentialId: cred.credentialId })) {
+    if (!this.begin(w, { target: 'runner', host: runner.host, instanceId, contextVersion: version, runCredentialId: cred.credentialId }, true, runner.coalesce)) {
       revokeCredential(db, cred.credentialId);
       return;
     }
@@ -467,7 +531,9 @@ export class WakeDispatcher {
       stderrTail: o.stderrTail,
       toolCalls,
       flaggedNoToolCall: handled && toolCalls === 0,
+      usage: o.usage,
     });
+    if (w.task_id) this.leaseHolderGone(runnerInstanceId(runner), w.task_id);
     this.changed(w.room_id);
     this.kick();
   }
@@ -485,6 +551,7 @@ export class WakeDispatcher {
         this.toolCallsByCredential.set(s.credentialId, (this.toolCallsByCredential.get(s.credentialId) ?? 0) + s.toolCalls);
       }
     }
+    this.leaseHolderGone(s.id);
     if (s.host === 'claude-code') this.kick();
   }
 

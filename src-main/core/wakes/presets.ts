@@ -29,18 +29,22 @@ export interface PresetDef {
 export const RUNNER_PRESETS = {
   // --strict-mcp-config: the run sees the room's server under its run credential only, not a
   // same-named entry from the user's settings; --allowedTools names that one server.
+  // --output-format stream-json (which needs --verbose with -p): the result event carries the
+  // run's usage and cost (usage.ts reads it, docs/wakes.md "Usage").
   'claude -p': {
     host: 'claude-code',
     command: 'claude',
-    args: ['-p', '--mcp-config', CLAUDE_MCP_CONFIG, '--strict-mcp-config', '--allowedTools', 'mcp__{server}', '--append-system-prompt', '{wake_instructions}'],
+    args: ['-p', '--output-format', 'stream-json', '--verbose', '--mcp-config', CLAUDE_MCP_CONFIG, '--strict-mcp-config', '--allowedTools', 'mcp__{server}', '--append-system-prompt', '{wake_instructions}'],
   },
   // Codex takes the server as -c overrides (no file edit); approval "approve" is set on this
   // server only; outside a git repository codex exec refuses to start without --skip-git-repo-check.
+  // --json: events as JSON lines, whose turn.completed events carry the tokens used.
   'codex exec': {
     host: 'codex',
     command: 'codex',
     args: [
       'exec',
+      '--json',
       '--skip-git-repo-check',
       '-c',
       'mcp_servers.{server}.url="{mcp_base_url}"',
@@ -55,8 +59,9 @@ export const RUNNER_PRESETS = {
   },
   // `-p ""` reads the prompt from stdin; --skip-trust trusts the working folder for this run
   // only; the server entry (trust: true on it alone) and the envelope (GEMINI.md) live in a
-  // per-run GEMINI_CLI_HOME seeded from the user's own ~/.gemini.
-  'gemini -p': { host: 'gemini', command: 'gemini', args: ['--skip-trust', '-p', ''], runHome: 'gemini' },
+  // per-run GEMINI_CLI_HOME seeded from the user's own ~/.gemini. --output-format json: one
+  // object with the answer and the tokens per model (stats.models).
+  'gemini -p': { host: 'gemini', command: 'gemini', args: ['--skip-trust', '--output-format', 'json', '-p', ''], runHome: 'gemini' },
   // cursor-agent reads MCP servers from .cursor/mcp.json only (agent-rooms connect cursor writes
   // it); --approve-mcps approves the configured servers for the headless run.
   'cursor-agent -p': { host: 'cursor', command: 'cursor-agent', args: ['-p', '--output-format', 'text', '--approve-mcps'] },

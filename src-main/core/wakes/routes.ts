@@ -8,9 +8,13 @@ import type { Owner } from '../owners/store.js';
 import { isInsideHome } from './secrets.js';
 import { deleteRunner, getRunner, putRunner, runnerDto, runnersOf, type RunnerInput } from './runners.js';
 import { presetNamed, RUNNER_PRESETS } from './presets.js';
-import { listWakes, wakeDto } from './store.js';
+import { dropHeld, enqueueWake, getWake, listWakes, releaseHeld, usageSummary, wakeDto, type WakeRow } from './store.js';
+import { humanRole } from '../rooms/store.js';
+import type { Core } from '../context.js';
+import { setWakeLimits, wakeLimits } from './limits.js';
+import { dispatcherOf } from './dispatcher.js';
 import { decodeCursor, encodeCursor } from '../util/cursor.js';
-import { doctorBody, runnerBody, wakeQuery } from './schemas.js';
+import { doctorBody, runnerBody, usageQuery, wakeQuery, wakeSettingsBody } from './schemas.js';
 import { wakeability } from './doctor.js';
 
 /**
@@ -58,6 +62,34 @@ export function wakePage(rows: ReturnType<typeof listWakes>, limit: number) {
   return { wakes: page.map(wakeDto), next_cursor: last === null ? null : encodeCursor([last]), next_before_seq: last };
 }
 
+/**
+ * A wake a human acts on (release, drop, retry): the agent's owner or an admin of the wake's
+ * room. Another member of the room learns it may not (403); anyone else does not learn the
+ * wake exists (404), as for the wake log.
+ */
+function actionableWake(core: Core, owner: Owner, id: string): WakeRow {
+  const w = getWake(core.db, id);
+  if (!w) throw new AppError('NOT_FOUND', 'wake not found');
+  if (getAgentByPlate(core.db, w.plate)?.owner_id === owner.owner_id) return w;
+  const role = humanRole(core.db, w.room_id, owner.owner_id);
+  if (role === 'admin') return w;
+  if (role === 'member') {
+    throw new AppError('FORBIDDEN', "only the agent's owner or an admin of the room may act on its wakes", { reason: 'not_owner_or_admin', roomId: w.room_id });
+  }
+  throw new AppError('NOT_FOUND', 'wake not found');
+}
+
+function notHeld(w: WakeRow): AppError {
+  return new AppError('CONFLICT', `the wake is ${w.status}, not held: only a held wake can be released or dropped`, {
+    reason: 'not_held',
+    details: { status: w.status },
+  });
+}
+
+function sinceMs(since: string | undefined): number | undefined {
+  return since === undefined ? undefined : Date.parse(since);
+}
+
 /** The human API of wakes: runners per agent and host, and the wake log (docs/wakes.md). */
 export const wakeRoutes = [
   defineRoute({
@@ -84,7 +116,7 @@ export const wakeRoutes = [
       if ('preset' in body) {
         const preset = presetNamed(body.preset);
         if (!preset) throw invalid(`preset must be one of: ${Object.keys(RUNNER_PRESETS).join(', ')}`);
-        input = { preset, command: body.command, cwd: body.cwd, timeout_ms: body.timeout_ms, env: body.env };
+        input = { preset, command: body.command, cwd: body.cwd, timeout_ms: body.timeout_ms, env: body.env, coalesce: body.coalesce };
       } else {
         input = body;
       }
@@ -159,6 +191,78 @@ export const wakeRoutes = [
       };
       for (const w of page.wakes) if (ownerOf(w.plate) !== owner.owner_id) w.stdout_tail = w.stderr_tail = null;
       return page;
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/v1/wakes/:id/release',
+    handler: ({ core, owner, params }) => {
+      const w = actionableWake(core, owner, params.id);
+      if (!releaseHeld(core.db, w.id, owner.owner_id)) throw notHeld(getWake(core.db, w.id) ?? w);
+      core.bus.emit({ type: 'wakes.changed', room: w.room_id });
+      return wakeDto(getWake(core.db, w.id)!);
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/v1/wakes/:id/drop',
+    handler: ({ core, owner, params }) => {
+      const w = actionableWake(core, owner, params.id);
+      if (!dropHeld(core.db, w.id, owner.owner_id)) throw notHeld(getWake(core.db, w.id) ?? w);
+      core.bus.emit({ type: 'wakes.changed', room: w.room_id });
+      return wakeDto(getWake(core.db, w.id)!);
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/v1/wakes/:id/retry',
+    handler: ({ core, owner, params }) => {
+      const w = actionableWake(core, owner, params.id);
+      if (w.status !== 'failed') {
+        throw new AppError('CONFLICT', `the wake is ${w.status}: only a failed wake can be retried`, { reason: 'not_failed', details: { status: w.status } });
+      }
+      // One retry per failed wake: the event key makes a second (or a concurrent) one a conflict, not a second run.
+      const id = enqueueWake(core.db, {
+        plate: w.plate,
+        roomId: w.room_id,
+        trigger: w.trigger,
+        taskId: w.task_id ?? undefined,
+        messageId: w.message_id ?? undefined,
+        content: w.content,
+        eventKey: `retry:${w.id}`,
+        actorOwnerId: owner.owner_id,
+        chainDepth: w.chain_depth,
+        retryOf: w.id,
+      });
+      if (!id) throw new AppError('CONFLICT', 'this wake was already retried', { reason: 'already_retried' });
+      core.bus.emit({ type: 'wakes.changed', room: w.room_id });
+      return wakeDto(getWake(core.db, id)!);
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/v1/usage',
+    query: usageQuery,
+    handler: ({ core, owner }, { query }) => usageSummary(core.db, owner.owner_id, { roomId: query.room, plate: query.plate, since: sinceMs(query.since) }),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/v1/settings/wakes',
+    auth: 'primary',
+    notPrimary: 'only the primary owner may read or change the wake limits of this server',
+    handler: ({ core }) => wakeLimits(core),
+  }),
+  defineRoute({
+    method: 'PUT',
+    path: '/v1/settings/wakes',
+    auth: 'primary',
+    notPrimary: 'only the primary owner may read or change the wake limits of this server',
+    body: wakeSettingsBody,
+    handler: ({ core }, { body }) => {
+      const next = setWakeLimits(core, body);
+      // Held wakes stay held until a human releases them; queued ones meet the new limits at their start.
+      dispatcherOf(core)?.kick(true);
+      return next;
     },
   }),
 ];

@@ -18,6 +18,7 @@ export function wakeInstructions(e: WakeEnvelope, server: string): string {
     `- wake id: ${e.wake_id}`,
     ...(e.task_id ? [`- task id: ${e.task_id}`] : []),
     ...(e.message_id ? [`- message id: ${e.message_id}`] : []),
+    ...(e.message_ids ? [`- message ids (several messages, separated by lines "---"): ${e.message_ids.join(', ')}`] : []),
     `- context version: ${e.context_version}`,
     `The user turn is the ${e.task_id ? 'task' : 'message'} exactly as it was written in the room.`,
     `Act in that room with the tools of the MCP server "${server}" (pass room "${e.room}"): answer with send_message${

@@ -4,6 +4,8 @@ import type { Db } from '../db/open.js';
 import { stmt } from '../db/stmt.js';
 import { ISSUED_SECRET_PREFIXES } from '../util/ids.js';
 import { openEnv, sealEnv } from './env-seal.js';
+import type { WakeUsage } from './store.js';
+import { UsageScanner } from './usage.js';
 import { RUNNER_PRESETS, RUNNER_TIMEOUT_DEFAULT_MS, type RunnerPreset } from './presets.js';
 
 /** What an owner configured for one agent on one host. */
@@ -17,6 +19,8 @@ export interface RunnerConfig {
   cwd: string | null;
   timeout_ms: number;
   env: Record<string, string>;
+  /** Queued mention wakes of one (agent, room) start as one run (docs/wakes.md "Coalescing"). */
+  coalesce: boolean;
   created_at: number;
   updated_at: number;
 }
@@ -30,6 +34,7 @@ interface RunnerRow {
   cwd: string | null;
   timeout_ms: number;
   env: string;
+  coalesce: number;
   created_at: number;
   updated_at: number;
 }
@@ -44,12 +49,13 @@ function fromRow(db: Db, r: RunnerRow): RunnerConfig {
     command: preset ? (isAbsolute(r.command) ? r.command : preset.command) : r.command,
     args: preset ? [...preset.args] : (JSON.parse(r.args) as string[]),
     env: openEnv(db, r.plate, r.host, r.env),
+    coalesce: r.coalesce === 1,
   };
 }
 
 export type RunnerInput =
-  | { preset: RunnerPreset; command?: string; cwd?: string; timeout_ms?: number; env?: Record<string, string> }
-  | { command: string; args?: string[]; cwd?: string; timeout_ms?: number; env?: Record<string, string> };
+  | { preset: RunnerPreset; command?: string; cwd?: string; timeout_ms?: number; env?: Record<string, string>; coalesce?: boolean }
+  | { command: string; args?: string[]; cwd?: string; timeout_ms?: number; env?: Record<string, string>; coalesce?: boolean };
 
 /** Creates or replaces the runner of (agent, host); a replaced runner keeps its place in the order. */
 export function putRunner(db: Db, plate: string, host: string, input: RunnerInput): RunnerConfig {
@@ -60,10 +66,10 @@ export function putRunner(db: Db, plate: string, host: string, input: RunnerInpu
   const env = 'env' in input && input.env ? input.env : {};
   stmt(
     db,
-    `INSERT INTO runners (plate, host, preset, command, args, cwd, timeout_ms, env, created_at, updated_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+    `INSERT INTO runners (plate, host, preset, command, args, cwd, timeout_ms, env, coalesce, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT (plate, host) DO UPDATE SET preset = excluded.preset, command = excluded.command, args = excluded.args,
-       cwd = excluded.cwd, timeout_ms = excluded.timeout_ms, env = excluded.env, updated_at = excluded.updated_at`,
+       cwd = excluded.cwd, timeout_ms = excluded.timeout_ms, env = excluded.env, coalesce = excluded.coalesce, updated_at = excluded.updated_at`,
   ).run(
     plate,
     host,
@@ -73,6 +79,7 @@ export function putRunner(db: Db, plate: string, host: string, input: RunnerInpu
     input.cwd ?? null,
     input.timeout_ms ?? RUNNER_TIMEOUT_DEFAULT_MS,
     sealEnv(db, plate, host, env),
+    input.coalesce ? 1 : 0,
     now,
     now,
   );
@@ -120,6 +127,7 @@ export function runnerDto(r: RunnerConfig) {
     cwd: r.cwd,
     timeout_ms: r.timeout_ms,
     env: Object.fromEntries(Object.keys(r.env).map((k) => [k, '***'])),
+    coalesce: r.coalesce,
     created_at: new Date(r.created_at).toISOString(),
     updated_at: new Date(r.updated_at).toISOString(),
   };
@@ -148,12 +156,17 @@ class Tail {
     while (this.chunks.length > 1 && this.size - this.chunks[0]!.length >= this.keep) this.size -= this.chunks.shift()!.length;
   }
   text(secrets: string[]): string {
-    let s = Buffer.concat(this.chunks).subarray(-this.keep).toString('utf8');
-    for (const secret of secrets) if (secret) s = s.split(secret).join('***');
-    s = maskIssuedSecrets(s);
-    const bytes = Buffer.from(s, 'utf8');
-    return bytes.length <= TAIL_BYTES ? s : bytes.subarray(bytes.length - TAIL_BYTES).toString('utf8').replace(/^\uFFFD+/, '');
+    return keptText(Buffer.concat(this.chunks).subarray(-this.keep).toString('utf8'), secrets);
   }
+}
+
+/** What a human may read of a run's output: secrets masked, the last TAIL_BYTES. */
+function keptText(text: string, secrets: string[]): string {
+  let s = text;
+  for (const secret of secrets) if (secret) s = s.split(secret).join('***');
+  s = maskIssuedSecrets(s);
+  const bytes = Buffer.from(s, 'utf8');
+  return bytes.length <= TAIL_BYTES ? s : bytes.subarray(bytes.length - TAIL_BYTES).toString('utf8').replace(/^\uFFFD+/, '');
 }
 
 export interface ProcessOutcome {
@@ -165,6 +178,8 @@ export interface ProcessOutcome {
   spawnError?: string;
   stdoutTail: string;
   stderrTail: string;
+  /** What the run cost, read from its output (usage.ts), when it said. */
+  usage?: WakeUsage;
 }
 
 export interface RunningProcess {
@@ -224,7 +239,11 @@ export function runProcess(opts: {
   }, opts.timeoutMs);
   timer.unref();
 
-  child.stdout!.on('data', (b: Buffer) => out.push(b));
+  const scanner = new UsageScanner();
+  child.stdout!.on('data', (b: Buffer) => {
+    out.push(b);
+    scanner.push(b);
+  });
   child.stderr!.on('data', (b: Buffer) => err.push(b));
   // A runner that does not read its stdin must not crash the server with EPIPE.
   child.stdin!.on('error', () => {});
@@ -240,14 +259,17 @@ export function runProcess(opts: {
       // Whatever the runner left behind in its group goes with it.
       if (child.pid !== undefined && process.platform !== 'win32') killGroup('SIGKILL');
       if (hardKill) clearTimeout(hardKill);
+      const read = scanner.result();
       resolve({
         exitCode: exit?.code ?? null,
         signal: exit?.signal ?? null,
         timedOut,
         killedReason,
         spawnError,
-        stdoutTail: out.text(opts.secrets),
+        // A JSON output mode's stream is kept as the model's final answer, which a human can read.
+        stdoutTail: read.answer !== undefined ? keptText(read.answer, opts.secrets) : out.text(opts.secrets),
         stderrTail: err.text(opts.secrets),
+        ...(read.usage ? { usage: read.usage } : {}),
       });
     };
     child.once('error', (e: NodeJS.ErrnoException) => {

@@ -1,6 +1,8 @@
 import { isAbsolute } from 'node:path';
 import { z } from 'zod';
 import { RUNNER_TIMEOUT_MAX_MS, RUNNER_TIMEOUT_MIN_MS } from './presets.js';
+import { WAKE_STATUSES } from './store.js';
+import { MAX_CHAIN_LIMIT, WAKE_BUDGET_LIMIT } from './limits.js';
 
 const timeoutMs = z.number().int().min(RUNNER_TIMEOUT_MIN_MS).max(RUNNER_TIMEOUT_MAX_MS);
 const cwd = z.string().min(1).max(4096).refine(isAbsolute, 'must be an absolute path');
@@ -22,6 +24,7 @@ const presetBody = z.strictObject({
   cwd: cwd.optional(),
   timeout_ms: timeoutMs.optional(),
   env: runnerEnv.optional(),
+  coalesce: z.boolean().optional(),
 });
 const commandBody = z.strictObject({
   command: z.string().min(1).max(4096),
@@ -29,6 +32,7 @@ const commandBody = z.strictObject({
   cwd: cwd.optional(),
   timeout_ms: timeoutMs.optional(),
   env: runnerEnv.optional(),
+  coalesce: z.boolean().optional(),
 });
 
 /**
@@ -45,7 +49,7 @@ export const runnerBody = z.record(z.string(), z.unknown()).transform((body, ctx
 
 /** The wake log's page: newest first, `cursor` (or the older `before_seq`) continues after the last wake shown. */
 export const wakeQuery = z.object({
-  status: z.enum(['queued', 'running', 'handled', 'failed']).optional(),
+  status: z.enum(WAKE_STATUSES).optional(),
   /** The wakes one message or one task caused. */
   message_id: z.string().min(1).max(100).optional(),
   task_id: z.string().min(1).max(100).optional(),
@@ -58,3 +62,22 @@ export const wakeQuery = z.object({
 export const doctorBody = z.strictObject({
   credentials: z.array(z.string().min(1).max(200)).max(20).optional(),
 });
+
+/** GET /v1/usage: sums over what the caller may see; `since` an ISO time. */
+export const usageQuery = z.object({
+  room: z.string().min(1).max(100).optional(),
+  plate: z.string().min(1).max(100).optional(),
+  since: z
+    .string()
+    .max(40)
+    .refine((s) => !Number.isNaN(Date.parse(s)), 'must be an ISO 8601 time')
+    .optional(),
+});
+
+/** PUT /v1/settings/wakes: the overnight limits (docs/wakes.md). */
+export const wakeSettingsBody = z
+  .strictObject({
+    max_chain: z.number().int().min(0).max(MAX_CHAIN_LIMIT).optional(),
+    wake_budget: z.number().int().min(0).max(WAKE_BUDGET_LIMIT).optional(),
+  })
+  .refine((b) => b.max_chain !== undefined || b.wake_budget !== undefined, 'give max_chain, wake_budget or both');

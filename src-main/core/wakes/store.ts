@@ -1,8 +1,8 @@
 import type { Db } from '../db/open.js';
 import { stmt } from '../db/stmt.js';
 import { newId } from '../util/ids.js';
-import { getAgentByPlate } from '../agents/store.js';
-import { trustMode } from '../rooms/store.js';
+import { getAgentByPlate, listAgentsOfOwner } from '../agents/store.js';
+import { roomIdsOfOwner, trustMode } from '../rooms/store.js';
 import { hasScope } from '../../../shared/scopes.js';
 
 export type WakeTrigger = 'mention' | 'assignment' | 'successor' | 'paths_free';
@@ -19,16 +19,48 @@ export interface WakeInput {
   eventKey: string;
   /** Whose action queued it: Trust is checked again against this owner when the wake starts. */
   actorOwnerId?: string;
+  /**
+   * The agent whose write queued it: a write made while that agent runs a wake chains on from
+   * it (`chain_depth` one deeper, docs/wakes.md "Loop guard"). Absent for a human's write.
+   */
+  causePlate?: string;
+  /** An explicit depth (a retry keeps the failed wake's). */
+  chainDepth?: number;
+  retryOf?: string;
+}
+
+/**
+ * The depth of a wake caused by a write of `plate`: one deeper than the deepest wake that agent
+ * is running now (a runner's run or a pushed channel wake), 0 when it runs none: an agent
+ * acting on its own, outside any wake, starts no chain.
+ */
+export function chainDepthCausedBy(db: Db, plate: string): number {
+  const r = stmt(db, "SELECT MAX(chain_depth) AS d FROM wakes WHERE status = 'running' AND plate = ?").get(plate) as { d: number | null };
+  return r.d === null ? 0 : r.d + 1;
 }
 
 /** Queues a wake (inside the caller's transaction). Returns its id, or undefined if this event already woke the agent. */
 export function enqueueWake(db: Db, w: WakeInput): string | undefined {
   const id = newId('wake');
+  const depth = w.chainDepth ?? (w.causePlate ? chainDepthCausedBy(db, w.causePlate) : 0);
   const r = stmt(
     db,
-    `INSERT OR IGNORE INTO wakes (id, plate, room_id, trigger, task_id, message_id, content, event_key, actor_owner_id, created_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(id, w.plate, w.roomId, w.trigger, w.taskId ?? null, w.messageId ?? null, w.content, w.eventKey, w.actorOwnerId ?? null, Date.now());
+    `INSERT OR IGNORE INTO wakes (id, plate, room_id, trigger, task_id, message_id, content, event_key, actor_owner_id, created_at, chain_depth, retry_of)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(
+    id,
+    w.plate,
+    w.roomId,
+    w.trigger,
+    w.taskId ?? null,
+    w.messageId ?? null,
+    w.content,
+    w.eventKey,
+    w.actorOwnerId ?? null,
+    Date.now(),
+    depth,
+    w.retryOf ?? null,
+  );
   return r.changes ? id : undefined;
 }
 
@@ -45,7 +77,14 @@ export function mayWake(db: Db, roomId: string, plate: string, actorOwnerId: str
   return trustMode(db, roomId, a.owner_id) === 'trust_room';
 }
 
-export type WakeStatus = 'queued' | 'running' | 'handled' | 'failed';
+/**
+ * `held`: not started (loop guard or budget) until a human releases or drops it; `merged`:
+ * coalesced into another wake's run (docs/wakes.md).
+ */
+export type WakeStatus = 'queued' | 'running' | 'handled' | 'failed' | 'held' | 'merged';
+export const WAKE_STATUSES = ['queued', 'running', 'handled', 'failed', 'held', 'merged'] as const satisfies readonly WakeStatus[];
+/** Why a wake is held. */
+export type HoldReason = 'loop_guard' | 'budget';
 /** Where a wake went: a channel push, a spawned runner, or the inbox (pull). */
 export type WakeTarget = 'channel' | 'runner' | 'pull';
 
@@ -76,6 +115,18 @@ export interface WakeRow {
   flagged_no_tool_call: number;
   run_credential_id: string | null;
   actor_owner_id: string | null;
+  chain_depth: number;
+  released_at: number | null;
+  released_by: string | null;
+  merged_into: string | null;
+  /** JSON array of the message ids a coalesced run answers. */
+  message_ids: string | null;
+  retry_of: string | null;
+  usage_input_tokens: number | null;
+  usage_output_tokens: number | null;
+  usage_cache_read_tokens: number | null;
+  usage_cost_usd: number | null;
+  usage_model: string | null;
 }
 
 export function getWake(db: Db, id: string): WakeRow | undefined {
@@ -94,7 +145,7 @@ export function queueHeads(db: Db, includePull = false): WakeRow[] {
     return stmt(
       db,
       `SELECT w.* FROM wakes w
-       JOIN (SELECT MIN(seq) AS seq FROM wakes WHERE status = 'queued' GROUP BY plate, room_id) h ON h.seq = w.seq
+       JOIN (SELECT MIN(seq) AS seq FROM wakes INDEXED BY wakes_queued WHERE status = 'queued' GROUP BY plate, room_id) h ON h.seq = w.seq
        ORDER BY w.seq`,
     ).all() as WakeRow[];
   }
@@ -157,7 +208,17 @@ export function markPull(db: Db, plate: string, roomId: string): number {
   ).run(plate, roomId).changes;
 }
 
+/** What a run cost, as the host CLI reported it (null where it does not say). */
+export interface WakeUsage {
+  input_tokens: number | null;
+  output_tokens: number | null;
+  cache_read_tokens: number | null;
+  cost_usd: number | null;
+  model: string | null;
+}
+
 export interface RunOutcome {
+  usage?: WakeUsage;
   exitCode?: number | null;
   stdoutTail?: string;
   stderrTail?: string;
@@ -171,7 +232,7 @@ export function finishWake(db: Db, id: string, status: 'handled' | 'failed', rea
     stmt(
       db,
       `UPDATE wakes SET status = ?, reason = ?, ended_at = ?, exit_code = ?, stdout_tail = ?, stderr_tail = ?, tool_calls = ?,
-         flagged_no_tool_call = ?
+         flagged_no_tool_call = ?, usage_input_tokens = ?, usage_output_tokens = ?, usage_cache_read_tokens = ?, usage_cost_usd = ?, usage_model = ?
        WHERE id = ? AND status = 'running'`,
     ).run(
       status,
@@ -182,9 +243,74 @@ export function finishWake(db: Db, id: string, status: 'handled' | 'failed', rea
       out.stderrTail ?? null,
       out.toolCalls ?? null,
       out.flaggedNoToolCall ? 1 : 0,
+      out.usage?.input_tokens ?? null,
+      out.usage?.output_tokens ?? null,
+      out.usage?.cache_read_tokens ?? null,
+      out.usage?.cost_usd ?? null,
+      out.usage?.model ?? null,
       id,
     ).changes === 1
   );
+}
+
+/** Holds a queued wake (loop guard or budget); false when it was not queued any more. */
+export function holdWake(db: Db, id: string, reason: HoldReason): boolean {
+  return stmt(db, "UPDATE wakes SET status = 'held', reason = ?, target = NULL WHERE id = ? AND status = 'queued'").run(reason, id).changes === 1;
+}
+
+/**
+ * A human's release: the held wake goes back to its queue (first again, its seq unchanged) and
+ * starts past the loop guard and the budget; its depth stays, so its own next hop is held
+ * again. Conditional: of two releases (or a release and a drop) exactly one wins.
+ */
+export function releaseHeld(db: Db, id: string, ownerId: string): boolean {
+  return (
+    stmt(db, "UPDATE wakes SET status = 'queued', reason = NULL, released_at = ?, released_by = ? WHERE id = ? AND status = 'held'").run(
+      Date.now(),
+      ownerId,
+      id,
+    ).changes === 1
+  );
+}
+
+/** A human's drop: the held wake ends unrun (`failed`, reason `dropped`). Conditional like releaseHeld. */
+export function dropHeld(db: Db, id: string, ownerId: string): boolean {
+  return (
+    stmt(db, "UPDATE wakes SET status = 'failed', reason = 'dropped', ended_at = ?, released_by = ? WHERE id = ? AND status = 'held'").run(
+      Date.now(),
+      ownerId,
+      id,
+    ).changes === 1
+  );
+}
+
+/** Wakes of an agent started since `since` (ms): the budget's window, read from the stored log. */
+export function startedSince(db: Db, plate: string, since: number): number {
+  return (stmt(db, 'SELECT COUNT(*) AS n FROM wakes INDEXED BY wakes_started_by_plate WHERE plate = ? AND started_at >= ? AND started_at IS NOT NULL').get(plate, since) as {
+    n: number;
+  }).n;
+}
+
+/**
+ * Coalescing (docs/wakes.md): the queued mention wakes of an (agent, room) behind `lead` join
+ * its run. Inside the caller's transaction with the lead's start, so a restart sees either all
+ * of them queued or the lead running and the others merged: never one message run twice.
+ * Returns the merged rows, oldest first.
+ */
+export function mergeQueuedMentions(db: Db, lead: WakeRow): WakeRow[] {
+  const rows = stmt(
+    db,
+    `SELECT * FROM wakes WHERE plate = ? AND room_id = ? AND status = 'queued' AND trigger = 'mention' AND seq > ? ORDER BY seq`,
+  ).all(lead.plate, lead.room_id, lead.seq) as WakeRow[];
+  const merge = stmt(db, "UPDATE wakes SET status = 'merged', merged_into = ?, reason = ?, ended_at = ? WHERE id = ? AND status = 'queued'");
+  const done: WakeRow[] = [];
+  for (const r of rows) if (merge.run(lead.id, `merged into ${lead.id}`, Date.now(), r.id).changes === 1) done.push(r);
+  return done;
+}
+
+/** The lead of a coalesced run: its content is every body in order, `message_ids` names them. */
+export function setCoalescedContent(db: Db, id: string, content: string, messageIds: string[]): void {
+  stmt(db, 'UPDATE wakes SET content = ?, message_ids = ? WHERE id = ?').run(content, JSON.stringify(messageIds), id);
 }
 
 /** A queued wake that can never run (agent revoked, left the room, lost INVOKE). */
@@ -224,6 +350,12 @@ export function handlePullWakes(db: Db, plate: string, roomId: string): number {
   ).run(Date.now(), plate, roomId).changes;
 }
 
+/** When the agent's oldest running wake started, if it runs one (presence). */
+export function runningWakeSince(db: Db, plate: string): number | undefined {
+  const r = stmt(db, "SELECT MIN(COALESCE(started_at, created_at)) AS t FROM wakes WHERE status = 'running' AND plate = ?").get(plate) as { t: number | null };
+  return r.t ?? undefined;
+}
+
 export function runningWakes(db: Db): WakeRow[] {
   return stmt(db, "SELECT * FROM wakes WHERE status = 'running' ORDER BY seq").all() as WakeRow[];
 }
@@ -255,9 +387,25 @@ export interface WakeDto {
   stderr_tail: string | null;
   tool_calls: number | null;
   no_tool_call: boolean;
+  chain_depth: number;
+  retry_of: string | null;
+  merged_into: string | null;
+  message_ids: string[] | null;
+  usage: WakeUsage | null;
   created_at: string;
   started_at: string | null;
   ended_at: string | null;
+}
+
+function usageOf(r: WakeRow): WakeUsage | null {
+  const u = {
+    input_tokens: r.usage_input_tokens,
+    output_tokens: r.usage_output_tokens,
+    cache_read_tokens: r.usage_cache_read_tokens,
+    cost_usd: r.usage_cost_usd,
+    model: r.usage_model,
+  };
+  return Object.values(u).every((v) => v === null) ? null : u;
 }
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
@@ -281,6 +429,11 @@ export function wakeDto(r: WakeRow): WakeDto {
     stderr_tail: r.stderr_tail,
     tool_calls: r.tool_calls,
     no_tool_call: r.flagged_no_tool_call === 1,
+    chain_depth: r.chain_depth,
+    retry_of: r.retry_of,
+    merged_into: r.merged_into,
+    message_ids: r.message_ids ? (JSON.parse(r.message_ids) as string[]) : null,
+    usage: usageOf(r),
     created_at: iso(r.created_at)!,
     started_at: iso(r.started_at),
     ended_at: iso(r.ended_at),
@@ -306,4 +459,38 @@ export function listWakes(
   if (by.beforeSeq !== undefined) filter('seq < ?', by.beforeSeq);
   const sql = `SELECT * FROM wakes ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY seq DESC LIMIT ?`;
   return stmt(db, sql).all(...args, by.limit) as WakeRow[];
+}
+
+export interface UsageSums {
+  wakes: number;
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_tokens: number;
+  cost_usd: number;
+}
+
+/**
+ * Usage summed over the wakes an owner may see (docs/wakes.md "Usage"): wakes in the rooms
+ * it is a member of, and its own agents' wakes anywhere. `wakes` counts runs that reported usage.
+ */
+export function usageSummary(db: Db, ownerId: string, f: { roomId?: string; plate?: string; since?: number }) {
+  const visible = {
+    rooms: JSON.stringify(roomIdsOfOwner(db, ownerId)),
+    plates: JSON.stringify(listAgentsOfOwner(db, ownerId).map((a) => a.plate)),
+  };
+  const where = [
+    '(w.usage_model IS NOT NULL OR w.usage_input_tokens IS NOT NULL OR w.usage_output_tokens IS NOT NULL OR w.usage_cost_usd IS NOT NULL)',
+    '(w.room_id IN (SELECT value FROM json_each(@rooms)) OR w.plate IN (SELECT value FROM json_each(@plates)))',
+  ];
+  if (f.roomId) where.push('w.room_id = @room');
+  if (f.plate) where.push('w.plate = @plate');
+  if (f.since !== undefined) where.push('w.ended_at >= @since');
+  const sums = `COUNT(*) AS wakes, COALESCE(SUM(w.usage_input_tokens), 0) AS input_tokens, COALESCE(SUM(w.usage_output_tokens), 0) AS output_tokens,
+    COALESCE(SUM(w.usage_cache_read_tokens), 0) AS cache_read_tokens, COALESCE(SUM(w.usage_cost_usd), 0) AS cost_usd`;
+  const args = { ...visible, room: f.roomId ?? null, plate: f.plate ?? null, since: f.since ?? null };
+  const from = `FROM wakes w WHERE ${where.join(' AND ')}`;
+  const totals = stmt(db, `SELECT ${sums} ${from}`).get(args) as UsageSums;
+  const byAgent = stmt(db, `SELECT w.plate AS plate, ${sums} ${from} GROUP BY w.plate ORDER BY w.plate`).all(args) as Array<UsageSums & { plate: string }>;
+  const byRoom = stmt(db, `SELECT w.room_id AS room, ${sums} ${from} GROUP BY w.room_id ORDER BY w.room_id`).all(args) as Array<UsageSums & { room: string }>;
+  return { totals, by_agent: byAgent, by_room: byRoom };
 }

@@ -1,0 +1,71 @@
+import type Database from 'better-sqlite3';
+import type { Migration } from '../migrate.js';
+
+/**
+ * Wakes you can leave running (docs/wakes.md): every wake's `chain_depth` (the loop guard),
+ * the statuses `held` (loop guard or budget, until a human releases or drops it) and `merged`
+ * (coalesced into another wake), a retry's `retry_of`, the usage a run reported, and the
+ * runner's `coalesce` switch, and a task lease whose holder is gone (`lease_gone_at`). The budget counts started wakes per agent in the last hour
+ * from `started_at`, so its windows are stored and survive restarts; an index keeps that
+ * count independent of the wake log's length.
+ */
+export const migration0010: Migration = {
+  version: 10,
+  name: '0010-wake-limits',
+  up(db) {
+    extendWakeStatuses(db, ['held', 'merged']);
+    db.exec(`
+      ALTER TABLE wakes ADD COLUMN chain_depth INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE wakes ADD COLUMN released_at INTEGER;
+      ALTER TABLE wakes ADD COLUMN released_by TEXT;
+      ALTER TABLE wakes ADD COLUMN merged_into TEXT;
+      ALTER TABLE wakes ADD COLUMN message_ids TEXT;
+      ALTER TABLE wakes ADD COLUMN retry_of TEXT;
+      ALTER TABLE wakes ADD COLUMN usage_input_tokens INTEGER;
+      ALTER TABLE wakes ADD COLUMN usage_output_tokens INTEGER;
+      ALTER TABLE wakes ADD COLUMN usage_cache_read_tokens INTEGER;
+      ALTER TABLE wakes ADD COLUMN usage_cost_usd REAL;
+      ALTER TABLE wakes ADD COLUMN usage_model TEXT;
+      ALTER TABLE runners ADD COLUMN coalesce INTEGER NOT NULL DEFAULT 0;
+      -- The lease holder of a doing task is gone (its run ended, its session closed): stale at once.
+      ALTER TABLE tasks ADD COLUMN lease_gone_at INTEGER;
+      -- A failed task's copy (POST …/tasks/:taskId/retry): at most one per failed task.
+      ALTER TABLE tasks ADD COLUMN retry_of TEXT REFERENCES tasks(id);
+      CREATE UNIQUE INDEX tasks_retry_of ON tasks(retry_of) WHERE retry_of IS NOT NULL;
+      CREATE INDEX wakes_started_by_plate ON wakes(plate, started_at) WHERE started_at IS NOT NULL;
+      CREATE INDEX wakes_held ON wakes(plate, seq) WHERE status = 'held';
+      -- The dispatcher's full pass (pull-parked included) reads queued wakes only: held and
+      -- ended ones, however many, stay out of it.
+      CREATE INDEX wakes_queued ON wakes(plate, room_id, seq) WHERE status = 'queued';
+    `);
+  },
+};
+
+/**
+ * SQLite cannot change a CHECK constraint in place: the wakes table is rebuilt from its own
+ * stored definition (as 0007 does for the triggers), keeping every column, index and the
+ * AUTOINCREMENT counter.
+ */
+function extendWakeStatuses(db: Database.Database, statuses: string[]): void {
+  const table = db.prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'wakes'").get() as { sql: string };
+  const check = /CHECK \(status IN \(([^)]*)\)\)/;
+  const m = check.exec(table.sql);
+  if (!m) throw new Error('wakes.status has no CHECK list to extend');
+  const missing = statuses.filter((s) => !m[1]!.includes(`'${s}'`));
+  if (missing.length === 0) return;
+  const list = [m[1], ...missing.map((s) => `'${s}'`)].join(', ');
+  const created = table.sql.replace(check, `CHECK (status IN (${list}))`).replace(/^CREATE TABLE "?wakes"?/, 'CREATE TABLE wakes_rebuilt');
+  const indexes = (db.prepare("SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'wakes' AND sql IS NOT NULL").all() as Array<{ sql: string }>).map(
+    (r) => r.sql,
+  );
+  const counter = db.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'wakes'").get() as { seq: number } | undefined;
+  db.exec(created);
+  db.exec('INSERT INTO wakes_rebuilt SELECT * FROM wakes');
+  db.exec('DROP TABLE wakes');
+  db.exec('ALTER TABLE wakes_rebuilt RENAME TO wakes');
+  for (const sql of indexes) db.exec(sql);
+  if (counter) {
+    db.prepare("DELETE FROM sqlite_sequence WHERE name = 'wakes'").run();
+    db.prepare("INSERT INTO sqlite_sequence (name, seq) VALUES ('wakes', ?)").run(counter.seq);
+  }
+}

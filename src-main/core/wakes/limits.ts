@@ -1,0 +1,83 @@
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Core } from '../context.js';
+
+/**
+ * The overnight limits of wakes (docs/wakes.md "Wakes you can leave running"): how deep a
+ * chain of wakes may go before the next is held (`max_chain`), and how many wakes an agent
+ * may start per hour (`wake_budget`, 0 = no limit). Stored in `<home>/settings.json` under
+ * `wakes`, beside the other settings of the window; `serve --max-chain N --wake-budget N`
+ * wins over the file for that process until the window changes them.
+ */
+export interface WakeLimits {
+  max_chain: number;
+  wake_budget: number;
+}
+
+export const DEFAULT_WAKE_LIMITS: WakeLimits = { max_chain: 6, wake_budget: 30 };
+export const MAX_CHAIN_LIMIT = 1000;
+export const WAKE_BUDGET_LIMIT = 100_000;
+
+const validChain = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 0 && (v as number) <= MAX_CHAIN_LIMIT;
+const validBudget = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 0 && (v as number) <= WAKE_BUDGET_LIMIT;
+
+function readSettingsFile(home: string): Record<string, unknown> {
+  try {
+    const parsed = JSON.parse(readFileSync(join(home, 'settings.json'), 'utf8')) as unknown;
+    return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+/** The limits stored in the home; a missing or invalid value is the default. */
+export function readWakeLimits(home: string): WakeLimits {
+  const raw = readSettingsFile(home).wakes as Record<string, unknown> | undefined;
+  return {
+    max_chain: validChain(raw?.max_chain) ? raw.max_chain : DEFAULT_WAKE_LIMITS.max_chain,
+    wake_budget: validBudget(raw?.wake_budget) ? raw.wake_budget : DEFAULT_WAKE_LIMITS.wake_budget,
+  };
+}
+
+/** Writes the limits into the home's settings, keeping its other keys (write then rename: never half a file). */
+function writeWakeLimits(home: string, limits: WakeLimits): void {
+  const file = join(home, 'settings.json');
+  const all = { ...readSettingsFile(home), wakes: limits };
+  const tmp = `${file}.${process.pid}.tmp`;
+  writeFileSync(tmp, JSON.stringify(all, null, 2) + '\n', { mode: 0o600 });
+  renameSync(tmp, file);
+}
+
+const live = new WeakMap<Core, WakeLimits>();
+
+/** The limits in force for this core: the flags of `serve`, else the home's settings, else the defaults. */
+export function wakeLimits(core: Core): WakeLimits {
+  let l = live.get(core);
+  if (!l) {
+    const stored = readWakeLimits(core.config.home);
+    const flags = core.config.wakeLimits ?? {};
+    l = { max_chain: flags.maxChain ?? stored.max_chain, wake_budget: flags.wakeBudget ?? stored.wake_budget };
+    live.set(core, l);
+  }
+  return l;
+}
+
+/** The window's change: stored in the home and in force at once. */
+export function setWakeLimits(core: Core, patch: Partial<WakeLimits>): WakeLimits {
+  const next = { ...wakeLimits(core), ...patch };
+  writeWakeLimits(core.config.home, next);
+  live.set(core, next);
+  return next;
+}
+
+export function parseMaxChain(v: string): number {
+  const n = Number(v);
+  if (!/^\d+$/.test(v) || !validChain(n)) throw new Error(`--max-chain takes 0 to ${MAX_CHAIN_LIMIT}, got "${v}"`);
+  return n;
+}
+
+export function parseWakeBudget(v: string): number {
+  const n = Number(v);
+  if (!/^\d+$/.test(v) || !validBudget(n)) throw new Error(`--wake-budget takes 0 (no limit) to ${WAKE_BUDGET_LIMIT}, got "${v}"`);
+  return n;
+}

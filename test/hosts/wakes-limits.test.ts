@@ -1,0 +1,91 @@
+import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { waitFor } from '../helpers/core.js';
+import { anthropicStandIn, type StandIn } from './standins.js';
+import { freshHome, hostInstalled, pathWithHosts } from './helpers.js';
+
+const installed = hostInstalled('claude');
+
+/**
+ * The overnight limits with the real Claude Code CLI (pinned in test/hosts/package.json)
+ * through the shipped `claude -p` preset, against a loopback Anthropic Messages API: two
+ * agents that answer each other by mention are stopped by the loop guard, and the usage the
+ * model reported is what /v1/usage sums.
+ */
+describe.skipIf(!installed)('host: Claude Code, wakes you can leave running', () => {
+  let s: TestServer;
+  let model: StandIn;
+  let home: ReturnType<typeof freshHome>;
+  const saved = { PATH: process.env.PATH };
+  beforeAll(async () => {
+    process.env.PATH = pathWithHosts();
+    home = freshHome('claude-limits');
+    model = await anthropicStandIn();
+    s = await startTestServer({ rateLimit: { perSecond: 0, burst: 1 } });
+  });
+  afterAll(async () => {
+    await s?.stop();
+    await model?.close();
+    home?.cleanup();
+    process.env.PATH = saved.PATH;
+  });
+
+  const hostEnv = () => ({
+    HOME: home.dir,
+    ANTHROPIC_BASE_URL: model.url,
+    ANTHROPIC_API_KEY: 'sk-ant-standin-key',
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    DISABLE_AUTOUPDATER: '1',
+  });
+
+  it('ping-pong by mention: at most 7 runs, then held by the loop guard; a release runs one more; usage adds up', async () => {
+    const room = await s.room('Ping pong');
+    const agents = [];
+    for (const name of ['Ping', 'Pong']) {
+      const a = await s.agent(name);
+      await s.join(room, a.plate);
+      expect((await s.api('PUT', `/v1/agents/${a.plate}/runners/claude-code`, { preset: 'claude -p', env: hostEnv(), timeout_ms: 120_000 })).status).toBe(200);
+      agents.push(a);
+    }
+    const [a, b] = agents as [(typeof agents)[0], (typeof agents)[0]];
+    const all = async () => {
+      const ws = [];
+      for (const x of [a, b]) ws.push(...((await s.api('GET', `/v1/agents/${x.plate}/wakes`)).body.wakes as any[]));
+      return ws;
+    };
+    const settled = (ws: any[]) => ws.every((w) => w.status !== 'queued' && w.status !== 'running');
+    expect((await s.api('POST', `/v1/rooms/${room}/messages`, { body: `ping:${b.handle}`, mention_targets: [a.handle] })).status).toBe(201);
+
+    const held = await waitFor(async () => (await all()).find((w) => w.status === 'held'), 'the loop guard to hold a wake', 400_000);
+    await waitFor(async () => settled(await all()), 'the runs to end', 120_000);
+    let ws = await all();
+    expect(held).toMatchObject({ reason: 'loop_guard', chain_depth: 7 });
+    const ran = ws.filter((w) => w.status === 'handled' || w.status === 'failed');
+    expect(ran).toHaveLength(7);
+    expect(ran.every((w) => w.status === 'handled')).toBe(true);
+    expect(ran.map((w) => w.chain_depth).sort()).toEqual([0, 1, 2, 3, 4, 5, 6]);
+
+    expect((await s.api('POST', `/v1/wakes/${held.wake_id}/release`)).status).toBe(200);
+    await waitFor(async () => (await all()).some((w) => w.status === 'held' && w.chain_depth === 8), 'the next hop to be held again', 120_000);
+    await waitFor(async () => settled(await all()), 'the released run to end', 120_000);
+    ws = await all();
+    expect(ws.filter((w) => w.status === 'handled')).toHaveLength(8);
+
+    // Usage: what Claude Code reported per run (read from its stream-json result), summed.
+    for (const w of ws.filter((x) => x.status === 'handled')) {
+      expect(w.usage).toMatchObject({ input_tokens: expect.any(Number), output_tokens: expect.any(Number), cache_read_tokens: expect.any(Number) });
+      expect(w.usage.model).toBeTruthy();
+      // The kept output is the model's final answer, not the JSON stream.
+      expect(w.stdout_tail).toBe('Done: replied in the room.');
+    }
+    const u = (await s.api('GET', `/v1/usage?room=${room}`)).body;
+    expect(u.totals).toMatchObject({
+      wakes: 8,
+      input_tokens: model.reported.input_tokens,
+      output_tokens: model.reported.output_tokens,
+      cache_read_tokens: model.reported.cache_read_tokens,
+    });
+    expect(u.by_agent.map((x: any) => x.plate).sort()).toEqual([a.plate, b.plate].sort());
+    expect(u.totals.cost_usd).toBeGreaterThan(0);
+  }, 900_000);
+});
