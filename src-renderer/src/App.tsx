@@ -38,8 +38,8 @@ function SignedOut() {
 function PaletteButton() {
   const mac = /Mac|iPhone|iPad/.test(navigator.platform);
   return (
-    <button type="button" className="ghost palette-button" aria-label="Search everything" onClick={() => window.dispatchEvent(new Event('agent-rooms:palette'))} aria-keyshortcuts={mac ? 'Meta+K' : 'Control+K'} title={`Search everything (${mac ? '⌘K' : 'Ctrl+K'})`}>
-      <span aria-hidden="true">⌕</span> <span className="palette-label">Search</span> <kbd aria-hidden="true">{mac ? '⌘K' : 'Ctrl K'}</kbd>
+    <button type="button" className="ghost palette-button" onClick={() => window.dispatchEvent(new Event('agent-rooms:palette'))} aria-keyshortcuts={mac ? 'Meta+K' : 'Control+K'} title={`Search everything (${mac ? '⌘K' : 'Ctrl+K'})`}>
+      <span aria-hidden="true">⌕</span> <span className="palette-label">Search</span> <kbd>{mac ? '⌘K' : 'Ctrl K'}</kbd>
     </button>
   );
 }

@@ -132,7 +132,9 @@ describe.skipIf(!!skip)('UI: the window people want to live in (issue 16)', () =
     await d.getByLabel('Title').fill('Build the release candidate');
     await d.getByLabel('Detail').fill('Use the **release** branch.');
     await d.getByRole('button', { name: 'Save changes' }).click();
-    await expect.poll(() => d.textContent()).toContain('Use the **release** branch.');
+    // The detail is rendered Markdown (docs/ui.md), never the raw asterisks.
+    await expect.poll(() => d.textContent()).toContain('Use the release branch.');
+    expect(await d.locator('.md strong').first().textContent()).toBe('release');
     await page.keyboard.press('Escape');
     await card(page, 'Build the release candidate').waitFor();
     const r = await s.api('GET', `/v1/rooms/${roomId}/tasks/${ids['Build the release']}`);

@@ -133,7 +133,7 @@ const MessageRow = memo(function MessageRow({
       <header className={compact ? 'sr-only' : undefined}>
         <strong className="sender">{m.sender.name}</strong> <span className="handle">{m.sender.handle}</span>
         {m.sender.kind === 'agent' && <span className="badge">agent</span>}
-        <a className="permalink" href={href('rooms', m.room, 'messages', String(m.seq))} aria-label={`Link to message ${m.seq}`}>
+        <a className="permalink" href={href('rooms', m.room, 'messages', String(m.seq))} aria-label={`${time(m.created_at)}, link to message ${m.seq}`}>
           <time dateTime={m.created_at}>{time(m.created_at)}</time>
         </a>
         {mentionsMe && <span className="badge me">mentions you</span>}
