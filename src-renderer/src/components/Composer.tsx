@@ -1,5 +1,6 @@
 import { useEffect, useId, useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import { describeError } from '../api';
+import { afterSend, insideFence } from './composerRules';
 
 export interface Candidate {
   handle: string;
@@ -20,12 +21,6 @@ export function mentionTargets(text: string, candidates: Candidate[]): string[] 
   return [...out];
 }
 
-/** Is the caret inside an open ``` code fence (an odd number of fence lines before it)? */
-export function insideFence(text: string, caret: number): boolean {
-  let n = 0;
-  for (const line of text.slice(0, caret).split('\n')) if (/^\s*(```|~~~)/.test(line)) n++;
-  return n % 2 === 1;
-}
 
 const DRAFT_PREFIX = 'ar.draft.';
 function readDraft(key: string | undefined): string {
@@ -119,8 +114,7 @@ export function Composer({
     setBusy(false);
     if (r.ok) {
       // What was typed while sending stays: only the sent text is taken out.
-      const cur = latest.current;
-      const rest = cur.startsWith(raw) ? cur.slice(raw.length).replace(/^\s+/, '') : cur === raw ? '' : cur;
+      const rest = afterSend(latest.current, raw);
       setText(rest);
       setCaret(rest.length);
       if (draftKey) writeDraft(draftKey, rest);
