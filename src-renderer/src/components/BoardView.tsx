@@ -227,7 +227,10 @@ export function BoardView({ room, openTaskId }: { room: Room; openTaskId?: strin
       const cols = STATUS_COLUMNS.map((c) => {
         const isDone = c.key === DONE;
         const tasks = isDone ? board.done.filter((t) => (!filter.assignee || t.assignee === filter.assignee) && keep(t)) : openTasks.filter((t) => c.has(t.status));
-        return { key: c.key, title: c.title, tasks, more: isDone ? !!board.done_next_cursor : openMore, count: totals && !filtered ? c.total(totals) : tasks.length };
+        const count = totals && !filtered ? c.total(totals) : tasks.length;
+        // With totals known, a column whose tasks are all here offers no "Show more".
+        const more = isDone ? !!board.done_next_cursor : openMore && (!totals || filtered || count > tasks.length);
+        return { key: c.key, title: c.title, tasks, more, count };
       });
       if (filter.status === 'cancelled') cols.push({ key: 'cancelled', title: 'Cancelled', tasks: openTasks.filter((t) => t.status === 'cancelled'), more: false, count: totals?.cancelled ?? 0 });
       // A status filter shows the one column that can hold that status.
