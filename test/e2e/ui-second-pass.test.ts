@@ -1,5 +1,7 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { startTestServer, ok, type TestServer, type TestAgent } from '../helpers/server.js';
@@ -11,6 +13,14 @@ const skip = browserSkipReason();
 if (skip) console.warn(skip);
 const DOCS_IMG = fileURLToPath(new URL('../../docs/img/', import.meta.url));
 const shot = (page: Page, name: string) => page.screenshot({ path: join(DOCS_IMG, `${name}.png`) });
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+async function axeSerious(page: Page): Promise<string[]> {
+  if (!(await page.evaluate("'axe' in window"))) await page.addScriptTag({ content: AXE });
+  return page.evaluate(`(async () => {
+    const res = await window.axe.run(document, { resultTypes: ['violations'] });
+    return res.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id + ': ' + v.help + ' (' + v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join('; ') + ')');
+  })()`) as Promise<string[]>;
+}
 const hashOf = async (page: Page) => new URL(page.url()).hash;
 const waitHash = (page: Page, re: RegExp) => expect.poll(() => hashOf(page), { timeout: 10_000 }).toMatch(re);
 
@@ -272,6 +282,39 @@ describe.skipIf(!!skip)('UI: the second pass', () => {
     await page.goto(`${s.baseUrl}/#/settings`);
     await page.getByRole('heading', { name: 'Settings', level: 1 }).waitFor();
     await waitFor(() => true, 'settings');
+    await context.close();
+  });
+
+  it('axe-core: no serious or critical violation in the new places, light and dark', async () => {
+    // axe is injected as an inline script: this context bypasses the page's CSP (script-src 'self').
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, bypassCSP: true });
+    context.setDefaultTimeout(15_000);
+    const page = await context.newPage();
+    await page.goto(s.running.loginUrl());
+    await page.getByTestId('signed-in-as').waitFor();
+    const found: string[] = [];
+    for (const theme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: theme });
+      for (const [v, ready] of [
+        ['needs-you', () => page.getByRole('list', { name: 'Needs you' }).waitFor()],
+        [`rooms/${room}/board`, () => page.getByRole('region', { name: 'To do', exact: true }).waitFor()],
+        [`rooms/${room}/tasks/${failedId}`, () => page.getByRole('dialog', { name: 'Task: Ship the installer' }).waitFor()],
+        [`rooms/${room}`, () => page.getByRole('log', { name: 'Messages' }).waitFor()],
+        ['settings', () => page.getByRole('heading', { name: 'Settings', level: 1 }).waitFor()],
+      ] as const) {
+        await page.goto(`${s.baseUrl}/#/${v}`);
+        await ready();
+        await page.waitForTimeout(300);
+        for (const x of await axeSerious(page)) found.push(`${theme} #/${v}: ${x}`);
+        if (v.includes('/tasks/')) await page.keyboard.press('Escape');
+      }
+      await page.keyboard.press('Control+k');
+      await page.getByRole('dialog', { name: 'Go to anything' }).getByRole('combobox').fill('Rel');
+      await page.getByRole('option', { name: /Room Release/ }).waitFor();
+      for (const x of await axeSerious(page)) found.push(`${theme} palette: ${x}`);
+      await page.keyboard.press('Escape');
+    }
+    expect(found).toEqual([]);
     await context.close();
   });
 });
