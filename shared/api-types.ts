@@ -196,6 +196,8 @@ export interface Board<T = Task> {
   done_total?: number;
   done_next_cursor?: string | null;
   context_version?: number;
+  /** Every unarchived task of the room per status, whatever the page (GET /v1/rooms/:id/board only). */
+  status_totals?: Partial<Record<TaskStatus, number>>;
 }
 
 /** Every owner's Trust in one room (GET /v1/rooms/:id/trust). */

@@ -45,6 +45,7 @@ import { onTaskEnded, startReservationSweeper } from './reservations/service.js'
 import { startEvidenceMaintenance } from './evidence/retention.js';
 import { searchTools } from './search/tools.js';
 import { searchRoutes } from './search/routes.js';
+import { needsRoutes } from './needs/routes.js';
 import { backupRoutes } from './backup/routes.js';
 import { startSnapshots } from './backup/service.js';
 
@@ -52,7 +53,7 @@ import { startSnapshots } from './backup/service.js';
 export const ALL_TOOLS: ToolDef[] = [...identityTools, ...inboxTools, ...roomTools, ...messageTools, ...addressingTools, ...contextTools, ...fileTools, ...workspaceTools, ...taskTools, ...reservationTools, ...searchTools, ...feedbackTools];
 
 /** Every human API route. */
-export const ALL_ROUTES: Route[] = [...ownerRoutes, ...uiAuthRoutes, ...agentRoutes, ...roomRoutes, ...messageRoutes, ...eventRoutes, ...fileRoutes, ...workspaceRoutes, ...taskRoutes, ...feedbackRoutes, ...wakeRoutes, ...contextRoutes, ...reservationRoutes, ...searchRoutes, ...backupRoutes];
+export const ALL_ROUTES: Route[] = [...ownerRoutes, ...uiAuthRoutes, ...agentRoutes, ...roomRoutes, ...messageRoutes, ...eventRoutes, ...fileRoutes, ...workspaceRoutes, ...taskRoutes, ...feedbackRoutes, ...wakeRoutes, ...contextRoutes, ...reservationRoutes, ...searchRoutes, ...backupRoutes, ...needsRoutes];
 
 /** How the transports authenticate callers (http and mcp import neither owners nor agents). */
 export const AUTHENTICATE = { owner: authenticateOwner, agent: authenticateAgent };

@@ -57,6 +57,7 @@ export const CAPABILITIES = {
   ui: ['rooms'],
   backup: ['files', 'owners'],
   hosts: [],
+  needs: ['agents', 'messages', 'rooms', 'tasks', 'wakes'],
 };
 
 /** The allowed graph: node -> the nodes it may import ('(root)' may import everything). */

@@ -18,6 +18,9 @@ import { SignIn } from './components/SignIn';
 import { pendingLogin } from './login';
 import { signOut } from './api';
 import { BackupPanel } from './components/BackupPanel';
+import { NeedsYouView } from './components/NeedsYouView';
+import { SettingsView } from './components/SettingsView';
+import { Palette, useShortcuts } from './components/Palette';
 
 function SignedOut() {
   return (
@@ -29,6 +32,15 @@ function SignedOut() {
         once, for five minutes.
       </p>
     </main>
+  );
+}
+
+function PaletteButton() {
+  const mac = /Mac|iPhone|iPad/.test(navigator.platform);
+  return (
+    <button type="button" className="ghost palette-button" onClick={() => window.dispatchEvent(new Event('agent-rooms:palette'))} aria-keyshortcuts={mac ? 'Meta+K' : 'Control+K'} title={`Search everything (${mac ? '⌘K' : 'Ctrl+K'})`}>
+      <span aria-hidden="true">⌕</span> <span className="palette-label">Search</span> <kbd>{mac ? '⌘K' : 'Ctrl K'}</kbd>
+    </button>
   );
 }
 
@@ -82,7 +94,7 @@ function SignOut() {
 }
 
 function Home() {
-  const { rooms, status } = useRooms();
+  const status = useRooms((s) => s.status);
   const agents = useAgents((s) => s.agents);
   const agentsStatus = useAgents((s) => s.status);
   useEffect(() => {
@@ -95,24 +107,7 @@ function Home() {
     if (firstRun) setInFlow(true);
   }, [firstRun]);
   if (firstRun || inFlow) return <Onboarding firstRun />;
-  return (
-    <section className="home">
-      <h1>Welcome to Agent Rooms</h1>
-      {status === 'ready' && rooms.length === 0 ? (
-        <p>You have no rooms yet. Create one in the sidebar, then add your agents to it.</p>
-      ) : (
-        <p>Pick a room in the sidebar to see its chat, board and files.</p>
-      )}
-      <ul className="home-links">
-        <li>
-          <a href={href('welcome')}>Connect an agent</a>: create it, connect its host and see it live in a room, in one flow.
-        </li>
-        <li>
-          <a href={href('agents')}>Manage your agents</a>: credentials, devices and runners.
-        </li>
-      </ul>
-    </section>
-  );
+  return <NeedsYouView />;
 }
 
 export function App() {
@@ -137,6 +132,11 @@ export function App() {
   useEffect(() => useRooms.subscribe((s, prev) => s.rooms !== prev.rooms && useAttention.getState().syncRooms(s.rooms)), []);
 
   const [section, id, tab] = route;
+  useShortcuts(status === 'signed-in');
+  // The start page has its own address: #/ becomes #/needs-you (replaced, so Back does not return to #/).
+  useEffect(() => {
+    if (status === 'signed-in' && !section) window.location.replace('#/needs-you');
+  }, [status, section]);
   const roomName = section === 'rooms' && id ? rooms.find((r) => r.room_id === id)?.name : undefined;
   const waiting = Object.values(attention).reduce((n, a) => n + a.unread, 0);
   useEffect(() => {
@@ -150,11 +150,12 @@ export function App() {
   if (status === 'error') return <ErrorNote error={error ?? 'Could not reach the Agent Rooms server.'} retry={() => void load()} />;
 
   let main;
-  if (section === 'rooms' && id) main = <RoomView key={id} roomId={id} tab={tab ?? 'chat'} />;
+  if (section === 'rooms' && id) main = <RoomView key={id} roomId={id} tab={tab ?? 'chat'} sub={route[3]} />;
   else if (section === 'agents') main = <AgentsView plate={id} />;
   else if (section === 'reports') main = <ReportsView />;
   else if (section === 'welcome') main = <Onboarding />;
   else if (section === 'people') main = <PeopleView />;
+  else if (section === 'settings') main = <SettingsView isPrimary={!!me?.is_primary} />;
   else main = <Home />;
 
   const sidebarShown = narrow ? drawerOpen : !sidebarCollapsed;
@@ -173,12 +174,12 @@ export function App() {
             </span>
           )}
         </button>
-        <a className="brand" href={href()}>
+        <a className="brand" href={href('needs-you')}>
           Agent Rooms
         </a>
         <nav aria-label="Sections">
-          <a href={href()} aria-current={section === 'rooms' || !section ? 'page' : undefined}>
-            Rooms
+          <a href={href('needs-you')} aria-current={!section || section === 'needs-you' ? 'page' : undefined}>
+            Needs you
           </a>
           <a href={href('agents')} aria-current={section === 'agents' || section === 'welcome' ? 'page' : undefined}>
             Agents
@@ -191,7 +192,11 @@ export function App() {
           <a href={href('reports')} aria-current={section === 'reports' ? 'page' : undefined}>
             Reports
           </a>
+          <a href={href('settings')} aria-current={section === 'settings' ? 'page' : undefined}>
+            Settings
+          </a>
         </nav>
+        <PaletteButton />
         <LiveBadge />
         {!narrow && <BackupPanel isPrimary={!!me?.is_primary} />}
         {!narrow && <ThemeSwitch />}
@@ -220,6 +225,7 @@ export function App() {
         )}
         {main}
       </main>
+      <Palette />
     </div>
   );
 }

@@ -91,6 +91,14 @@ const HANDLERS: LiveHandlers = {
   'backup.changed': () => soon('backup', () => window.dispatchEvent(new Event(BACKUP_CHANGED))),
 };
 
+/** Views that follow many rooms at once (Needs you, per-message wake status) hear every event here. */
+type AnyListener = (type: CoreEventType, e: WireEvent) => void;
+const anyListeners = new Set<AnyListener>();
+export function onLiveEvent(f: AnyListener): () => void {
+  anyListeners.add(f);
+  return () => void anyListeners.delete(f);
+}
+
 /** The window event BackupPanel reloads on. */
 export const BACKUP_CHANGED = 'agent-rooms:backup-changed';
 
@@ -131,6 +139,7 @@ async function connect(): Promise<void> {
         const e = JSON.parse((ev as MessageEvent<string>).data) as WireEvent;
         handle(e);
         if (e.room) refreshRoomResources(type, e.room);
+        for (const l of anyListeners) l(type, e);
       } catch {
         // a malformed event is ignored; the next refetch repairs the view
       }

@@ -1,6 +1,11 @@
 import { useSyncExternalStore } from 'react';
 
-/** Hash routes: #/rooms/:id/:tab, #/agents/:plate?, #/reports. The core serves one page. */
+/**
+ * Hash routes (docs/ui.md): #/needs-you (the start page), #/rooms/:id (messages),
+ * #/rooms/:id/messages/:messageId, #/rooms/:id/board, #/rooms/:id/tasks/:taskId,
+ * #/rooms/:id/:tab, #/agents/:plate?, #/settings, #/reports, #/people, #/welcome.
+ * The core serves one page.
+ */
 function read(): string[] {
   return window.location.hash.replace(/^#\/?/, '').split('/').filter(Boolean).map(decodeURIComponent);
 }

@@ -3,6 +3,13 @@ import type { Browser, Page } from 'playwright-core';
 import { startTestServer, ok, fails, type TestServer, type TestAgent } from '../helpers/server.js';
 import { browserSkipReason, launchBrowser, screenshot, signedInPage } from '../helpers/browser.js';
 
+/** These checks are about assignee lanes: the board's "By assignee" grouping, kept per browser (docs/ui.md). */
+async function byAssignee<T extends { context: import('playwright-core').BrowserContext; page: Page }>(ui: T): Promise<T> {
+  await ui.context.addInitScript("localStorage.setItem('ar.board.group', 'assignee')");
+  await ui.page.evaluate("localStorage.setItem('ar.board.group', 'assignee')");
+  return ui;
+}
+
 const skip = browserSkipReason();
 if (skip) console.warn(skip);
 
@@ -46,7 +53,7 @@ describe.skipIf(!!skip)('UI: the board', () => {
   }
 
   it('creates tasks with a dependency; an agent claims and completes one and the successor unblocks on screen', async () => {
-    const { context, page } = await signedInPage(browser, s.running.loginUrl());
+    const { context, page } = await byAssignee(await signedInPage(browser, s.running.loginUrl()));
     await page.goto(`${s.baseUrl}/#/rooms/${roomId}/board`);
     await page.getByText('No tasks yet').waitFor();
     const d1 = await createTask(page, 'Build the release', builder);
@@ -105,7 +112,7 @@ describe.skipIf(!!skip)('UI: the board', () => {
   it('the Trust toggle refuses, then allows, a cross-owner assignment; reassignment follows the role', async () => {
     const bob = await s.owner('Bob');
     const helper = await s.agent('Helper', { token: bob.token });
-    const { context, page } = await signedInPage(browser, s.running.loginUrl());
+    const { context, page } = await byAssignee(await signedInPage(browser, s.running.loginUrl()));
     await page.goto(`${s.baseUrl}/#/rooms/${roomId}/members`);
     await page.getByLabel('Add a human').selectOption(bob.owner_id);
     await page.getByLabel('Role').selectOption('member');
@@ -156,7 +163,7 @@ describe.skipIf(!!skip)('UI: the board', () => {
 
     // Bob is a member: the action is hidden, one sentence says who may, and the server refuses too.
     const link = await s.api('POST', '/v1/login-links', {}, bob.token);
-    const bobUi = await signedInPage(browser, link.body.url);
+    const bobUi = await byAssignee(await signedInPage(browser, link.body.url));
     await bobUi.page.goto(`${s.baseUrl}/#/rooms/${roomId}/board`);
     const bobCard = card(bobUi.page, 'Fix the flaky test');
     await bobCard.waitFor();

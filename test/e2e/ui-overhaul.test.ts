@@ -20,6 +20,8 @@ const laneTitles = (page: Page, handle: string) => lane(page, handle).locator('a
 async function open(browser: Browser, loginUrl: string, o: { width?: number; height?: number; axe?: boolean; init?: () => void } = {}) {
   const context = await browser.newContext({ viewport: { width: o.width ?? 1280, height: o.height ?? 800 }, colorScheme: 'light', bypassCSP: !!o.axe, reducedMotion: 'reduce' });
   context.setDefaultTimeout(15_000);
+  // These checks are about assignee lanes: the board's "By assignee" grouping (docs/ui.md).
+  await context.addInitScript("localStorage.setItem('ar.board.group', 'assignee')");
   const page = await context.newPage();
   if (o.init) await page.addInitScript(o.init);
   await page.goto(loginUrl);
@@ -130,7 +132,9 @@ describe.skipIf(!!skip)('UI: the window people want to live in (issue 16)', () =
     await d.getByLabel('Title').fill('Build the release candidate');
     await d.getByLabel('Detail').fill('Use the **release** branch.');
     await d.getByRole('button', { name: 'Save changes' }).click();
-    await expect.poll(() => d.textContent()).toContain('Use the **release** branch.');
+    // The detail is rendered Markdown (docs/ui.md), never the raw asterisks.
+    await expect.poll(() => d.textContent()).toContain('Use the release branch.');
+    expect(await d.locator('.md strong').first().textContent()).toBe('release');
     await page.keyboard.press('Escape');
     await card(page, 'Build the release candidate').waitFor();
     const r = await s.api('GET', `/v1/rooms/${roomId}/tasks/${ids['Build the release']}`);

@@ -62,6 +62,8 @@ describe.skipIf(!!skip)('UI performance: 1,000 tasks in 20 lanes, 10,000 message
 
   it('the board of 1,000 tasks in 20 lanes becomes interactive quickly and stays windowed', async () => {
     const { context, page } = await signedInPage(browser, s.running.loginUrl(), { width: 1440, height: 900 });
+    // Twenty assignee lanes: the board's "By assignee" grouping (docs/ui.md).
+    await page.evaluate("localStorage.setItem('ar.board.group', 'assignee')");
     await page.goto('about:blank');
     const t0 = Date.now();
     await page.goto(`${s.baseUrl}/#/rooms/${roomId}/board`);

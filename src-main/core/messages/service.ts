@@ -238,3 +238,20 @@ export function getMessage(db: Db, id: string): MessageRecord | undefined {
   const r = stmt(db, 'SELECT * FROM messages WHERE id = ?').get(id) as MessageRow | undefined;
   return r && messageDto(db, r);
 }
+
+/**
+ * Messages of a room that mention this human, newest first, among the room's latest `window`
+ * messages (bounded: a room of a million messages is not scanned). For "Needs you" (docs/needs-you.md).
+ */
+export function humanMentionsOf(db: Db, roomId: string, ownerId: string, window: number, limit: number): MessageRecord[] {
+  const rows = stmt(
+    db,
+    `SELECT * FROM (SELECT * FROM messages WHERE room_id = ? ORDER BY seq DESC LIMIT ?)
+      WHERE NOT (sender_kind = 'human' AND sender_owner_id = ?) AND instr(mentions, ?) > 0 ORDER BY seq DESC LIMIT ?`,
+  ).all(roomId, window, ownerId, `"owner_id":"${ownerId}"`, limit * 4) as MessageRow[];
+  const cache: SenderCache = new Map();
+  return rows
+    .map((r) => messageDto(db, r, cache))
+    .filter((m) => m.mentions.some((x) => x.kind === 'human' && x.owner_id === ownerId))
+    .slice(0, limit);
+}

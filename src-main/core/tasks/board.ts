@@ -280,3 +280,14 @@ export function readBoardPage(db: Db, roomId: string, q: BoardQuery): Board {
     context_version: room.context_version,
   };
 }
+
+/**
+ * The room's unarchived tasks counted per status (the UI's status columns show totals, not the
+ * loaded page). One grouped read of the tasks_count index.
+ */
+export function statusTotals(db: Db, roomId: string): Record<TaskStatus, number> {
+  const out = Object.fromEntries(TASK_STATUSES.map((s) => [s, 0])) as Record<TaskStatus, number>;
+  const rows = stmt(db, 'SELECT status, COUNT(*) AS n FROM tasks WHERE room_id = ? AND archived_at IS NULL GROUP BY status').all(roomId) as Array<{ status: TaskStatus; n: number }>;
+  for (const r of rows) out[r.status] = r.n;
+  return out;
+}

@@ -1,7 +1,7 @@
 import { defineRoute, Status } from '../http/router.js';
 import { archiveTask, cancelTask, createTask, leaseHandles, readBoard, reassignTask, releaseTask, requireTask, retryTask, updateTask } from './service.js';
 import { depsOf, openDepsOf, toRecord } from './store.js';
-import { BOARD_LIMIT_HTTP, BOARD_TASK_BUDGET } from './board.js';
+import { BOARD_LIMIT_HTTP, BOARD_TASK_BUDGET, statusTotals } from './board.js';
 import { boardQuery, createTaskBody, reassignTaskBody, retryTaskBody, updateTaskBody } from './schemas.js';
 
 /**
@@ -22,8 +22,9 @@ export const taskRoutes = [
     path: '/v1/rooms/:id/board',
     room: 'member',
     query: boardQuery,
-    handler: ({ core, room }, { query }) =>
-      readBoard(core.db, room.id, {
+    // `status_totals`: every unarchived task of the room per status, whatever the page (the UI's status columns).
+    handler: ({ core, room }, { query }) => ({
+      ...readBoard(core.db, room.id, {
         assignee: query.assignee,
         statuses: query.status,
         lane: query.lane,
@@ -32,6 +33,8 @@ export const taskRoutes = [
         limit: query.limit ?? httpLaneLimit,
         instanceHandle: leaseHandles(core),
       }),
+      status_totals: statusTotals(core.db, room.id),
+    }),
   }),
   defineRoute({
     method: 'POST',

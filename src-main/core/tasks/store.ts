@@ -447,3 +447,23 @@ export function roomDeps(db: Db, roomId: string): Array<{ task_id: string; depen
      WHERE t.room_id = ? ORDER BY d.rowid`,
   ).all(roomId) as Array<{ task_id: string; depends_on: string; done: number }>;
 }
+
+/**
+ * What waits on a human in one room (docs/needs-you.md): blocked and failed tasks, doing tasks
+ * whose lease went stale, and todo tasks that depend on a failed one. Newest change first,
+ * at most `limit` rows; archived tasks are left out.
+ */
+export function needsAttentionRows(db: Db, roomId: string, limit: number, now = Date.now()): Array<TaskRow & { failed_dep: string | null }> {
+  return stmt(
+    db,
+    `SELECT t.*, (SELECT d.depends_on FROM task_deps d JOIN tasks p ON p.id = d.depends_on
+                   WHERE d.task_id = t.id AND p.status = 'failed' LIMIT 1) AS failed_dep
+       FROM tasks t
+      WHERE t.room_id = ? AND t.archived_at IS NULL
+        AND (t.status IN ('blocked', 'failed')
+             OR (t.status = 'doing' AND t.lease_renewed_at IS NOT NULL AND t.lease_renewed_at < ?)
+             OR (t.status = 'todo' AND EXISTS (SELECT 1 FROM task_deps d JOIN tasks p ON p.id = d.depends_on
+                                               WHERE d.task_id = t.id AND p.status = 'failed')))
+      ORDER BY t.updated_at DESC LIMIT ?`,
+  ).all(roomId, now - LEASE_STALE_MS, limit) as Array<TaskRow & { failed_dep: string | null }>;
+}

@@ -39,9 +39,20 @@ export function CopyButton({ text, label }: { text: string; label: string }) {
   );
 }
 
+/** localStorage: the host last chosen in a connect dialog or the first-run flow. */
+export const LAST_HOST_KEY = 'ar.connect.host';
+
 function Instructions({ secret, urls, agent }: { secret: string; urls: Parameters<typeof connectionInstructions>[0]; agent?: Agent }) {
   const all = connectionInstructions(urls, secret, agent?.plate, agent?.name);
-  const [tab, setTab] = useState(all[0]!.host);
+  // The dialog opens on the host chosen last time (kept per browser), not always the first.
+  const [tab, setTabState] = useState(() => {
+    const last = localStorage.getItem(LAST_HOST_KEY);
+    return all.find((i) => i.host === last)?.host ?? all[0]!.host;
+  });
+  const setTab = (h: typeof tab) => {
+    localStorage.setItem(LAST_HOST_KEY, h);
+    setTabState(h);
+  };
   const cur = all.find((i) => i.host === tab)!;
   return (
     <div className="instructions">

@@ -11,6 +11,20 @@ import { TaskCard, type CardLinks } from './TaskCard';
 import { ReassignDialog, TaskDetail } from './TaskDetail';
 import { canEdit, canReassign } from './boardRules';
 import { Dialog } from './Dialog';
+import { navigate } from '../router';
+
+/** The board groups by status (the default) or by assignee; the choice is kept per browser. */
+type Grouping = 'status' | 'assignee';
+const GROUP_KEY = 'ar.board.group';
+const readGrouping = (): Grouping => (localStorage.getItem(GROUP_KEY) === 'assignee' ? 'assignee' : 'status');
+
+/** Status columns: failed tasks sit with the blocked ones (both wait on a person). */
+const STATUS_COLUMNS: Array<{ key: string; title: string; has: (s: string) => boolean; total: (t: Partial<Record<string, number>>) => number }> = [
+  { key: 'todo', title: 'To do', has: (s) => s === 'todo', total: (t) => t.todo ?? 0 },
+  { key: 'doing', title: 'Doing', has: (s) => s === 'doing', total: (t) => t.doing ?? 0 },
+  { key: 'blocked', title: 'Blocked', has: (s) => s === 'blocked' || s === 'failed', total: (t) => (t.blocked ?? 0) + (t.failed ?? 0) },
+  { key: '__done__', title: 'Done', has: (s) => s === 'done', total: (t) => t.done ?? 0 },
+];
 
 const NEW = '__new__';
 
@@ -134,9 +148,11 @@ interface LaneView {
   title: string;
   tasks: BoardTask[];
   more: boolean;
+  /** The count in the heading: the server's total when known, else the tasks shown. */
+  count: number;
 }
 
-export function BoardView({ room }: { room: Room }) {
+export function BoardView({ room, openTaskId }: { room: Room; openTaskId?: string }) {
   const roomId = room.room_id;
   const rb = useBoard((s) => s.rooms[roomId]);
   const filter = useBoard((s) => s.filters[roomId]) ?? NO_FILTER;
@@ -144,7 +160,27 @@ export function BoardView({ room }: { room: Room }) {
   const members = useMembers((s) => s.rooms[roomId]?.data);
   const meId = useSession((s) => s.me?.owner_id ?? '');
   const [creating, setCreating] = useState(false);
-  const [openId, setOpenId] = useState<string | null>(null);
+  // The open task is the URL's (#/rooms/:id/tasks/:taskId): reload, back and a pasted link land on it.
+  const openId = openTaskId ?? null;
+  const setOpenId = useCallback((id: string | null) => (id ? navigate('rooms', roomId, 'tasks', id) : navigate('rooms', roomId, 'board')), [roomId]);
+  const [grouping, setGroupingState] = useState<Grouping>(readGrouping);
+  const setGrouping = (g: Grouping) => {
+    localStorage.setItem(GROUP_KEY, g);
+    setGroupingState(g);
+  };
+  const byStatus = grouping === 'status';
+  // c: a new task (when nothing else has the keyboard).
+  useEffect(() => {
+    const onKeyDown = (e: globalThis.KeyboardEvent) => {
+      if (e.key !== 'c' || e.ctrlKey || e.metaKey || e.altKey || e.defaultPrevented) return;
+      const t = e.target as HTMLElement | null;
+      if (t && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName) || t.closest('dialog'))) return;
+      e.preventDefault();
+      setCreating(true);
+    };
+    window.addEventListener('keydown', onKeyDown);
+    return () => window.removeEventListener('keydown', onKeyDown);
+  }, []);
   const [reassign, setReassign] = useState<{ task: BoardTask; to?: string } | null>(null);
   const [focusId, setFocusId] = useState<string | null>(null);
   const [reveal, setReveal] = useState<{ lane: string; key: string } | null>(null);
@@ -182,14 +218,37 @@ export function BoardView({ room }: { room: Room }) {
   );
   const lanes = useMemo<LaneView[]>(() => {
     if (!board) return [];
+    const filtered = !!(filter.assignee || filter.status);
+    if (byStatus) {
+      const totals = board.status_totals;
+      const open = board.lanes.filter((l) => !filter.assignee || l.assignee === filter.assignee);
+      const openTasks = open.flatMap((l) => l.tasks).filter(keep);
+      const openMore = open.some((l) => !!l.next_cursor);
+      const cols = STATUS_COLUMNS.map((c) => {
+        const isDone = c.key === DONE;
+        const tasks = isDone ? board.done.filter((t) => (!filter.assignee || t.assignee === filter.assignee) && keep(t)) : openTasks.filter((t) => c.has(t.status));
+        const count = totals && !filtered ? c.total(totals) : tasks.length;
+        // With totals known, a column whose tasks are all here offers no "Show more".
+        const more = isDone ? !!board.done_next_cursor : openMore && (!totals || filtered || count > tasks.length);
+        return { key: c.key, title: c.title, tasks, more, count };
+      });
+      if (filter.status === 'cancelled') cols.push({ key: 'cancelled', title: 'Cancelled', tasks: openTasks.filter((t) => t.status === 'cancelled'), more: false, count: totals?.cancelled ?? 0 });
+      // A status filter shows the one column that can hold that status.
+      const want = filter.status === 'waiting' ? 'todo' : filter.status;
+      return want ? cols.filter((c) => (c.key === 'cancelled' ? want === 'cancelled' : !!STATUS_COLUMNS.find((x) => x.key === c.key)?.has(want))) : cols;
+    }
     const out: LaneView[] = board.lanes
       .filter((l) => !filter.assignee || l.assignee === filter.assignee)
-      .map((l) => ({ key: l.assignee, title: l.handle || plates.get(l.assignee) || '@agent', tasks: l.tasks.filter(keep), more: !!l.next_cursor }));
+      .map((l) => {
+        const tasks = l.tasks.filter(keep);
+        return { key: l.assignee, title: l.handle || plates.get(l.assignee) || '@agent', tasks, more: !!l.next_cursor, count: filtered || l.total === undefined ? tasks.length : l.total };
+      });
     if (!filter.status || filter.status === 'done') {
-      out.push({ key: DONE, title: 'Done', tasks: board.done.filter((t) => (!filter.assignee || t.assignee === filter.assignee) && keep(t)), more: !!board.done_next_cursor });
+      const tasks = board.done.filter((t) => (!filter.assignee || t.assignee === filter.assignee) && keep(t));
+      out.push({ key: DONE, title: 'Done', tasks, more: !!board.done_next_cursor, count: filtered || board.done_total === undefined ? tasks.length : board.done_total });
     }
     return out;
-  }, [board, filter, keep, plates]);
+  }, [board, filter, keep, plates, byStatus]);
 
   // One tab stop for all cards: the focused one (or the first).
   const firstId = lanes.find((l) => l.tasks.length)?.tasks[0]?.task_id ?? null;
@@ -210,7 +269,9 @@ export function BoardView({ room }: { room: Room }) {
   }, [tasks, room, meId, members]);
 
   function laneOf(t: BoardTask): string {
-    return t.status === 'done' ? DONE : t.assignee;
+    if (t.status === 'done') return DONE;
+    if (byStatus) return t.status === 'failed' ? 'blocked' : t.status;
+    return t.assignee;
   }
 
   const onKey = useCallback(
@@ -231,6 +292,7 @@ export function BoardView({ room }: { room: Room }) {
       // Alt+Up/Down moves the card within its lane: the keyboard's drag to reorder.
       if (e.altKey && (e.key === 'ArrowUp' || e.key === 'ArrowDown') && lane.key !== DONE) {
         e.preventDefault();
+        if (byStatus) return setNote('Group by assignee to reorder: the order is kept per assignee.');
         const allowed = canEdit(room, meId, members, t);
         if (!allowed?.ok) return setNote(allowed ? allowed.reason : 'A finished task keeps its place.');
         if (filter.status) return setNote('Clear the status filter to reorder: hidden tasks share the lane.');
@@ -244,9 +306,11 @@ export function BoardView({ room }: { room: Room }) {
       }
       switch (e.key) {
         case 'ArrowDown':
+        case 'j':
           go(lane, i + 1);
           break;
         case 'ArrowUp':
+        case 'k':
           go(lane, i - 1);
           break;
         case 'ArrowRight':
@@ -277,7 +341,7 @@ export function BoardView({ room }: { room: Room }) {
       }
       e.preventDefault();
     },
-    [lanes, focusCard, room, meId, members, filter.status, reorder, roomId],
+    [lanes, focusCard, room, meId, members, filter.status, reorder, roomId, byStatus, setOpenId],
   );
 
   const onDragStart = useCallback((e: DragEvent, t: BoardTask) => {
@@ -287,7 +351,7 @@ export function BoardView({ room }: { room: Room }) {
   }, []);
 
   function dropAllowed(laneKey: string, t = dragging.current): boolean {
-    if (!t || laneKey === DONE) return false;
+    if (!t || laneKey === DONE || byStatus) return false;
     if (laneKey !== t.assignee) return !!canReassign(room, meId, members, t)?.ok;
     return !filter.status; // reordering a filtered lane would interleave with hidden tasks
   }
@@ -331,14 +395,14 @@ export function BoardView({ room }: { room: Room }) {
         onDragStart={onDragStart}
       />
     ),
-    [members, plates, links, current, onKey, onDragStart],
+    [members, plates, links, current, onKey, onDragStart, setOpenId],
   );
 
   if (!rb || !board) return phaseOf(rb) === 'error' ? <ErrorNote error={rb?.error} what="the board" retry={() => void load(roomId)} /> : <Loading what="the board" />;
 
   const filtered = !!(filter.assignee || filter.status);
   const shown = lanes.reduce((n, l) => n + l.tasks.length, 0);
-  const openTask = openId ? tasks.find((t) => t.task_id === openId) : undefined;
+
   const laneName = (plate: string) => plates.get(plate) || '@agent';
 
   return (
@@ -364,7 +428,15 @@ export function BoardView({ room }: { room: Room }) {
             ))}
           </select>
         </div>
-        <button type="button" className="primary" onClick={() => setCreating(true)}>
+        <div className="segmented" role="group" aria-label="Group the board">
+          <button type="button" aria-pressed={byStatus} onClick={() => setGrouping('status')}>
+            By status
+          </button>
+          <button type="button" aria-pressed={!byStatus} onClick={() => setGrouping('assignee')}>
+            By assignee
+          </button>
+        </div>
+        <button type="button" className="primary" onClick={() => setCreating(true)} aria-keyshortcuts="c">
           New task
         </button>
       </header>
@@ -379,7 +451,7 @@ export function BoardView({ room }: { room: Room }) {
         </p>
       )}
       <p id="board-keys" className="sr-only">
-        Arrow keys move between cards and lanes, Enter opens the task, R reassigns it, Alt with Up or Down moves it within its lane.
+        Arrow keys (or j and k) move between cards and columns, Enter opens the task, R reassigns it, Alt with Up or Down moves it within its lane when grouped by assignee, c creates a task.
       </p>
       {mayReassignHere && !mayReassignHere.ok && <p className="muted explain">{mayReassignHere.reason} Open a task to see what you may do with it.</p>}
       {rb.error && rb.error.status !== 0 && <ErrorNote error={rb.error} what="the latest board" />}
@@ -397,8 +469,8 @@ export function BoardView({ room }: { room: Room }) {
           {lanes.map((l) => (
             <section
               key={l.key}
-              className={`lane ${l.key === DONE ? 'done-lane' : ''} ${dropLane === l.key ? 'drop' : ''}`}
-              aria-label={`Lane ${l.title}`}
+              className={`lane ${l.key === DONE ? 'done-lane' : ''} ${byStatus ? `status-col col-${l.key === DONE ? 'done' : l.key}` : ''} ${dropLane === l.key ? 'drop' : ''}`}
+              aria-label={byStatus ? l.title : `Lane ${l.title}`}
               data-lane={l.key}
               onDragOver={(e) => {
                 if (!dropAllowed(l.key)) return;
@@ -412,7 +484,7 @@ export function BoardView({ room }: { room: Room }) {
               onDrop={(e) => void onDrop(e, l)}
             >
               <h3>
-                {l.title} <span className="count">{l.tasks.length}</span>
+                {l.title} <span className="count" aria-label={`${l.count} tasks`}>{l.count}</span>
               </h3>
               <VirtualList
                 items={l.tasks}
@@ -426,7 +498,16 @@ export function BoardView({ room }: { room: Room }) {
                 empty={<p className="muted pad">{filtered ? 'None match.' : 'No tasks.'}</p>}
               />
               {l.more && (
-                <button type="button" className="link more" onClick={() => void loadMore(roomId, l.key === DONE ? 'done' : l.key)}>
+                <button
+                  type="button"
+                  className="link more"
+                  onClick={() => {
+                    if (l.key === DONE) return void loadMore(roomId, 'done');
+                    if (!byStatus) return void loadMore(roomId, l.key);
+                    // A status column gathers every assignee's lane: each lane with more gives its next page.
+                    for (const x of board.lanes) if (x.next_cursor && (!filter.assignee || x.assignee === filter.assignee)) void loadMore(roomId, x.assignee);
+                  }}
+                >
                   Show more
                 </button>
               )}
@@ -434,10 +515,10 @@ export function BoardView({ room }: { room: Room }) {
           ))}
         </div>
       )}
-      {openTask && (
+      {openId && (
         <TaskDetail
           room={room}
-          taskId={openTask.task_id}
+          taskId={openId}
           meId={meId}
           members={members}
           tasks={tasks}

@@ -11,6 +11,53 @@ import { Loading, ErrorNote, Empty } from './States';
 import { Composer, type Candidate } from './Composer';
 import { MessageBody, dePlate } from './MessageBody';
 import { formatTime } from './time';
+import { useMessageWakes } from '../stores/message-wakes';
+import { onLiveEvent } from '../live-events';
+import { href, navigate } from '../router';
+import type { Wake } from '../types';
+
+/** A mention's wake as the POST message response carries it (docs/wakes.md); `inbox` = nothing can wake it now. */
+interface SentWake {
+  plate: string;
+  handle?: string;
+  wake_id?: string | null;
+  status: string;
+  reason?: string | null;
+}
+
+const WAKE_WORDS: Record<string, string> = {
+  queued: 'queued',
+  running: 'running',
+  handled: 'handled',
+  failed: 'failed',
+  held: 'held',
+  merged: 'merged into another wake',
+  inbox: 'waiting in the inbox',
+};
+
+/** Per mentioned agent, what became of the mention: a wake's status, or the inbox. */
+const WakeStatus = memo(function WakeStatus({ m, wakes, covered }: { m: Message; wakes: Wake[] | undefined; covered: boolean }) {
+  const agents = m.mentions.filter((x) => x.kind === 'agent');
+  if (!agents.length) return null;
+  const sent = (m as Message & { wakes?: SentWake[] }).wakes ?? [];
+  const rows = agents.flatMap((a) => {
+    const w: Wake | SentWake | undefined = wakes?.find((x) => x.plate === a.plate) ?? sent.find((x) => x.plate === a.plate);
+    if (!w && !covered) return [];
+    const status = w?.status ?? 'inbox';
+    const reason = w?.reason && (status === 'failed' || status === 'held' || status === 'inbox') ? `: ${w.reason}` : '';
+    return [{ handle: a.handle, status, text: `${WAKE_WORDS[status] ?? status}${reason}` }];
+  });
+  if (!rows.length) return null;
+  return (
+    <ul className="wake-status" aria-label="What became of the mentions">
+      {rows.map((r) => (
+        <li key={r.handle} className={`ws-${r.status}`} data-status={r.status}>
+          {r.handle}: {r.text}
+        </li>
+      ))}
+    </ul>
+  );
+});
 
 const time = formatTime;
 
@@ -54,7 +101,13 @@ const MessageRow = memo(function MessageRow({
   firstUnread,
   orphan,
   onThread,
+  highlight,
+  wakes,
+  wakesCovered,
 }: {
+  highlight?: boolean;
+  wakes?: Wake[];
+  wakesCovered?: boolean;
   m: Message;
   replies: number;
   meId?: string;
@@ -68,7 +121,7 @@ const MessageRow = memo(function MessageRow({
   const mentionsMe = m.mentions.some((x) => x.kind === 'human' && x.owner_id === meId);
   return (
     <article
-      className={`msg ${compact ? 'compact' : ''} ${mentionsMe ? 'mentions-me' : ''} ${m.sender.owner_id === meId && m.sender.kind === 'human' ? 'mine' : ''} ${firstUnread ? 'first-unread' : ''}`}
+      className={`msg ${highlight ? 'highlight' : ''} ${compact ? 'compact' : ''} ${mentionsMe ? 'mentions-me' : ''} ${m.sender.owner_id === meId && m.sender.kind === 'human' ? 'mine' : ''} ${firstUnread ? 'first-unread' : ''}`}
       aria-label={`Message ${m.seq} from ${m.sender.handle}`}
       data-seq={m.seq}
     >
@@ -80,11 +133,14 @@ const MessageRow = memo(function MessageRow({
       <header className={compact ? 'sr-only' : undefined}>
         <strong className="sender">{m.sender.name}</strong> <span className="handle">{m.sender.handle}</span>
         {m.sender.kind === 'agent' && <span className="badge">agent</span>}
-        <time dateTime={m.created_at}>{time(m.created_at)}</time>
+        <a className="permalink" href={href('rooms', m.room, 'messages', String(m.seq))} aria-label={`${time(m.created_at)}, link to message ${m.seq}`}>
+          <time dateTime={m.created_at}>{time(m.created_at)}</time>
+        </a>
         {mentionsMe && <span className="badge me">mentions you</span>}
       </header>
       {orphan && <p className="reply-to">↳ reply to an earlier message</p>}
       <MessageBody body={m.body} mentions={m.mentions} meId={meId} plates={plates} />
+      <WakeStatus m={m} wakes={wakes} covered={!!wakesCovered} />
       {onThread && (
         <footer>
           {replies > 0 && (
@@ -202,8 +258,26 @@ function SearchBox({ roomId, messages, plates, onPick }: { roomId: string; messa
   );
 }
 
-export function ChatView({ room }: { room: Room }) {
+export function ChatView({ room, focusSeq }: { room: Room; focusSeq?: number }) {
   const roomId = room.room_id;
+  const mw = useMessageWakes((s) => s.rooms[roomId]?.data);
+  useEffect(() => {
+    void useMessageWakes.getState().load(roomId);
+    // A wake's end may be announced to its owners rather than the room: any wake event reloads (coalesced).
+    let t: ReturnType<typeof setTimeout> | undefined;
+    const off = onLiveEvent((type) => {
+      if (type !== 'wakes.changed' || t) return;
+      t = setTimeout(() => {
+        t = undefined;
+        void useMessageWakes.getState().load(roomId);
+      }, 300);
+    });
+    return () => {
+      off();
+      if (t) clearTimeout(t);
+    };
+  }, [roomId]);
+  const [highlightSeq, setHighlightSeq] = useState<number | undefined>();
   const chat = useChat((s) => s.rooms[roomId]);
   const log = chat?.data;
   const { loadLatest, loadOlder, send } = useChat.getState();
@@ -240,6 +314,35 @@ export function ChatView({ room }: { room: Room }) {
   }, [roomId, last]);
 
   const byId = useMemo(() => new Map(messages.map((m) => [m.message_id, m])), [messages]);
+  // A link to one message (#/rooms/:id/messages/:seq): shown highlighted, loaded around it when not loaded.
+  const [focusNote, setFocusNote] = useState<string>();
+  useEffect(() => {
+    if (focusSeq === undefined) return;
+    let live = true;
+    const show = () => {
+      const held = useChat.getState().rooms[roomId]?.data?.messages ?? [];
+      const m = held.find((x) => x.seq === focusSeq);
+      if (!m) return false;
+      setHighlightSeq(focusSeq);
+      const all = new Set(held.map((x) => x.message_id));
+      if (m.parent_id && all.has(m.parent_id)) setThreadId(m.parent_id);
+      else setReveal({ key: m.message_id, align: 'start' });
+      return true;
+    };
+    if (!show()) {
+      void useChat
+        .getState()
+        .loadAround(roomId, focusSeq)
+        .then((found) => {
+          if (!live) return;
+          if (found) requestAnimationFrame(() => live && show());
+          else setFocusNote('That message is not in this room (or no longer exists).');
+        });
+    }
+    return () => {
+      live = false;
+    };
+  }, [roomId, focusSeq]);
   const replyCount = useMemo(() => {
     const c = new Map<string, number>();
     for (const m of messages) if (m.parent_id) c.set(m.parent_id, (c.get(m.parent_id) ?? 0) + 1);
@@ -280,9 +383,12 @@ export function ChatView({ room }: { room: Room }) {
           firstUnread={r.m.message_id === firstUnreadRow}
           orphan={r.orphan}
           onThread={(m) => setThreadId(m.message_id)}
+          highlight={r.m.seq === highlightSeq}
+          wakes={mw?.byMessage.get(r.m.message_id)}
+          wakesCovered={!!mw && (mw.coveredFrom === '' || (mw.coveredFrom !== null && r.m.created_at >= mw.coveredFrom))}
         />
       ),
-    [replyCount, meId, plates, room.name, firstUnreadRow],
+    [replyCount, meId, plates, room.name, firstUnreadRow, highlightSeq, mw],
   );
 
   if (!log) return phaseOf(chat) === 'error' ? <ErrorNote error={chat?.error} what="messages" retry={() => void loadLatest(roomId)} /> : <Loading what="messages" />;
@@ -291,7 +397,8 @@ export function ChatView({ room }: { room: Room }) {
   const threadMsgs = thread ? [thread, ...messages.filter((m) => m.parent_id === thread.message_id)] : [];
   const pick = (r: SearchResult) => {
     const m = byId.get(r.id);
-    if (!m) return;
+    // Not loaded: go to its link, which loads the messages around it.
+    if (!m) return r.seq !== undefined ? navigate('rooms', roomId, 'messages', String(r.seq)) : undefined;
     if (m.parent_id && byId.has(m.parent_id)) setThreadId(m.parent_id);
     else setReveal({ key: m.message_id, align: 'start' });
   };
@@ -308,6 +415,16 @@ export function ChatView({ room }: { room: Room }) {
             <button type="button" className="jump" onClick={() => setReveal({ key: firstUnreadRow, align: 'start' })}>
               Jump to first unread
             </button>
+          )}
+          {log.detached && (
+            <button type="button" className="jump" onClick={() => void useChat.getState().jumpToLatest(roomId).then(() => navigate('rooms', roomId))}>
+              Jump to latest messages{log.liveCount > 0 ? ` (${log.liveCount} new)` : ''}
+            </button>
+          )}
+          {focusNote && (
+            <span role="status" className="muted">
+              {focusNote}
+            </span>
           )}
           <SearchBox roomId={roomId} messages={messages} plates={plates} onPick={pick} />
           <span className="muted loaded" data-testid="loaded-count">
@@ -331,7 +448,7 @@ export function ChatView({ room }: { room: Room }) {
         <div className="sr-only" aria-live="polite" aria-atomic="true">
           {log.liveCount > 0 && last ? `New message from ${last.sender.handle}: ${dePlate(last.body, plates).slice(0, 140)}` : ''}
         </div>
-        <Composer label="Message the room" candidates={candidates} onSend={async (body, targets) => send(roomId, body, targets)} />
+        <Composer label="Message the room" draftKey={`${meId ?? ''}:${roomId}`} candidates={candidates} onSend={async (body, targets) => send(roomId, body, targets)} />
       </section>
       {thread && (
         <aside className="thread" aria-label="Thread">
@@ -343,11 +460,13 @@ export function ChatView({ room }: { room: Room }) {
           </header>
           <div className="thread-list">
             {threadMsgs.map((m) => (
-              <MessageRow key={m.message_id} m={m} replies={0} meId={meId} plates={plates} />
+              <MessageRow key={m.message_id} m={m} replies={0} meId={meId} plates={plates} highlight={m.seq === highlightSeq} wakes={mw?.byMessage.get(m.message_id)} wakesCovered={!!mw && (mw.coveredFrom === '' || (mw.coveredFrom !== null && m.created_at >= mw.coveredFrom))} />
             ))}
           </div>
           <Composer
             label="Reply in thread"
+            key={thread.message_id}
+            draftKey={`${meId ?? ''}:${roomId}:${thread.message_id}`}
             placeholder="Reply in thread; @ to mention"
             candidates={candidates}
             onSend={async (body, targets) => send(roomId, body, targets, thread.message_id)}

@@ -1,5 +1,6 @@
-import { useId, useMemo, useRef, useState, type KeyboardEvent } from 'react';
+import { useEffect, useId, useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import { describeError } from '../api';
+import { afterSend, insideFence } from './composerRules';
 
 export interface Candidate {
   handle: string;
@@ -20,22 +21,58 @@ export function mentionTargets(text: string, candidates: Candidate[]): string[] 
   return [...out];
 }
 
+
+const DRAFT_PREFIX = 'ar.draft.';
+function readDraft(key: string | undefined): string {
+  if (!key) return '';
+  try {
+    return localStorage.getItem(DRAFT_PREFIX + key) ?? '';
+  } catch {
+    return '';
+  }
+}
+function writeDraft(key: string, text: string): void {
+  try {
+    if (text) localStorage.setItem(DRAFT_PREFIX + key, text);
+    else localStorage.removeItem(DRAFT_PREFIX + key);
+  } catch {
+    // storage full or refused: the draft stays in the box
+  }
+}
+
 /**
  * A message composer: typing @ opens a list of handles (arrows, Enter or Tab to pick,
- * Escape to dismiss); Enter sends, Shift+Enter is a new line.
+ * Escape to dismiss); Enter sends, Shift+Enter (or Enter inside a ``` code fence) is a new
+ * line. Nothing typed is lost: the box stays editable while a message is sent (only what was
+ * sent is taken out), and with `draftKey` the draft is kept in localStorage across room
+ * switches and reloads.
  */
 export function Composer({
   candidates,
   onSend,
   label,
   placeholder,
+  draftKey,
 }: {
+  draftKey?: string;
   candidates: Candidate[];
   onSend: (body: string, targets: string[]) => Promise<{ ok: true } | { ok: false; error: Parameters<typeof describeError>[0] }>;
   label: string;
   placeholder?: string;
 }) {
-  const [text, setText] = useState('');
+  const [text, setText] = useState(() => readDraft(draftKey));
+  // The draft is written shortly after typing stops, and at once when the composer goes away.
+  const latest = useRef(text);
+  latest.current = text;
+  useEffect(() => {
+    if (!draftKey) return;
+    const t = setTimeout(() => writeDraft(draftKey, text), 250);
+    return () => clearTimeout(t);
+  }, [draftKey, text]);
+  useEffect(() => {
+    if (!draftKey) return;
+    return () => writeDraft(draftKey, latest.current);
+  }, [draftKey]);
   const [caret, setCaret] = useState(0);
   const [active, setActive] = useState(0);
   const [dismissed, setDismissed] = useState(false);
@@ -69,14 +106,18 @@ export function Composer({
   }
 
   async function send() {
-    const body = text.trim();
+    const raw = text;
+    const body = raw.trim();
     if (!body || busy) return;
     setBusy(true);
     const r = await onSend(body, mentionTargets(body, candidates));
     setBusy(false);
     if (r.ok) {
-      setText('');
-      setCaret(0);
+      // What was typed while sending stays: only the sent text is taken out.
+      const rest = afterSend(latest.current, raw);
+      setText(rest);
+      setCaret(rest.length);
+      if (draftKey) writeDraft(draftKey, rest);
       setErr(undefined);
     } else setErr(describeError(r.error));
   }
@@ -104,7 +145,9 @@ export function Composer({
         return;
       }
     }
-    if (e.key === 'Enter' && !e.shiftKey) {
+    if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing) {
+      // Inside a code fence Enter is a new line: a fenced block is written line by line.
+      if (insideFence(text, e.currentTarget.selectionStart)) return;
       e.preventDefault();
       void send();
     }

@@ -6,7 +6,8 @@ import { href } from '../router';
 import { SCOPE_NAMES } from '../../../shared/scopes';
 import type { Agent, MintedCredential } from '../types';
 import { connectionInstructions, type HostKey } from './connect';
-import { CopyButton } from './AgentsView';
+import { CopyButton, LAST_HOST_KEY } from './AgentsView';
+import { WakeStep } from './WakeStep';
 import { PresenceBadge } from './presence';
 
 const HOSTS: Array<[HostKey, string]> = [
@@ -24,7 +25,12 @@ const HOSTS: Array<[HostKey, string]> = [
 export function Onboarding({ firstRun }: { firstRun?: boolean }) {
   const rooms = useRooms((s) => s.rooms);
   const [name, setName] = useState('');
-  const [host, setHost] = useState<HostKey>('claude-code');
+  // The host chosen last time (here or in a connect dialog), not always Claude Code.
+  const [host, setHostState] = useState<HostKey>(() => (HOSTS.find(([k]) => k === localStorage.getItem(LAST_HOST_KEY))?.[0] ?? 'claude-code'));
+  const setHost = (h: HostKey) => {
+    localStorage.setItem(LAST_HOST_KEY, h);
+    setHostState(h);
+  };
   const [agent, setAgent] = useState<Agent | null>(null);
   const [minted, setMinted] = useState<MintedCredential | null>(null);
   const [roomChoice, setRoomChoice] = useState('');
@@ -87,7 +93,7 @@ export function Onboarding({ firstRun }: { firstRun?: boolean }) {
   return (
     <section className="onboarding" aria-labelledby="ob-h">
       <h1 id="ob-h">{firstRun ? 'Welcome! Connect your first agent' : 'Connect an agent'}</h1>
-      <p className="muted">Four steps: name it, connect its host, put it in a room, see it live.</p>
+      <p className="muted">Five steps: name it, connect its host, put it in a room, choose how it wakes, see it live.</p>
       <ol className="steps">
         <li className={agent ? 'done' : 'current'} aria-current={!agent ? 'step' : undefined}>
           <h2>1. Create the agent</h2>
@@ -158,8 +164,12 @@ export function Onboarding({ firstRun }: { firstRun?: boolean }) {
             </p>
           )}
         </li>
+        <li className={!roomId ? 'todo' : 'current'}>
+          <h2>4. How should it wake?</h2>
+          {roomId && agent && <WakeStep agent={agent} host={host} roomId={roomId} />}
+        </li>
         <li className={!roomId ? 'todo' : live ? 'done' : 'current'}>
-          <h2>4. See it live</h2>
+          <h2>5. See it live</h2>
           {roomId && agent && (
             <p role="status" data-testid="onboarding-live">
               <PresenceBadge instances={instances} />{' '}

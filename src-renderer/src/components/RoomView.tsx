@@ -1,5 +1,6 @@
 import { useEffect } from 'react';
 import { useMembers, useRooms } from '../stores/rooms';
+import { useSession } from '../stores/session';
 import { href } from '../router';
 import { Loading, ErrorNote } from './States';
 import { ChatView } from './ChatView';
@@ -21,11 +22,16 @@ const TABS: Array<[string, string]> = [
   ['wakes', 'Wakes & feedback'],
 ];
 
-export function RoomView({ roomId, tab }: { roomId: string; tab: string }) {
+/** `tab` is the route's third part; `sub` the fourth (a task id under `tasks`, a message seq under `messages`). */
+export function RoomView({ roomId, tab, sub }: { roomId: string; tab: string; sub?: string }) {
   const room = useRooms((s) => s.rooms.find((r) => r.room_id === roomId));
   const status = useRooms((s) => s.status);
   const error = useRooms((s) => s.error);
   const loadMembers = useMembers((s) => s.load);
+  const members = useMembers((s) => s.rooms[roomId]?.data);
+  const meId = useSession((s) => s.me?.owner_id);
+  // Trust concerns other owners: shown only where another owner's agents or humans are.
+  const othersHere = !!room && (room.cross_owner || !!members?.humans.some((h) => h.owner_id !== meId) || !!members?.agents.some((a) => a.owner.owner_id !== meId));
   useEffect(() => {
     void loadMembers(roomId);
     // Instances come and go with MCP sessions; a slow poll backs up the live events.
@@ -42,6 +48,12 @@ export function RoomView({ roomId, tab }: { roomId: string; tab: string }) {
   switch (tab) {
     case 'board':
       body = <BoardView room={room} />;
+      break;
+    case 'tasks':
+      body = <BoardView room={room} openTaskId={sub} />;
+      break;
+    case 'messages':
+      body = <ChatView room={room} focusSeq={sub && /^\d+$/.test(sub) ? Number(sub) : undefined} />;
       break;
     case 'files':
       body = <FilesView room={room} />;
@@ -67,11 +79,15 @@ export function RoomView({ roomId, tab }: { roomId: string; tab: string }) {
         <h1 id="room-title">{room.name}</h1>
         <span className="badge">{room.role === 'admin' ? 'admin' : 'member'}</span>
         {room.cross_owner && <span className="badge warn">cross-owner</span>}
-        <TrustToggle room={room} />
+        {othersHere && <TrustToggle room={room} />}
       </header>
       <nav className="tabs" aria-label="Room sections">
         {TABS.map(([k, label]) => (
-          <a key={k} href={href('rooms', roomId, k)} aria-current={(tab === k || (k === 'chat' && !TABS.some(([t]) => t === tab))) ? 'page' : undefined}>
+          <a
+            key={k}
+            href={k === 'chat' ? href('rooms', roomId) : href('rooms', roomId, k)}
+            aria-current={tab === k || (k === 'board' && tab === 'tasks') || (k === 'chat' && !TABS.some(([t]) => t === tab) && tab !== 'tasks') ? 'page' : undefined}
+          >
             {label}
           </a>
         ))}

@@ -7,6 +7,46 @@ import { canArchive, canCancel, canEdit, canReassign, canRelease, type Allowed }
 import { dePlate } from './MessageBody';
 import { Avatar, shortName } from './TaskCard';
 import { formatTime } from './time';
+import { renderMarkdown } from './markdown';
+import { optionalPost, routeMissing } from '../stores/needs';
+import { navigate } from '../router';
+import type { Wake, WakePage } from '../types';
+
+const NO_MENTIONS = { handles: [] as string[], mine: new Set<string>() };
+
+/** Task text as Markdown (markdown.ts: escaped, no raw HTML, checked links). */
+function Md({ text }: { text: string }) {
+  return <div className="md" dangerouslySetInnerHTML={{ __html: renderMarkdown(text, NO_MENTIONS) }} />;
+}
+
+/** A wake as the log carries it, with usage once the server records it (docs/wakes.md). */
+type WakeWithUsage = Wake & { usage?: { input_tokens?: number | null; output_tokens?: number | null; cost_usd?: number | null } | null };
+
+/** The task's wakes: `?task_id=` when the server filters, else the room's latest wakes filtered here. */
+function useTaskWakes(roomId: string, taskId: string, version: unknown): WakeWithUsage[] | undefined {
+  const [wakes, setWakes] = useState<WakeWithUsage[]>();
+  useEffect(() => {
+    let live = true;
+    void (async () => {
+      let r = await get<WakePage>(`/v1/rooms/${enc(roomId)}/wakes?task_id=${enc(taskId)}&limit=100`);
+      if (!r.ok) r = await get<WakePage>(`/v1/rooms/${enc(roomId)}/wakes?limit=500`);
+      if (live && r.ok) setWakes(r.data.wakes.filter((w) => w.task_id === taskId));
+    })();
+    return () => {
+      live = false;
+    };
+  }, [roomId, taskId, version]);
+  return wakes;
+}
+
+function usageText(w: WakeWithUsage): string {
+  const u = w.usage;
+  if (!u) return '';
+  const parts = [];
+  if (u.input_tokens != null || u.output_tokens != null) parts.push(`${u.input_tokens ?? '?'} in / ${u.output_tokens ?? '?'} out tokens`);
+  if (u.cost_usd != null) parts.push(`$${u.cost_usd.toFixed(4)}`);
+  return parts.length ? ` · ${parts.join(', ')}` : '';
+}
 
 const when = formatTime;
 
@@ -113,6 +153,7 @@ export function TaskDetail({
   const [title, setTitle] = useState('');
   const [detail, setDetail] = useState('');
   const [order, setOrder] = useState('');
+  const taskWakes = useTaskWakes(room.room_id, taskId, boardVersion);
   useEffect(() => {
     let live = true;
     void get<Task>(`/v1/rooms/${enc(room.room_id)}/tasks/${enc(taskId)}`).then((r) => {
@@ -132,8 +173,21 @@ export function TaskDetail({
   const handle = task.assignee_handle || plates.get(task.assignee) || '@agent';
   const instance = task.lease?.instance_id ? members?.instances.find((i) => i.instance_id === task.lease?.instance_id) : undefined;
 
+  const reassignRule = canReassign(room, meId, members, task);
+  const retryRule: Allowed | null = task.status === 'failed' && !routeMissing('task-retry') ? (reassignRule ?? { ok: true }) : null;
   const rules: Array<[string, Allowed | null, () => void]> = [
-    ['Reassign', canReassign(room, meId, members, task), () => setDialog('reassign')],
+    [
+      'Retry',
+      retryRule,
+      () =>
+        void optionalPost('task-retry', `/v1/rooms/${enc(room.room_id)}/tasks/${enc(task.task_id)}/retry`, {}).then((r) => {
+          if (!r.ok) return setErr(routeMissing('task-retry') ? 'This server cannot retry a failed task yet.' : describeError(r.error));
+          void useBoard.getState().load(room.room_id);
+          const copy = r.data as { task_id?: string } | null;
+          if (copy?.task_id) navigate('rooms', room.room_id, 'tasks', copy.task_id);
+        }),
+    ],
+    ['Reassign', reassignRule, () => setDialog('reassign')],
     ['Cancel task', canCancel(room, meId, members, task), () => setDialog('cancel')],
     ['Force-release', canRelease(room, task), () => setDialog('release')],
     [
@@ -175,6 +229,9 @@ export function TaskDetail({
 
   return (
     <Dialog title={`Task: ${task.title}`} onClose={onClose} wide sheet>
+      <p className="muted task-link">
+        Link: <a href={`#/rooms/${enc(room.room_id)}/tasks/${enc(task.task_id)}`}>{`#/rooms/${room.room_id}/tasks/${task.task_id}`}</a>
+      </p>
       <div className="task-detail" data-testid="task-detail">
         <p className="row wrap">
           <span className={`status-badge s-${task.status}`}>{task.status}</span>
@@ -205,11 +262,13 @@ export function TaskDetail({
           <dl className="facts wide">
             <div>
               <dt>Detail</dt>
-              <dd className="notes">{task.detail ? dePlate(task.detail, plates) : <span className="muted">none</span>}</dd>
+              <dd className="notes">{task.detail ? <Md text={dePlate(task.detail, plates)} /> : <span className="muted">none</span>}</dd>
             </div>
             <div>
               <dt>Done when</dt>
-              <dd className="notes">{dePlate(task.definition_of_done ?? '', plates)}</dd>
+              <dd className="notes">
+                <Md text={dePlate(task.definition_of_done ?? '', plates)} />
+              </dd>
             </div>
             <div>
               <dt>Order</dt>
@@ -272,9 +331,29 @@ export function TaskDetail({
             <div>
               <dt>History</dt>
               <dd>
-                created {when(task.created_at)}
-                {task.updated_at && task.updated_at !== task.created_at ? `, last changed ${when(task.updated_at)}` : ''}
-                <span className="muted"> (the server keeps no per-transition log)</span>
+                <ol className="history-list plain" aria-label="Task history">
+                  <li>created {when(task.created_at)}</li>
+                  {(taskWakes ?? [])
+                    .slice()
+                    .reverse()
+                    .map((w) => (
+                      <li key={w.wake_id} data-status={w.status}>
+                        {when(w.created_at)}: {w.trigger} wake of {w.handle ?? '@agent'}: <span className={`wake-${w.status}`}>{w.status}</span>
+                        {w.reason ? ` (${w.reason})` : ''}
+                        {usageText(w)}
+                      </li>
+                    ))}
+                  {(task as { completed_at?: string | null }).completed_at && (
+                    <li>
+                      finished {when((task as { completed_at?: string | null }).completed_at)}: {task.status}
+                    </li>
+                  )}
+                  {task.updated_at && task.updated_at !== task.created_at && (
+                    <li>
+                      now {task.status}, last changed {when(task.updated_at)}
+                    </li>
+                  )}
+                </ol>
               </dd>
             </div>
           </dl>

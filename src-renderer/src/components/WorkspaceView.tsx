@@ -53,7 +53,15 @@ function WorkspaceForm({ room, ws, msg, setMsg }: { room: Room; ws: Workspace; m
       <input id="ws-branch" value={branch} onChange={(e) => setBranch(e.target.value)} disabled={!admin} placeholder="main" />
       <label htmlFor="ws-token">Git token</label>
       <p className="muted" id="ws-token-current" data-testid="token-current">
-        {ws.git_token ? <>Current token: <code>{ws.git_token}</code> (masked; it cannot be read back, only replaced or removed)</> : 'No token set.'}
+        {ws.git_token ? (
+          <>
+            Current token: <code>{ws.git_token}</code> (masked; it cannot be read back, only replaced or removed)
+          </>
+        ) : ws.git_token_set ? (
+          'Token set (masked: shown to room admins only).'
+        ) : (
+          'No token set.'
+        )}
       </p>
       <input
         id="ws-token"

@@ -3,6 +3,8 @@ import type { History, Message } from '../types';
 import { createRoomResource, type RoomResource } from './room-resource';
 
 export const PAGE = 200;
+/** A window around a message holds this many newer messages after it (the rest of the page is older). */
+const AROUND_AFTER = 60;
 
 /** A room's chat as this tab holds it: the loaded history, newest last, and the paging back through older messages. */
 export interface ChatLog {
@@ -12,6 +14,11 @@ export interface ChatLog {
   loadingOlder: boolean;
   /** Messages that arrived live since the room was opened (for the aria-live region). */
   liveCount: number;
+  /**
+   * A window around an older message (a search hit, a link) rather than the latest messages:
+   * live messages are not appended (they would leave a gap) until "Jump to latest".
+   */
+  detached?: boolean;
 }
 
 export type RoomChat = RoomResource<ChatLog>;
@@ -21,6 +28,10 @@ interface ChatActions {
   loadLatest: (roomId: string) => Promise<void>;
   loadOlder: (roomId: string) => Promise<void>;
   receive: (msg: Message) => void;
+  /** Loads the messages around `seq` in place of what the room holds (a link to a message not loaded). */
+  loadAround: (roomId: string, seq: number) => Promise<boolean>;
+  /** Back from a window around an older message to the latest messages. */
+  jumpToLatest: (roomId: string) => Promise<void>;
   send: (roomId: string, body: string, mentionTargets: string[], parentId?: string) => Promise<ApiResult<Message>>;
 }
 
@@ -41,6 +52,8 @@ const emptyLog: ChatLog = { messages: [], hasMore: false, nextBeforeSeq: null, l
 /** The latest page joined to what the room holds; its paging counts only when nothing older was held yet. */
 function withLatest(page: History, held: RoomChat | undefined): ChatLog {
   const log = held?.data ?? emptyLog;
+  // A window around an older message stays as it is (the latest page would leave a gap in it).
+  if (log.detached) return log;
   const fresh = held?.loadedAt === undefined || log.messages.length === 0;
   return {
     ...log,
@@ -72,11 +85,38 @@ export const useChat = createRoomResource<ChatLog, ChatActions, History>({
         return { rooms: { ...s.rooms, [roomId]: { ...c, data: log, error: r.ok ? undefined : r.error } } };
       });
     },
+    loadAround: async (roomId, seq) => {
+      const r = await get<History>(`/v1/rooms/${enc(roomId)}/messages?limit=${PAGE}&before_seq=${seq + AROUND_AFTER + 1}`);
+      if (!r.ok) return false;
+      const msgs = r.data.messages;
+      // Fewer than asked after the target: the window reaches the latest message.
+      const detached = msgs.length > 0 && msgs[msgs.length - 1]!.seq >= seq + AROUND_AFTER;
+      set((s) => ({
+        rooms: {
+          ...s.rooms,
+          [roomId]: {
+            ...(s.rooms[roomId] ?? { loading: false }),
+            loading: false,
+            loadedAt: Date.now(),
+            data: { messages: msgs, hasMore: r.data.has_more, nextBeforeSeq: r.data.next_before_seq, loadingOlder: false, liveCount: 0, detached },
+          },
+        },
+      }));
+      return msgs.some((m) => m.seq === seq);
+    },
+    jumpToLatest: async (roomId) => {
+      set((s) => {
+        const c = s.rooms[roomId];
+        return c ? { rooms: { ...s.rooms, [roomId]: { ...c, data: undefined, loadedAt: undefined } } } : s;
+      });
+      await getState().load(roomId);
+    },
     receive: (msg) => {
       set((s) => {
         const c = s.rooms[msg.room];
         if (!c) return s;
         const log = c.data ?? emptyLog;
+        if (log.detached) return { rooms: { ...s.rooms, [msg.room]: { ...c, data: { ...log, liveCount: log.liveCount + 1 } } } };
         if (log.messages.some((m) => m.seq === msg.seq)) return s;
         return { rooms: { ...s.rooms, [msg.room]: { ...c, data: { ...log, messages: merge(log.messages, [msg]), liveCount: log.liveCount + 1 } } } };
       });
