@@ -14,7 +14,9 @@ import { stmt } from './stmt.js';
  * moment earlier.
  *
  * Whether anything was written since the last sync is read from SQLite's `total_changes()` (rows
- * changed on this connection since it opened): a read-only call never waits for the disk.
+ * changed on this connection since it opened): a read while nothing is unsynced never waits; a read
+ * that may have seen another call's unsynced write waits for that sync too, so no answer shows a
+ * write a power cut could still take back.
  */
 export class GroupCommit {
   private handle: FileHandle | undefined;
