@@ -1,4 +1,4 @@
-import { open, stat, type FileHandle } from 'node:fs/promises';
+import { open, type FileHandle } from 'node:fs/promises';
 import type { Db } from './open.js';
 import { stmt } from './stmt.js';
 
@@ -20,7 +20,6 @@ import { stmt } from './stmt.js';
  */
 export class GroupCommit {
   private handle: FileHandle | undefined;
-  private ino: number | undefined;
   /** total_changes() when the last completed sync started: everything up to it is on disk (0: nothing known, e.g. migrations just ran). */
   private synced = 0;
   private running: { upTo: number; done: Promise<void> } | undefined;
@@ -76,19 +75,16 @@ export class GroupCommit {
   }
 
   private async sync(): Promise<void> {
-    let st;
-    try {
-      st = await stat(this.walFile);
-    } catch (err) {
-      // No WAL file: every commit was checkpointed into the database file (which SQLite fsyncs) and the WAL removed.
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
-      throw err;
-    }
-    if (!this.handle || this.ino !== st.ino) {
-      // First sync, or the WAL file was replaced: hold the current one.
-      await this.handle?.close().catch(() => undefined);
-      this.handle = await open(this.walFile, 'r+');
-      this.ino = st.ino;
+    if (!this.handle) {
+      // SQLite removes the WAL only when the last connection closes, and this connection is open:
+      // the file held here stays the WAL for the life of the core (no stat before each sync).
+      try {
+        this.handle = await open(this.walFile, 'r+');
+      } catch (err) {
+        // No WAL file: nothing was written in WAL mode yet (or it was checkpointed and removed).
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+        throw err;
+      }
     }
     await this.handle.datasync();
     this.syncs++;
