@@ -7,9 +7,11 @@ export type ToolProfile = 'core' | 'full';
 
 export const TOOL_PROFILES: readonly ToolProfile[] = ['core', 'full'];
 
-/** What a woken agent needs: messages, mentions, the board and the task lifecycle, context, files read/write, reservations, diagnose_error. */
+/**
+ * What a woken agent needs: messages, mentions, the board and the task lifecycle, context, files read/write, reservations,
+ * diagnose_error. Not `whoami` (the wake says who and where the agent is; it stays callable).
+ */
 export const CORE_TOOLS: ReadonlySet<string> = new Set([
-  'whoami',
   'check_mentions',
   'list_members',
   'read_room',
