@@ -41,6 +41,12 @@ export interface Core {
   baseUrl: string;
   /** Named hooks later capabilities register (e.g. the wake dispatcher). */
   hooks: CoreHooks;
+  /**
+   * Resolves once every write committed so far is on disk (group commit, db/group-commit.ts):
+   * awaited before a write is acknowledged (a tool result, an API response). Instant when nothing
+   * was written since the last sync, and under synchronous FULL.
+   */
+  durable(): Promise<void>;
 }
 
 export interface AgentActedEvent {

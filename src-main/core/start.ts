@@ -15,6 +15,7 @@ import { EventBus } from './bus.js';
 import { RateLimiter, type RateLimitConfig } from './ratelimit.js';
 import { SessionRegistry } from './sessions.js';
 import { ToolRegistry } from './mcp/registry.js';
+import { GroupCommit } from './db/group-commit.js';
 import { Router } from './http/router.js';
 import { createHttpServer } from './http/server.js';
 import { handleMcp } from './mcp/handler.js';
@@ -40,7 +41,11 @@ export interface StartOptions {
   /** Where diagnostics go (never secrets); default stderr. */
   log?: (line: string) => void;
   uiDir?: string;
-  /** FULL by default (acknowledged means on disk); NORMAL only for benchmarks comparing the two. */
+  /**
+   * GROUP by default (group commit: an acknowledged write is on disk, one fdatasync shared by
+   * concurrent writes); FULL (fsync at every commit) and NORMAL (no power-loss durability) for
+   * benchmarks comparing them and for AGENT_ROOMS_SYNCHRONOUS (docs/performance.md).
+   */
   synchronous?: Synchronous;
   /** `--max-chain` and `--wake-budget`: win over the home's settings (docs/wakes.md). */
   maxChain?: number;
@@ -99,6 +104,7 @@ export async function startCore(opts: StartOptions): Promise<RunningCore> {
   const lock = acquireHomeLock(home, 'serve');
   const log = opts.log ?? ((l: string) => process.stderr.write(l + '\n'));
   const dbFile = join(home, 'rooms.db');
+  const synchronous: Synchronous = opts.synchronous ?? synchronousFromEnv() ?? 'GROUP';
   let db: Db;
   let checkNow = true;
   try {
@@ -110,7 +116,7 @@ export async function startCore(opts: StartOptions): Promise<RunningCore> {
     checkNow = dbFileSize(dbFile) <= syncCheckLimit();
     touchPrivate(dbFile);
     db = openDb(dbFile, {
-      synchronous: opts.synchronous ?? synchronousFromEnv(),
+      synchronous,
       beforeMigrate: checkNow ? (d) => quickCheckSync(d, dbFile, home) : undefined,
       log,
     });
@@ -119,6 +125,8 @@ export async function startCore(opts: StartOptions): Promise<RunningCore> {
     throw classifyDbError(err, dbFile, home) ?? err;
   }
   const checkpointer = startCheckpointer(db, dbFile);
+  // Under GROUP an acknowledgement waits for the WAL's shared fdatasync; under FULL each commit already synced.
+  const groupCommit = synchronous === 'GROUP' ? new GroupCommit(db, `${dbFile}-wal`) : undefined;
   const signingKey = loadSigningKey(home);
   // Runner env values stored in clear by earlier versions are sealed like the git token.
   const sealed = sealStoredRunnerEnvs(db);
@@ -144,6 +152,7 @@ export async function startCore(opts: StartOptions): Promise<RunningCore> {
     sessions: new SessionRegistry(),
     baseUrl: '',
     hooks: { agentActed: [], workingOn: [], taskEnded: [], inboxMessages: [], taskWakes: [], evidenceAccess: [], reportedErrorIds: [], runningWakeSince: [] },
+    durable: groupCommit ? () => groupCommit.durable() : () => Promise.resolve(),
   };
   // Hooks answer from the first request on (reads are served while a large file is still being checked).
   const hookStops = CAPABILITY_HOOKS.map((register) => register(core));
@@ -243,6 +252,7 @@ export async function startCore(opts: StartOptions): Promise<RunningCore> {
         server.closeIdleConnections();
       });
       await Promise.all(core.sessions.all().map((s) => core.sessions.close(s.id)));
+      await groupCommit?.close();
       await checkpointer.stop();
       db.close();
       try {
@@ -266,9 +276,10 @@ export async function startCore(opts: StartOptions): Promise<RunningCore> {
   };
 }
 
-/** `AGENT_ROOMS_SYNCHRONOUS=normal`: an explicit opt-out of FULL, for whoever prefers speed (docs/performance.md). */
+/** `AGENT_ROOMS_SYNCHRONOUS=full|normal|group` (default group; docs/performance.md). `normal` gives up power-loss durability. */
 function synchronousFromEnv(): Synchronous | undefined {
-  return process.env.AGENT_ROOMS_SYNCHRONOUS?.toLowerCase() === 'normal' ? 'NORMAL' : undefined;
+  const v = process.env.AGENT_ROOMS_SYNCHRONOUS?.toUpperCase();
+  return v === 'NORMAL' || v === 'FULL' || v === 'GROUP' ? v : undefined;
 }
 
 function safeUserName(): string {

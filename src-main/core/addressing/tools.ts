@@ -11,8 +11,7 @@ export const addressingTools = [
     title: 'Resolve a handle',
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     scope: 'READ',
-    description:
-      'Turns a handle @name(owner)#session (owner and session optional) into the matching agents of the room and their live instances. Use before mentioning or assigning when a name may be ambiguous. Returns {handle, candidates}.',
+    description: 'Returns the agents and live instances a handle @name(owner)#session matches; use it when a name may be ambiguous.',
     input: resolveHandleInput,
     output: resolveHandleOutput,
     room: 'member',
@@ -33,8 +32,7 @@ export const addressingTools = [
     title: 'List live instances',
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     scope: 'READ',
-    description:
-      'Who is live in a room right now: each connected instance (one MCP session) with its #session handle, host, last activity and the tasks it holds. Optionally only one plate.',
+    description: 'Who is live in the room: each instance with its #session handle, host, last activity and held tasks; use before addressing one instance.',
     input: listInstancesInput,
     output: listInstancesOutput,
     room: 'member',

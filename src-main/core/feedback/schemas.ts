@@ -42,7 +42,7 @@ export const submitTaskFeedbackInput = z.object({
   task_id: z.string().min(1).max(200).optional().describe('The task you just completed, failed or blocked'),
   outcome: z.enum(['clean', 'issue']),
   evidence: issueEvidence.optional(),
-  issue: z.string().min(1).max(2000).optional().describe('3 to 4 sentences: what went wrong and its effect'),
+  issue: z.string().min(1).max(2000).optional().describe('3 to 4 sentences of technical fact: what went wrong, its effect; no secrets, paths or quotes'),
   recommended_fix: z.string().min(1).max(1500).optional().describe('Exactly 3 sentences'),
   severity: severity.optional(),
   origin: z.enum(['agent_noticed', 'human_struggle']).optional(),

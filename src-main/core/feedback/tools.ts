@@ -28,8 +28,7 @@ export const feedbackTools = [
     title: 'Diagnose an error',
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     scope: 'READ',
-    description:
-      'Step 1 after any failed call: pass its error_id. Returns the classification (caller_misuse, authentication, permission, state, transient, server_fault, contract_mismatch), steps to correct the call, retry advice with delay_ms, evidence_available, and feedback.recommended (true only for a server fault or contract mismatch that a retry did not fix). Only your own error_ids. tool and code are a fallback when the error_id was lost (no evidence, never reportable). If diagnose_error itself fails, stop: never diagnose or report that failure.',
+    description: 'Step 1 after any failed call: returns the classification, how to correct the call and retry advice for its error_id.',
     input: diagnoseErrorInput,
     output: diagnoseErrorOutput,
     handler: (ctx, args) => {
@@ -59,8 +58,7 @@ export const feedbackTools = [
     title: 'Report an error',
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     scope: 'WRITE',
-    description:
-      'Last step of the error flow: report a failure to the maintainers. Use only when diagnose_error returned evidence_available:true and feedback.recommended:true, the retried call failed again, and your human gave bug consent (get_feedback_consent). The server builds the trace from its own evidence; never paste arguments, messages, file contents or secrets. note: optional, technical impact only (e.g. "the board could not be updated, so the task stayed in doing"). Repeating the call for the same error_id returns the first report. Do not also send the incident through submit_task_feedback.',
+    description: 'Reports a failure to the maintainers by error_id; use only when diagnose_error recommends it, a retry failed and your human gave bug consent. Returns the report.',
     input: reportErrorInput,
     output: reportErrorOutput,
     handler: (ctx, args) => {
@@ -85,8 +83,7 @@ export const feedbackTools = [
     title: 'Read feedback consent',
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     scope: 'READ',
-    description:
-      'Your own feedback consent: {bugs, product, granted_at, revoked}. Both default off; a revoked consent reads as both off. Read it before report_error, an issue in submit_task_feedback, or submit_product_feedback. You may read only your own plate.',
+    description: 'Your feedback consent (bugs, product); read it before report_error or any feedback call.',
     input: getConsentInput,
     output: consentOutput,
     handler: (ctx, args) => {
@@ -101,8 +98,7 @@ export const feedbackTools = [
     title: 'Set feedback consent',
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     scope: 'WRITE',
-    description:
-      "Record your human's explicit answer about feedback for your own plate. Ask the human directly; a clear yes to bug reports is {bugs:true}, to product feedback {product:true}; a no is {revoked:true} (both off). Silence or ambiguity is not consent, and never infer it. Returns the consent as get_feedback_consent does.",
+    description: 'Records your human\'s explicit answer about feedback (silence is no consent); use only after asking. Returns the consent.',
     input: consentChange,
     output: consentOutput,
     handler: (ctx, args) => setConsent(ctx.core.db, ctx.agent.plate, args),
@@ -113,8 +109,7 @@ export const feedbackTools = [
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     scope: 'WRITE',
     room: 'member',
-    description:
-      'Call right after complete_task(done) or set_status(failed|blocked) on your own task. outcome "clean": nothing went wrong (no consent needed). outcome "issue": needs bug consent and evidence {tool, expected, got} citing what a tool returned (no citation, no report), issue (3 to 4 sentences), recommended_fix (exactly 3 sentences), severity (blocker|degraded|minor, from facts) and origin (agent_noticed|human_struggle). Technical facts only: no secrets, personal data, paths, code or message quotes. Legacy: contract_mismatch:true reports a tool that differs from its specification when there is no error_id (evidence and bug consent required, task_id optional). Failures that have an error_id go to report_error instead. Repeating the call for the same task step returns the first feedback.',
+    description: 'Call right after finishing, failing or blocking your task: outcome clean, or issue with cited evidence (needs bug consent); returns the feedback.',
     input: submitTaskFeedbackInput,
     output: taskFeedbackOutput,
     handler: (ctx, args) => {
@@ -142,8 +137,7 @@ export const feedbackTools = [
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     scope: 'WRITE',
     room: 'member',
-    description:
-      'Optional product feedback about Agent Rooms, with your human\'s product consent. Opens after 3 tasks you completed, at most once per session. answers: an object of question to short answer, or "no notes" (a valid answer). When declined it returns {recorded:false, reason}: that is expected, not an error; do not retry.',
+    description: 'Optional product feedback with your human\'s consent, after 3 completed tasks; a declined call returns {recorded: false}, do not retry.',
     input: submitProductFeedbackInput,
     output: productFeedbackOutput,
     handler: (ctx, args) => {

@@ -91,6 +91,7 @@ async function receiveUpload(core: Core, req: IncomingMessage, res: ServerRespon
   }
   renameSync(tmp, blobs.uploadPath(fileId, version));
   setReceived(db, fileId, version, received, sha256);
+  await core.durable();
   sendJson(res, 200, {
     file_id: fileId,
     version,

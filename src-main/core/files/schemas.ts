@@ -4,10 +4,10 @@ import { FILES_LIMIT_MAX } from './service.js';
 
 // ---- fields: the tools and the UI's routes take the same ones -------------------------
 
-const pathArg = z.string().min(1).max(4096).describe('Room-relative path, folders separated by /, e.g. notes/plan.md');
-const fileIdArg = z.string().min(1).max(200).describe('File id (file_…), from list_files, write_file or share_file');
+const pathArg = z.string().min(1).max(4096).describe('Room path, e.g. notes/plan.md');
+const fileIdArg = z.string().min(1).max(200);
 const versionNumber = z.number().int().min(1);
-const versionArg = versionNumber.optional().describe('A version number; default the current (newest released) version');
+const versionArg = versionNumber.optional().describe('Default: the current version');
 const keyArg = z.string().min(1).max(200).optional();
 const contentTypeArg = z.string().max(200);
 const sizeBytesArg = z.number().int().min(0);
@@ -19,12 +19,12 @@ const rangeArg = z
   .union([
     z.object({
       start: z.number().int().min(0),
-      end: z.number().int().min(0).optional().describe('Inclusive; default the last byte'),
+      end: z.number().int().min(0).optional(),
     }),
     z.string().regex(/^(bytes=)?\d+-\d*$/, 'a range such as "0-1023" or "bytes=4096-"'),
   ])
   .optional()
-  .describe('Byte range to read: {start, end} (end inclusive) or "start-end"');
+  .describe('{start, end} or "start-end", end inclusive');
 
 // ---- tool inputs ------------------------------------------------------------------------
 

@@ -34,7 +34,7 @@ export const fileTools = [
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     scope: 'UPLOAD',
     room: 'member',
-    description: `Write a small file into the room, inline (at most ${INLINE_LIMIT / 1024} KiB decoded). Writing an existing path adds a new version; older versions stay readable. content is text (encoding "utf-8", the default) or base64 (encoding "base64"). Larger or binary files: use share_file instead. A retry with the same idempotency_key for the same path does not write twice. Returns the file entry (file_id, path, version, sha256).`,
+    description: `Writes a room file of at most ${INLINE_LIMIT / 1024} KiB inline (a new version if the path exists) and returns its entry; use share_file for larger files.`,
     input: writeFileInput,
     output: writeFileOutput,
     handler: (ctx, args) =>
@@ -53,7 +53,7 @@ export const fileTools = [
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     scope: 'DOWNLOAD',
     room: 'member',
-    description: `Read a room file inline by path or file_id: the current version, or an older one with version, whole or a byte range (at most ${INLINE_LIMIT / 1024} KiB per call). Text comes back with encoding "utf-8", other bytes as base64. For large files use fetch_file.`,
+    description: `Returns a room file's content (utf-8 or base64) by path or file_id, whole or a byte range up to ${INLINE_LIMIT / 1024} KiB; use fetch_file for larger reads.`,
     input: readFileInput,
     output: readFileOutput,
     handler: (ctx, args) => {
@@ -73,8 +73,7 @@ export const fileTools = [
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     scope: 'READ',
     room: 'member',
-    description:
-      'List the room\'s files by path (inline and presigned), optionally under a prefix, a page at a time (pass next_cursor as cursor). Each entry has its current version, kind ("inline" or "presigned") and read_with: the tool to read it with (read_file or fetch_file). Your own uploads that are still quarantined are listed with status "quarantined". Use it to find what to read. Returns {files, next_cursor, total}.',
+    description: 'A page of the room\'s files with version, kind and read_with (the tool to read each); use it to find what to read.',
     input: listFilesInput,
     output: listFilesOutput,
     handler: (ctx, args) => listFilesPage(ctx.core, actorOf(ctx), args.room, { prefix: args.prefix, cursor: args.cursor, limit: args.limit }),
@@ -85,8 +84,7 @@ export const fileTools = [
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     scope: 'UPLOAD',
     room: 'member',
-    description:
-      "Delete a room file by path or file_id, with all its versions, once nobody needs it. Only your owner's own files, or any file if your owner is a room admin. The delete is soft: a human can restore it until restorable_until. Returns {deleted, file_id, path, versions_deleted, restorable_until}.",
+    description: 'Soft-deletes a room file with all its versions and returns what was deleted; use it only for files your owner may delete.',
     input: deleteFileInput,
     output: deleteFileOutput,
     handler: (ctx, args) => {
@@ -100,8 +98,7 @@ export const fileTools = [
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     scope: 'UPLOAD',
     room: 'member',
-    description:
-      'Start a large or binary upload (up to 2 GiB). Declare filename (a room path), content_type, size_bytes and the sha256 (hex) of the bytes. Returns file_id and upload_url (valid 15 minutes): PUT the exact bytes to it, then call complete_file_upload(file_id). Until then the file is quarantined and nobody can read it. Sharing an existing path adds a new version.',
+    description: 'Starts an upload of up to 2 GiB and returns file_id and upload_url: PUT the bytes, then call complete_file_upload.',
     input: shareFileInput,
     output: shareFileOutput,
     handler: (ctx, args) =>
@@ -119,8 +116,7 @@ export const fileTools = [
     title: 'Finish a file upload',
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     scope: 'UPLOAD',
-    description:
-      'Finish a share_file upload after the PUT: the file is released only if the received bytes match the declared size and sha256; otherwise it stays quarantined and the error says why. Calling it again returns the first result. version picks one of several uploads of the same file (default your newest).',
+    description: 'Releases a share_file upload after the PUT if size and sha256 match, else it stays quarantined; returns the file entry.',
     input: fileVersionInput,
     output: completeUploadOutput,
     handler: (ctx, args) => completeUpload(ctx.core, actorOf(ctx), { fileId: args.file_id, version: args.version }),
@@ -130,8 +126,7 @@ export const fileTools = [
     title: 'Get a download link',
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     scope: 'DOWNLOAD',
-    description:
-      'A download_url (valid 15 minutes) for a released file, any size: GET it, with a Range header for parts. Default the current version.',
+    description: 'Returns a download_url (15 minutes) for a released file of any size; use it when read_file\'s 256 KiB is not enough.',
     input: fileVersionInput,
     output: fetchFileOutput,
     handler: (ctx, args) => fetchFile(ctx.core, actorOf(ctx), { fileId: args.file_id, version: args.version }),

@@ -80,6 +80,8 @@ export function createHttpServer(deps: HttpDeps, port: () => number): Server {
       const { room, input } = prepareRoute(core, router.checks, m.route, m.params, owner, body, url, req);
       const ctx = { core, req, res, url, params: m.params, owner, room } as RouteContext<string, 'owner'>;
       const out = await m.route.handler(ctx, input);
+      // Acknowledged means on disk: the group commit's shared sync (instant after a read).
+      await core.durable();
       if (res.headersSent || res.writableEnded) return;
       if (out instanceof Status) sendJson(res, out.status, out.body);
       else if (out === undefined) sendJson(res, 204, {});

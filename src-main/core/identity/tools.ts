@@ -12,8 +12,7 @@ export const identityTools = [
     title: 'Who am I',
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     scope: 'READ',
-    description:
-      'Your identity here: plate, name, handle, owner, verified, scopes, pending_mentions and session_id. The source of truth over any connector name. Use in pull mode or after reconnecting; not needed in a wake turn.',
+    description: 'Your identity here (plate, handle, owner, scopes, pending_mentions, session_id); call it in pull mode or after reconnecting, not in a wake.',
     input: z.object({}),
     output: whoamiOutput,
     handler: (ctx) => {

@@ -13,8 +13,7 @@ export const inboxTools = [
     title: 'Check mentions',
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     scope: 'READ',
-    description:
-      'Pull-mode inbox: your unacknowledged mentions and task items, oldest first, each with mention_id, seq, room, trust_level, optional task_id and the message. Use when you were not woken (pull clients); clear items with ack_mention_ids on send_message, ack_ids on complete_task, or ack_mentions.',
+    description: 'Your unacknowledged mentions and task items, oldest first; use it only in pull mode (when not woken).',
     input: checkMentionsInput,
     output: checkMentionsOutput,
     handler: (ctx, args) => {
@@ -51,8 +50,7 @@ export const inboxTools = [
     title: 'Acknowledge mentions',
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     scope: 'WRITE',
-    description:
-      'Legacy: mark inbox items handled, by mention_ids or everything up to last_mention_seq. Use only when you handled an item without send_message (ack_mention_ids) or complete_task (ack_ids). Returns how many items were cleared.',
+    description: 'Legacy: marks inbox items handled when neither send_message nor complete_task did; returns how many were cleared.',
     input: ackMentionsInput,
     output: ackMentionsOutput,
     handler: (ctx, args) => {

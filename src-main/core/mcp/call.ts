@@ -101,6 +101,8 @@ export async function callTool(
     core.sessions.noteToolCall(agent.plate, session.id);
     const ctx: ToolContext = { core, agent, sessionId: session.id, host: session.host, requestId };
     const result = await tool.handler(ctx, parsed.data);
+    // Acknowledged means on disk: the group commit's shared sync (instant after a read).
+    await core.durable();
     structured = (result && typeof result === 'object' && !Array.isArray(result) ? result : { result }) as Record<string, unknown>;
     noteSuccess(core.db, agent.plate, tool.name, args, registry.knownArgNames(tool.name));
   } catch (err) {

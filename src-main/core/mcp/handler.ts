@@ -15,14 +15,15 @@ import { SERVER_INSTRUCTIONS } from './instructions.js';
 import type { McpSession } from '../sessions.js';
 import { readBody } from '../http/body.js';
 import { RateLimiter } from '../ratelimit.js';
+import { profileOf, TOOL_PROFILES, type ToolProfile } from './profiles.js';
 
 export const MCP_BODY_LIMIT = 1024 * 1024;
 const VERSION = '0.1.0';
 
-function jsonRpcError(res: ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}) {
+function jsonRpcError(res: ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}, data?: Record<string, unknown>) {
   if (res.headersSent) return;
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
-  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message, ...(data ? { data } : {}) }, id: null }));
 }
 
 function bearer(req: IncomingMessage): string | undefined {
@@ -52,8 +53,8 @@ function normalizeToolCalls(body: unknown): void {
   }
 }
 
-/** One MCP server per session; tool schemas come prebuilt from the registry. */
-function makeServer(core: Core, registry: ToolRegistry, host: McpResourceHost, session: () => McpSession | undefined): Server {
+/** One MCP server per session, listing the tools of the session's profile; tool schemas come prebuilt from the registry. */
+function makeServer(core: Core, registry: ToolRegistry, host: McpResourceHost, profile: ToolProfile, session: () => McpSession | undefined): Server {
   const server = new Server(
     { name: 'agent-rooms', version: VERSION },
     {
@@ -63,7 +64,7 @@ function makeServer(core: Core, registry: ToolRegistry, host: McpResourceHost, s
   );
   server.setRequestHandler(ListToolsRequestSchema, async (_req, extra) => {
     const id = extra.authInfo?.extra?.identity as AgentIdentity;
-    return { tools: registry.list(id.scopes) };
+    return { tools: registry.list(id.scopes, profile) };
   });
   server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
     const id = extra.authInfo?.extra?.identity as AgentIdentity;
@@ -164,6 +165,14 @@ export async function handleMcp(
   if (req.method !== 'POST' || !isInitializeRequest(body)) {
     return jsonRpcError(res, 400, -32000, 'Bad Request: no valid session id; send initialize first');
   }
+  // The profile is fixed when the session starts (docs/core.md, "Tool profiles").
+  const profile = profileOf(url);
+  if (!profile) {
+    const err = new AppError('INVALID_ARGUMENT', `tools must be one of ${TOOL_PROFILES.join(', ')}`, { reason: 'unknown_tool_profile' });
+    const errorId = newErrorId();
+    recordEvidence(core.db, { errorId, surface: 'http', tool: 'mcp initialize', error: err, plate: identity.plate });
+    return jsonRpcError(res, 400, -32602, `${err.message} (error_id ${errorId})`, {}, { code: err.code, reason: err.reason, error_id: errorId });
+  }
   // Each session costs memory: a credential may open only so many, so fast.
   try {
     initializeLimiter(core).take(identity.credentialId);
@@ -207,7 +216,7 @@ export async function handleMcp(
   transport.onclose = () => {
     if (session) void core.sessions.close(session.id);
   };
-  const server = makeServer(core, endpoint.registry, host, () => session);
+  const server = makeServer(core, endpoint.registry, host, profile, () => session);
   await server.connect(transport);
   await transport.handleRequest(authReq as never, res, body);
   if (!session) {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { ToolAnnotations, ToolChecks, ToolDef } from './tool.js';
 import { hasScope } from '../../../shared/scopes.js';
+import { CORE_TOOLS, type ToolProfile } from './profiles.js';
 
 export interface ListedTool {
   name: string;
@@ -22,6 +23,32 @@ function compactSchema(node: unknown): unknown {
     if (k === '$schema') continue;
     if ((k === 'minimum' && v === -SAFE_INT) || (k === 'maximum' && v === SAFE_INT)) continue;
     out[k] = compactSchema(v);
+  }
+  return out;
+}
+
+/** Strings up to this length are identifiers, names and short fields: their length bound is no news to a model. */
+const SHORT_STRING = 4096;
+/** Lists allowed this long or longer are longer than any a model writes by hand: their bound is left out too. */
+const LONG_LIST = 50;
+
+/**
+ * The input schema as a model reads it (docs/core.md, "Tool profiles"): besides compactSchema, the
+ * length bounds of short strings (`minLength: 1`, `maxLength` up to SHORT_STRING) and of long lists are left out; the
+ * server still enforces every bound (a too-long id is INVALID_ARGUMENT with an error_id). Bounds a
+ * model can run into (a 64 KiB body, 20,000 characters of detail) stay listed.
+ */
+function modelInputSchema(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(modelInputSchema);
+  if (!node || typeof node !== 'object') return node;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(node)) {
+    if (k === '$schema') continue;
+    if ((k === 'minimum' && v === -SAFE_INT) || (k === 'maximum' && v === SAFE_INT)) continue;
+    if (k === 'minLength' && v === 1) continue;
+    if (k === 'maxLength' && typeof v === 'number' && v <= SHORT_STRING) continue;
+    if (k === 'maxItems' && typeof v === 'number' && v >= LONG_LIST) continue;
+    out[k] = modelInputSchema(v);
   }
   return out;
 }
@@ -50,8 +77,7 @@ const listings = new WeakMap<ToolDef, ListedTool>();
 function listedOf(def: ToolDef): ListedTool {
   let l = listings.get(def);
   if (l) return l;
-  const schema = z.toJSONSchema(def.input, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
-  delete schema.$schema;
+  const schema = modelInputSchema(z.toJSONSchema(def.input, { io: 'input', unrepresentable: 'any' })) as Record<string, unknown>;
   const output = def.output
     ? (compactSchema(z.toJSONSchema(def.output, { io: 'output', unrepresentable: 'any', reused: 'ref' })) as Record<string, unknown>)
     : undefined;
@@ -73,7 +99,7 @@ export class ToolRegistry {
   private readonly tools = new Map<string, ToolDef>();
   private readonly listed = new Map<string, ListedTool>();
   private readonly knownArgs = new Map<string, ReadonlySet<string>>();
-  private readonly byMask = new Map<number, ListedTool[]>();
+  private readonly byMask = new Map<string, ListedTool[]>();
 
   constructor(
     defs: ToolDef[],
@@ -86,6 +112,7 @@ export class ToolRegistry {
       this.listed.set(def.name, listedOf(def));
       this.knownArgs.set(def.name, new Set(Object.keys(def.input.shape)));
     }
+    for (const name of CORE_TOOLS) if (!this.tools.has(name)) throw new Error(`core profile names ${name}, which is not registered`);
   }
 
   get(name: string): ToolDef | undefined {
@@ -96,14 +123,18 @@ export class ToolRegistry {
     return this.knownArgs.get(name) ?? new Set();
   }
 
-  /** The tools a caller with these scopes may see (advertised ones only). */
-  list(mask: number): ListedTool[] {
-    let l = this.byMask.get(mask);
+  /**
+   * The tools a caller with these scopes sees in this profile (advertised ones only), always the same
+   * objects in the same (registration) order: tools/list is byte-identical across sessions and restarts.
+   */
+  list(mask: number, profile: ToolProfile = 'full'): ListedTool[] {
+    const key = `${profile}:${mask}`;
+    let l = this.byMask.get(key);
     if (!l) {
       l = [...this.tools.values()]
-        .filter((t) => t.advertised !== false && hasScope(mask, t.scope))
+        .filter((t) => t.advertised !== false && hasScope(mask, t.scope) && (profile === 'full' || CORE_TOOLS.has(t.name)))
         .map((t) => this.listed.get(t.name)!);
-      this.byMask.set(mask, l);
+      this.byMask.set(key, l);
     }
     return l;
   }

@@ -25,11 +25,11 @@ export const historyQuery = z.object({
 export const sendMessageInput = z.object({
   room: roomIdArg,
   body: messageBody.describe(`The message text, at most ${MESSAGE_BODY_LIMIT / 1024} KiB (UTF-8)`),
-  mentions: mentionTargets.optional().describe('Handles or plates to notify (alias of mention_targets)'),
+  mentions: mentionTargets.optional().describe('Alias of mention_targets'),
   mention_targets: mentionTargets.optional().describe('Handles or plates to notify'),
   parent_id: parentId.optional().describe('Message id this replies to'),
   idempotency_key: idempotencyKey.optional(),
-  ack_mention_ids: z.array(z.string().min(1).max(200)).max(500).optional().describe('Inbox items this message handles'),
+  ack_mention_ids: z.array(z.string().min(1).max(200)).max(500).optional().describe('Inbox items handled'),
 });
 
 /** POST /v1/rooms/:id/messages: a human posts as itself. */

@@ -1,5 +1,5 @@
 import { defineTool } from '../mcp/tool.js';
-import { readHistory, sendMessage, PAGE_DEFAULT, PAGE_MAX, MESSAGE_BODY_LIMIT } from './service.js';
+import { readHistory, sendMessage } from './service.js';
 import { notifyActed } from '../context.js';
 import { readRoomInput, readRoomOutput, sendMessageInput, sendMessageOutput } from './schemas.js';
 
@@ -9,7 +9,7 @@ export const messageTools = [
     title: 'Read room messages',
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     scope: 'READ',
-    description: `A room's message history, oldest first within the page. Page backwards with before_seq = next_before_seq. Default ${PAGE_DEFAULT}, at most ${PAGE_MAX}.`,
+    description: 'A page of the room\'s messages, oldest first; use before_seq to page back when the wake or context is not enough.',
     input: readRoomInput,
     output: readRoomOutput,
     room: 'member',
@@ -20,7 +20,7 @@ export const messageTools = [
     title: 'Send a message',
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     scope: 'WRITE',
-    description: `Post a message to a room as yourself. To address agents or humans put their handles (@name(owner)) in mention_targets: only structured targets notify, text in the body does not. Reply in a thread with parent_id. Clear the inbox items you handled with ack_mention_ids. Retries with the same idempotency_key do not post twice. Body at most ${MESSAGE_BODY_LIMIT / 1024} KiB; never put plates or secrets in it. Returns the message record (message_id, seq).`,
+    description: 'Posts a message and returns it; use it to reply or report (only mention_targets notify, not the body).',
     input: sendMessageInput,
     output: sendMessageOutput,
     room: 'member',

@@ -4,10 +4,10 @@ import { PATH_MAX_CHARS } from './rules.js';
 
 // ---- arguments ----
 
-const roomArg = z.string().min(1).max(200).describe('Room id (room_…)');
+const roomArg = z.string().min(1).max(200);
 const patternArg = z.string().min(1).max(512);
 const patternsArg = z.array(patternArg).min(1).max(50);
-const idsArg = z.array(z.string().min(1).max(200)).min(1).max(100).describe('reservation_id values');
+const idsArg = z.array(z.string().min(1).max(200)).min(1).max(100);
 const ttlArg = z.number().int().min(1).max(TTL_MAX_S).describe('Seconds, server time');
 
 export const reservePathsInput = z.object({

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { agentOwnerRef } from '../agents/schemas.js';
 
 /** The `room` argument of every room tool. */
-export const roomIdArg = z.string().min(1).max(200).describe('Room id (room_…), from list_rooms');
+export const roomIdArg = z.string().min(1).max(200);
 
 const roomRole = z.enum(['admin', 'member']);
 const trustMode = z.enum(['trust_room', 'blocked']);

@@ -13,7 +13,7 @@ export const roomTools = [
     title: 'List rooms',
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     scope: 'READ',
-    description: 'The rooms you are a member of: room id, name, whether it is cross-owner, last message seq and context_version. Use it first to find room ids.',
+    description: 'The rooms you are in, with id, name, last seq and context_version; call it first when you need a room id.',
     input: z.object({}),
     output: listRoomsOutput,
     handler: (ctx) => ({ rooms: roomsOfAgent(ctx.core.db, ctx.agent.plate).map((r) => roomDto(ctx.core.db, r)) }),
@@ -23,8 +23,7 @@ export const roomTools = [
     title: 'List room members',
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     scope: 'READ',
-    description:
-      'Humans (with role) and agents (with handle and live instances) of a room. Use to find the handle to mention or assign; address agents by handle, not plate.',
+    description: 'The room\'s humans and agents with handles; use it to find whom to mention or assign.',
     input: listMembersInput,
     output: listMembersOutput,
     room: 'member',

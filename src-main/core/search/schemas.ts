@@ -6,7 +6,7 @@ const limitArg = z.number().int().min(1).max(SEARCH_LIMIT_MAX);
 const cursorArg = z.string().min(1).max(200);
 
 export const searchInput = z.object({
-  room: z.string().min(1).max(200).describe('Room id (room_…), from list_rooms'),
+  room: z.string().min(1).max(200),
   query: z.string().max(1000).describe('Plain words, e.g. flaky cart_total spec'),
   kinds: kindsArg.optional(),
   limit: limitArg.optional(),

@@ -8,8 +8,7 @@ export const searchTools = [
     scope: 'READ',
     title: 'Search the room',
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-    description:
-      'Full-text search of a room you are in: messages, tasks, decisions, files (path and text). Use it instead of paging history to find something said or written earlier. query: plain words, all must match. Best first; each result: kind, id, plain snippet with highlights ([start, end) offsets), seq, task_id or path. Returns {results, next_cursor}.',
+    description: 'Full-text search of the room\'s messages, tasks, decisions and files, best first; use it instead of paging history. Returns results and next_cursor.',
     room: 'member',
     input: searchInput,
     output: searchOutput,

@@ -4,14 +4,14 @@ import { BOARD_LIMIT_MAX } from './board.js';
 
 // ---- arguments: the tools' inputs and the routes' bodies and queries share their fields ----
 
-const roomArg = z.string().min(1).max(200).describe('Room id (room_…), from list_rooms');
-const taskIdArg = z.string().min(1).max(200).describe('Task id (task_…), from read_board');
+const roomArg = z.string().min(1).max(200);
+const taskIdArg = z.string().min(1).max(200);
 const text = (max: number) => z.string().max(max);
 const titleArg = z.string().min(1).max(200);
 const assigneeArg = z.string().min(1).max(120);
 const orderArg = z.number().int().min(-1_000_000).max(1_000_000);
-const dependsOnArg = z.array(z.string().min(1).max(200)).max(100).describe('Task ids of this room that must be done before this task can be claimed');
-const artifactsArg = z.array(z.string().min(1).max(2000)).max(100).describe('References to what was produced (file paths, URLs, commit ids)');
+const dependsOnArg = z.array(z.string().min(1).max(200)).max(100).describe('Task ids to finish first');
+const artifactsArg = z.array(z.string().min(1).max(2000)).max(100).describe('Paths, URLs or commit ids produced');
 const instanceIdArg = z.string().min(1).max(200);
 /** A statuses filter names these; "archived" adds archived tasks. */
 const boardStatus = z.enum([...TASK_STATUSES, 'archived']);
@@ -22,12 +22,12 @@ const detailArg = z.enum(['summary', 'full']);
 /** create_task (with its room) and POST /v1/rooms/:id/tasks (room from the path): one task, the same fields and limits. */
 const createTaskFields = {
   title: titleArg,
-  definition_of_done: text(4000).min(1).describe('The condition that must be met for done'),
+  definition_of_done: text(4000).min(1).describe('A checkable condition'),
   assignee: assigneeArg.describe('Agent handle @name(owner), or plate'),
   detail: text(20_000).optional(),
   order: orderArg.optional().describe('Position in the lane; lower first'),
   depends_on: dependsOnArg.optional(),
-  idempotency_key: z.string().min(1).max(200).optional().describe('Repeat with the same key to get the original result without a second task'),
+  idempotency_key: z.string().min(1).max(200).optional().describe('Retry key: no second task'),
 };
 export const createTaskInput = z.object({ room: roomArg, ...createTaskFields });
 export const createTaskBody = z.object(createTaskFields);
@@ -74,7 +74,7 @@ export const completeTaskInput = z.object({
   task_id: taskIdArg,
   status: z.enum(['done', 'blocked', 'failed']),
   summary: text(20_000).optional(),
-  handoff_notes: text(64 * 1024).optional().describe('Required for done: what the next agent needs to know'),
+  handoff_notes: text(64 * 1024).optional().describe('Required for done; goes to dependants'),
   artifacts: artifactsArg.optional(),
   reason: text(4000).optional(),
   result_ref: text(2000).optional().describe('Where the result is'),
@@ -87,7 +87,7 @@ export const readBoardInput = z.object({
   assignee: assigneeArg.optional(),
   status: z.union([boardStatus, z.array(boardStatus).max(7)]).optional().describe('One status or a list; "archived" includes archived tasks'),
   limit: z.number().int().min(0).max(BOARD_LIMIT_MAX).optional(),
-  lane: laneArg.optional(),
+  lane: laneArg.optional().describe('More of one lane: its plate or "done", with its cursor'),
   cursor: cursorArg.optional(),
   detail: detailArg.optional(),
 });

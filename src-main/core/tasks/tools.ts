@@ -69,8 +69,7 @@ export const taskTools = [
     title: 'Create a task',
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     scope: 'WRITE',
-    description:
-      'Create a task on the room board, hard-locked to one assignee (an agent handle @name(owner) from list_members, or a plate). Give a clear definition_of_done. depends_on lists task ids that must be done first. Assigning to another owner’s agent needs that owner’s Trust in the room, else CONSENT_REQUIRED. Returns the task record (task_id, status todo, consent_state).',
+    description: 'Creates a task locked to one assignee (a handle) and returns it; use it to hand work to an agent, with a checkable definition_of_done.',
     room: 'member',
     input: createTaskInput,
     output: createTaskOutput,
@@ -91,8 +90,7 @@ export const taskTools = [
     title: 'Update a task',
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     scope: 'WRITE',
-    description:
-      'Edit an unfinished task you are assigned or created: title, detail, definition_of_done, order, depends_on (replaces the list; cycles are refused). The assignee and status never change here. Use it when the plan changes. Returns the task record.',
+    description: 'Edits an unfinished task\'s title, detail, definition_of_done, order or depends_on when the plan changes; returns the task.',
     input: updateTaskInput,
     output: taskRecord,
     handler: (ctx, a) =>
@@ -109,8 +107,7 @@ export const taskTools = [
     title: 'Claim a task',
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     scope: 'WRITE',
-    description:
-      'Start a todo task assigned to you: it moves to doing and your instance holds its lease. Refused with reason not_assigned (not yours), already_claimed (another instance of you holds it: stop, do not retry) or blocked_by_deps (a prerequisite is not done). Returns the task record with claimed true, or claimed false if this instance already held it.',
+    description: 'Starts a todo task assigned to you (doing, your lease) and returns it; call it before working, and on already_claimed stop.',
     input: claimTaskInput,
     output: claimTaskOutput,
     handler: (ctx, a) => claimTask(ctx.core, agentActor(ctx), a.task_id, a.instance_id ?? ctx.sessionId),
@@ -120,8 +117,7 @@ export const taskTools = [
     title: 'Renew a task lease',
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     scope: 'WRITE',
-    description:
-      'Heartbeat for a doing task your instance holds; call it at least every 2 minutes while working, or read_board flags the task stale. Nothing else happens to a stale task. Returns the task record.',
+    description: 'Renews the lease of your doing task; call it at least every 2 minutes while working or it shows stale; returns the task.',
     input: renewLeaseInput,
     output: taskRecord,
     handler: (ctx, a) => renewLease(ctx.core, agentActor(ctx), a.task_id, a.instance_id ?? ctx.sessionId),
@@ -131,7 +127,7 @@ export const taskTools = [
     title: 'Release a task',
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     scope: 'WRITE',
-    description: 'Give back a doing task of yours without finishing it: it returns to todo in your lane and the lease ends. Returns the task record.',
+    description: 'Gives back your doing task unfinished (to todo, lease ended) when you cannot go on; returns the task.',
     input: taskIdInput,
     output: taskRecord,
     handler: (ctx, a) => releaseTask(ctx.core, agentActor(ctx), a.task_id),
@@ -141,8 +137,7 @@ export const taskTools = [
     title: 'Set task status',
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     scope: 'WRITE',
-    description:
-      'Move your task to todo, blocked or failed (give a reason for blocked and failed). It never marks done: use complete_task. Returns the task record.',
+    description: 'Moves your task to todo, blocked or failed (give a reason) when it cannot be completed; returns the task.',
     input: setStatusInput,
     output: taskRecord,
     handler: (ctx, a) =>
@@ -160,8 +155,7 @@ export const taskTools = [
     title: 'Complete a task',
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     scope: 'WRITE',
-    description:
-      'Finish your doing task. status done means definition_of_done is met and requires handoff_notes: they go verbatim to the assignees of the tasks that depended on this one, who are woken. status blocked or failed needs a reason. ack_ids clears inbox items you handled. Returns the task record and unblocked (task ids now claimable).',
+    description: 'Finishes your doing task when work ends: done (with handoff_notes), blocked or failed (with reason); returns the task and unblocked ids.',
     input: completeTaskInput,
     output: completeTaskOutput,
     handler: (ctx, a) =>
@@ -181,8 +175,7 @@ export const taskTools = [
     title: 'Read the task board',
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     scope: 'READ',
-    description:
-      'The room board, paged per lane: lanes (assignee, handle, total, first tasks by order, next_cursor) and done (done_total, done_next_cursor), compact tasks with blocked_by and lease.stale, context_version. Your own lane shows most. More of a lane: call again with lane (its plate, or "done") and its cursor. Filter by assignee and status (cancelled/archived only when asked). Full records: read_task or detail "full".',
+    description: 'The room\'s task board, paged per lane; call it to see who does what (read_task for one full record).',
     room: 'member',
     input: readBoardInput,
     output: boardOutput,
@@ -204,8 +197,7 @@ export const taskTools = [
     scope: 'READ',
     title: 'Read a task',
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-    description:
-      'The full record of one task (detail, definition_of_done, lease, result, summary, artifacts, next, handoff_notes) when read_board\'s compact entry is not enough. Returns the task record.',
+    description: 'The full record of one task; use it when read_board\'s compact entry is not enough.',
     input: taskIdInput,
     output: taskRecord,
     handler: (ctx, a) => {
@@ -218,7 +210,7 @@ export const taskTools = [
     title: 'Archive a task',
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     scope: 'WRITE',
-    description: 'Remove a done, failed or cancelled task (that you are assigned or created) from the board; it stays readable by id. Use it to tidy the board once work is over. Returns the task record.',
+    description: 'Archives a finished task of yours once work is over (off the board, still readable by id); returns the task.',
     input: taskIdInput,
     output: taskRecord,
     handler: (ctx, a) => archiveTask(ctx.core, agentActor(ctx), a.task_id),
@@ -228,8 +220,7 @@ export const taskTools = [
     title: 'Set room consent',
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     scope: 'WRITE',
-    description:
-      'Your owner’s Trust toggle in this room: trust_room lets agents of other owners assign you tasks and wake you; blocked (the default) refuses that. Affects only your owner. Returns {room, mode}.',
+    description: 'Sets your owner\'s Trust in the room (trust_room lets other owners\' agents assign and wake you); use only on your human\'s word. Returns the mode.',
     room: 'member',
     input: setRoomConsentInput,
     output: setRoomConsentOutput,
@@ -248,7 +239,7 @@ export const taskTools = [
     title: 'Accept a task (legacy)',
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     scope: 'WRITE',
-    description: `Legacy, kept for old clients; you never need it. ${NOTHING_PENDING} Acts on nothing and returns {acted: false}.`,
+    description: 'Legacy, only for old clients: nothing is ever pending, so it acts on nothing and returns {acted: false}.',
     input: acceptTaskInput,
     output: legacyConsentOutput,
     handler: () => ({ acted: false, pending: 0, message: NOTHING_PENDING }),
@@ -258,7 +249,7 @@ export const taskTools = [
     title: 'Reject a task (legacy)',
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     scope: 'WRITE',
-    description: `Legacy, kept for old clients; you never need it. ${NOTHING_PENDING} Acts on nothing and returns {acted: false}.`,
+    description: 'Legacy, only for old clients: nothing is ever pending, so it acts on nothing and returns {acted: false}.',
     input: rejectTaskInput,
     output: legacyConsentOutput,
     handler: () => ({ acted: false, pending: 0, message: NOTHING_PENDING }),
@@ -268,7 +259,7 @@ export const taskTools = [
     title: 'List pending consents (legacy)',
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     scope: 'READ',
-    description: `Legacy, kept for old clients; you never need it. ${NOTHING_PENDING} Always returns an empty list.`,
+    description: 'Legacy, only for old clients: nothing is ever pending, so it returns an empty list.',
     input: pendingConsentsInput,
     output: pendingConsentsOutput,
     handler: () => ({ pending: [], message: NOTHING_PENDING }),

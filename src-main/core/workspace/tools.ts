@@ -9,8 +9,7 @@ export const workspaceTools = [
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     scope: 'READ',
     room: 'member',
-    description:
-      "The room's workspace: local_path, repo_url, repo_branch and git_token (a git credential, or null). Only for agents whose owner is a room admin (403 otherwise). Never print, echo or store the token.",
+    description: 'The room\'s workspace (local_path, repo_url, repo_branch, git_token) for agents of a room admin; use it to check out the repo, never echo the token.',
     input: readWorkspaceInput,
     output: readWorkspaceOutput,
     handler: (ctx, args) => readWorkspaceForAgent(ctx.core, { plate: ctx.agent.plate, ownerId: ctx.agent.ownerId }, args.room),
