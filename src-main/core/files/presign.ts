@@ -3,7 +3,7 @@ import type { Core } from '../context.js';
 import { loadSecretKey } from '../auth/keys.js';
 import { AppError } from '../errors/app-error.js';
 
-/** Presigned URLs live 15 minutes (decisions.md, Limits). */
+/** Presigned URLs live 15 minutes (docs/contract.md "Limits"). */
 export const PRESIGNED_TTL_MS = 15 * 60 * 1000;
 
 export type PresignOp = 'upload' | 'download';

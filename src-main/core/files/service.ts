@@ -35,7 +35,7 @@ import {
 } from './store.js';
 import { repeat, type StopStep } from '../util/repeat.js';
 
-/** write_file and read_file carry at most this many decoded bytes (decisions.md, Limits). */
+/** write_file and read_file carry at most this many decoded bytes (docs/contract.md "Limits"). */
 export const INLINE_LIMIT = 256 * 1024;
 /** A presigned file is at most 2 GiB. */
 export const PRESIGNED_LIMIT = 2 * 1024 * 1024 * 1024;

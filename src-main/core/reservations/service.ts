@@ -27,7 +27,7 @@ import {
 } from './store.js';
 import { repeat, type StopStep } from '../util/repeat.js';
 
-/** decisions.md "Limits" for reservations. */
+/** docs/contract.md "Limits" for reservations. */
 export const TTL_DEFAULT_S = 3600;
 export const TTL_MAX_S = 24 * 3600;
 /** A waiting request gives up after this long without being granted. */
@@ -327,7 +327,10 @@ export interface ListResult {
   context_version: number;
 }
 
-/** Live reservations of a room (and the queue); with `path`, only those that cover it. */
+/**
+ * Live reservations of a room (and the queue); with `path`, only those that cover it. A read in
+ * one deferred transaction (one snapshot with its context_version; docs/architecture.md).
+ */
 export function listReservations(db: Db, roomId: string, path?: string): ListResult {
   let target: ParsedPattern | undefined;
   if (path !== undefined) {

@@ -36,6 +36,7 @@ export const taskRoutes = [
   defineRoute({
     method: 'POST',
     path: '/v1/rooms/:id/tasks',
+    room: 'member',
     body: createTaskBody,
     handler: ({ core, owner, params }, { body }) => {
       const task = createTask(core, { kind: 'human', ownerId: owner.owner_id }, {
@@ -54,6 +55,7 @@ export const taskRoutes = [
   defineRoute({
     method: 'GET',
     path: '/v1/rooms/:id/tasks/:taskId',
+    room: 'member',
     handler: ({ core, owner, params }) => {
       const t = requireTask(core.db, { kind: 'human', ownerId: owner.owner_id }, params.taskId, params.id);
       return toRecord(core.db, t, depsOf(core.db, t.id), openDepsOf(core.db, t.id));
@@ -63,6 +65,7 @@ export const taskRoutes = [
     // A human edits an unfinished task (the board's detail panel): same rules as update_task, with the human's right to edit.
     method: 'PATCH',
     path: '/v1/rooms/:id/tasks/:taskId',
+    room: 'member',
     body: updateTaskBody,
     handler: ({ core, owner, params }, { body }) =>
       updateTask(
@@ -76,27 +79,32 @@ export const taskRoutes = [
   defineRoute({
     method: 'POST',
     path: '/v1/rooms/:id/tasks/:taskId/assign',
+    room: 'member',
     body: reassignTaskBody,
     handler: ({ core, owner, params }, { body }) => reassignTask(core, { kind: 'human', ownerId: owner.owner_id }, params.id, params.taskId, body.assignee),
   }),
   defineRoute({
     method: 'POST',
     path: '/v1/rooms/:id/tasks/:taskId/cancel',
+    room: 'member',
     handler: ({ core, owner, params }) => cancelTask(core, { kind: 'human', ownerId: owner.owner_id }, params.id, params.taskId),
   }),
   defineRoute({
     method: 'POST',
     path: '/v1/rooms/:id/tasks/:taskId/release',
+    room: 'member',
     handler: ({ core, owner, params }) => releaseTask(core, { kind: 'human', ownerId: owner.owner_id }, params.taskId, params.id),
   }),
   defineRoute({
     method: 'POST',
     path: '/v1/rooms/:id/tasks/:taskId/archive',
+    room: 'member',
     handler: ({ core, owner, params }) => archiveTask(core, { kind: 'human', ownerId: owner.owner_id }, params.taskId, params.id),
   }),
   defineRoute({
     method: 'POST',
     path: '/v1/rooms/:id/tasks/:taskId/retry',
+    room: 'member',
     body: retryTaskBody,
     handler: ({ core, owner, params }, { body }) =>
       new Status(201, retryTask(core, { kind: 'human', ownerId: owner.owner_id }, params.id, params.taskId, body.assignee)),

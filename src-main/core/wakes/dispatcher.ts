@@ -43,7 +43,7 @@ export const RUNNERS_REVOKED_REASON =
 /** The safety net behind the event-driven kicks; also how often channel timeouts are checked. */
 const POLL_MS = 1000;
 
-/** The envelope of a wake (decisions.md "Wakes"); the channel push carries it as string meta. */
+/** The envelope of a wake (docs/wakes.md); the channel push carries it as string meta. */
 export interface WakeEnvelope {
   wake_id: string;
   plate: string;
@@ -612,7 +612,7 @@ function taskStaleReason(core: Core, taskId: string, plate: string): string | un
   return undefined;
 }
 
-/** A runner is its own instance: one per agent and host (decisions.md "Wakes"). */
+/** A runner is its own instance: one per agent and host (docs/contract.md "Wakes"). */
 export function runnerInstanceId(r: Pick<RunnerConfig, 'plate' | 'host'>): string {
   return `runner:${r.plate}:${r.host}`;
 }
