@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { addHook, type Core } from './context.js';
+import { addHook, type Core } from './core.js';
 import type { StopStep } from './util/repeat.js';
 import type { ToolChecks, ToolDef } from './mcp/tool.js';
 import type { Route, RouterChecks } from './http/router.js';

@@ -6,12 +6,12 @@
  * scripts/import-graph.mjs prints the graph as it is. docs/architecture.md shows all of it.
  *
  * To change the layering, edit this file, never silence the rule: a capability that needs
- * something of a capability above it gets it through a hook in `core.hooks` (context.ts),
+ * something of a capability above it gets it through a hook in `core.hooks` (core.ts),
  * registered in capabilities.ts, so the lower one never imports the upper one.
  */
 
 /** Root files every folder may import: the Core, its parts and plain helpers. */
-export const BASE_FILES = ['context.ts', 'paths.ts', 'ratelimit.ts', 'home-modes.ts', 'bus.ts', 'sessions.ts'];
+export const BASE_FILES = ['core.ts', 'paths.ts', 'ratelimit.ts', 'home-modes.ts', 'bus.ts', 'sessions.ts'];
 
 /** Root files that put the core together and may import everything; nothing imports them. */
 export const ROOT_FILES = ['capabilities.ts', 'start.ts', 'cli.ts'];
@@ -149,7 +149,7 @@ export function tableOwnersMarkdown() {
   return rows.join('\n');
 }
 
-/** The node of a path relative to src-main/core ('rooms/store.ts' -> 'rooms', 'context.ts' -> '(base)'). */
+/** The node of a path relative to src-main/core ('rooms/store.ts' -> 'rooms', 'core.ts' -> '(base)'). */
 export function folderOf(rel) {
   const parts = rel.split('/');
   if (parts.length > 1) return parts[0];

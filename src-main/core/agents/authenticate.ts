@@ -1,4 +1,4 @@
-import type { Core } from '../context.js';
+import type { Core } from '../core.js';
 import { AppError } from '../errors/app-error.js';
 import { looksLikeJwt, type PassportClaims } from '../auth/passports.js';
 import { credentialBySecret, getAgentById, isRevoked } from './store.js';

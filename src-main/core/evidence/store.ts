@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Db } from '../db/open.js';
 import { stmt } from '../db/stmt.js';
 import type { AppError } from '../errors/app-error.js';
-import type { EvidenceAccess } from '../context.js';
+import type { EvidenceAccess } from '../core.js';
 import { ulid } from '../util/ids.js';
 
 /** The version of the agent-facing contract (tools and their shapes). */

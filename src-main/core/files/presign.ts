@@ -1,5 +1,5 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { Core } from '../context.js';
+import type { Core } from '../core.js';
 import { loadSecretKey } from '../auth/keys.js';
 import { AppError } from '../errors/app-error.js';
 

@@ -1,6 +1,6 @@
 import { closeSync, openSync, readFileSync, readSync, rmSync } from 'node:fs';
 import { createHash } from 'node:crypto';
-import type { Core } from '../context.js';
+import type { Core } from '../core.js';
 import type { Db } from '../db/open.js';
 import { immediate } from '../db/open.js';
 import { stmt } from '../db/stmt.js';

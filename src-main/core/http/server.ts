@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { Core } from '../context.js';
+import type { Core } from '../core.js';
 import { prepareRoute, queryObject, Router, Status, type RouteContext } from './router.js';
 import { hostAllowed, originAllowed } from './guard.js';
 import { sendApiError, sendJson } from './respond.js';

@@ -5,7 +5,7 @@ import { invalid } from '../errors/app-error.js';
 import { immediate } from '../db/open.js';
 import { getAgentByPlate, agentHandle } from '../agents/store.js';
 import { ownerHandle } from '../owners/store.js';
-import { notifyActed } from '../context.js';
+import { notifyActed } from '../core.js';
 import { ackMentionsInput, ackMentionsOutput, checkMentionsInput, checkMentionsOutput } from './schemas.js';
 
 export const inboxTools = [

@@ -1,4 +1,4 @@
-import type { Core } from '../context.js';
+import type { Core } from '../core.js';
 import type { ToolRegistry } from './registry.js';
 import type { ToolContext } from './tool.js';
 import type { AgentIdentity } from '../auth/identity.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Core } from '../context.js';
+import type { Core } from '../core.js';
 import type { AgentIdentity } from '../auth/identity.js';
 import type { ScopeName } from '../../../shared/scopes.js';
 import type { McpResourceHost } from '../../../shared/hosts.js';

@@ -1,4 +1,4 @@
-import { agentPresence, type Core } from '../context.js';
+import { agentPresence, type Core } from '../core.js';
 import { defineRoute, Status, type Route } from '../http/router.js';
 import { AppError } from '../errors/app-error.js';
 import { immediate } from '../db/open.js';

@@ -1,5 +1,5 @@
-import type { Core } from '../context.js';
-import { notifyActed, notifyTaskEnded } from '../context.js';
+import type { Core } from '../core.js';
+import { notifyActed, notifyTaskEnded } from '../core.js';
 import type { Db } from '../db/open.js';
 import { immediate } from '../db/open.js';
 import { newId } from '../util/ids.js';

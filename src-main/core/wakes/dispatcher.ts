@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
-import type { Core, AgentActedEvent } from '../context.js';
-import { addHook, mcpUrl } from '../context.js';
+import type { Core, AgentActedEvent } from '../core.js';
+import { addHook, mcpUrl } from '../core.js';
 import { immediate } from '../db/open.js';
 import { agentHandle, createCredential, deleteRunnerCredential, getAgentByPlate, pruneRevokedRunnerCredentials, revokeCredential, type AgentRow } from '../agents/store.js';
 import { getRoom, isAgentMember, touchRoom, trustMode } from '../rooms/store.js';

@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import type { Core } from '../context.js';
+import type { Core } from '../core.js';
 import { loadSecretKey } from '../auth/keys.js';
 
 const FORMAT = 1;
