@@ -6,7 +6,7 @@ import { sendApiError, sendJson } from './respond.js';
 import { AppError, toAppError } from '../errors/app-error.js';
 import { bodyTimeouts, readBody } from './body.js';
 import { isMcpHost, type McpResourceHost } from '../../../shared/hosts.js';
-import type { Owner } from '../auth/identity.js';
+import type { Owner } from '../auth/callers.js';
 import { errorDocsHtml } from '../errors/docs.js';
 import { serveUiFile } from './static-ui.js';
 

@@ -7,7 +7,7 @@ import type { Core } from '../core.js';
 import { mcpUrl } from '../core.js';
 import type { ToolRegistry } from './registry.js';
 import type { McpResourceHost } from '../../../shared/hosts.js';
-import type { AgentIdentity } from '../auth/identity.js';
+import type { AgentIdentity } from '../auth/callers.js';
 import { AppError, toAppError } from '../errors/app-error.js';
 import { newErrorId, recordEvidence } from '../evidence/store.js';
 import { callTool, MALFORMED_ARGUMENTS } from './call.js';
