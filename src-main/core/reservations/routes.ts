@@ -18,7 +18,7 @@ export const reservationRoutes = [
     path: '/v1/rooms/:id/reservations/:reservationId/release',
     room: 'member',
     body: forceReleaseBody,
-    handler: ({ core, owner, params }, { body }) => forceRelease(core, owner.owner_id, params.id, params.reservationId, body.reason),
+    handler: ({ core, owner, params }, { body }) => forceRelease(core, { ownerId: owner.owner_id, room: params.id, reservationId: params.reservationId, reason: body.reason }),
   }),
   defineRoute({
     /**

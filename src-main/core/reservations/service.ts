@@ -414,7 +414,10 @@ export function roomReservationsForHuman(db: Db, ownerId: string, roomId: string
  * Force-release by a room admin (or the owner of the holding agent), with a reason kept in
  * the release record. Waiters behind it are granted in the same transaction.
  */
-export function forceRelease(core: Core, ownerId: string, roomId: string, reservationId: string, reason: string): ReleaseRecordDto {
+export function forceRelease(
+  core: Core,
+  { ownerId, room: roomId, reservationId, reason }: { ownerId: string; room: string; reservationId: string; reason: string },
+): ReleaseRecordDto {
   const { db } = core;
   const text = reason.trim();
   if (!text) throw invalid('a force-release needs a reason', 'reason_required');

@@ -57,7 +57,7 @@ export const taskRoutes = [
     path: '/v1/rooms/:id/tasks/:taskId',
     room: 'member',
     handler: ({ core, owner, params }) => {
-      const t = requireTask(core.db, { kind: 'human', ownerId: owner.owner_id }, params.taskId, params.id);
+      const t = requireTask(core.db, { kind: 'human', ownerId: owner.owner_id }, { taskId: params.taskId, room: params.id });
       return toRecord(core.db, t, depsOf(core.db, t.id), openDepsOf(core.db, t.id));
     },
   }),
@@ -71,9 +71,11 @@ export const taskRoutes = [
       updateTask(
         core,
         { kind: 'human', ownerId: owner.owner_id },
-        params.taskId,
-        { title: body.title, detail: body.detail, definitionOfDone: body.definition_of_done, order: body.order, dependsOn: body.depends_on },
-        params.id,
+        {
+          taskId: params.taskId,
+          room: params.id,
+          patch: { title: body.title, detail: body.detail, definitionOfDone: body.definition_of_done, order: body.order, dependsOn: body.depends_on },
+        },
       ),
   }),
   defineRoute({
@@ -81,25 +83,25 @@ export const taskRoutes = [
     path: '/v1/rooms/:id/tasks/:taskId/assign',
     room: 'member',
     body: reassignTaskBody,
-    handler: ({ core, owner, params }, { body }) => reassignTask(core, { kind: 'human', ownerId: owner.owner_id }, params.id, params.taskId, body.assignee),
+    handler: ({ core, owner, params }, { body }) => reassignTask(core, { kind: 'human', ownerId: owner.owner_id }, { room: params.id, taskId: params.taskId, assignee: body.assignee }),
   }),
   defineRoute({
     method: 'POST',
     path: '/v1/rooms/:id/tasks/:taskId/cancel',
     room: 'member',
-    handler: ({ core, owner, params }) => cancelTask(core, { kind: 'human', ownerId: owner.owner_id }, params.id, params.taskId),
+    handler: ({ core, owner, params }) => cancelTask(core, { kind: 'human', ownerId: owner.owner_id }, { room: params.id, taskId: params.taskId }),
   }),
   defineRoute({
     method: 'POST',
     path: '/v1/rooms/:id/tasks/:taskId/release',
     room: 'member',
-    handler: ({ core, owner, params }) => releaseTask(core, { kind: 'human', ownerId: owner.owner_id }, params.taskId, params.id),
+    handler: ({ core, owner, params }) => releaseTask(core, { kind: 'human', ownerId: owner.owner_id }, { taskId: params.taskId, room: params.id }),
   }),
   defineRoute({
     method: 'POST',
     path: '/v1/rooms/:id/tasks/:taskId/archive',
     room: 'member',
-    handler: ({ core, owner, params }) => archiveTask(core, { kind: 'human', ownerId: owner.owner_id }, params.taskId, params.id),
+    handler: ({ core, owner, params }) => archiveTask(core, { kind: 'human', ownerId: owner.owner_id }, { taskId: params.taskId, room: params.id }),
   }),
   defineRoute({
     method: 'POST',
@@ -107,6 +109,6 @@ export const taskRoutes = [
     room: 'member',
     body: retryTaskBody,
     handler: ({ core, owner, params }, { body }) =>
-      new Status(201, retryTask(core, { kind: 'human', ownerId: owner.owner_id }, params.id, params.taskId, body.assignee)),
+      new Status(201, retryTask(core, { kind: 'human', ownerId: owner.owner_id }, { room: params.id, taskId: params.taskId, assignee: body.assignee })),
   }),
 ];

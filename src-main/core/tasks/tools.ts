@@ -96,12 +96,15 @@ export const taskTools = [
     input: updateTaskInput,
     output: taskRecord,
     handler: (ctx, a) =>
-      updateTask(ctx.core, agentActor(ctx), a.task_id, {
-        title: a.title,
-        detail: a.detail,
-        definitionOfDone: a.definition_of_done,
-        order: a.order,
-        dependsOn: a.depends_on,
+      updateTask(ctx.core, agentActor(ctx), {
+        taskId: a.task_id,
+        patch: {
+          title: a.title,
+          detail: a.detail,
+          definitionOfDone: a.definition_of_done,
+          order: a.order,
+          dependsOn: a.depends_on,
+        },
       }),
   }),
   defineTool({
@@ -134,7 +137,7 @@ export const taskTools = [
     description: 'Give back a doing task of yours without finishing it: it returns to todo in your lane and the lease ends. Returns the task record.',
     input: taskIdInput,
     output: taskRecord,
-    handler: (ctx, a) => releaseTask(ctx.core, agentActor(ctx), a.task_id),
+    handler: (ctx, a) => releaseTask(ctx.core, agentActor(ctx), { taskId: a.task_id }),
   }),
   defineTool({
     name: 'set_status',
@@ -209,7 +212,7 @@ export const taskTools = [
     input: taskIdInput,
     output: taskRecord,
     handler: (ctx, a) => {
-      const t = requireTask(ctx.core.db, agentActor(ctx), a.task_id);
+      const t = requireTask(ctx.core.db, agentActor(ctx), { taskId: a.task_id });
       return toRecord(ctx.core.db, t, depsOf(ctx.core.db, t.id), openDepsOf(ctx.core.db, t.id));
     },
   }),
@@ -221,7 +224,7 @@ export const taskTools = [
     description: 'Remove a done, failed or cancelled task (that you are assigned or created) from the board; it stays readable by id. Use it to tidy the board once work is over. Returns the task record.',
     input: taskIdInput,
     output: taskRecord,
-    handler: (ctx, a) => archiveTask(ctx.core, agentActor(ctx), a.task_id),
+    handler: (ctx, a) => archiveTask(ctx.core, agentActor(ctx), { taskId: a.task_id }),
   }),
   defineTool({
     name: 'set_room_consent',
