@@ -80,7 +80,7 @@ export const TOOL_CHECKS: ToolChecks = {
 export type CapabilityStarter = (core: Core) => StopStep;
 
 /**
- * The hooks (context.ts CoreHooks) through which a capability answers for one below it, which
+ * The hooks (core.ts CoreHooks) through which a capability answers for one below it, which
  * does not import it; registered as the core is made, before it takes a request, and removed
  * when it closes (after the background work stopped).
  */
