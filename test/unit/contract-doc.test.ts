@@ -154,17 +154,22 @@ describe('docs/contract.md', () => {
   });
 });
 
+/** The names of the outside contract pages (the specification and its decisions), which this repository does not carry. */
+const OUTSIDE_PAGES = ['decisions', 'interface'].map((n) => `${n}.md`);
+const CITES_OUTSIDE = new RegExp(`\\b(${OUTSIDE_PAGES.map((p) => p.replace('.', '\\.')).join('|')})\\b`);
+
 describe('code cites the contract the repository carries', () => {
-  it('no file under src-main/, shared/, src-renderer/ or scripts/ cites decisions.md or interface.md', () => {
-    const citing = ['src-main', 'shared', 'src-renderer', 'scripts']
+  it('no file under src-main/, shared/, src-renderer/, scripts/ or test/ cites the outside contract pages', () => {
+    const citing = ['src-main', 'shared', 'src-renderer', 'scripts', 'test']
       .flatMap(filesUnder)
-      .filter((f) => /\b(decisions|interface)\.md\b/.test(readFileSync(join(ROOT, f), 'utf8')))
+      .filter((f) => CITES_OUTSIDE.test(readFileSync(join(ROOT, f), 'utf8')))
       .map((f) => relative(ROOT, join(ROOT, f)));
     expect(citing, 'point to the docs/ page that carries the rule instead').toEqual([]);
   });
 
   it('finds a planted citation', () => {
-    expect(/\b(decisions|interface)\.md\b/.test('/** decisions.md "Limits" */')).toBe(true);
-    expect(/\b(decisions|interface)\.md\b/.test('/** docs/contract.md "Limits" */')).toBe(false);
+    for (const page of OUTSIDE_PAGES) expect(CITES_OUTSIDE.test(`/** ${page} "Limits" */`)).toBe(true);
+    expect(CITES_OUTSIDE.test('/** docs/contract.md "Limits" */')).toBe(false);
+    expect(CITES_OUTSIDE.test('/** docs/decisions-log.md */')).toBe(false);
   });
 });
