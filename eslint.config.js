@@ -1,5 +1,6 @@
 import tseslint from 'typescript-eslint';
-import { ALLOWED, TYPE_ONLY_EXCEPTIONS, localPlugin } from './src-main/core/layering.mjs';
+import { ALLOWED, TYPE_ONLY_EXCEPTIONS } from './src-main/core/layering.mjs';
+import { localPlugin } from './scripts/eslint/code-layering.mjs';
 
 const nodeBuiltins = ['node:*', 'fs', 'fs/*', 'path', 'crypto', 'http', 'https', 'os', 'child_process', 'net', 'url', 'stream', 'events', 'util', 'worker_threads', 'zlib', 'buffer'];
 
@@ -20,7 +21,8 @@ export default tseslint.config(
     },
   },
   {
-    // The layering inside the core: which folder may import which is data (src-main/core/layering.mjs).
+    // The layering inside the core: which folder may import which is data (src-main/core/layering.mjs),
+    // enforced by the rule in scripts/eslint/code-layering.mjs.
     files: ['src-main/core/**/*.ts'],
     plugins: { local: localPlugin },
     rules: {

@@ -1,5 +1,5 @@
 /**
- * Shapes of the human API (/v1) as the UI reads them (decisions.md). The server's own DTOs are
+ * Shapes of the human API (/v1) as the UI reads them (docs/contract.md). The server's own DTOs are
  * checked against these at compile time (test/contract/api-types.check.ts), so the UI and the
  * API cannot drift apart unnoticed.
  */

@@ -1,4 +1,4 @@
-/** Public error codes of tools and of the human API (decisions.md, "Errors of tools"). */
+/** Public error codes of tools and of the human API (docs/contract.md "Errors"). */
 export const ERROR_CODES = [
   'INVALID_ARGUMENT',
   'UNAUTHENTICATED',

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { addHook, type Core } from './context.js';
+import { addHook, type Core } from './core.js';
 import type { StopStep } from './util/repeat.js';
 import type { ToolChecks, ToolDef } from './mcp/tool.js';
 import type { Route, RouterChecks } from './http/router.js';
@@ -81,7 +81,7 @@ export const TOOL_CHECKS: ToolChecks = {
 export type CapabilityStarter = (core: Core) => StopStep;
 
 /**
- * The hooks (context.ts CoreHooks) through which a capability answers for one below it, which
+ * The hooks (core.ts CoreHooks) through which a capability answers for one below it, which
  * does not import it; registered as the core is made, before it takes a request, and removed
  * when it closes (after the background work stopped).
  */

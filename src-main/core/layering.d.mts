@@ -1,6 +1,4 @@
-/** Types of layering.mjs (the data and the rule are JavaScript so eslint.config.js can load them). */
-import type { Rule } from 'eslint';
-
+/** Types of layering.mjs (the data is JavaScript so eslint.config.js and scripts/eslint/code-layering.mjs can load it). */
 export type Graph = Record<string, readonly string[]>;
 
 export const BASE_FILES: readonly string[];
@@ -16,6 +14,3 @@ export function folderOf(rel: string): string;
 export function findCycles(graph: Graph): string[][];
 export function allowedGraphMarkdown(): string;
 export function tableOwnersMarkdown(): string;
-
-export const codeLayering: Rule.RuleModule;
-export const localPlugin: { rules: Record<string, Rule.RuleModule> };

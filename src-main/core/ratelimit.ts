@@ -5,7 +5,7 @@ export interface RateLimitConfig {
   burst: number;
 }
 
-/** A token bucket per plate (decisions.md: 50/s, burst 200). */
+/** A token bucket per plate (docs/contract.md "Limits": 50/s, burst 200). */
 export class RateLimiter {
   private readonly buckets = new Map<string, { tokens: number; at: number }>();
 

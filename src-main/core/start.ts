@@ -19,7 +19,7 @@ import { GroupCommit } from './db/group-commit.js';
 import { Router } from './http/router.js';
 import { createHttpServer } from './http/server.js';
 import { handleMcp } from './mcp/handler.js';
-import { DEFAULT_MCP_SESSION_LIMITS, type Core, type McpSessionLimits } from './context.js';
+import { DEFAULT_MCP_SESSION_LIMITS, type Core, type McpSessionLimits } from './core.js';
 import type { StopStep } from './util/repeat.js';
 import { ALL_ROUTES, ALL_TOOLS, AUTHENTICATE, CAPABILITY_HOOKS, CAPABILITY_STARTERS, RAW_HANDLERS, ROUTER_CHECKS, TOOL_CHECKS } from './capabilities.js';
 import { createOwner, ownerByToken, primaryOwner, rotateOwnerToken } from './owners/store.js';

@@ -25,7 +25,7 @@ const repairMessages = (s: TestServer) => withStore(s, (db) => db.exec('ALTER TA
 // Built at run time, so the source holds no credential-shaped literal for secret scanners.
 const SECRET_BODY = `deploy with ${['ark', 'SECRETinBODY9876543210zyxwvutsrqponmlkjihgfedc'].join('_')} and the note from alice@example.com`;
 
-describe('error reporting: the six-step sequence of interface.md section 4', () => {
+describe('error reporting: the six-step sequence of docs/contract.md', () => {
   let s: TestServer;
   let a: TestAgent;
   let c: Client;

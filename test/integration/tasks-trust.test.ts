@@ -2,7 +2,7 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { startTestServer, ok, fails, type TestServer, type TestAgent } from '../helpers/server.js';
 
-/** Cross-owner Trust per (room, owner), default off (interface.md section 3, "Trust / consent states"). */
+/** Cross-owner Trust per (room, owner), default off (docs/contract.md "Who is who", Trust). */
 describe('tasks: cross-owner Trust', () => {
   let s: TestServer;
   let room: string;

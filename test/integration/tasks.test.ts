@@ -3,7 +3,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { startTestServer, ok, fails, type TestServer, type TestAgent } from '../helpers/server.js';
 import { receiveRunning } from '../../src-main/core/tasks/service.js';
 
-/** The transition table of interface.md section 3, row by row, through the real server and MCP client. */
+/** The transition table of docs/contract.md "Tasks", row by row, through the real server and MCP client. */
 describe('tasks: transition table and rules', () => {
   let s: TestServer;
   let room: string;

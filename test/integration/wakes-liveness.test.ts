@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startTestServer, ok, type TestServer } from '../helpers/server.js';
 import { waitFor } from '../helpers/core.js';
-import { agentPresence, PRESENCE_RECENT_CALL_MS, PRESENCE_STALLED_MS } from '../../src-main/core/context.js';
+import { agentPresence, PRESENCE_RECENT_CALL_MS, PRESENCE_STALLED_MS } from '../../src-main/core/core.js';
 import { fixtureRunner, readRunnerLog } from './wakes-helpers.js';
 
 const servers: TestServer[] = [];

@@ -4,7 +4,7 @@
 // recently used is evicted), and `initialize` is rate-limited per credential.
 import { describe, it, expect, afterEach } from 'vitest';
 import { startTestServer, type TestServer, type TestAgent } from '../helpers/server.js';
-import { DEFAULT_MCP_SESSION_LIMITS } from '../../src-main/core/context.js';
+import { DEFAULT_MCP_SESSION_LIMITS } from '../../src-main/core/core.js';
 
 const INIT = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'flood', version: '1' } } };
 

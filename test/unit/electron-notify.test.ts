@@ -1,7 +1,11 @@
 import { describe, it, expect, afterEach } from 'vitest';
-import type { CoreEvent } from '../../src-main/core/bus.js';
 import { notificationFor, NotificationGate } from '../../src-main/electron/notify.js';
-import { startTestServer, ok, type TestServer } from '../helpers/server.js';
+import { openMemoryCore, type MemoryCore } from '../helpers/memory-core.js';
+import { createOwner } from '../../src-main/core/owners/store.js';
+import { createRoom, addAgent } from '../../src-main/core/rooms/store.js';
+import { createAgent } from '../../src-main/core/agents/store.js';
+import { sendMessage } from '../../src-main/core/messages/service.js';
+import { ALL_SCOPES_MASK } from '../../shared/scopes.js';
 
 const ME = 'own_me';
 const OTHER = 'own_other';
@@ -117,26 +121,25 @@ describe('notifications for what needs the human', () => {
 });
 
 describe('against the events the real core emits', () => {
-  let server: TestServer | undefined;
-  afterEach(async () => {
-    await server?.stop();
-    server = undefined;
+  let m: MemoryCore | undefined;
+  afterEach(() => {
+    m?.close();
+    m = undefined;
   });
 
-  it("an agent mentioning its owner in a room raises exactly one notification", async () => {
-    server = await startTestServer();
-    const events: CoreEvent[] = [];
-    server.running.core.bus.on((e) => events.push(e));
-    const me = (await server.api('GET', '/v1/me')).body;
-    const ownerId: string = me.owner_id ?? me.owner?.owner_id;
+  it("an agent mentioning its owner in a room raises exactly one notification", () => {
+    m = openMemoryCore();
+    const { core, events } = m;
+    const { owner } = createOwner(core.db, { name: 'Ada Owner', isPrimary: true });
+    const ownerId = owner.owner_id;
     expect(ownerId).toMatch(/^own_/);
-    const room = await server.room('release');
-    const agent = await server.agent('builder');
-    await server.join(room, agent.plate);
-    const client = await server.connect(agent.credential, 'claude-code');
-    const slug = (me.slug ?? me.owner?.slug ?? 'ada-owner') as string;
-    await ok(client, 'send_message', { room, body: 'please approve the deploy', mention_targets: [`@${slug}`] });
-    await ok(client, 'send_message', { room, body: 'no mention here' });
+    const room = createRoom(core.db, ownerId, 'release').id;
+    const agent = createAgent(core.db, ownerId, 'builder', ALL_SCOPES_MASK);
+    addAgent(core.db, room, agent.plate, ownerId);
+    const sender = { kind: 'agent' as const, plate: agent.plate, ownerId };
+    const slug = owner.handle.slice(1);
+    sendMessage(core, sender, { roomId: room, body: 'please approve the deploy', mentionTargets: [`@${slug}`] });
+    sendMessage(core, sender, { roomId: room, body: 'no mention here' });
     const notes = events.map((e) => notificationFor(e, ownerId)).filter((n) => n !== null);
     expect(events.some((e) => e.type === 'message.created')).toBe(true);
     expect(notes).toEqual([{ title: expect.stringContaining('@builder') as unknown as string, body: 'please approve the deploy' }]);

@@ -45,7 +45,7 @@ describe('the layering inside the core (local/code-layering, src-main/core/layer
     // Lower layers may not reach up either: the transports import no capability, the base no folder above it.
     expect(await layering("import { getOwner } from '../owners/store.js';\nexport const g = getOwner;\n", 'src-main/core/http/layering-probe.ts')).toHaveLength(1);
     expect(await layering("import { pendingMentions } from '../inbox/store.js';\nexport const p = pendingMentions;\n", 'src-main/core/mcp/layering-probe.ts')).toHaveLength(1);
-    expect(await layering("import { getRoom } from './rooms/store.js';\nexport const r = getRoom;\n", 'src-main/core/context.ts')).toHaveLength(1);
+    expect(await layering("import { getRoom } from './rooms/store.js';\nexport const r = getRoom;\n", 'src-main/core/core.ts')).toHaveLength(1);
   });
 
   it('counts type-only imports, re-exports and import() too', async () => {
@@ -56,7 +56,7 @@ describe('the layering inside the core (local/code-layering, src-main/core/layer
 
   it('accepts an allowed import, imports inside a folder, and anything from the composition root', async () => {
     expect(await layering("import { getAgentByPlate } from '../agents/store.js';\nexport const a = getAgentByPlate;\n", 'src-main/core/rooms/layering-probe.ts')).toEqual([]);
-    expect(await layering("import type { Core } from '../context.js';\nimport { AppError } from '../errors/app-error.js';\nexport type C = Core;\nexport const E = AppError;\n", 'src-main/core/rooms/layering-probe.ts')).toEqual([]);
+    expect(await layering("import type { Core } from '../core.js';\nimport { AppError } from '../errors/app-error.js';\nexport type C = Core;\nexport const E = AppError;\n", 'src-main/core/rooms/layering-probe.ts')).toEqual([]);
     expect(await layering("import { getRoom } from './store.js';\nimport type { CoreEvent } from '../../../shared/core-events.js';\nexport const r = getRoom;\nexport type E = CoreEvent;\n", 'src-main/core/rooms/layering-probe.ts')).toEqual([]);
     expect(await layering("import { getTaskRow } from './tasks/store.js';\nexport const t = getTaskRow;\n", 'src-main/core/capabilities.ts')).toEqual([]);
   });

@@ -14,7 +14,7 @@ function to(trigger: Parameters<typeof decide>[0], f: Facts): TaskStatus | undef
   return d.ok ? d.to : undefined;
 }
 
-describe('task transition table (interface.md section 3), row by row', () => {
+describe('task transition table (docs/contract.md "Tasks"), row by row', () => {
   it('todo | running receipt | task assigned to the agent -> doing', () => {
     expect(to('running_receipt', { ...agent('todo'), actor: 'server' })).toBe('doing');
     expect(decide('running_receipt', { ...agent('todo'), actor: 'server', isAssignee: false }).ok).toBe(false);

@@ -1,9 +1,9 @@
-import type { Core } from '../context.js';
+import type { Core } from '../core.js';
 import { AppError } from '../errors/app-error.js';
 import { looksLikeJwt, type PassportClaims } from '../auth/passports.js';
 import { credentialBySecret, getAgentById, isRevoked } from './store.js';
 import { sha256Hex } from '../util/ids.js';
-import type { AgentIdentity } from '../auth/identity.js';
+import type { AgentIdentity } from '../auth/callers.js';
 import { MCP_HOSTS } from '../../../shared/hosts.js';
 
 const minted = new WeakMap<Core, Map<string, AgentIdentity>>();

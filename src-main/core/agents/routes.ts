@@ -15,7 +15,7 @@ import {
   type AgentRow,
 } from './store.js';
 import { ALL_SCOPES_MASK, scopesToMask } from '../../../shared/scopes.js';
-import { agentPresence, type Core } from '../context.js';
+import { agentPresence, type Core } from '../core.js';
 import { mintPassportForCredential, allMcpUrls } from './authenticate.js';
 import type { Owner } from '../owners/store.js';
 import { createAgentBody, createCredentialBody, passportBody } from './schemas.js';

@@ -1,4 +1,4 @@
-import type { Db } from '../db/open.js';
+import { immediate, type Db } from '../db/open.js';
 import { stmt } from '../db/stmt.js';
 import { newId, newSecret, randomBase32, sha256Hex, slugify } from '../util/ids.js';
 import { AppError, invalid } from '../errors/app-error.js';
@@ -144,7 +144,7 @@ export function createCredential(
   const credentialId = newId('cred');
   const credential = newSecret('ark_');
   const now = Date.now();
-  db.transaction(() => {
+  immediate(db, () => {
     stmt(db, 'INSERT INTO devices (id, agent_id, name, created_at) VALUES (?, ?, ?, ?)').run(
       deviceId,
       agentId,
@@ -155,7 +155,7 @@ export function createCredential(
       db,
       'INSERT INTO credentials (id, agent_id, device_id, secret_hash, purpose, created_at) VALUES (?, ?, ?, ?, ?, ?)',
     ).run(credentialId, agentId, deviceId, sha256Hex(credential), purpose, now);
-  })();
+  });
   return { credentialId, credential, deviceId };
 }
 
@@ -234,12 +234,12 @@ export function revokeDevice(db: Db, deviceId: string): void {
  * (run_credential_id), so the rows do not grow with every wake. Only runner credentials.
  */
 export function deleteRunnerCredential(db: Db, credentialId: string): void {
-  db.transaction(() => {
+  immediate(db, () => {
     const c = stmt(db, "SELECT device_id FROM credentials WHERE id = ? AND purpose = 'runner'").get(credentialId) as { device_id: string } | undefined;
     if (!c) return;
     stmt(db, 'DELETE FROM credentials WHERE id = ?').run(credentialId);
     stmt(db, 'DELETE FROM devices WHERE id = ? AND NOT EXISTS (SELECT 1 FROM credentials WHERE device_id = ?)').run(c.device_id, c.device_id);
-  })();
+  });
 }
 
 /** Every revoked runner credential (runs that ended before a restart, or an older build): deleted with its device. */

@@ -1,4 +1,4 @@
-import { generateKeyPairSync, createPrivateKey, createPublicKey, createHash, type KeyObject } from 'node:crypto';
+import { generateKeyPairSync, createPrivateKey, createPublicKey, createHash, randomBytes, type KeyObject } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync, mkdirSync, chmodSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -33,4 +33,20 @@ export function loadSecretKey(home: string, name: string, make: () => Buffer): B
   if (!existsSync(file)) writeFileSync(file, make().toString('base64'), { mode: 0o600, flag: 'wx' });
   chmodSync(file, 0o600);
   return Buffer.from(readFileSync(file, 'utf8').trim(), 'base64');
+}
+
+const atRestKeys = new WeakMap<object, Buffer>();
+
+/**
+ * The AES-256 key for secrets at rest (workspace git tokens, runner env values), kept in
+ * `<home>/keys/workspace-aes256.key` (mode 0600). Read once per open store (`store`, the
+ * home's database handle), so a restore that replaces the home is read again by the next core.
+ */
+export function atRestKey(store: object, home: string): Buffer {
+  let k = atRestKeys.get(store);
+  if (!k) {
+    k = loadSecretKey(home, 'workspace-aes256.key', () => randomBytes(32));
+    atRestKeys.set(store, k);
+  }
+  return k;
 }

@@ -1,5 +1,5 @@
 import { rmSync } from 'node:fs';
-import type { Core } from '../context.js';
+import type { Core } from '../core.js';
 import { backupHome, defaultDest, listBackups, readLast, type BackupKind, type BackupProgress, type BackupResult } from './backup.js';
 import { readSnapshotSettings, type SnapshotSettings } from './settings.js';
 import { primaryOwner } from '../owners/store.js';

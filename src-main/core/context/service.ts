@@ -1,4 +1,4 @@
-import { agentPresence, type Core } from '../context.js';
+import { agentPresence, type Core } from '../core.js';
 import type { Db } from '../db/open.js';
 import { immediate } from '../db/open.js';
 import { stmt } from '../db/stmt.js';
@@ -13,7 +13,7 @@ import { listFilesPage } from '../files/service.js';
 import { contextReservations } from '../reservations/service.js';
 import { repeat, type StopStep } from '../util/repeat.js';
 
-/** decisions.md "Limits": the last 1,000 versions of a room's context deltas are kept. */
+/** docs/contract.md "Limits": the last 1,000 versions of a room's context deltas are kept. */
 export const CONTEXT_HISTORY_VERSIONS = 1000;
 export const FOCUS_MAX = 4000;
 export const DECISION_MAX = 4000;
@@ -219,10 +219,10 @@ function sections(core: Core, roomId: string, caller: ContextCaller, classes: Re
 }
 
 /**
- * get_room_context (interface.md section 4): not_modified when nothing changed since
+ * get_room_context (docs/contract.md "Room context"): not_modified when nothing changed since
  * `sinceVersion`, only the changed classes when the cursor is within the retained history,
  * else (no cursor, too old, or from the future) a full snapshot. Everything is read in one
- * read transaction, so the sections agree with the context_version they are keyed to.
+ * read (deferred) transaction, so the sections agree with the context_version they are keyed to.
  */
 export function roomContext(core: Core, roomId: string, caller: ContextCaller, sinceVersion?: number) {
   const { db } = core;

@@ -1,4 +1,4 @@
-import type { Core } from '../context.js';
+import type { Core } from '../core.js';
 import { flushUnauthenticatedEvidence, pruneEvidence } from './store.js';
 import { repeat, type StopStep } from '../util/repeat.js';
 

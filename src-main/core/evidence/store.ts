@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Db } from '../db/open.js';
 import { stmt } from '../db/stmt.js';
 import type { AppError } from '../errors/app-error.js';
-import type { EvidenceAccess } from '../context.js';
+import type { EvidenceAccess } from '../core.js';
 import { ulid } from '../util/ids.js';
 
 /** The version of the agent-facing contract (tools and their shapes). */
@@ -133,7 +133,7 @@ export function shapeKeysOfStored(argShapeJson: string): string {
 
 const lastSuccess = new WeakMap<Db, Map<string, number>>();
 
-/** Notes that a call succeeded, so a failure that a retry fixed is not reported (interface.md, reporting step 3). */
+/** Notes that a call succeeded, so a failure that a retry fixed is not reported (docs/contract.md "Errors", reporting step 3). */
 export function noteSuccess(db: Db, plate: string, tool: string, args: unknown, knownArgs: ReadonlySet<string>): void {
   let m = lastSuccess.get(db);
   if (!m) {

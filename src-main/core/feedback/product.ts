@@ -4,7 +4,7 @@ import { newId } from '../util/ids.js';
 import { requireTechnical } from './incidents.js';
 import { doneTaskCount } from '../tasks/store.js';
 
-/** decisions.md "Limits": at least 3 completed tasks by the plate, once per MCP session. */
+/** docs/contract.md "Limits": at least 3 completed tasks by the plate, once per MCP session. */
 export const PRODUCT_FEEDBACK_MIN_DONE = 3;
 
 export type ProductAnswers = Record<string, string> | 'no notes';

@@ -3,7 +3,7 @@ import { createReadStream, createWriteStream, renameSync, rmSync, statSync, type
 import { createHash } from 'node:crypto';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { Core } from '../context.js';
+import type { Core } from '../core.js';
 import { AppError, toAppError } from '../errors/app-error.js';
 import { sendApiError, sendJson } from '../http/respond.js';
 import { verifyPresigned } from './presign.js';

@@ -1,9 +1,9 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { Core } from '../context.js';
+import type { Core } from '../core.js';
 import { loadSecretKey } from '../auth/keys.js';
 import { AppError } from '../errors/app-error.js';
 
-/** Presigned URLs live 15 minutes (decisions.md, Limits). */
+/** Presigned URLs live 15 minutes (docs/contract.md "Limits"). */
 export const PRESIGNED_TTL_MS = 15 * 60 * 1000;
 
 export type PresignOp = 'upload' | 'download';

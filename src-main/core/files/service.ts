@@ -1,6 +1,6 @@
 import { closeSync, openSync, readFileSync, readSync, rmSync } from 'node:fs';
 import { createHash } from 'node:crypto';
-import type { Core } from '../context.js';
+import type { Core } from '../core.js';
 import type { Db } from '../db/open.js';
 import { immediate } from '../db/open.js';
 import { stmt } from '../db/stmt.js';
@@ -35,7 +35,7 @@ import {
 } from './store.js';
 import { repeat, type StopStep } from '../util/repeat.js';
 
-/** write_file and read_file carry at most this many decoded bytes (decisions.md, Limits). */
+/** write_file and read_file carry at most this many decoded bytes (docs/contract.md "Limits"). */
 export const INLINE_LIMIT = 256 * 1024;
 /** A presigned file is at most 2 GiB. */
 export const PRESIGNED_LIMIT = 2 * 1024 * 1024 * 1024;

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { Core } from '../context.js';
+import type { Core } from '../core.js';
 import type { AppError } from '../errors/app-error.js';
 import { newErrorId, recordEvidence } from '../evidence/store.js';
 import type { ApiErrorBody } from '../../../shared/errors.js';

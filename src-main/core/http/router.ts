@@ -1,8 +1,8 @@
 import type { z } from 'zod';
 import { AppError } from '../errors/app-error.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Core } from '../context.js';
-import type { Owner } from '../auth/identity.js';
+import type { Core } from '../core.js';
+import type { Owner } from '../auth/callers.js';
 import { parseWith } from './validate.js';
 import { sameOrigin } from './guard.js';
 

@@ -1,12 +1,12 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { Core } from '../context.js';
+import type { Core } from '../core.js';
 import { prepareRoute, queryObject, Router, Status, type RouteContext } from './router.js';
 import { hostAllowed, originAllowed } from './guard.js';
 import { sendApiError, sendJson } from './respond.js';
 import { AppError, toAppError } from '../errors/app-error.js';
 import { bodyTimeouts, readBody } from './body.js';
 import { isMcpHost, type McpResourceHost } from '../../../shared/hosts.js';
-import type { Owner } from '../auth/identity.js';
+import type { Owner } from '../auth/callers.js';
 import { errorDocsHtml } from '../errors/docs.js';
 import { serveUiFile } from './static-ui.js';
 

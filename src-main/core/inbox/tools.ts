@@ -2,9 +2,10 @@ import { defineTool } from '../mcp/tool.js';
 import { ackByIds, ackUpToSeq, listInbox, PAGE_DEFAULT, roomOfItem, roomsOfOpenItemsUpTo } from '../inbox/store.js';
 import { requireAgentRoom } from '../rooms/store.js';
 import { invalid } from '../errors/app-error.js';
+import { immediate } from '../db/open.js';
 import { getAgentByPlate, agentHandle } from '../agents/store.js';
 import { ownerHandle } from '../owners/store.js';
-import { notifyActed } from '../context.js';
+import { notifyActed } from '../core.js';
 import { ackMentionsInput, ackMentionsOutput, checkMentionsInput, checkMentionsOutput } from './schemas.js';
 
 export const inboxTools = [
@@ -62,14 +63,14 @@ export const inboxTools = [
         const r = roomOfItem(db, ctx.agent.plate, id);
         if (r) rooms.add(r);
       }
-      const acked = db.transaction(() => {
+      const acked = immediate(db, () => {
         let n = ackByIds(db, ctx.agent.plate, ids);
         if (args.last_mention_seq !== undefined) {
           for (const r of roomsOfOpenItemsUpTo(db, ctx.agent.plate, args.last_mention_seq)) rooms.add(r);
           n += ackUpToSeq(db, ctx.agent.plate, args.last_mention_seq);
         }
         return n;
-      })();
+      });
       for (const room of rooms) notifyActed(ctx.core, { plate: ctx.agent.plate, roomId: room, sessionId: ctx.sessionId, tool: 'ack_mentions' });
       return { acked };
     },

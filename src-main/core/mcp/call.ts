@@ -1,7 +1,7 @@
-import type { Core } from '../context.js';
+import type { Core } from '../core.js';
 import type { ToolRegistry } from './registry.js';
 import type { ToolContext } from './tool.js';
-import type { AgentIdentity } from '../auth/identity.js';
+import type { AgentIdentity } from '../auth/callers.js';
 import type { McpResourceHost } from '../../../shared/hosts.js';
 import { AppError, toAppError } from '../errors/app-error.js';
 import { newErrorId, noteSuccess, recordEvidence } from '../evidence/store.js';

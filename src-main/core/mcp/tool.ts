@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { Core } from '../context.js';
-import type { AgentIdentity } from '../auth/identity.js';
+import type { Core } from '../core.js';
+import type { AgentIdentity } from '../auth/callers.js';
 import type { ScopeName } from '../../../shared/scopes.js';
 import type { McpResourceHost } from '../../../shared/hosts.js';
 

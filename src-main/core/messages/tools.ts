@@ -1,6 +1,6 @@
 import { defineTool } from '../mcp/tool.js';
 import { readHistory, sendMessage } from './service.js';
-import { notifyActed } from '../context.js';
+import { notifyActed } from '../core.js';
 import { readRoomInput, readRoomOutput, sendMessageInput, sendMessageOutput } from './schemas.js';
 
 export const messageTools = [

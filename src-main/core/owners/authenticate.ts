@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import type { Core } from '../context.js';
+import type { Core } from '../core.js';
 import { AppError } from '../errors/app-error.js';
 import { sameOrigin } from '../http/guard.js';
 import { ownerByToken, type Owner } from './store.js';

@@ -1,4 +1,4 @@
-import type { Db } from '../db/open.js';
+import { immediate, type Db } from '../db/open.js';
 import { stmt } from '../db/stmt.js';
 import { newSecret, sha256Hex } from '../util/ids.js';
 import { getOwner, type Owner } from './store.js';
@@ -64,13 +64,13 @@ export function previewLoginLink(db: Db, token: string): LoginPreview {
 /** Redeems a one-time login link for a UI session; a link works once and for five minutes. */
 export function redeemLoginLink(db: Db, token: string): LoginOutcome {
   if (typeof token !== 'string' || !token) return { ok: false, why: 'unknown' };
-  return db.transaction((): LoginOutcome => {
+  return immediate(db, (): LoginOutcome => {
     const r = linkRow(db, token);
     const why = linkProblem(r);
     if (why) return { ok: false, why };
     stmt(db, 'UPDATE login_links SET used_at = ? WHERE token_hash = ?').run(Date.now(), sha256Hex(token));
     return { ok: true, ...createUiSession(db, r!.owner_id) };
-  })();
+  });
 }
 
 /**

@@ -9,7 +9,7 @@ export const ownerRoutes: Route[] = [
     method: 'GET',
     path: '/v1/owners',
     // The primary owner's view of who may do what on this machine (allow_runners included):
-    // decisions.md keeps it to the primary owner. Other owners use GET /v1/people below.
+    // docs/contract.md (the /v1 table: auth primary) keeps it to the primary owner. Other owners use GET /v1/people below.
     auth: 'primary',
     notPrimary: 'only the primary owner may list owners and their rights; GET /v1/people lists the humans on this server',
     handler: ({ core }) => ({ owners: listOwners(core.db) }),

@@ -2,9 +2,9 @@ import type { Db } from '../db/open.js';
 import { stmt } from '../db/stmt.js';
 import { newId, newSecret, sha256Hex, slugify } from '../util/ids.js';
 import { AppError, invalid } from '../errors/app-error.js';
-import type { Owner } from '../auth/identity.js';
+import type { Owner } from '../auth/callers.js';
 
-/** An owner as the core shows it; the same type is the human API's caller (auth/identity.ts). */
+/** An owner as the core shows it; the same type is the human API's caller (auth/callers.ts). */
 export type { Owner };
 
 interface OwnerRow {

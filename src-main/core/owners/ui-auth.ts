@@ -1,4 +1,4 @@
-import type { Core } from '../context.js';
+import type { Core } from '../core.js';
 import { defineRoute, Status, type Route } from '../http/router.js';
 import { AppError } from '../errors/app-error.js';
 import { loginLinkBody } from './schemas.js';

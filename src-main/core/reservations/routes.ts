@@ -10,13 +10,15 @@ export const reservationRoutes = [
   defineRoute({
     method: 'GET',
     path: '/v1/rooms/:id/reservations',
+    room: 'member',
     handler: ({ core, owner, params }) => roomReservationsForHuman(core.db, owner.owner_id, params.id),
   }),
   defineRoute({
     method: 'POST',
     path: '/v1/rooms/:id/reservations/:reservationId/release',
+    room: 'member',
     body: forceReleaseBody,
-    handler: ({ core, owner, params }, { body }) => forceRelease(core, owner.owner_id, params.id, params.reservationId, body.reason),
+    handler: ({ core, owner, params }, { body }) => forceRelease(core, { ownerId: owner.owner_id, room: params.id, reservationId: params.reservationId, reason: body.reason }),
   }),
   defineRoute({
     /**

@@ -1,4 +1,4 @@
-import type { Core } from '../context.js';
+import type { Core } from '../core.js';
 import type { Db } from '../db/open.js';
 import { immediate } from '../db/open.js';
 import { newId } from '../util/ids.js';
@@ -27,7 +27,7 @@ import {
 } from './store.js';
 import { repeat, type StopStep } from '../util/repeat.js';
 
-/** decisions.md "Limits" for reservations. */
+/** docs/contract.md "Limits" for reservations. */
 export const TTL_DEFAULT_S = 3600;
 export const TTL_MAX_S = 24 * 3600;
 /** A waiting request gives up after this long without being granted. */
@@ -327,7 +327,10 @@ export interface ListResult {
   context_version: number;
 }
 
-/** Live reservations of a room (and the queue); with `path`, only those that cover it. */
+/**
+ * Live reservations of a room (and the queue); with `path`, only those that cover it. A read in
+ * one deferred transaction (one snapshot with its context_version; docs/architecture.md).
+ */
 export function listReservations(db: Db, roomId: string, path?: string): ListResult {
   let target: ParsedPattern | undefined;
   if (path !== undefined) {
@@ -411,7 +414,10 @@ export function roomReservationsForHuman(db: Db, ownerId: string, roomId: string
  * Force-release by a room admin (or the owner of the holding agent), with a reason kept in
  * the release record. Waiters behind it are granted in the same transaction.
  */
-export function forceRelease(core: Core, ownerId: string, roomId: string, reservationId: string, reason: string): ReleaseRecordDto {
+export function forceRelease(
+  core: Core,
+  { ownerId, room: roomId, reservationId, reason }: { ownerId: string; room: string; reservationId: string; reason: string },
+): ReleaseRecordDto {
   const { db } = core;
   const text = reason.trim();
   if (!text) throw invalid('a force-release needs a reason', 'reason_required');

@@ -1,4 +1,4 @@
-import type { Core } from '../context.js';
+import type { Core } from '../core.js';
 import { agentHandle, getAgentByPlate } from '../agents/store.js';
 import { isAgentMember } from './store.js';
 

@@ -1,6 +1,7 @@
-import { agentPresence, type Core } from '../context.js';
+import { agentPresence, type Core } from '../core.js';
 import { defineRoute, Status, type Route } from '../http/router.js';
 import { AppError } from '../errors/app-error.js';
+import { immediate } from '../db/open.js';
 import {
   addAgent,
   addHuman,
@@ -88,10 +89,10 @@ export const roomRoutes: Route[] = [
       if ('owner_id' in body) {
         if (room.role !== 'admin') throw new AppError('FORBIDDEN', 'only a room admin may add humans', { roomId });
         if (!getOwner(core.db, body.owner_id)) throw new AppError('NOT_FOUND', 'owner not found');
-        core.db.transaction(() => {
+        immediate(core.db, () => {
           addHuman(core.db, roomId, body.owner_id, body.role);
           touchRoom(core.db, roomId, ['roster']);
-        })();
+        });
       } else {
         const a = getAgentByPlate(core.db, body.plate);
         if (!a) throw new AppError('NOT_FOUND', 'agent not found');
@@ -104,10 +105,10 @@ export const roomRoutes: Route[] = [
           });
         }
         if (a.revoked_at !== null) throw new AppError('CONFLICT', 'this agent is revoked');
-        core.db.transaction(() => {
+        immediate(core.db, () => {
           addAgent(core.db, roomId, a.plate, owner.owner_id);
           touchRoom(core.db, roomId, ['roster']);
-        })();
+        });
       }
       core.bus.emit({ type: 'members.changed', room: roomId });
       const m = listMembers(core.db, roomId);
@@ -125,10 +126,10 @@ export const roomRoutes: Route[] = [
       if (a.owner_id !== owner.owner_id && room.role !== 'admin') {
         throw new AppError('FORBIDDEN', 'only the agent’s owner or a room admin may remove it', { roomId });
       }
-      core.db.transaction(() => {
+      immediate(core.db, () => {
         removeAgent(core.db, roomId, a.plate);
         touchRoom(core.db, roomId, ['roster']);
-      })();
+      });
       core.bus.emit({ type: 'members.changed', room: roomId });
       return { removed: true };
     },
@@ -151,10 +152,10 @@ export const roomRoutes: Route[] = [
     room: 'member',
     body: trustBody,
     handler: ({ core, owner, room }, { body }) => {
-      core.db.transaction(() => {
+      immediate(core.db, () => {
         setTrust(core.db, room.id, owner.owner_id, body.mode);
         touchRoom(core.db, room.id, ['roster']);
-      })();
+      });
       core.bus.emit({ type: 'trust.changed', room: room.id });
       return { room: room.id, owner_id: owner.owner_id, mode: body.mode };
     },

@@ -1,4 +1,4 @@
-import type { Db } from '../db/open.js';
+import { immediate, type Db } from '../db/open.js';
 import { stmt } from '../db/stmt.js';
 import { newId } from '../util/ids.js';
 import { AppError, invalid } from '../errors/app-error.js';
@@ -45,10 +45,10 @@ export function createRoom(db: Db, ownerId: string, name: string): RoomRow {
   if (!n || n.length > 100) throw invalid('room name must be 1 to 100 characters');
   const id = newId('room');
   const now = Date.now();
-  db.transaction(() => {
+  immediate(db, () => {
     stmt(db, 'INSERT INTO rooms (id, name, created_by, created_at) VALUES (?, ?, ?, ?)').run(id, n, ownerId, now);
     stmt(db, 'INSERT INTO room_humans (room_id, owner_id, role, created_at) VALUES (?, ?, ?, ?)').run(id, ownerId, 'admin', now);
-  })();
+  });
   return getRoom(db, id)!;
 }
 
@@ -169,7 +169,7 @@ export function addAgent(db: Db, roomId: string, plate: string, addedBy: string)
  * cleared: nothing of that owner stays behind to be woken or assigned.
  */
 export function leaveRoom(db: Db, roomId: string, ownerId: string, newAdmin?: string): void {
-  db.transaction(() => {
+  immediate(db, () => {
     const role = humanRole(db, roomId, ownerId);
     if (!role) throw new AppError('NOT_FOUND', 'room not found');
     const admins = stmt(db, "SELECT owner_id FROM room_humans WHERE room_id = ? AND role = 'admin' AND owner_id != ?").all(roomId, ownerId);
@@ -189,7 +189,7 @@ export function leaveRoom(db: Db, roomId: string, ownerId: string, newAdmin?: st
     stmt(db, 'DELETE FROM room_trust WHERE room_id = ? AND owner_id = ?').run(roomId, ownerId);
     stmt(db, 'DELETE FROM room_humans WHERE room_id = ? AND owner_id = ?').run(roomId, ownerId);
     touchRoom(db, roomId, ['roster']);
-  })();
+  });
 }
 
 export function removeAgent(db: Db, roomId: string, plate: string): void {

@@ -29,7 +29,7 @@ export interface Board<T = TaskSummary | TaskRecord> {
   context_version: number;
 }
 
-/** decisions.md: a lane page holds at most this many tasks. */
+/** docs/contract.md "Limits": a lane page holds at most this many tasks. */
 export const BOARD_LIMIT_MAX = 200;
 /** /v1 default per lane: 10 per lane keeps a 50-lane board's default page within the budget below. */
 export const BOARD_LIMIT_HTTP = 10;

@@ -39,6 +39,7 @@ export const taskRoutes = [
   defineRoute({
     method: 'POST',
     path: '/v1/rooms/:id/tasks',
+    room: 'member',
     body: createTaskBody,
     handler: ({ core, owner, params }, { body }) => {
       const task = createTask(core, { kind: 'human', ownerId: owner.owner_id }, {
@@ -57,8 +58,9 @@ export const taskRoutes = [
   defineRoute({
     method: 'GET',
     path: '/v1/rooms/:id/tasks/:taskId',
+    room: 'member',
     handler: ({ core, owner, params }) => {
-      const t = requireTask(core.db, { kind: 'human', ownerId: owner.owner_id }, params.taskId, params.id);
+      const t = requireTask(core.db, { kind: 'human', ownerId: owner.owner_id }, { taskId: params.taskId, room: params.id });
       return toRecord(core.db, t, depsOf(core.db, t.id), openDepsOf(core.db, t.id));
     },
   }),
@@ -66,42 +68,50 @@ export const taskRoutes = [
     // A human edits an unfinished task (the board's detail panel): same rules as update_task, with the human's right to edit.
     method: 'PATCH',
     path: '/v1/rooms/:id/tasks/:taskId',
+    room: 'member',
     body: updateTaskBody,
     handler: ({ core, owner, params }, { body }) =>
       updateTask(
         core,
         { kind: 'human', ownerId: owner.owner_id },
-        params.taskId,
-        { title: body.title, detail: body.detail, definitionOfDone: body.definition_of_done, order: body.order, dependsOn: body.depends_on },
-        params.id,
+        {
+          taskId: params.taskId,
+          room: params.id,
+          patch: { title: body.title, detail: body.detail, definitionOfDone: body.definition_of_done, order: body.order, dependsOn: body.depends_on },
+        },
       ),
   }),
   defineRoute({
     method: 'POST',
     path: '/v1/rooms/:id/tasks/:taskId/assign',
+    room: 'member',
     body: reassignTaskBody,
-    handler: ({ core, owner, params }, { body }) => reassignTask(core, { kind: 'human', ownerId: owner.owner_id }, params.id, params.taskId, body.assignee),
+    handler: ({ core, owner, params }, { body }) => reassignTask(core, { kind: 'human', ownerId: owner.owner_id }, { room: params.id, taskId: params.taskId, assignee: body.assignee }),
   }),
   defineRoute({
     method: 'POST',
     path: '/v1/rooms/:id/tasks/:taskId/cancel',
-    handler: ({ core, owner, params }) => cancelTask(core, { kind: 'human', ownerId: owner.owner_id }, params.id, params.taskId),
+    room: 'member',
+    handler: ({ core, owner, params }) => cancelTask(core, { kind: 'human', ownerId: owner.owner_id }, { room: params.id, taskId: params.taskId }),
   }),
   defineRoute({
     method: 'POST',
     path: '/v1/rooms/:id/tasks/:taskId/release',
-    handler: ({ core, owner, params }) => releaseTask(core, { kind: 'human', ownerId: owner.owner_id }, params.taskId, params.id),
+    room: 'member',
+    handler: ({ core, owner, params }) => releaseTask(core, { kind: 'human', ownerId: owner.owner_id }, { taskId: params.taskId, room: params.id }),
   }),
   defineRoute({
     method: 'POST',
     path: '/v1/rooms/:id/tasks/:taskId/archive',
-    handler: ({ core, owner, params }) => archiveTask(core, { kind: 'human', ownerId: owner.owner_id }, params.taskId, params.id),
+    room: 'member',
+    handler: ({ core, owner, params }) => archiveTask(core, { kind: 'human', ownerId: owner.owner_id }, { taskId: params.taskId, room: params.id }),
   }),
   defineRoute({
     method: 'POST',
     path: '/v1/rooms/:id/tasks/:taskId/retry',
+    room: 'member',
     body: retryTaskBody,
     handler: ({ core, owner, params }, { body }) =>
-      new Status(201, retryTask(core, { kind: 'human', ownerId: owner.owner_id }, params.id, params.taskId, body.assignee)),
+      new Status(201, retryTask(core, { kind: 'human', ownerId: owner.owner_id }, { room: params.id, taskId: params.taskId, assignee: body.assignee })),
   }),
 ];

@@ -1,5 +1,5 @@
-import type { Core } from '../context.js';
-import { notifyActed, notifyTaskEnded } from '../context.js';
+import type { Core } from '../core.js';
+import { notifyActed, notifyTaskEnded } from '../core.js';
 import type { Db } from '../db/open.js';
 import { immediate } from '../db/open.js';
 import { newId } from '../util/ids.js';
@@ -49,8 +49,14 @@ function fail(r: Rejection, taskId?: string, roomId?: string): AppError {
 
 const taskNotFound = () => new AppError('NOT_FOUND', 'task not found; read_board lists the task ids of a room');
 
+/** A task named by id, and, when the caller names it too, the room it must be in (named, so the two ids cannot swap). */
+export interface TaskRef {
+  taskId: string;
+  room?: string;
+}
+
 /** The task, if the actor may see it: an agent member of its room, or a human member. */
-export function requireTask(db: Db, actor: Actor, taskId: string, roomId?: string): TaskRow {
+export function requireTask(db: Db, actor: Actor, { taskId, room: roomId }: TaskRef): TaskRow {
   const t = getTaskRow(db, taskId);
   if (!t || (roomId !== undefined && t.room_id !== roomId)) throw taskNotFound();
   if (actor.kind === 'agent') requireAgentRoom(db, t.room_id, actor.plate);
@@ -256,9 +262,9 @@ function mayEdit(db: Db, actor: Actor, t: TaskRow): boolean {
  * update_task and PATCH /v1/rooms/:id/tasks/:taskId: an unfinished task's title, detail,
  * definition of done, order or dependencies, by those `mayEdit` names.
  */
-export function updateTask(core: Core, actor: Actor, taskId: string, patch: UpdateInput, roomId?: string): TaskRecord {
+export function updateTask(core: Core, actor: Actor, { taskId, room: roomId, patch }: TaskRef & { patch: UpdateInput }): TaskRecord {
   return mutateTask(core, (db) => {
-    const t = requireTask(db, actor, taskId, roomId);
+    const t = requireTask(db, actor, { taskId, room: roomId });
     if (!mayEdit(db, actor, t)) {
       const who = actor.kind === 'agent' ? 'the assignee or the agent that created a task' : 'a room admin, the assignee’s owner or the task’s creator';
       throw new AppError('FORBIDDEN', `only ${who} may edit it`, { reason: 'not_assigned', taskId });
@@ -307,7 +313,7 @@ function decideOrThrow(db: Db, trigger: Trigger, t: TaskRow, actor: Actor, extra
 export function claimTask(core: Core, actor: Extract<Actor, { kind: 'agent' }>, taskId: string, instanceId: string): TaskRecord & { claimed: boolean } {
   let claimed = false;
   const rec = mutateTask(core, (db) => {
-    const t = requireTask(db, actor, taskId);
+    const t = requireTask(db, actor, { taskId });
     if (t.archived_at !== null) throw new AppError('CONFLICT', 'an archived task cannot be claimed', { reason: 'not_claimable', taskId });
     decideOrThrow(db, 'claim_task', t, actor, { heldByOtherInstance: t.status === 'doing' && t.lease_instance_id !== instanceId });
     // This instance holds it already: a repeat changes nothing.
@@ -355,7 +361,7 @@ export function returnReceipt(db: Db, taskId: string, instanceId: string): boole
 export function renewLease(core: Core, actor: Extract<Actor, { kind: 'agent' }>, taskId: string, instanceId: string): TaskRecord {
   // Only the lease time changes: no durable class of the room does.
   return mutateTask(core, (db) => {
-    const t = requireTask(db, actor, taskId);
+    const t = requireTask(db, actor, { taskId });
     if (t.assignee !== actor.plate) throw fail(NOT_ASSIGNED, t.id);
     if (!renewLeaseOf(db, t.id, instanceId, Date.now())) {
       throw new AppError(
@@ -369,9 +375,9 @@ export function renewLease(core: Core, actor: Extract<Actor, { kind: 'agent' }>,
 }
 
 /** release_task (self-release by the assignee) and the admin force-release: doing -> todo. */
-export function releaseTask(core: Core, actor: Actor, taskId: string, roomId?: string): TaskRecord {
+export function releaseTask(core: Core, actor: Actor, { taskId, room: roomId }: TaskRef): TaskRecord {
   return mutateTask(core, (db) => {
-    const t = requireTask(db, actor, taskId, roomId);
+    const t = requireTask(db, actor, { taskId, room: roomId });
     const humanAllowed = actor.kind === 'human' ? humanRole(db, t.room_id, actor.ownerId) === 'admin' || ownerOf(db, t.assignee) === actor.ownerId : undefined;
     decideOrThrow(db, 'release_task', t, actor, { humanAllowed });
     releaseToTodo(db, t.id, Date.now());
@@ -395,7 +401,7 @@ export interface StatusInput {
 /** set_status: todo, blocked or failed; done is refused (complete_task is the only way into done). */
 export function setStatus(core: Core, actor: Extract<Actor, { kind: 'agent' }>, taskId: string, input: StatusInput): TaskRecord {
   const rec = mutateTask(core, (db) => {
-    const t = requireTask(db, actor, taskId);
+    const t = requireTask(db, actor, { taskId });
     const to = decideOrThrow(db, 'set_status', t, actor, { target: input.status });
     writeStatus(db, t, to, input);
     return { task: t };
@@ -431,7 +437,7 @@ export function completeTask(
   const unblocked: string[] = [];
   const rec = mutateTask(core, (db) => {
     let woke = false;
-    const t = requireTask(db, actor, taskId);
+    const t = requireTask(db, actor, { taskId });
     const to = decideOrThrow(db, 'complete_task', t, actor, { target: input.status, hasHandoffNotes: hasNotes });
     writeStatus(db, t, to, to === 'done' ? input : { ...input, handoffNotes: undefined });
     if (to === 'done') {
@@ -469,9 +475,9 @@ export function completeTask(
 }
 
 /** Human cancellation: any status -> cancelled (room admin or the assignee's owner). */
-export function cancelTask(core: Core, actor: Extract<Actor, { kind: 'human' }>, roomId: string, taskId: string): TaskRecord {
+export function cancelTask(core: Core, actor: Extract<Actor, { kind: 'human' }>, { room: roomId, taskId }: Required<TaskRef>): TaskRecord {
   const rec = mutateTask(core, (db) => {
-    const t = requireTask(db, actor, taskId, roomId);
+    const t = requireTask(db, actor, { taskId, room: roomId });
     const humanAllowed = humanRole(db, t.room_id, actor.ownerId) === 'admin' || ownerOf(db, t.assignee) === actor.ownerId;
     decideOrThrow(db, 'cancel', t, actor, { humanAllowed });
     cancelTaskRow(db, t.id, Date.now());
@@ -494,9 +500,13 @@ export function mayReassign(db: Db, roomId: string, ownerId: string): boolean {
  * Human reassignment: the status is unchanged and the task gets a new assignee. Crossing
  * owners obeys Trust like creation does. The new assignee is told (inbox and assignment wake).
  */
-export function reassignTask(core: Core, actor: Extract<Actor, { kind: 'human' }>, roomId: string, taskId: string, assignee: string): TaskRecord {
+export function reassignTask(
+  core: Core,
+  actor: Extract<Actor, { kind: 'human' }>,
+  { room: roomId, taskId, assignee }: Required<TaskRef> & { assignee: string },
+): TaskRecord {
   return mutateTask(core, (db) => {
-    const t = requireTask(db, actor, taskId, roomId);
+    const t = requireTask(db, actor, { taskId, room: roomId });
     decideOrThrow(db, 'reassign', t, actor, { humanAllowed: mayReassign(db, t.room_id, actor.ownerId) });
     const a = resolveAssignee(db, t.room_id, assignee);
     if (a.plate === t.assignee) return { task: t, touched: [] };
@@ -512,9 +522,13 @@ export function reassignTask(core: Core, actor: Extract<Actor, { kind: 'human' }
  * given agent, which gets an assignment wake; tasks that depended on the failed one depend on
  * the copy. Same rights as reassignment; one retry per failed task.
  */
-export function retryTask(core: Core, actor: Extract<Actor, { kind: 'human' }>, roomId: string, taskId: string, assignee?: string): TaskRecord {
+export function retryTask(
+  core: Core,
+  actor: Extract<Actor, { kind: 'human' }>,
+  { room: roomId, taskId, assignee }: Required<TaskRef> & { assignee?: string },
+): TaskRecord {
   return mutateTask(core, (db) => {
-    const t = requireTask(db, actor, taskId, roomId);
+    const t = requireTask(db, actor, { taskId, room: roomId });
     if (!mayReassign(db, t.room_id, actor.ownerId)) {
       throw new AppError('FORBIDDEN', 'only those who may reassign this task may retry it (the agents\' owner, or a room admin)', {
         reason: 'not_allowed',
@@ -552,9 +566,9 @@ export function retryTask(core: Core, actor: Extract<Actor, { kind: 'human' }>, 
 }
 
 /** archive_task / POST …/archive: a finished task leaves the board but stays readable by id. */
-export function archiveTask(core: Core, actor: Actor, taskId: string, roomId?: string): TaskRecord {
+export function archiveTask(core: Core, actor: Actor, { taskId, room: roomId }: TaskRef): TaskRecord {
   return mutateTask(core, (db) => {
-    const t = requireTask(db, actor, taskId, roomId);
+    const t = requireTask(db, actor, { taskId, room: roomId });
     const allowed =
       actor.kind === 'agent'
         ? t.assignee === actor.plate || t.created_by_plate === actor.plate

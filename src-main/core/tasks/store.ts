@@ -3,7 +3,7 @@ import { stmt } from '../db/stmt.js';
 import { agentHandle, getAgentByPlate } from '../agents/store.js';
 import type { TaskStatus } from './transitions.js';
 
-/** decisions.md "Limits": a doing task whose lease was not renewed for this long is flagged stale. */
+/** docs/contract.md "Limits": a doing task whose lease was not renewed for this long is flagged stale. */
 export const LEASE_STALE_MS = 120_000;
 
 export interface TaskRow {

@@ -94,12 +94,15 @@ export const taskTools = [
     input: updateTaskInput,
     output: taskRecord,
     handler: (ctx, a) =>
-      updateTask(ctx.core, agentActor(ctx), a.task_id, {
-        title: a.title,
-        detail: a.detail,
-        definitionOfDone: a.definition_of_done,
-        order: a.order,
-        dependsOn: a.depends_on,
+      updateTask(ctx.core, agentActor(ctx), {
+        taskId: a.task_id,
+        patch: {
+          title: a.title,
+          detail: a.detail,
+          definitionOfDone: a.definition_of_done,
+          order: a.order,
+          dependsOn: a.depends_on,
+        },
       }),
   }),
   defineTool({
@@ -130,7 +133,7 @@ export const taskTools = [
     description: 'Gives back your doing task unfinished (to todo, lease ended) when you cannot go on; returns the task.',
     input: taskIdInput,
     output: taskRecord,
-    handler: (ctx, a) => releaseTask(ctx.core, agentActor(ctx), a.task_id),
+    handler: (ctx, a) => releaseTask(ctx.core, agentActor(ctx), { taskId: a.task_id }),
   }),
   defineTool({
     name: 'set_status',
@@ -201,7 +204,7 @@ export const taskTools = [
     input: taskIdInput,
     output: taskRecord,
     handler: (ctx, a) => {
-      const t = requireTask(ctx.core.db, agentActor(ctx), a.task_id);
+      const t = requireTask(ctx.core.db, agentActor(ctx), { taskId: a.task_id });
       return toRecord(ctx.core.db, t, depsOf(ctx.core.db, t.id), openDepsOf(ctx.core.db, t.id));
     },
   }),
@@ -213,7 +216,7 @@ export const taskTools = [
     description: 'Archives a finished task of yours once work is over (off the board, still readable by id); returns the task.',
     input: taskIdInput,
     output: taskRecord,
-    handler: (ctx, a) => archiveTask(ctx.core, agentActor(ctx), a.task_id),
+    handler: (ctx, a) => archiveTask(ctx.core, agentActor(ctx), { taskId: a.task_id }),
   }),
   defineTool({
     name: 'set_room_consent',

@@ -1,7 +1,7 @@
 import type { ErrorCode } from '../../../shared/errors.js';
 
 /**
- * The task transition table of interface.md section 3, as data. Every act on a task's
+ * The task transition table (docs/contract.md "Tasks", docs/tasks.md), as data. Every act on a task's
  * status asks `decide()`; the SQL that applies it re-checks the same conditions in one
  * conditional UPDATE, so a decision taken on a stale read can never be applied.
  */

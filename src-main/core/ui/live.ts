@@ -1,4 +1,4 @@
-import type { Core } from '../context.js';
+import type { Core } from '../core.js';
 import { roomsOfAgent } from '../rooms/store.js';
 import type { StopStep } from '../util/repeat.js';
 

@@ -1,4 +1,4 @@
-import type { Core } from '../context.js';
+import type { Core } from '../core.js';
 import type { McpSession } from '../sessions.js';
 import { credentialPurpose } from '../agents/store.js';
 

@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
-import type { Core, AgentActedEvent } from '../context.js';
-import { addHook, mcpUrl } from '../context.js';
+import type { Core, AgentActedEvent } from '../core.js';
+import { addHook, mcpUrl } from '../core.js';
 import { immediate } from '../db/open.js';
 import { agentHandle, createCredential, deleteRunnerCredential, getAgentByPlate, pruneRevokedRunnerCredentials, revokeCredential, type AgentRow } from '../agents/store.js';
 import { getRoom, isAgentMember, touchRoom, trustMode } from '../rooms/store.js';
@@ -43,7 +43,7 @@ export const RUNNERS_REVOKED_REASON =
 /** The safety net behind the event-driven kicks; also how often channel timeouts are checked. */
 const POLL_MS = 1000;
 
-/** The envelope of a wake (decisions.md "Wakes"); the channel push carries it as string meta. */
+/** The envelope of a wake (docs/wakes.md); the channel push carries it as string meta. */
 export interface WakeEnvelope {
   wake_id: string;
   plate: string;
@@ -612,7 +612,7 @@ function taskStaleReason(core: Core, taskId: string, plate: string): string | un
   return undefined;
 }
 
-/** A runner is its own instance: one per agent and host (decisions.md "Wakes"). */
+/** A runner is its own instance: one per agent and host (docs/contract.md "Wakes"). */
 export function runnerInstanceId(r: Pick<RunnerConfig, 'plate' | 'host'>): string {
   return `runner:${r.plate}:${r.host}`;
 }

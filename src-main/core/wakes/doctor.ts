@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { statSync } from 'node:fs';
-import type { Core } from '../context.js';
+import type { Core } from '../core.js';
 import { agentHandle, credentialBySecret, isRevoked, type AgentRow } from '../agents/store.js';
 import { mayRunCommands } from '../owners/store.js';
 import { onPath } from '../util/which.js';

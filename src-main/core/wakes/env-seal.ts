@@ -2,7 +2,7 @@ import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { dirname, isAbsolute } from 'node:path';
 import type { Db } from '../db/open.js';
 import { stmt } from '../db/stmt.js';
-import { loadSecretKey } from '../auth/keys.js';
+import { atRestKey } from '../auth/keys.js';
 
 /**
  * Runner `env` values may hold secrets (API keys for the agent's CLI): they are stored
@@ -11,17 +11,12 @@ import { loadSecretKey } from '../auth/keys.js';
  * another runner's row does not open. Stored as `sealed:1:<base64>`; an empty env stays `{}`.
  */
 const PREFIX = 'sealed:1:';
-const keys = new WeakMap<Db, Buffer>();
 
+/** The key for secrets at rest (auth/keys.ts), read once per store; the same one the workspace token uses. */
 function keyOf(db: Db): Buffer {
-  let k = keys.get(db);
-  if (!k) {
-    // The store lives at <home>/rooms.db: the key sits beside the other keys of that home.
-    if (db.memory || !isAbsolute(db.name)) throw new Error('runner env sealing needs a store in a data home');
-    k = loadSecretKey(dirname(db.name), 'workspace-aes256.key', () => randomBytes(32));
-    keys.set(db, k);
-  }
-  return k;
+  // The store lives at <home>/rooms.db: the key sits beside the other keys of that home.
+  if (db.memory || !isAbsolute(db.name)) throw new Error('runner env sealing needs a store in a data home');
+  return atRestKey(db, dirname(db.name));
 }
 
 const aad = (plate: string, host: string) => Buffer.from(`runner-env\u0000${plate}\u0000${host}`, 'utf8');

@@ -1,6 +1,6 @@
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Core } from '../context.js';
+import type { Core } from '../core.js';
 
 /**
  * The overnight limits of wakes (docs/wakes.md "Wakes you can leave running"): how deep a

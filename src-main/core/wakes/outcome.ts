@@ -1,4 +1,4 @@
-import type { Core } from '../context.js';
+import type { Core } from '../core.js';
 import { getAgentByPlate } from '../agents/store.js';
 import { mayRunCommands } from '../owners/store.js';
 import { trustMode } from '../rooms/store.js';

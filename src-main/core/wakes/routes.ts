@@ -10,7 +10,7 @@ import { deleteRunner, getRunner, putRunner, runnerDto, runnersOf, type RunnerIn
 import { presetNamed, RUNNER_PRESETS } from './presets.js';
 import { dropHeld, enqueueWake, getWake, listWakes, releaseHeld, usageSummary, wakeDto, type WakeRow } from './store.js';
 import { humanRole } from '../rooms/store.js';
-import type { Core } from '../context.js';
+import type { Core } from '../core.js';
 import { setWakeLimits, wakeLimits } from './limits.js';
 import { dispatcherOf } from './dispatcher.js';
 import { decodeCursor, encodeCursor } from '../util/cursor.js';

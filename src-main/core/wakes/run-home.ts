@@ -6,7 +6,7 @@ import { parseLenientObject } from '../util/lenient-json.js';
 
 /**
  * What the woken model is told about where it is: the envelope as a system-prompt addition
- * (decisions.md "Wakes"). The content itself reaches the model untouched, on stdin.
+ * (docs/contract.md "Wakes"). The content itself reaches the model untouched, on stdin.
  */
 export function wakeInstructions(e: WakeEnvelope, server: string): string {
   const lines = [

@@ -95,7 +95,7 @@ export function deleteRunner(db: Db, plate: string, host: string): boolean {
   return stmt(db, 'DELETE FROM runners WHERE plate = ? AND host = ?').run(plate, host).changes === 1;
 }
 
-/** decisions.md "Wakes": with runners on several hosts, the first configured one is woken. */
+/** docs/contract.md "Wakes": with runners on several hosts, the first configured one is woken. */
 export function firstRunner(db: Db, plate: string): RunnerConfig | undefined {
   const r = stmt(db, 'SELECT * FROM runners WHERE plate = ? ORDER BY created_at, host LIMIT 1').get(plate) as RunnerRow | undefined;
   return r && fromRow(db, r);

@@ -1,7 +1,7 @@
 import { lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, chmodSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, basename, isAbsolute, join, relative, resolve } from 'node:path';
-import type { Core } from '../context.js';
+import type { Core } from '../core.js';
 import { storedGitTokens } from '../workspace/store.js';
 import { allRunnerEnvValues } from './runners.js';
 

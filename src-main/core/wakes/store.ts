@@ -1,4 +1,4 @@
-import type { Db } from '../db/open.js';
+import { immediate, type Db } from '../db/open.js';
 import { stmt } from '../db/stmt.js';
 import { newId } from '../util/ids.js';
 import { getAgentByPlate, listAgentsOfOwner } from '../agents/store.js';
@@ -362,11 +362,11 @@ export function runningWakes(db: Db): WakeRow[] {
 
 /** Wakes a previous process left running: failed visibly, never run again. Returns them. */
 export function failLeftRunning(db: Db, reason: string): WakeRow[] {
-  return db.transaction(() => {
+  return immediate(db, () => {
     const rows = runningWakes(db);
     for (const r of rows) finishWake(db, r.id, 'failed', reason);
     return rows;
-  })();
+  });
 }
 
 export interface WakeDto {

@@ -1,19 +1,11 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import type { Core } from '../context.js';
-import { loadSecretKey } from '../auth/keys.js';
+import type { Core } from '../core.js';
+import { atRestKey } from '../auth/keys.js';
 
 const FORMAT = 1;
-const keys = new WeakMap<Core, Buffer>();
 
-/** The AES-256 key for secrets at rest, kept beside the signing key in <home>/keys (mode 0600). */
-function secretKey(core: Core): Buffer {
-  let k = keys.get(core);
-  if (!k) {
-    k = loadSecretKey(core.config.home, 'workspace-aes256.key', () => randomBytes(32));
-    keys.set(core, k);
-  }
-  return k;
-}
+/** The AES-256 key for secrets at rest (auth/keys.ts, shared with the runner env seal). */
+const secretKey = (core: Core): Buffer => atRestKey(core.db, core.config.home);
 
 /**
  * AES-256-GCM with a fresh 12-byte IV; the room id is the additional data, so a ciphertext

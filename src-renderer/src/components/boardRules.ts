@@ -1,6 +1,6 @@
 /**
  * Which human board actions the rules allow, so the UI can hide or disable the rest with a
- * reason. The server checks again; these mirror interface.md section 3 and the tasks service.
+ * reason. The server checks again; these mirror docs/contract.md "Tasks" and the tasks service.
  */
 import type { BoardTask, Members, Room, Task } from '../types';
 

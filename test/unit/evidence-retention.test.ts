@@ -2,23 +2,21 @@
 // evidence store does not read error_reports (the feedback capability owns it): feedback
 // answers through core.hooks.reportedErrorIds, which capabilities.ts registers.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { openMemoryCore, type MemoryCore } from '../helpers/memory-core.js';
 import { EVIDENCE_RETENTION_MS, getEvidence, pruneEvidence, recordEvidence } from '../../src-main/core/evidence/store.js';
 import { AppError } from '../../src-main/core/errors/app-error.js';
 import { ulid } from '../../src-main/core/util/ids.js';
 
 describe('evidence retention and error reports', () => {
-  let s: TestServer;
+  let m: MemoryCore;
 
-  beforeAll(async () => {
-    s = await startTestServer();
+  beforeAll(() => {
+    m = openMemoryCore();
   });
-  afterAll(async () => {
-    await s?.stop();
-  });
+  afterAll(() => m?.close());
 
   it('keeps old evidence that a report refers to, and prunes the rest', () => {
-    const { db, hooks } = s.running.core;
+    const { db, hooks } = m.core;
     const stamp = Date.now() - EVIDENCE_RETENTION_MS - 3600_000;
     const reported = `err_${ulid(stamp)}`;
     const unreported = `err_${ulid(stamp)}`;

@@ -151,7 +151,7 @@ export function addHook<F>(hooks: F[], h: F): () => void {
   };
 }
 
-/** Tells waiting wakes that this instance acted in the room (handled-on-next-act, decisions.md "Wakes"). */
+/** Tells waiting wakes that this instance acted in the room (handled-on-next-act, docs/contract.md "Wakes"). */
 export function notifyActed(core: Core, e: AgentActedEvent): void {
   for (const h of core.hooks.agentActed) {
     try {
