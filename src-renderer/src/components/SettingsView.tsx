@@ -6,7 +6,7 @@ const SHORTCUTS: Array<[string, string]> = [
   ['j / k', 'next / previous item (Needs you, the board)'],
   ['Enter', 'open the item'],
   ['Esc', 'close the dialog or panel'],
-  ['c', 'new task (on the board)'],
+  ['c', 'new task (from any view of a room: the board’s New task form)'],
 ];
 
 /** #/settings: this browser's preferences and the keyboard. */

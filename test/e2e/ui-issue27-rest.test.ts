@@ -1,0 +1,109 @@
+import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { startTestServer, ok, type TestServer, type TestAgent } from '../helpers/server.js';
+import { browserSkipReason, launchBrowser, signedInPage } from '../helpers/browser.js';
+
+/** The rest of the window's second pass (docs/ui.md): a file's own URL from the palette, `c` from any room view. */
+const skip = browserSkipReason();
+if (skip) console.warn(skip);
+const hashOf = async (page: Page) => new URL(page.url()).hash;
+const waitHash = (page: Page, re: RegExp) => expect.poll(() => hashOf(page), { timeout: 10_000 }).toMatch(re);
+const TARGET = 'zz/deep/report-quasar.md';
+
+describe.skipIf(!!skip)('UI: the rest of the second pass', () => {
+  let s: TestServer;
+  let browser: Browser;
+  let a: TestAgent;
+  let room: string;
+
+  beforeAll(async () => {
+    s = await startTestServer();
+    browser = await launchBrowser();
+    a = await s.agent('Writer');
+    room = await s.room('Files galore');
+    await s.join(room, a.plate);
+    const c = await s.connect(a.credential);
+    // More files than the Files tab loads (500, by path): the target sorts last, off the loaded page.
+    for (let i = 0; i < 505; i++) await ok(c, 'write_file', { room, path: `a/${String(i).padStart(4, '0')}.txt`, content: `filler ${i}` });
+    await ok(c, 'write_file', { room, path: TARGET, content: 'the quasar figures of the quarter' });
+    await ok(c, 'write_file', { room, path: 'NOTES/near-quasar.md', content: 'quasar nearby, on the first page' });
+    await c.close();
+  }, 180_000);
+  afterAll(async () => {
+    await browser?.close();
+    await s?.stop();
+  });
+
+  it('a palette file hit goes to the file: its own URL, scrolled into view and highlighted, even off the loaded page; reload lands there', async () => {
+    const { context, page } = await signedInPage(browser, s.running.loginUrl());
+    await page.goto(`${s.baseUrl}/#/needs-you`);
+    await page.getByRole('heading', { name: 'Needs you', level: 1 }).waitFor();
+    await page.keyboard.press('Control+k');
+    const d = page.getByRole('dialog', { name: 'Go to anything' });
+    await d.getByRole('combobox', { name: 'Search messages, tasks, files and rooms' }).fill('report-quasar');
+    await d.getByRole('option', { name: new RegExp(`File ${TARGET.replace(/[./]/g, '\\$&')}`) }).click();
+    await waitHash(page, new RegExp(`^#/rooms/${room}/files/`));
+    expect(decodeURIComponent((await hashOf(page)).split('/').pop()!)).toBe(TARGET);
+    const check = async () => {
+      const row = page.getByRole('row', { name: new RegExp(TARGET.replace(/[./]/g, '\\$&')) });
+      await row.waitFor();
+      expect(await row.getAttribute('aria-current')).toBe('true');
+      expect(await row.getAttribute('class')).toContain('highlight');
+      await expect.poll(() => row.evaluate((e) => { const r = e.getBoundingClientRect(); return r.top >= 0 && r.bottom <= window.innerHeight; })).toBe(true);
+      expect(await page.evaluate(() => document.activeElement?.getAttribute('data-path'))).toBe(TARGET);
+      // It is not on the loaded page (the first 500 paths): it was asked by its path and shown first.
+      await page.getByText('The linked file is not on the first page of the list: it is shown first.').waitFor();
+      // The room's other files are still listed, none of them marked.
+      expect(await page.locator('tr[aria-current="true"]').count()).toBe(1);
+      await page.getByRole('row', { name: /a\/0000\.txt/ }).waitFor();
+    };
+    await check();
+    await page.reload();
+    await check();
+    // A file that is on the loaded page is marked in place, without a second row.
+    await page.goto(`${s.baseUrl}/#/rooms/${room}/files/${encodeURIComponent('NOTES/near-quasar.md')}`);
+    const near = page.locator('tr[aria-current="true"]');
+    await near.waitFor();
+    expect(await near.getAttribute('data-path')).toBe('NOTES/near-quasar.md');
+    expect(await page.locator('tr[data-path="NOTES/near-quasar.md"]').count()).toBe(1);
+    expect(await page.getByText('The linked file is not on the first page').count()).toBe(0);
+    // A path the room does not have says so.
+    await page.goto(`${s.baseUrl}/#/rooms/${room}/files/${encodeURIComponent('no/such.md')}`);
+    await page.getByText('This room has no file “no/such.md”', { exact: false }).waitFor();
+    expect(await page.locator('tr[aria-current="true"]').count()).toBe(0);
+    await context.close();
+  });
+
+  it('c opens the board’s New task form from any view of the room, not while typing', async () => {
+    const { context, page } = await signedInPage(browser, s.running.loginUrl());
+    for (const tab of ['files', 'members', 'wakes', 'workspace']) {
+      await page.goto(`${s.baseUrl}/#/rooms/${room}/${tab}`);
+      await page.getByRole('navigation', { name: 'Room sections' }).waitFor();
+      await page.locator('.room-body').click({ position: { x: 2, y: 2 } });
+      await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+      await page.keyboard.press('c');
+      const form = page.getByRole('dialog', { name: 'New task' });
+      await form.waitFor();
+      await waitHash(page, new RegExp(`^#/rooms/${room}/board$`));
+      await page.keyboard.press('Escape');
+      await form.waitFor({ state: 'detached' });
+      expect(await hashOf(page)).toBe(`#/rooms/${room}/board`);
+    }
+    // The chat: typing c in the composer is a letter, not a shortcut; outside it, c opens the form.
+    await page.goto(`${s.baseUrl}/#/rooms/${room}`);
+    const box = page.getByRole('combobox', { name: 'Message the room' });
+    await box.click();
+    await page.keyboard.type('cc');
+    expect(await box.inputValue()).toBe('cc');
+    expect(await page.getByRole('dialog', { name: 'New task' }).count()).toBe(0);
+    await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+    await page.keyboard.press('c');
+    await page.getByRole('dialog', { name: 'New task' }).waitFor();
+    await waitHash(page, new RegExp(`^#/rooms/${room}/board$`));
+    // The form's own URL works as a link too.
+    await page.goto(`${s.baseUrl}/#/rooms/${room}/board/new`);
+    await page.getByRole('dialog', { name: 'New task' }).waitFor();
+    await waitHash(page, new RegExp(`^#/rooms/${room}/board$`));
+    await context.close();
+  });
+});
