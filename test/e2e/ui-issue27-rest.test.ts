@@ -49,8 +49,8 @@ describe.skipIf(!!skip)('UI: the rest of the second pass', () => {
       await row.waitFor();
       expect(await row.getAttribute('aria-current')).toBe('true');
       expect(await row.getAttribute('class')).toContain('highlight');
-      await expect.poll(() => row.evaluate((e) => { const r = e.getBoundingClientRect(); return r.top >= 0 && r.bottom <= window.innerHeight; })).toBe(true);
-      expect(await page.evaluate(() => document.activeElement?.getAttribute('data-path'))).toBe(TARGET);
+      await expect.poll(() => row.evaluate((e, h) => { const r = e.getBoundingClientRect(); return r.top >= 0 && r.bottom <= h; }, page.viewportSize()!.height)).toBe(true);
+      expect(await page.evaluate("document.activeElement && document.activeElement.getAttribute('data-path')")).toBe(TARGET);
       // It is not on the loaded page (the first 500 paths): it was asked by its path and shown first.
       await page.getByText('The linked file is not on the first page of the list: it is shown first.').waitFor();
       // The room's other files are still listed, none of them marked.
@@ -80,7 +80,7 @@ describe.skipIf(!!skip)('UI: the rest of the second pass', () => {
       await page.goto(`${s.baseUrl}/#/rooms/${room}/${tab}`);
       await page.getByRole('navigation', { name: 'Room sections' }).waitFor();
       await page.locator('.room-body').click({ position: { x: 2, y: 2 } });
-      await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+      await page.evaluate('document.activeElement && document.activeElement.blur()');
       await page.keyboard.press('c');
       const form = page.getByRole('dialog', { name: 'New task' });
       await form.waitFor();
@@ -96,7 +96,7 @@ describe.skipIf(!!skip)('UI: the rest of the second pass', () => {
     await page.keyboard.type('cc');
     expect(await box.inputValue()).toBe('cc');
     expect(await page.getByRole('dialog', { name: 'New task' }).count()).toBe(0);
-    await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+    await page.evaluate('document.activeElement && document.activeElement.blur()');
     await page.keyboard.press('c');
     await page.getByRole('dialog', { name: 'New task' }).waitFor();
     await waitHash(page, new RegExp(`^#/rooms/${room}/board$`));
