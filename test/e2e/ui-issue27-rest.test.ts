@@ -2,6 +2,9 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { startTestServer, ok, type TestServer, type TestAgent } from '../helpers/server.js';
 import { browserSkipReason, launchBrowser, signedInPage } from '../helpers/browser.js';
+import { join } from 'node:path';
+import { waitFor } from '../helpers/core.js';
+import { fixtureRunner, readRunnerLog } from '../integration/wakes-helpers.js';
 
 /** The rest of the window's second pass (docs/ui.md): a file's own URL from the palette, `c` from any room view. */
 const skip = browserSkipReason();
@@ -106,4 +109,29 @@ describe.skipIf(!!skip)('UI: the rest of the second pass', () => {
     await waitHash(page, new RegExp(`^#/rooms/${room}/board$`));
     await context.close();
   });
+
+  it('an agent running a wake reads "working" in the room members and the agents list; a stopped run shows in Needs you with Retry', async () => {
+    const sleeper = await s.agent('Sleeper');
+    const log = join(s.home, 'sleeper-ui.log');
+    expect((await s.api('PUT', `/v1/agents/${sleeper.plate}/runners/codex`, fixtureRunner(log))).status).toBe(200);
+    await s.join(room, sleeper.plate);
+    expect((await s.api('POST', `/v1/rooms/${room}/tasks`, { title: 'sleep on it', definition_of_done: 'never', assignee: sleeper.handle })).status).toBe(201);
+    await waitFor(() => readRunnerLog(log).find((l) => l.event === 'saw_task'), 'the task run to start');
+    const { context, page } = await signedInPage(browser, s.running.loginUrl());
+    await page.goto(`${s.baseUrl}/#/rooms/${room}/members`);
+    const row = page.locator(`li[data-agent="${sleeper.handle}"]`);
+    await expect.poll(() => row.locator('[data-activity]').getAttribute('data-activity'), { timeout: 10_000 }).toBe('working');
+    await page.goto(`${s.baseUrl}/#/agents`);
+    await expect.poll(() => page.locator('.list li', { hasText: 'Sleeper' }).locator('[data-activity]').getAttribute('data-activity'), { timeout: 10_000 }).toBe('working');
+    // Stopped (the route Needs you's Stop takes), the run is a failed wake there, with Retry (requeue).
+    const running = ((await s.api('GET', `/v1/agents/${sleeper.plate}/wakes`)).body.wakes as any[]).find((w) => w.status === 'running');
+    expect((await s.api('POST', `/v1/wakes/${running.wake_id}/stop`)).status).toBe(200);
+    await page.goto(`${s.baseUrl}/#/needs-you`);
+    const item = page.getByRole('list', { name: 'Needs you' }).getByRole('listitem', { name: /Wake failed: .*sleeper.* in Files galore/i });
+    await item.waitFor();
+    expect(await item.textContent()).toMatch(/stopped by /);
+    await item.getByRole('button', { name: /Retry wake of/ }).click();
+    await waitFor(() => readRunnerLog(log).filter((l) => l.event === 'saw_task').length === 2, 'the requeued run to start', 15_000);
+    await context.close();
+  }, 60_000);
 });

@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { waitFor } from '../helpers/core.js';
 import { fixtureRunner, readRunnerLog } from './wakes-helpers.js';
+import { agentPresence, PRESENCE_STALLED_MS } from '../../src-main/core/context.js';
+import { needsYou } from '../../src-main/core/needs/service.js';
 
 const servers: TestServer[] = [];
 afterAll(async () => {
@@ -40,6 +42,17 @@ describe('POST /v1/wakes/:id/stop: a human stops a running (stalled) wake', () =
     const running = (await wakes()).find((w) => w.status === 'running');
     expect(running).toBeTruthy();
 
+    // Needs you lists the run once its agent reads stalled (5 minutes without a tool call), with Stop; not before.
+    const kinds = async (token?: string) => ((await s.api('GET', '/v1/needs-you', undefined, token)).body.items as any[]).map((i) => i.kind);
+    expect(await kinds()).not.toContain('agent_stalled');
+    const core = s.running.core;
+    const later = (plate: string) => agentPresence(core, plate, Date.now() + PRESENCE_STALLED_MS + 1000) === 'stalled';
+    const stalledItems = needsYou(core.db, me.owner_id, { limit: 200, stalled: later }).items.filter((i) => i.kind === 'agent_stalled');
+    expect(stalledItems).toHaveLength(1);
+    expect(stalledItems[0]).toMatchObject({ action: 'stop', room: { room_id: room }, wake: { wake_id: running.wake_id, status: 'running' } });
+    // Not to a plain member of the room who neither owns the agent nor administers the room.
+    expect(needsYou(core.db, other.owner_id, { limit: 200, stalled: later }).items.filter((i) => i.kind === 'agent_stalled')).toHaveLength(0);
+
     for (const token of [other.token, stranger.token]) {
       const r = await s.api('POST', `/v1/wakes/${running.wake_id}/stop`, undefined, token);
       expect(r.status).toBe(404);
@@ -55,6 +68,10 @@ describe('POST /v1/wakes/:id/stop: a human stops a running (stalled) wake', () =
     await waitFor(() => !alive(started.pid), 'the runner process to end', 10_000);
     await new Promise((r) => setTimeout(r, 300));
     expect((await wakes()).find((w) => w.wake_id === running.wake_id)).toMatchObject({ status: 'failed', reason: `stopped by ${me.name}` });
+
+    // Stopped, it is a failed wake in Needs you (Retry = requeue), no longer a stalled one.
+    expect(await kinds()).toContain('wake_failed');
+    expect(needsYou(core.db, me.owner_id, { limit: 200, stalled: later }).items.filter((i) => i.kind === 'agent_stalled')).toHaveLength(0);
 
     const again = await s.api('POST', `/v1/wakes/${running.wake_id}/stop`);
     expect(again.status).toBe(409);

@@ -7,7 +7,7 @@ import { SCOPE_NAMES } from '../../../shared/scopes';
 import { Loading, ErrorNote, Empty } from './States';
 import { Confirm, Dialog } from './Dialog';
 import { connectionInstructions, urlsFromOrigin } from './connect';
-import { PresenceBadge, useInstancesByPlate } from './presence';
+import { ActivityBadge, PresenceBadge, useInstancesByPlate } from './presence';
 import { useSession } from '../stores/session';
 import { OwnerRights } from './OwnerRights';
 
@@ -314,7 +314,9 @@ export function AgentsView({ plate }: { plate?: string }) {
               <a href={href('agents', a.plate)} aria-current={a.plate === plate ? 'page' : undefined}>
                 {a.name}
               </a>{' '}
-              <span className="muted">{a.handle}</span> {a.revoked ? <span className="badge warn">revoked</span> : <PresenceBadge instances={instances.get(a.plate) ?? []} />}
+              <span className="muted">{a.handle}</span> {a.revoked ? <span className="badge warn">revoked</span> : <>
+                  <PresenceBadge instances={instances.get(a.plate) ?? []} /> <ActivityBadge presence={a.presence} />
+                </>}
             </li>
           ))}
         </ul>
