@@ -127,11 +127,51 @@ describe.skipIf(!!skip)('UI: the rest of the second pass', () => {
     const running = ((await s.api('GET', `/v1/agents/${sleeper.plate}/wakes`)).body.wakes as any[]).find((w) => w.status === 'running');
     expect((await s.api('POST', `/v1/wakes/${running.wake_id}/stop`)).status).toBe(200);
     await page.goto(`${s.baseUrl}/#/needs-you`);
-    const item = page.getByRole('list', { name: 'Needs you' }).getByRole('listitem', { name: /Wake failed: .*sleeper.* in Files galore/i });
+    const item = page.getByRole('list', { name: 'Needs you' }).getByRole('listitem', { name: /Wake failed: .* in Files galore/ }).filter({ hasText: 'stopped by' });
     await item.waitFor();
     expect(await item.textContent()).toMatch(/stopped by /);
     await item.getByRole('button', { name: /Retry wake of/ }).click();
     await waitFor(() => readRunnerLog(log).filter((l) => l.event === 'saw_task').length === 2, 'the requeued run to start', 15_000);
+    await context.close();
+  }, 60_000);
+
+  it('usage today per room (with each agent) and per agent; the runner coalescing switch; the wake limits in settings', async () => {
+    const counter = await s.agent('Counter');
+    const log = join(s.home, 'counter.log');
+    const usage = JSON.stringify({ usage: { input_tokens: 1200, output_tokens: 300, cache_read_tokens: 0, cost_usd: 0.05, model: 'm' } });
+    const runner = fixtureRunner(log, { env: { RUNNER_LOG: log, RUNNER_USAGE: usage } });
+    expect((await s.api('PUT', `/v1/agents/${counter.plate}/runners/codex`, runner)).status).toBe(200);
+    await s.join(room, counter.plate);
+    expect((await s.api('POST', `/v1/rooms/${room}/messages`, { body: `${counter.handle} count please`, mention_targets: [counter.handle] })).status).toBe(201);
+    await waitFor(
+      async () => ((await s.api('GET', `/v1/agents/${counter.plate}/wakes`)).body.wakes as any[]).some((w) => w.status === 'handled' || w.status === 'failed'),
+      'the mention run to end',
+      20_000,
+    );
+    const { context, page } = await signedInPage(browser, s.running.loginUrl());
+    await page.goto(`${s.baseUrl}/#/rooms/${room}/wakes`);
+    const today = page.getByRole('region', { name: 'Usage today' });
+    await expect.poll(() => today.textContent(), { timeout: 10_000 }).toContain('1,200 in');
+    expect(await today.textContent()).toContain('300 out');
+    expect(await today.textContent()).toContain('$0.05');
+    expect(await today.getByRole('list', { name: 'Usage today per agent' }).textContent()).toContain(counter.handle);
+    // Per agent, on its page; and the runner's coalescing switch, saved and read back.
+    await page.goto(`${s.baseUrl}/#/agents/${counter.plate}`);
+    await expect.poll(() => page.getByRole('region', { name: 'Usage today' }).textContent(), { timeout: 10_000 }).toContain('1 run');
+    const co = page.getByRole('checkbox', { name: 'Coalesce mentions' }).first();
+    await co.waitFor();
+    expect(await co.isChecked()).toBe(false);
+    await co.check();
+    await page.getByRole('button', { name: 'Save runner' }).first().click();
+    const codex = async () => ((await s.api('GET', `/v1/agents/${counter.plate}/runners`)).body.runners as any[]).find((r) => r.host === 'codex');
+    await expect.poll(async () => (await codex())?.coalesce, { timeout: 10_000 }).toBe(true);
+    // The wake limits: the primary owner reads and changes them in settings.
+    await page.goto(`${s.baseUrl}/#/settings`);
+    const budget = page.getByRole('spinbutton', { name: 'Wakes per agent per hour (0 = no limit)' });
+    await budget.fill('41');
+    await page.getByRole('button', { name: 'Save limits' }).click();
+    await page.getByText('Saved: in force now.').waitFor();
+    expect((await s.api('GET', '/v1/settings/wakes')).body.wake_budget).toBe(41);
     await context.close();
   }, 60_000);
 });

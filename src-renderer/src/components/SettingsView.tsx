@@ -1,4 +1,5 @@
 import { useUi, type Theme } from '../stores/ui';
+import { WakeLimits } from './Usage';
 
 const SHORTCUTS: Array<[string, string]> = [
   ['Ctrl+K / ⌘K', 'search messages, tasks, files and rooms of every room'],
@@ -38,6 +39,7 @@ export function SettingsView({ isPrimary }: { isPrimary: boolean }) {
           ))}
         </tbody>
       </table>
+      {isPrimary && <WakeLimits />}
       {isPrimary && <p className="muted">Backups: the indicator in the top bar shows the last one and backs up now.</p>}
     </section>
   );
