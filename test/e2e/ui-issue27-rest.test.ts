@@ -155,14 +155,18 @@ describe.skipIf(!!skip)('UI: the rest of the second pass', () => {
     expect(await today.textContent()).toContain('300 out');
     expect(await today.textContent()).toContain('$0.05');
     expect(await today.getByRole('list', { name: 'Usage today per agent' }).textContent()).toContain(counter.handle);
+    // Each wake of the log shows its own usage.
+    expect(await page.getByTestId('wakes').textContent()).toContain('Usage: 1200 in / 300 out tokens, $0.0500');
     // Per agent, on its page; and the runner's coalescing switch, saved and read back.
     await page.goto(`${s.baseUrl}/#/agents/${counter.plate}`);
     await expect.poll(() => page.getByRole('region', { name: 'Usage today' }).textContent(), { timeout: 10_000 }).toContain('1 run');
-    const co = page.getByRole('checkbox', { name: 'Coalesce mentions' }).first();
+    const form = page.getByRole('form', { name: /^codex/ });
+    const co = form.getByRole('checkbox', { name: 'Coalesce mentions' });
     await co.waitFor();
     expect(await co.isChecked()).toBe(false);
     await co.check();
-    await page.getByRole('button', { name: 'Save runner' }).first().click();
+    await form.getByRole('button', { name: 'Save runner' }).click();
+    await form.getByText('Saved.').waitFor();
     const codex = async () => ((await s.api('GET', `/v1/agents/${counter.plate}/runners`)).body.runners as any[]).find((r) => r.host === 'codex');
     await expect.poll(async () => (await codex())?.coalesce, { timeout: 10_000 }).toBe(true);
     // The wake limits: the primary owner reads and changes them in settings.
