@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineRoute } from '../http/router.js';
+import { agentPresence } from '../context.js';
 import { needsYou } from './service.js';
 
 const needsQuery = z.object({
@@ -13,6 +14,10 @@ export const needsRoutes = [
     method: 'GET',
     path: '/v1/needs-you',
     query: needsQuery,
-    handler: ({ core, owner }, { query }) => needsYou(core.db, owner.owner_id, { room: query.room, limit: query.limit ?? 200 }),
+    handler: ({ core, owner }, { query }) => needsYou(core.db, owner.owner_id, {
+        room: query.room,
+        limit: query.limit ?? 200,
+        stalled: (plate) => agentPresence(core, plate) === 'stalled',
+      }),
   }),
 ];

@@ -10,13 +10,13 @@ export const NEEDS_PER_ROOM = 20;
 /** Human mentions are looked for among a room's latest this many messages. */
 export const MENTION_WINDOW = 500;
 
-export type NeedKind = 'wake_failed' | 'wake_held' | 'task_failed' | 'task_blocked' | 'lease_stale' | 'blocked_by_failed' | 'mention';
+export type NeedKind = 'agent_stalled' | 'wake_failed' | 'wake_held' | 'task_failed' | 'task_blocked' | 'lease_stale' | 'blocked_by_failed' | 'mention';
 
 export interface NeedItem {
   kind: NeedKind;
   room: { room_id: string; name: string };
   /** What the UI offers for it; the server checks the right when it is taken. */
-  action: 'retry' | 'release' | 'reassign' | 'open';
+  action: 'stop' | 'retry' | 'release' | 'reassign' | 'open';
   at: string;
   wake?: WakeDto;
   task?: TaskRecord;
@@ -28,9 +28,15 @@ export interface NeedItem {
 /**
  * What waits on this human across every room it is in (docs/needs-you.md): failed and held wakes
  * of its own agents (or of any agent in a room it administers), blocked and failed tasks, stale
- * leases, tasks waiting on a failed one, and mentions of it. Newest first, bounded per room.
+ * leases, tasks waiting on a failed one, mentions of it, and the running wakes of agents whose
+ * presence is `stalled` (`opts.stalled`, given by the route: presence needs the live sessions).
+ * Newest first, bounded per room.
  */
-export function needsYou(db: Db, ownerId: string, opts: { room?: string; limit: number }): { items: NeedItem[]; truncated: boolean } {
+export function needsYou(
+  db: Db,
+  ownerId: string,
+  opts: { room?: string; limit: number; stalled?: (plate: string) => boolean },
+): { items: NeedItem[]; truncated: boolean } {
   const mine = new Set(platesOfOwner(db, ownerId));
   const rooms = roomsOfOwner(db, ownerId).filter((r) => !opts.room || r.id === opts.room);
   const items: NeedItem[] = [];
@@ -43,6 +49,16 @@ export function needsYou(db: Db, ownerId: string, opts: { room?: string; limit: 
         if (!admin && !mine.has(w.plate)) continue;
         const dto = wakeDto(w);
         items.push({ kind: status === 'failed' ? 'wake_failed' : 'wake_held', room, action: status === 'failed' ? 'retry' : 'release', at: dto.ended_at ?? dto.created_at, wake: dto });
+      }
+    }
+    // A stalled agent (a running wake, no tool call for 5 minutes): stop it, or stop and requeue.
+    const stalled = new Map<string, boolean>();
+    const isStalled = (plate: string) => stalled.get(plate) ?? stalled.set(plate, opts.stalled?.(plate) ?? false).get(plate)!;
+    if (opts.stalled) {
+      for (const w of listWakes(db, { roomId: r.id, status: 'running', limit: NEEDS_PER_ROOM })) {
+        if ((!admin && !mine.has(w.plate)) || !isStalled(w.plate)) continue;
+        const dto = wakeDto(w);
+        items.push({ kind: 'agent_stalled', room, action: 'stop', at: dto.started_at ?? dto.created_at, wake: dto });
       }
     }
     const handles = new Map<string, string>();

@@ -576,6 +576,19 @@ export class WakeDispatcher {
     return n;
   }
 
+  /**
+   * A human stops one running wake (POST /v1/wakes/:id/stop, docs/wakes.md): the wake is failed
+   * with `reason` now (conditional on `running`), then its runner's process group is killed (the
+   * run's own end finds the wake finished and only cleans up). False when it was not running.
+   */
+  stopRun(w: WakeRow, reason: string): boolean {
+    if (!finishWake(this.core.db, w.id, 'failed', reason, { toolCalls: this.runs.has(w.id) ? this.toolCallsOf(w.id) : undefined })) return false;
+    this.runs.get(w.id)?.proc.kill(reason);
+    this.changed(w.room_id);
+    this.kick();
+    return true;
+  }
+
   /** Stops dispatching; running runners are killed and every running wake is failed with a reason. */
   async stop(): Promise<void> {
     if (this.stopped) return;

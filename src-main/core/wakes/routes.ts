@@ -8,7 +8,7 @@ import type { Owner } from '../owners/store.js';
 import { isInsideHome } from './secrets.js';
 import { deleteRunner, getRunner, putRunner, runnerDto, runnersOf, type RunnerInput } from './runners.js';
 import { presetNamed, RUNNER_PRESETS } from './presets.js';
-import { dropHeld, enqueueWake, getWake, listWakes, releaseHeld, usageSummary, wakeDto, type WakeRow } from './store.js';
+import { dropHeld, enqueueWake, finishWake, getWake, listWakes, releaseHeld, usageSummary, wakeDto, type WakeRow } from './store.js';
 import { humanRole } from '../rooms/store.js';
 import type { Core } from '../core.js';
 import { setWakeLimits, wakeLimits } from './limits.js';
@@ -76,6 +76,13 @@ function actionableWake(core: Core, owner: Owner, id: string): WakeRow {
   if (role === 'member') {
     throw new AppError('FORBIDDEN', "only the agent's owner or an admin of the room may act on its wakes", { reason: 'not_owner_or_admin', roomId: w.room_id });
   }
+  throw new AppError('NOT_FOUND', 'wake not found');
+}
+
+/** A wake only its agent's owner or an admin of its room may stop: anyone else is told it does not exist. */
+function stoppableWake(core: Core, owner: Owner, id: string): WakeRow {
+  const w = getWake(core.db, id);
+  if (w && (getAgentByPlate(core.db, w.plate)?.owner_id === owner.owner_id || humanRole(core.db, w.room_id, owner.owner_id) === 'admin')) return w;
   throw new AppError('NOT_FOUND', 'wake not found');
 }
 
@@ -210,6 +217,23 @@ export const wakeRoutes = [
       const w = actionableWake(core, owner, params.id);
       if (!dropHeld(core.db, w.id, owner.owner_id)) throw notHeld(getWake(core.db, w.id) ?? w);
       core.bus.emit({ type: 'wakes.changed', room: w.room_id });
+      return wakeDto(getWake(core.db, w.id)!);
+    },
+  }),
+  defineRoute({
+    // A stalled (or any running) wake: fail it and kill its runner's process group; requeue is its retry.
+    method: 'POST',
+    path: '/v1/wakes/:id/stop',
+    handler: ({ core, owner, params }) => {
+      const w = stoppableWake(core, owner, params.id);
+      const reason = `stopped by ${owner.name}`;
+      const d = dispatcherOf(core);
+      const stopped = d ? d.stopRun(w, reason) : finishWake(core.db, w.id, 'failed', reason);
+      if (!stopped) {
+        const now = getWake(core.db, w.id) ?? w;
+        throw new AppError('CONFLICT', `the wake is ${now.status}: only a running wake can be stopped`, { reason: 'not_running', details: { status: now.status } });
+      }
+      if (!d) core.bus.emit({ type: 'wakes.changed', room: w.room_id });
       return wakeDto(getWake(core.db, w.id)!);
     },
   }),

@@ -7,9 +7,10 @@ import { SCOPE_NAMES } from '../../../shared/scopes';
 import { Loading, ErrorNote, Empty } from './States';
 import { Confirm, Dialog } from './Dialog';
 import { connectionInstructions, urlsFromOrigin } from './connect';
-import { PresenceBadge, useInstancesByPlate } from './presence';
+import { ActivityBadge, PresenceBadge, useInstancesByPlate } from './presence';
 import { useSession } from '../stores/session';
 import { OwnerRights } from './OwnerRights';
+import { UsageToday } from './Usage';
 
 const SCOPE_HELP: Record<ScopeName, string> = {
   READ: 'read rooms, board, files listing, members, mentions',
@@ -108,11 +109,12 @@ function RunnerRow({ agent, host }: { agent: Agent; host: RunnerHost }) {
   const [args, setArgs] = useState((runner?.args ?? []).join(' '));
   const [cwd, setCwd] = useState(runner?.cwd ?? '');
   const [timeout, setTimeoutS] = useState(runner?.timeout_ms ? String(runner.timeout_ms / 1000) : '');
+  const [coalesce, setCoalesce] = useState(runner?.coalesce === true);
   const [msg, setMsg] = useState<string>();
   const id = `rn-${agent.plate}-${host}`;
   async function submit(e: FormEvent) {
     e.preventDefault();
-    const common = { ...(cwd.trim() ? { cwd: cwd.trim() } : {}), ...(timeout ? { timeout_ms: Math.round(Number(timeout) * 1000) } : {}) };
+    const common = { ...(cwd.trim() ? { cwd: cwd.trim() } : {}), ...(timeout ? { timeout_ms: Math.round(Number(timeout) * 1000) } : {}), coalesce };
     const body: Runner = mode === 'preset' ? { preset: preset || presets[0]?.preset, ...common } : { command: command.trim(), args: args.trim() ? args.trim().split(/\s+/) : [], ...common };
     const r = await saveRunner(agent.plate, host, body);
     setMsg(r.ok ? 'Saved.' : describeError(r.error));
@@ -152,6 +154,9 @@ function RunnerRow({ agent, host }: { agent: Agent; host: RunnerHost }) {
         <input id={`${id}-cwd`} value={cwd} onChange={(e) => setCwd(e.target.value)} placeholder="/abs/path (optional)" />
         <label htmlFor={`${id}-to`}>Timeout (s)</label>
         <input id={`${id}-to`} type="number" min={1} value={timeout} onChange={(e) => setTimeoutS(e.target.value)} className="short" placeholder="600" />
+        <label className="row" htmlFor={`${id}-co`}>
+          <input id={`${id}-co`} type="checkbox" checked={coalesce} onChange={(e) => setCoalesce(e.target.checked)} aria-describedby={`${id}-co-why`} /> Coalesce mentions
+        </label>
         <button type="submit">Save runner</button>
         {runner && (
           <button type="button" className="danger" onClick={async () => setMsg((await removeRunner(agent.plate, host)).ok ? 'Removed.' : 'Could not remove.')}>
@@ -159,6 +164,10 @@ function RunnerRow({ agent, host }: { agent: Agent; host: RunnerHost }) {
           </button>
         )}
       </div>
+      <p className="muted" id={`${id}-co-why`}>
+        Coalesce: mentions of this agent in one room that queue while it runs start as one run with all their messages, so three quick
+        mentions cost one start and one read of the room instead of three.
+      </p>
       {msg && <p role="status">{msg}</p>}
     </form>
   );
@@ -256,6 +265,7 @@ function AgentDetail({ agent }: { agent: Agent }) {
       <p className="muted">Mint a credential to get these with the secret filled in; here it is a placeholder.</p>
       <Instructions secret="<credential>" urls={urlsFromOrigin(window.location.origin)} agent={agent} />
       <h3>Runners</h3>
+      <UsageToday plate={agent.plate} />
       <p className="muted">A runner lets the server start this agent headless when it is woken and no live Claude Code session listens. The wake arrives on stdin.</p>
       {me && !me.allow_runners && (
         <p className="note">Runners run commands as this machine’s user, so only the primary owner, or an owner it allowed, may configure them. Ask the primary owner.</p>
@@ -314,7 +324,9 @@ export function AgentsView({ plate }: { plate?: string }) {
               <a href={href('agents', a.plate)} aria-current={a.plate === plate ? 'page' : undefined}>
                 {a.name}
               </a>{' '}
-              <span className="muted">{a.handle}</span> {a.revoked ? <span className="badge warn">revoked</span> : <PresenceBadge instances={instances.get(a.plate) ?? []} />}
+              <span className="muted">{a.handle}</span> {a.revoked ? <span className="badge warn">revoked</span> : <>
+                  <PresenceBadge instances={instances.get(a.plate) ?? []} /> <ActivityBadge presence={a.presence} />
+                </>}
             </li>
           ))}
         </ul>

@@ -11,7 +11,7 @@ import { TaskCard, type CardLinks } from './TaskCard';
 import { ReassignDialog, TaskDetail } from './TaskDetail';
 import { canEdit, canReassign } from './boardRules';
 import { Dialog } from './Dialog';
-import { navigate } from '../router';
+import { href, navigate } from '../router';
 
 /** The board groups by status (the default) or by assignee; the choice is kept per browser. */
 type Grouping = 'status' | 'assignee';
@@ -152,14 +152,21 @@ interface LaneView {
   count: number;
 }
 
-export function BoardView({ room, openTaskId }: { room: Room; openTaskId?: string }) {
+/** `newTask`: the route is `#/rooms/:id/board/new` (`c` pressed in another view of the room): the New task form opens. */
+export function BoardView({ room, openTaskId, newTask }: { room: Room; openTaskId?: string; newTask?: boolean }) {
   const roomId = room.room_id;
   const rb = useBoard((s) => s.rooms[roomId]);
   const filter = useBoard((s) => s.filters[roomId]) ?? NO_FILTER;
   const { setFilter, load, loadMore, reorder } = useBoard.getState();
   const members = useMembers((s) => s.rooms[roomId]?.data);
   const meId = useSession((s) => s.me?.owner_id ?? '');
-  const [creating, setCreating] = useState(false);
+  const [creating, setCreating] = useState(!!newTask);
+  useEffect(() => {
+    if (!newTask) return;
+    setCreating(true);
+    // The form is open; the address becomes the board's again (Back does not reopen it).
+    window.location.replace(href('rooms', roomId, 'board'));
+  }, [newTask, roomId]);
   // The open task is the URL's (#/rooms/:id/tasks/:taskId): reload, back and a pasted link land on it.
   const openId = openTaskId ?? null;
   const setOpenId = useCallback((id: string | null) => (id ? navigate('rooms', roomId, 'tasks', id) : navigate('rooms', roomId, 'board')), [roomId]);

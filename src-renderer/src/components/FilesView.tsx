@@ -2,8 +2,8 @@ import { useEffect, useRef, useState, type DragEvent } from 'react';
 import { useFiles } from '../stores/files';
 import { phaseOf } from '../stores/room-resource';
 import { DeletedFiles } from './DeletedFiles';
-import { describeError } from '../api';
-import type { Room, RoomFile } from '../types';
+import { describeError, enc, get } from '../api';
+import type { FilePage, Room, RoomFile } from '../types';
 import { Loading, ErrorNote, Empty } from './States';
 import { Confirm } from './Dialog';
 
@@ -19,7 +19,33 @@ function isQuarantined(f: { status?: string; quarantined?: boolean }) {
   return f.quarantined === true || f.status === 'quarantined';
 }
 
-export function FilesView({ room }: { room: Room }) {
+const pathOf = (f: RoomFile) => f.path ?? f.filename ?? '';
+
+/**
+ * The file a link names (`#/rooms/:id/files/<path>`, a palette hit): the loaded row, or, when it is
+ * not on the loaded page, the file itself asked by its path (`?prefix=`), shown first;
+ * `missing` when the room has no such (readable) file.
+ */
+function useLinkedFile(roomId: string, path: string | undefined, files: RoomFile[] | undefined): { extra?: RoomFile; missing: boolean } {
+  const inPage = !!path && !!files?.some((f) => pathOf(f) === path);
+  const [found, setFound] = useState<{ path: string; file: RoomFile | false } | null>(null);
+  useEffect(() => {
+    if (!path || !files || inPage) return;
+    let live = true;
+    void get<FilePage>(`/v1/rooms/${enc(roomId)}/files?prefix=${enc(path)}&limit=20`).then((r) => {
+      if (!live) return;
+      const file = r.ok ? r.data.files.find((f) => pathOf(f) === path) : undefined;
+      setFound({ path, file: file ?? false });
+    });
+    return () => {
+      live = false;
+    };
+  }, [roomId, path, inPage, files]);
+  if (!path || inPage || found?.path !== path) return { missing: false };
+  return found.file ? { extra: found.file, missing: false } : { missing: true };
+}
+
+export function FilesView({ room, focusPath }: { room: Room; focusPath?: string }) {
   const roomId = room.room_id;
   const state = useFiles((s) => s.rooms[roomId]);
   const files = state?.data;
@@ -33,6 +59,16 @@ export function FilesView({ room }: { room: Room }) {
   useEffect(() => {
     void load(roomId);
   }, [roomId, load]);
+  const linked = useLinkedFile(roomId, focusPath, files);
+  const rows = linked.extra ? [linked.extra, ...(files ?? [])] : files;
+  const focusedRow = useRef<HTMLTableRowElement>(null);
+  const shownFocus = rows?.some((f) => pathOf(f) === focusPath);
+  // A linked file is scrolled into view and takes the focus once it is on screen.
+  useEffect(() => {
+    if (!shownFocus) return;
+    focusedRow.current?.scrollIntoView({ block: 'center' });
+    focusedRow.current?.focus({ preventScroll: true });
+  }, [shownFocus, focusPath]);
 
   const start = (files: FileList | null) => {
     for (const f of Array.from(files ?? [])) void upload(roomId, f);
@@ -98,9 +134,11 @@ export function FilesView({ room }: { room: Room }) {
         </ul>
       )}
       {err && <ErrorNote error={err} />}
-      {!files ? (
+      {linked.missing && <ErrorNote error={`This room has no file “${focusPath}” (it was deleted or never finished uploading).`} />}
+      {linked.extra && <p className="muted">The linked file is not on the first page of the list: it is shown first.</p>}
+      {!rows ? (
         phaseOf(state) === 'error' ? <ErrorNote error={state?.error} what="files" retry={() => void load(roomId)} /> : <Loading what="files" />
-      ) : !files.length ? (
+      ) : !rows.length ? (
         <Empty>No files yet.</Empty>
       ) : (
         <table className="table">
@@ -115,8 +153,17 @@ export function FilesView({ room }: { room: Room }) {
             </tr>
           </thead>
           <tbody>
-            {files.map((f) => (
-              <tr key={f.file_id}>
+            {rows.map((f, i) => {
+              const focused = !!focusPath && pathOf(f) === focusPath && (i === 0 || !linked.extra);
+              return (
+              <tr
+                key={`${f.file_id}:${i === 0 && linked.extra ? 'linked' : ''}`}
+                ref={focused ? focusedRow : undefined}
+                className={focused ? 'highlight' : undefined}
+                aria-current={focused ? 'true' : undefined}
+                tabIndex={focused ? -1 : undefined}
+                data-path={pathOf(f)}
+              >
                 <td>
                   <strong>{f.path ?? f.filename}</strong>
                   <div className="muted">{f.content_type}</div>
@@ -149,7 +196,8 @@ export function FilesView({ room }: { room: Room }) {
                   </button>
                 </td>
               </tr>
-            ))}
+              );
+            })}
           </tbody>
         </table>
       )}

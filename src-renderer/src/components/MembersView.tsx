@@ -6,7 +6,7 @@ import { useSession } from '../stores/session';
 import { describeError } from '../api';
 import type { Role, Room } from '../types';
 import { Loading, ErrorNote, Empty } from './States';
-import { PresenceBadge } from './presence';
+import { ActivityBadge, PresenceBadge } from './presence';
 import { LeaveRoom } from './LeaveRoom';
 
 export function MembersView({ room }: { room: Room }) {
@@ -97,7 +97,7 @@ export function MembersView({ room }: { room: Room }) {
                 <li key={a.plate} data-agent={a.handle}>
                   <strong>{a.name}</strong> <span className="muted">{a.handle}</span> <span className="muted">agent of {a.owner.name}</span>
                   {a.revoked && <span className="badge warn">revoked</span>}
-                  <PresenceBadge instances={live} />
+                  <PresenceBadge instances={live} /> <ActivityBadge presence={a.presence} />
                   {live.length > 0 && (
                     <ul className="instances">
                       {live.map((i) => (

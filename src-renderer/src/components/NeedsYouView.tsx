@@ -7,6 +7,7 @@ import { Loading, ErrorNote } from './States';
 import { formatTime } from './time';
 
 const LABEL: Record<NeedItem['kind'], string> = {
+  agent_stalled: 'Agent stalled',
   wake_failed: 'Wake failed',
   wake_held: 'Wake held',
   task_failed: 'Task failed',
@@ -25,6 +26,7 @@ function subject(i: NeedItem): string {
 }
 
 function detail(i: NeedItem): string | undefined {
+  if (i.kind === 'agent_stalled') return `running since ${i.wake?.started_at ? formatTime(i.wake.started_at) : 'a while'} with no tool call for over 5 minutes`;
   if (i.wake) return i.wake.reason ?? undefined;
   if (i.task && (i.kind === 'task_failed' || i.kind === 'task_blocked')) return i.task.reason ?? undefined;
   if (i.kind === 'lease_stale') return 'No lease renewal for over 120 s: release it so another agent can claim it.';
@@ -41,7 +43,7 @@ function openHref(i: NeedItem): string {
 }
 
 function NeedRow({ item, index, focused, onFocus }: { item: NeedItem; index: number; focused: boolean; onFocus: (i: number) => void }) {
-  const { retryWake, releaseWake, dropWake, retryTask, releaseTask } = useNeeds.getState();
+  const { retryWake, stopWake, releaseWake, dropWake, retryTask, releaseTask } = useNeeds.getState();
   const [err, setErr] = useState<string>();
   const [busy, setBusy] = useState(false);
   const run = (f: () => Promise<{ ok: boolean; error?: unknown }>) => async () => {
@@ -54,7 +56,20 @@ function NeedRow({ item, index, focused, onFocus }: { item: NeedItem; index: num
   let action: ReactNode = null;
   const w = item.wake;
   const t = item.task;
-  if (item.kind === 'wake_failed' && w && !routeMissing('wake-retry')) {
+  if (item.kind === 'agent_stalled' && w && !routeMissing('wake-stop')) {
+    action = (
+      <>
+        <button type="button" disabled={busy} className="danger" onClick={run(() => stopWake(w, false))} aria-label={`Stop wake of ${w.handle ?? 'agent'} in ${item.room.name}`}>
+          Stop
+        </button>
+        {!routeMissing('wake-retry') && (
+          <button type="button" disabled={busy} onClick={run(() => stopWake(w, true))} aria-label={`Stop and requeue wake of ${w.handle ?? 'agent'} in ${item.room.name}`}>
+            Stop and requeue
+          </button>
+        )}
+      </>
+    );
+  } else if (item.kind === 'wake_failed' && w && !routeMissing('wake-retry')) {
     action = (
       <button type="button" disabled={busy} onClick={run(() => retryWake(w))} aria-label={`Retry wake of ${w.handle ?? 'agent'} in ${item.room.name}`}>
         Retry
@@ -170,7 +185,7 @@ export function NeedsYouView() {
       ) : status === 'error' ? (
         <ErrorNote error={error} what="what needs you" retry={() => void load()} />
       ) : items.length === 0 ? (
-        <p className="empty-needs">Nothing needs you right now: no failed or held wakes, no blocked or failed tasks, no stale leases, no mentions.</p>
+        <p className="empty-needs">Nothing needs you right now: no stalled agents, no failed or held wakes, no blocked or failed tasks, no stale leases, no mentions.</p>
       ) : (
         <>
           <p className="muted">

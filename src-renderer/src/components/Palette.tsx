@@ -18,11 +18,11 @@ interface Hit {
 
 const KIND_WORD: Record<Hit['kind'], string> = { room: 'Room', message: 'Message', task: 'Task', file: 'File', decision: 'Decision' };
 
-/** Where a search hit goes: a message to its link (loaded around it), a task to its page, a file to the room's files. */
+/** Where a search hit goes: a message to its link (loaded around it), a task to its page, a file to its row in the room's files (`#/rooms/:id/files/<path>`). */
 function target(r: SearchResult): string {
   if (r.kind === 'message' && r.seq !== undefined) return href('rooms', r.room, 'messages', String(r.seq));
   if (r.kind === 'task' && (r.task_id || r.id)) return href('rooms', r.room, 'tasks', r.task_id ?? r.id);
-  if (r.kind === 'file') return href('rooms', r.room, 'files');
+  if (r.kind === 'file') return r.path ? href('rooms', r.room, 'files', r.path) : href('rooms', r.room, 'files');
   return href('rooms', r.room);
 }
 

@@ -1,7 +1,7 @@
 import { useEffect } from 'react';
 import { useMembers, useRooms } from '../stores/rooms';
 import { useSession } from '../stores/session';
-import { href } from '../router';
+import { href, navigate } from '../router';
 import { Loading, ErrorNote } from './States';
 import { ChatView } from './ChatView';
 import { BoardView } from './BoardView';
@@ -22,7 +22,7 @@ const TABS: Array<[string, string]> = [
   ['wakes', 'Wakes & feedback'],
 ];
 
-/** `tab` is the route's third part; `sub` the fourth (a task id under `tasks`, a message seq under `messages`). */
+/** `tab` is the route's third part; `sub` the fourth (a task id under `tasks`, a message seq under `messages`, a file's path under `files`, `new` under `board`). */
 export function RoomView({ roomId, tab, sub }: { roomId: string; tab: string; sub?: string }) {
   const room = useRooms((s) => s.rooms.find((r) => r.room_id === roomId));
   const status = useRooms((s) => s.status);
@@ -39,6 +39,22 @@ export function RoomView({ roomId, tab, sub }: { roomId: string; tab: string; su
     return () => clearInterval(t);
   }, [roomId, loadMembers]);
 
+  // c: a new task from any view of the room (the board handles it itself): the board's New task form.
+  const onBoard = tab === 'board' || tab === 'tasks';
+  useEffect(() => {
+    if (onBoard) return;
+    const onKeyDown = (e: globalThis.KeyboardEvent) => {
+      if (e.key !== 'c' || e.ctrlKey || e.metaKey || e.altKey || e.shiftKey || e.defaultPrevented || e.repeat) return;
+      const t = e.target as HTMLElement | null;
+      if (t && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName) || t.closest('dialog'))) return;
+      if (document.querySelector('dialog[open]')) return;
+      e.preventDefault();
+      navigate('rooms', roomId, 'board', 'new');
+    };
+    window.addEventListener('keydown', onKeyDown);
+    return () => window.removeEventListener('keydown', onKeyDown);
+  }, [onBoard, roomId]);
+
   if (!room) {
     if (status === 'ready') return <ErrorNote error="This room does not exist or you are not a member of it." />;
     if (status === 'error') return <ErrorNote error={error} what="the room" retry={() => void useRooms.getState().load()} />;
@@ -47,7 +63,7 @@ export function RoomView({ roomId, tab, sub }: { roomId: string; tab: string; su
   let body;
   switch (tab) {
     case 'board':
-      body = <BoardView room={room} />;
+      body = <BoardView room={room} newTask={sub === 'new'} />;
       break;
     case 'tasks':
       body = <BoardView room={room} openTaskId={sub} />;
@@ -56,7 +72,7 @@ export function RoomView({ roomId, tab, sub }: { roomId: string; tab: string; su
       body = <ChatView room={room} focusSeq={sub && /^\d+$/.test(sub) ? Number(sub) : undefined} />;
       break;
     case 'files':
-      body = <FilesView room={room} />;
+      body = <FilesView room={room} focusPath={sub} />;
       break;
     case 'members':
       body = <MembersView room={room} />;

@@ -1,4 +1,5 @@
 import { useUi, type Theme } from '../stores/ui';
+import { WakeLimits } from './Usage';
 
 const SHORTCUTS: Array<[string, string]> = [
   ['Ctrl+K / ⌘K', 'search messages, tasks, files and rooms of every room'],
@@ -6,7 +7,7 @@ const SHORTCUTS: Array<[string, string]> = [
   ['j / k', 'next / previous item (Needs you, the board)'],
   ['Enter', 'open the item'],
   ['Esc', 'close the dialog or panel'],
-  ['c', 'new task (on the board)'],
+  ['c', 'new task (from any view of a room: the board’s New task form)'],
 ];
 
 /** #/settings: this browser's preferences and the keyboard. */
@@ -38,6 +39,7 @@ export function SettingsView({ isPrimary }: { isPrimary: boolean }) {
           ))}
         </tbody>
       </table>
+      {isPrimary && <WakeLimits />}
       {isPrimary && <p className="muted">Backups: the indicator in the top bar shows the last one and backs up now.</p>}
     </section>
   );

@@ -6,6 +6,7 @@ import { usePlateHandles } from './ChatView';
 import type { Room } from '../types';
 import { Loading, ErrorNote, Empty } from './States';
 import { formatTime } from './time';
+import { UsageToday } from './Usage';
 
 /** A wake dropped because its task was finished before it ran is ordinary, not a failure. */
 function skipped(w: { status: string; reason?: string | null }): boolean {
@@ -32,6 +33,12 @@ export function WakesView({ room }: { room: Room }) {
       <section aria-labelledby="wk-h">
         <h2 id="wk-h">Wake log</h2>
         <p className="muted">Each mention or assignment that woke an agent: queued, running, handled or failed.</p>
+        <UsageToday room={roomId} who={who} />
+        {!!wakes?.data?.some((w) => w.status === 'merged') && (
+          <p className="muted" data-testid="coalesce-saved">
+            Coalescing saved {wakes.data.filter((w) => w.status === 'merged').length} run(s) among these wakes: each merged mention was answered in another run.
+          </p>
+        )}
         {!wakes?.data ? (
           phaseOf(wakes) === 'error' ? <ErrorNote error={wakes?.error} what="wakes" retry={() => void load(roomId)} /> : <Loading what="wakes" />
         ) : wakes.data.length === 0 ? (
@@ -74,6 +81,11 @@ export function WakesView({ room }: { room: Room }) {
                   <td>
                     {w.reason && <div>Reason: {w.reason}</div>}
                     {w.exit_code !== null && w.exit_code !== undefined && <div>Exit code {w.exit_code}</div>}
+                    {w.usage && (
+                      <div className="muted">
+                        Usage: {w.usage.input_tokens ?? '?'} in / {w.usage.output_tokens ?? '?'} out tokens{w.usage.cost_usd != null ? `, $${w.usage.cost_usd.toFixed(4)}` : ''}
+                      </div>
+                    )}
                     {(w.stdout_tail || w.stderr_tail) && (
                       <details>
                         <summary>Output tail</summary>

@@ -1,6 +1,8 @@
 import { useEffect, useMemo } from 'react';
 import { useMembers, useRooms } from '../stores/rooms';
 import type { Instance } from '../types';
+import type { Presence as WorkPresence } from '../../../shared/api-types.js';
+import { href } from '../router';
 import { presenceOf } from './presenceRules';
 
 export { presenceOf, type Presence } from './presenceRules';
@@ -14,6 +16,29 @@ export function PresenceBadge({ instances }: { instances: Instance[] }) {
       {instances.length > 0 ? ` ×${instances.length}` : ''}
     </span>
   );
+}
+
+/**
+ * What the agent is doing, from the server's `presence` (docs/wakes.md "Liveness"): shown for
+ * `working` and `stalled` only (idle and offline are what PresenceBadge already says). A stalled
+ * agent links to Needs you, where its run can be stopped or requeued.
+ */
+export function ActivityBadge({ presence }: { presence?: WorkPresence }) {
+  if (presence === 'working') {
+    return (
+      <span className="badge activity working" data-activity="working" title="A wake running, or a tool call in the last minute">
+        working
+      </span>
+    );
+  }
+  if (presence === 'stalled') {
+    return (
+      <a className="badge activity stalled" data-activity="stalled" href={href('needs-you')} title="A wake running with no tool call for over 5 minutes: stop or requeue it in Needs you">
+        stalled: stop or requeue
+      </a>
+    );
+  }
+  return null;
 }
 
 /**

@@ -4,9 +4,9 @@ import type { Message, Task, Wake } from '../types';
 
 /** One item of GET /v1/needs-you (docs/needs-you.md). */
 export interface NeedItem {
-  kind: 'wake_failed' | 'wake_held' | 'task_failed' | 'task_blocked' | 'lease_stale' | 'blocked_by_failed' | 'mention';
+  kind: 'agent_stalled' | 'wake_failed' | 'wake_held' | 'task_failed' | 'task_blocked' | 'lease_stale' | 'blocked_by_failed' | 'mention';
   room: { room_id: string; name: string };
-  action: 'retry' | 'release' | 'reassign' | 'open';
+  action: 'stop' | 'retry' | 'release' | 'reassign' | 'open';
   at: string;
   wake?: Wake;
   task?: Task;
@@ -36,6 +36,7 @@ interface NeedsState {
   error?: ApiError;
   load: () => Promise<void>;
   retryWake: (w: Wake) => Promise<ApiResult<unknown>>;
+  stopWake: (w: Wake, requeue: boolean) => Promise<ApiResult<unknown>>;
   releaseWake: (w: Wake) => Promise<ApiResult<unknown>>;
   dropWake: (w: Wake) => Promise<ApiResult<unknown>>;
   retryTask: (t: Task, assignee?: string) => Promise<ApiResult<unknown>>;
@@ -61,6 +62,12 @@ export const useNeeds = create<NeedsState>((set, getState) => {
       else set({ status: getState().status === 'ready' ? 'ready' : 'error', error: r.error });
     },
     retryWake: async (w) => after(await optionalPost('wake-retry', `/v1/wakes/${enc(w.wake_id)}/retry`)),
+    // Stop fails the running wake and kills its runner; requeue is then the retry of that failed wake.
+    stopWake: async (w, requeue) => {
+      const stopped = await optionalPost('wake-stop', `/v1/wakes/${enc(w.wake_id)}/stop`);
+      if (!stopped.ok || !requeue) return after(stopped);
+      return after(await optionalPost('wake-retry', `/v1/wakes/${enc(w.wake_id)}/retry`));
+    },
     releaseWake: async (w) => after(await optionalPost('wake-release', `/v1/wakes/${enc(w.wake_id)}/release`)),
     dropWake: async (w) => after(await optionalPost('wake-drop', `/v1/wakes/${enc(w.wake_id)}/drop`)),
     retryTask: async (t, assignee) => after(await optionalPost('task-retry', `/v1/rooms/${enc(t.room)}/tasks/${enc(t.task_id)}/retry`, assignee ? { assignee } : {})),
