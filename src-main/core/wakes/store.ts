@@ -203,7 +203,10 @@ export function markRunning(
 export function markPull(db: Db, plate: string, roomId: string): number {
   return stmt(
     db,
-    `UPDATE wakes SET target = 'pull', reason = 'waiting in the inbox: no live channel session or runner for this agent'
+    // Through the partial index of the not-yet-parked wakes: wakes_by_queue would walk every
+    // wake already parked for this agent and room, a backlog that grows with each mention.
+    `UPDATE wakes INDEXED BY wakes_dispatchable
+       SET target = 'pull', reason = 'waiting in the inbox: no live channel session or runner for this agent'
      WHERE plate = ? AND room_id = ? AND status = 'queued' AND target IS NOT 'pull'`,
   ).run(plate, roomId).changes;
 }
