@@ -107,11 +107,15 @@ function trustLevelFor(db: Db, roomId: string, recipientOwner: string, actorOwne
  * "What a mention says"): a wake's status and target, or `inbox` with the reason.
  */
 export function sendMessage(core: Core, sender: Sender, input: SendInput): MessageRecord & { replayed?: boolean; wakes: MentionWake[] } {
-  const result = postMessage(core, sender, input);
-  return { ...result, wakes: mentionWakes(core, result, { plate: sender.kind === 'agent' ? sender.plate : undefined, ownerId: sender.ownerId }) };
+  const wakeIds = new Map<string, string | undefined>();
+  const result = postMessage(core, sender, input, wakeIds);
+  const by = { plate: sender.kind === 'agent' ? sender.plate : undefined, ownerId: sender.ownerId };
+  // A fresh message names the wakes it just queued (looked up by id); a replay finds them by message.
+  return { ...result, wakes: mentionWakes(core, result, by, result.replayed ? undefined : wakeIds) };
 }
 
-function postMessage(core: Core, sender: Sender, input: SendInput): MessageRecord & { replayed?: boolean } {
+/** Posts the message; `wakeIds` receives, per mentioned agent, the wake it queued (undefined: none). */
+function postMessage(core: Core, sender: Sender, input: SendInput, wakeIds?: Map<string, string | undefined>): MessageRecord & { replayed?: boolean } {
   const { db } = core;
   if (Buffer.byteLength(input.body, 'utf8') > MESSAGE_BODY_LIMIT) {
     throw new AppError('PAYLOAD_TOO_LARGE', `message body over ${MESSAGE_BODY_LIMIT} bytes; share long content as a file (write_file)`);
@@ -174,8 +178,9 @@ function postMessage(core: Core, sender: Sender, input: SendInput): MessageRecor
           kind: 'mention',
           trustLevel: trustLevelFor(db, input.roomId, r.owner_id, sender.ownerId),
         });
+        wakeIds?.set(r.plate, undefined);
         if (mayWake(db, input.roomId, r.plate, sender.ownerId)) {
-          enqueueWake(db, {
+          const wakeId = enqueueWake(db, {
             plate: r.plate,
             roomId: input.roomId,
             trigger: 'mention',
@@ -185,6 +190,7 @@ function postMessage(core: Core, sender: Sender, input: SendInput): MessageRecor
             actorOwnerId: sender.ownerId,
             causePlate: sender.kind === 'agent' ? sender.plate : undefined,
           });
+          wakeIds?.set(r.plate, wakeId);
         }
       }
       if (sender.kind === 'agent' && input.ackMentionIds?.length) ackByIds(db, sender.plate, input.ackMentionIds);

@@ -191,6 +191,8 @@ const RUNNER_LEASE_RENEW_MS = 30_000;
 export class WakeDispatcher {
   private stopped = false;
   private scheduled = false;
+  /** Set while the dispatcher emits a change that needs no pass of its own (see parked). */
+  private quiet = false;
   /** The next pass also looks at wakes parked for pull clients. */
   private fullPending = false;
   private readonly runs = new Map<string, ActiveRun>();
@@ -217,7 +219,7 @@ export class WakeDispatcher {
     this.unsubscribe = core.bus.on((e) => {
       if (e.type === 'owners.changed') this.enforceRunnerRights();
       if (e.type === 'runners.changed') this.kick(true);
-      else if (e.type === 'wakes.changed' || e.type === 'message.created' || e.type === 'board.changed') this.kick();
+      else if ((e.type === 'wakes.changed' && !this.quiet) || e.type === 'message.created' || e.type === 'board.changed') this.kick();
     });
     this.offSession = core.sessions.onChange((s, ev) => this.onSession(s, ev));
     this.offActed = addHook(core.hooks.agentActed, (e) => this.onActed(e));
@@ -263,6 +265,19 @@ export class WakeDispatcher {
 
   private changed(roomId: string): void {
     this.core.bus.emit({ type: 'wakes.changed', room: roomId });
+  }
+
+  /**
+   * Tells the listeners (the UI) that wakes were parked for pull, without scheduling another pass
+   * for it: parked wakes are not dispatchable, so that pass would find what this one left.
+   */
+  private parked(roomId: string): void {
+    this.quiet = true;
+    try {
+      this.changed(roomId);
+    } finally {
+      this.quiet = false;
+    }
   }
 
   /** After the push was written or the process spawned (the UI and the benchmark listen). */
@@ -383,7 +398,7 @@ export class WakeDispatcher {
       if (!keyBusy(db, runnerInstanceId(runner), w.room_id, runner.host) && !this.held(w)) this.startRunner(w, a, runner);
       return;
     }
-    if (markPull(db, w.plate, w.room_id) > 0) this.changed(w.room_id);
+    if (markPull(db, w.plate, w.room_id) > 0) this.parked(w.room_id);
   }
 
   /** Holds the wake instead of starting it, when the loop guard or the budget says so; the queue moves on. */

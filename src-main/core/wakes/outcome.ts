@@ -5,7 +5,7 @@ import { trustMode } from '../rooms/store.js';
 import { hasScope } from '../../../shared/scopes.js';
 import { channelSessionOf } from './channel.js';
 import { firstRunner } from './runners.js';
-import { listWakes, type WakeStatus, type WakeTarget } from './store.js';
+import { getWake, listWakes, type WakeRow, type WakeStatus, type WakeTarget } from './store.js';
 
 /**
  * What became of one mention target (docs/wakes.md "What a mention says"): the wake's status,
@@ -33,16 +33,29 @@ function whyNoWake(core: Core, roomId: string, plate: string, actorOwnerId: stri
   return 'this message already woke the agent';
 }
 
-/** One entry per agent mention target of a message (the sender itself excluded). */
+function wakeById(core: Core, id: string | undefined): WakeRow | undefined {
+  return id === undefined ? undefined : getWake(core.db, id);
+}
+
+/**
+ * One entry per agent mention target of a message (the sender itself excluded). `queued`, when
+ * the caller has just written the message, names the wake it queued per mentioned agent (an
+ * agent with no entry there is looked up by message): a lookup by id, where a search by message
+ * reads every wake of the room (docs/performance.md, "Per-call work").
+ */
 export function mentionWakes(
   core: Core,
   m: { message_id: string; room: string; mentions: ReadonlyArray<{ kind: string; plate?: string; handle: string }> },
   sender: { plate?: string; ownerId: string },
+  queued?: ReadonlyMap<string, string | undefined>,
 ): MentionWake[] {
   const out: MentionWake[] = [];
   for (const t of m.mentions) {
     if (t.kind !== 'agent' || !t.plate || t.plate === sender.plate) continue;
-    const w = listWakes(core.db, { roomId: m.room, plate: t.plate, messageId: m.message_id, limit: 1 })[0];
+    const w =
+      queued?.has(t.plate) === true
+        ? wakeById(core, queued.get(t.plate))
+        : listWakes(core.db, { roomId: m.room, plate: t.plate, messageId: m.message_id, limit: 1 })[0];
     if (!w) {
       out.push({ plate: t.plate, handle: t.handle, wake_id: null, status: 'inbox', target: 'pull', reason: whyNoWake(core, m.room, t.plate, sender.ownerId) });
       continue;

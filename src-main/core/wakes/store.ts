@@ -203,7 +203,10 @@ export function markRunning(
 export function markPull(db: Db, plate: string, roomId: string): number {
   return stmt(
     db,
-    `UPDATE wakes SET target = 'pull', reason = 'waiting in the inbox: no live channel session or runner for this agent'
+    // Through the partial index of the not-yet-parked wakes: wakes_by_queue would walk every
+    // wake already parked for this agent and room, a backlog that grows with each mention.
+    `UPDATE wakes INDEXED BY wakes_dispatchable
+       SET target = 'pull', reason = 'waiting in the inbox: no live channel session or runner for this agent'
      WHERE plate = ? AND room_id = ? AND status = 'queued' AND target IS NOT 'pull'`,
   ).run(plate, roomId).changes;
 }
@@ -320,6 +323,10 @@ export function dropQueued(db: Db, id: string, reason: string): void {
 
 /** Channel wakes of this instance in this room: handled now that the instance acted there. */
 export function handleChannelWakes(db: Db, instanceId: string, roomId: string): number {
+  // Called on every tool call of a session in a room: most find nothing, and a read costs a
+  // fraction of an UPDATE that takes the write lock to change nothing.
+  const any = stmt(db, "SELECT 1 FROM wakes WHERE status = 'running' AND target = 'channel' AND instance_id = ? AND room_id = ? LIMIT 1");
+  if (any.get(instanceId, roomId) === undefined) return 0;
   return stmt(
     db,
     `UPDATE wakes SET status = 'handled', reason = NULL, ended_at = ?
@@ -343,6 +350,9 @@ export function requeueChannelWake(db: Db, id: string, reason: string): boolean 
 
 /** Queued pull wakes of an agent in a room: handled once the agent acted there. */
 export function handlePullWakes(db: Db, plate: string, roomId: string): number {
+  // As handleChannelWakes: look before taking the write lock.
+  const any = stmt(db, "SELECT 1 FROM wakes WHERE status = 'queued' AND target = 'pull' AND plate = ? AND room_id = ? LIMIT 1");
+  if (any.get(plate, roomId) === undefined) return 0;
   return stmt(
     db,
     `UPDATE wakes SET status = 'handled', reason = 'handled by pull: the agent acted in the room', ended_at = ?
