@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { waitFor } from '../helpers/core.js';
 import { fixtureRunner, readRunnerLog } from './wakes-helpers.js';
-import { agentPresence, PRESENCE_STALLED_MS } from '../../src-main/core/context.js';
+import { agentPresence, PRESENCE_STALLED_MS } from '../../src-main/core/core.js';
 import { needsYou } from '../../src-main/core/needs/service.js';
 
 const servers: TestServer[] = [];

@@ -20,6 +20,7 @@ import { contextRoutes } from '../../src-main/core/context/routes.js';
 import { reservationRoutes } from '../../src-main/core/reservations/routes.js';
 import { searchRoutes } from '../../src-main/core/search/routes.js';
 import { backupRoutes } from '../../src-main/core/backup/routes.js';
+import { needsRoutes } from '../../src-main/core/needs/routes.js';
 import { identityTools } from '../../src-main/core/identity/tools.js';
 import { inboxTools } from '../../src-main/core/inbox/tools.js';
 import { roomTools } from '../../src-main/core/rooms/tools.js';
@@ -58,6 +59,7 @@ const ROUTE_GROUPS: Array<[string, Route[]]> = [
   ['reservations', reservationRoutes],
   ['search', searchRoutes],
   ['backup', backupRoutes],
+  ['needs you', needsRoutes],
 ];
 
 const TOOL_GROUPS: Array<[string, ToolDef[]]> = [

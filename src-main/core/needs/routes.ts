@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineRoute } from '../http/router.js';
-import { agentPresence } from '../context.js';
+import { agentPresence } from '../core.js';
 import { needsYou } from './service.js';
 
 const needsQuery = z.object({
