@@ -61,7 +61,7 @@ describe.skipIf(!installed)('host: Claude Code (real CLI)', () => {
     // envelope arrived as a system-prompt addition while the content stayed verbatim.
     const reqs = model.requests.slice(seen).map((r) => JSON.stringify(r.body));
     const server = mcpServerName(a.plate);
-    for (const tool of ['send_message', 'read_board', 'whoami']) expect(reqs.some((r) => r.includes(`mcp__${server}__${tool}`))).toBe(true);
+    for (const tool of ['send_message', 'read_board', 'check_mentions']) expect(reqs.some((r) => r.includes(`mcp__${server}__${tool}`))).toBe(true);
     const main = model.requests.slice(seen).find((r) => JSON.stringify(r.body.system ?? '').includes(wake.wake_id))!;
     expect(JSON.stringify(main.body.system)).toContain(a.room);
     expect(JSON.stringify(main.body.messages)).toContain('please summarise the plan');

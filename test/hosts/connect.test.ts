@@ -77,7 +77,7 @@ describe.skipIf(!all)('agent-rooms connect, with the real host CLIs', () => {
     try {
       const r = await run('claude', ['-p', 'list the rooms'], { ...env, ANTHROPIC_BASE_URL: model.url, ANTHROPIC_API_KEY: 'sk-ant-standin' }, { cwd: home.dir });
       expect(r.code, r.stderr).toBe(0);
-      expect(offeredRoomTools(model, c.server)).toEqual(expect.arrayContaining(['send_message', 'read_board', 'whoami', 'check_mentions']));
+      expect(offeredRoomTools(model, c.server)).toEqual(expect.arrayContaining(['send_message', 'read_board', 'check_mentions', 'list_members']));
     } finally {
       await model.close();
     }
@@ -105,7 +105,7 @@ describe.skipIf(!all)('agent-rooms connect, with the real host CLIs', () => {
         { cwd: home.dir },
       );
       expect(r.code, r.stderr).toBe(0);
-      expect(offeredRoomTools(model, c.server)).toEqual(expect.arrayContaining(['send_message', 'read_board', 'whoami']));
+      expect(offeredRoomTools(model, c.server)).toEqual(expect.arrayContaining(['send_message', 'read_board', 'check_mentions']));
     } finally {
       await model.close();
     }

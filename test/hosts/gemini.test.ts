@@ -43,7 +43,7 @@ describe.skipIf(!installed)('host: Gemini CLI (real CLI)', () => {
     // The host offered the room's tools (trust: true on that one server entry) and read the
     // envelope from the per-run GEMINI.md; the user's own settings were not touched.
     const decls = model.requests.flatMap((r) => (r.body.tools ?? []).flatMap((t: any) => (t.functionDeclarations ?? []).map((d: any) => d.name as string)));
-    for (const tool of ['send_message', 'read_board', 'whoami']) expect(decls.some((d) => d.endsWith(tool))).toBe(true);
+    for (const tool of ['send_message', 'read_board', 'check_mentions']) expect(decls.some((d) => d.endsWith(tool))).toBe(true);
     expect(JSON.stringify(model.requests.map((r) => r.body.systemInstruction ?? r.body.contents))).toContain(wake.wake_id);
     expect(readFileSync(join(home.dir, '.gemini', 'settings.json'), 'utf8')).not.toContain('agent-rooms');
     // `--output-format json`: the tokens per model are the wake's usage (side requests to other models included).

@@ -73,20 +73,23 @@ describe('durability settings', () => {
   const homes: string[] = [];
   afterAll(() => homes.forEach((h) => rmSync(h, { recursive: true, force: true })));
 
-  it('the store runs with synchronous=FULL by default, NORMAL only when asked', async () => {
+  it('the store runs group commit by default (NORMAL on the connection, a WAL sync before each answer), FULL when asked', async () => {
     const home = mkdtempSync(join(tmpdir(), 'ar-sync-'));
     homes.push(home);
     const s = await startTestServer({ home });
     try {
-      expect(s.running.core.db.pragma('synchronous', { simple: true })).toBe(2);
+      // docs/performance.md, "Durability and group commit": commits do not fsync; durable() does, once for many.
+      expect(s.running.core.db.pragma('synchronous', { simple: true })).toBe(1);
+      await s.room('Group commit room');
+      await s.running.core.durable();
     } finally {
       await s.stop();
     }
-    const n = await startTestServer({ home, synchronous: 'NORMAL' });
+    const f = await startTestServer({ home, synchronous: 'FULL' });
     try {
-      expect(n.running.core.db.pragma('synchronous', { simple: true })).toBe(1);
+      expect(f.running.core.db.pragma('synchronous', { simple: true })).toBe(2);
     } finally {
-      await n.stop();
+      await f.stop();
     }
   });
 });

@@ -28,7 +28,7 @@ describe('per-run host settings', () => {
     expect(args).toContain('mcp_servers.agent-rooms-x.default_tools_approval_mode="approve"');
     expect(args).toContain('developer_instructions="line \\"one\\"\\nline two"');
     const claude = expandRunnerArgs(RUNNER_PRESETS['claude -p'].args, { mcpBaseUrl: 'u', server: 'agent-rooms-x', instructions: 'hi' });
-    expect(JSON.parse(claude[2]!).mcpServers).toHaveProperty(['agent-rooms-x']);
+    expect(JSON.parse(claude[claude.indexOf('--mcp-config') + 1]!).mcpServers).toHaveProperty(['agent-rooms-x']);
     expect(claude.slice(-4)).toEqual(['--allowedTools', 'mcp__agent-rooms-x', '--append-system-prompt', 'hi']);
   });
 
