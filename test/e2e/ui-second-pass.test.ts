@@ -11,7 +11,8 @@ import { waitFor } from '../helpers/core.js';
 /** The window's second pass (docs/ui.md): places with URLs, Needs you, status board, task page, palette, composer. */
 const skip = browserSkipReason();
 if (skip) console.warn(skip);
-const DOCS_IMG = fileURLToPath(new URL('../../docs/img/', import.meta.url));
+// The screenshots of docs/ui.md are rewritten only when asked (UPDATE_DOCS_IMG=1), so a test run leaves the tree clean.
+const DOCS_IMG = fileURLToPath(new URL(process.env.UPDATE_DOCS_IMG === '1' ? '../../docs/img/' : '../../test-results/docs-img/', import.meta.url));
 const shot = (page: Page, name: string) => page.screenshot({ path: join(DOCS_IMG, `${name}.png`) });
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 async function axeSerious(page: Page): Promise<string[]> {
