@@ -373,23 +373,31 @@ export interface Wake {
   ended_at?: string | null;
 }
 
+/** One runner as the server itself would start it (docs/wakes.md "Checking what wakes an agent"). */
+export interface RunnerCheck {
+  host: string;
+  preset: string | null;
+  command: string;
+  /** The absolute path the server's spawn resolves the command to, under its own PATH and the runner's env. */
+  resolved: string | null;
+  /** The first line `--version` printed (masked). */
+  version: string | null;
+  ok: boolean;
+  problem: string | null;
+  fix: string | null;
+}
+
 /** POST /v1/agents/:plate/doctor: what decides whether a mention wakes the agent, checked from the server's environment. */
 export interface WakeabilityReport {
   plate: string;
   handle: string;
+  /** A live claude-code session that opted in to channels and holds a GET stream. */
   channel_session: boolean;
-  runners: Array<{
-    host: string;
-    preset: string | null;
-    command: string;
-    resolved: string | null;
-    version: string | null;
-    ok: boolean;
-    problem: string | null;
-    fix: string | null;
-  }>;
+  runners: RunnerCheck[];
+  /** Where a mention of this agent goes now: the first target that can take it. */
   wakes_by: 'channel' | 'runner' | 'inbox';
   reason: string;
+  /** For each credential the caller asked about (host configs), whether it is a live credential of this agent. */
   credentials: Array<{ live: boolean }>;
 }
 

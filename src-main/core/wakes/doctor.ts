@@ -12,32 +12,8 @@ import { knownSecrets } from './secrets.js';
 const VERSION_TIMEOUT_MS = 20_000;
 const OUTPUT_KEEP = 400;
 
-/** One runner as the server itself would start it (docs/wakes.md "Checking what wakes an agent"). */
-export interface RunnerCheck {
-  host: string;
-  preset: string | null;
-  command: string;
-  /** The absolute path the server's spawn resolves the command to, under its own PATH and the runner's env. */
-  resolved: string | null;
-  /** The first line `--version` printed (masked). */
-  version: string | null;
-  ok: boolean;
-  problem: string | null;
-  fix: string | null;
-}
-
-export interface WakeabilityReport {
-  plate: string;
-  handle: string;
-  /** A live claude-code session that opted in to channels and holds a GET stream. */
-  channel_session: boolean;
-  runners: RunnerCheck[];
-  /** Where a mention of this agent goes now: the first target that can take it. */
-  wakes_by: 'channel' | 'runner' | 'inbox';
-  reason: string;
-  /** For each credential the caller asked about (host configs), whether it is a live credential of this agent. */
-  credentials: Array<{ live: boolean }>;
-}
+export type { RunnerCheck, WakeabilityReport } from '../../../shared/api-types.js';
+import type { RunnerCheck, WakeabilityReport } from '../../../shared/api-types.js';
 
 function runVersion(path: string, env: NodeJS.ProcessEnv, cwd: string | undefined): Promise<{ code: number | null; out: string; error?: string }> {
   return new Promise((resolve) => {

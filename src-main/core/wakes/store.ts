@@ -211,14 +211,9 @@ export function markPull(db: Db, plate: string, roomId: string): number {
   ).run(plate, roomId).changes;
 }
 
-/** What a run cost, as the host CLI reported it (null where it does not say). */
-export interface WakeUsage {
-  input_tokens: number | null;
-  output_tokens: number | null;
-  cache_read_tokens: number | null;
-  cost_usd: number | null;
-  model: string | null;
-}
+/** What a run cost, as the host CLI reported it (null where it does not say): the shared type. */
+export type { WakeUsage } from '../../../shared/api-types.js';
+import type { WakeUsage } from '../../../shared/api-types.js';
 
 export interface RunOutcome {
   usage?: WakeUsage;
