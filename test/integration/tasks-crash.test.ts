@@ -76,8 +76,10 @@ describe('tasks: crash safety', () => {
       await third;
       await srv.kill();
       killed = true;
-      await Promise.all(workers);
+      // A reply waits for its group-commit sync, so a call can be killed after its SSE stream opened;
+      // the SDK client would wait to resume that stream: closing it ends the calls still in flight.
       await c.close().catch(() => {});
+      await Promise.all(workers);
 
       const db = new Database(join(home, 'rooms.db'));
       try {
