@@ -20,7 +20,8 @@ describe.skipIf(!!skip)('UI: the rest of the second pass', () => {
   let room: string;
 
   beforeAll(async () => {
-    s = await startTestServer();
+    // 507 files are seeded through write_file: the per-plate rate limit is off for the seeding agent.
+    s = await startTestServer({ rateLimit: { perSecond: 0, burst: 1 } });
     browser = await launchBrowser();
     a = await s.agent('Writer');
     room = await s.room('Files galore');
