@@ -1,31 +1,10 @@
 import { defineRoute, Status, type Route } from '../http/router.js';
 import { AppError } from '../errors/app-error.js';
-import {
-  agentDto,
-  createAgent,
-  createCredential,
-  credentialOwner,
-  deviceOwner,
-  getAgentByPlate,
-  listAgentsOfOwner,
-  listCredentials,
-  revokeAgent,
-  revokeCredential,
-  revokeDevice,
-  type AgentRow,
-} from './store.js';
-import { ALL_SCOPES_MASK, scopesToMask } from '../../../shared/scopes.js';
+import { agentDto, listAgentsOfOwner, listCredentials } from './store.js';
 import { agentPresence, type Core } from '../core.js';
 import { mintPassportForCredential, allMcpUrls } from './authenticate.js';
-import type { Owner } from '../owners/store.js';
 import { createAgentBody, createCredentialBody, passportBody } from './schemas.js';
-
-/** The caller's own agent by plate; others' agents are not found. */
-export function ownAgent(core: Core, owner: Owner, plate: string): AgentRow {
-  const a = getAgentByPlate(core.db, plate);
-  if (!a || a.owner_id !== owner.owner_id) throw new AppError('NOT_FOUND', 'agent not found among your agents');
-  return a;
-}
+import { addAgent, addCredential, ownAgent, revokeOwnAgent, revokeOwnCredential, revokeOwnDevice } from './service.js';
 
 export function mcpUrlsOf(core: Core) {
   const [generic, ...hosts] = allMcpUrls(core);
@@ -43,9 +22,7 @@ export const agentRoutes: Route[] = [
     path: '/v1/agents',
     body: createAgentBody,
     handler: ({ core, owner }, { body }) => {
-      const mask = body.scopes ? scopesToMask(body.scopes) : ALL_SCOPES_MASK;
-      const a = createAgent(core.db, owner.owner_id, body.name, mask);
-      core.bus.emit({ type: 'agents.changed', owners: [owner.owner_id] });
+      const a = addAgent(core, { ownerId: owner.owner_id, name: body.name, scopes: body.scopes });
       const dto = agentDto(a);
       return new Status(201, { agent_id: dto.agent_id, plate: dto.plate, name: dto.name, handle: dto.handle, owner: dto.owner, scopes: dto.scopes });
     },
@@ -68,10 +45,7 @@ export const agentRoutes: Route[] = [
     path: '/v1/agents/:plate/credentials',
     body: createCredentialBody,
     handler: ({ core, owner, params }, { body }) => {
-      const a = ownAgent(core, owner, params.plate);
-      if (a.revoked_at !== null) throw new AppError('CONFLICT', 'this agent is revoked');
-      const c = createCredential(core.db, a.id, body.device);
-      core.bus.emit({ type: 'agents.changed', owners: [owner.owner_id] });
+      const c = addCredential(core, { owner, plate: params.plate, device: body.device });
       return new Status(201, { credential_id: c.credentialId, credential: c.credential, device_id: c.deviceId, mcp_urls: mcpUrlsOf(core) });
     },
   }),
@@ -84,10 +58,7 @@ export const agentRoutes: Route[] = [
     method: 'POST',
     path: '/v1/agents/:plate/revoke',
     handler: async ({ core, owner, params }) => {
-      const a = ownAgent(core, owner, params.plate);
-      revokeAgent(core.db, a.plate);
-      await core.sessions.closeWhere((s) => s.plate === a.plate);
-      core.bus.emit({ type: 'agents.changed', owners: [owner.owner_id] });
+      const a = await revokeOwnAgent(core, { owner, plate: params.plate });
       return { revoked: true, plate: a.plate };
     },
   }),
@@ -95,11 +66,7 @@ export const agentRoutes: Route[] = [
     method: 'DELETE',
     path: '/v1/credentials/:id',
     handler: async ({ core, owner, params }) => {
-      const c = credentialOwner(core.db, params.id);
-      if (!c || c.owner_id !== owner.owner_id) throw new AppError('NOT_FOUND', 'credential not found');
-      revokeCredential(core.db, params.id);
-      await core.sessions.closeWhere((s) => s.credentialId === params.id);
-      core.bus.emit({ type: 'agents.changed', owners: [owner.owner_id] });
+      await revokeOwnCredential(core, { ownerId: owner.owner_id, credentialId: params.id });
       return { revoked: true, credential_id: params.id };
     },
   }),
@@ -107,11 +74,7 @@ export const agentRoutes: Route[] = [
     method: 'POST',
     path: '/v1/devices/:id/revoke',
     handler: async ({ core, owner, params }) => {
-      const d = deviceOwner(core.db, params.id);
-      if (!d || d.owner_id !== owner.owner_id) throw new AppError('NOT_FOUND', 'device not found');
-      revokeDevice(core.db, params.id);
-      await core.sessions.closeWhere((s) => s.deviceId === params.id);
-      core.bus.emit({ type: 'agents.changed', owners: [owner.owner_id] });
+      await revokeOwnDevice(core, { ownerId: owner.owner_id, deviceId: params.id });
       return { revoked: true, device_id: params.id };
     },
   }),

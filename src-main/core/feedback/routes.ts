@@ -1,5 +1,5 @@
 import { defineRoute } from '../http/router.js';
-import { ownAgent } from '../agents/routes.js';
+import { ownAgent } from '../agents/service.js';
 import { getConsent, setConsent } from './consent.js';
 import { reportsForOwner } from './reports.js';
 import { taskFeedbackOfRoom } from './task-feedback.js';

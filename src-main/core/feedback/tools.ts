@@ -3,11 +3,9 @@ import { docUrl } from '../mcp/call.js';
 import { AppError, toAppError } from '../errors/app-error.js';
 import { ERROR_CODES, type ErrorCode } from '../../../shared/errors.js';
 import { DIAGNOSE_FAILED } from './classify.js';
-import { getConsent, requireProductConsent, setConsent } from './consent.js';
+import { getConsent, setConsent } from './consent.js';
 import { diagnoseByCode, diagnoseEvidence, diagnoseFailed, ownEvidence } from './diagnose.js';
-import { reportError } from './reports.js';
-import { submitTaskFeedback } from './task-feedback.js';
-import { productGate, recordProductFeedback } from './product.js';
+import { fileErrorReport, fileProductFeedback, fileTaskFeedback } from './service.js';
 import {
   consentChange,
   consentOutput,
@@ -61,22 +59,15 @@ export const feedbackTools = [
     description: 'Reports a failure to the maintainers by error_id; use only when diagnose_error recommends it, a retry failed and your human gave bug consent. Returns the report.',
     input: reportErrorInput,
     output: reportErrorOutput,
-    handler: (ctx, args) => {
-      const out = reportError(ctx.core.db, {
+    handler: (ctx, args) =>
+      fileErrorReport(ctx.core, {
         plate: ctx.agent.plate,
         ownerId: ctx.agent.ownerId,
         errorId: args.error_id,
         taskId: args.task_id,
         impact: args.impact,
         note: args.note,
-      });
-      if (!out.duplicate) {
-        // Readable by the agent's owner and by the humans of the room it is tied to (reportsForOwner).
-        ctx.core.bus.emit({ type: 'reports.changed', owners: [ctx.agent.ownerId] });
-        if (out.room) ctx.core.bus.emit({ type: 'reports.changed', room: out.room });
-      }
-      return out;
-    },
+      }),
   }),
   defineTool({
     name: 'get_feedback_consent',
@@ -112,8 +103,8 @@ export const feedbackTools = [
     description: 'Call right after finishing, failing or blocking your task: outcome clean, or issue with cited evidence (needs bug consent); returns the feedback.',
     input: submitTaskFeedbackInput,
     output: taskFeedbackOutput,
-    handler: (ctx, args) => {
-      const out = submitTaskFeedback(ctx.core.db, {
+    handler: (ctx, args) =>
+      fileTaskFeedback(ctx.core, {
         plate: ctx.agent.plate,
         ownerId: ctx.agent.ownerId,
         roomId: args.room,
@@ -126,10 +117,7 @@ export const feedbackTools = [
         recommendedFix: args.recommended_fix,
         severity: args.severity,
         origin: args.origin,
-      });
-      if (!out.duplicate) ctx.core.bus.emit({ type: 'feedback.changed', room: out.room });
-      return out;
-    },
+      }),
   }),
   defineTool({
     name: 'submit_product_feedback',
@@ -140,22 +128,13 @@ export const feedbackTools = [
     description: 'Optional product feedback with your human\'s consent, after 3 completed tasks; a declined call returns {recorded: false}, do not retry.',
     input: submitProductFeedbackInput,
     output: productFeedbackOutput,
-    handler: (ctx, args) => {
-      const { db } = ctx.core;
-      requireProductConsent(db, ctx.agent.plate);
-      const session = ctx.core.sessions.get(ctx.sessionId);
-      const declined = productGate(db, ctx.agent.plate, session?.productFeedbackSent === true);
-      if (declined) return declined;
-      const out = recordProductFeedback(db, {
+    handler: (ctx, args) =>
+      fileProductFeedback(ctx.core, {
         plate: ctx.agent.plate,
         ownerId: ctx.agent.ownerId,
         roomId: args.room,
         sessionId: ctx.sessionId,
         answers: args.answers ?? 'no notes',
-      });
-      if (session) session.productFeedbackSent = true;
-      ctx.core.bus.emit({ type: 'feedback.changed', room: args.room });
-      return out;
-    },
+      }),
   }),
 ];

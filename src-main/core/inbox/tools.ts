@@ -1,11 +1,9 @@
 import { defineTool } from '../mcp/tool.js';
-import { ackByIds, ackUpToSeq, listInbox, PAGE_DEFAULT, roomOfItem, roomsOfOpenItemsUpTo } from '../inbox/store.js';
+import { listInbox, PAGE_DEFAULT } from '../inbox/store.js';
+import { ackMentions } from './service.js';
 import { requireAgentRoom } from '../rooms/store.js';
-import { invalid } from '../errors/app-error.js';
-import { immediate } from '../db/open.js';
 import { getAgentByPlate, agentHandle } from '../agents/store.js';
 import { ownerHandle } from '../owners/store.js';
-import { notifyActed } from '../core.js';
 import { ackMentionsInput, ackMentionsOutput, checkMentionsInput, checkMentionsOutput } from './schemas.js';
 
 export const inboxTools = [
@@ -54,25 +52,8 @@ export const inboxTools = [
     description: 'Legacy: marks inbox items handled when neither send_message nor complete_task did; returns how many were cleared.',
     input: ackMentionsInput,
     output: ackMentionsOutput,
-    handler: (ctx, args) => {
-      if (!args.mention_ids && args.last_mention_seq === undefined) throw invalid('give mention_ids or last_mention_seq');
-      const { db } = ctx.core;
-      const rooms = new Set<string>();
-      const ids = args.mention_ids ?? [];
-      for (const id of ids) {
-        const r = roomOfItem(db, ctx.agent.plate, id);
-        if (r) rooms.add(r);
-      }
-      const acked = immediate(db, () => {
-        let n = ackByIds(db, ctx.agent.plate, ids);
-        if (args.last_mention_seq !== undefined) {
-          for (const r of roomsOfOpenItemsUpTo(db, ctx.agent.plate, args.last_mention_seq)) rooms.add(r);
-          n += ackUpToSeq(db, ctx.agent.plate, args.last_mention_seq);
-        }
-        return n;
-      });
-      for (const room of rooms) notifyActed(ctx.core, { plate: ctx.agent.plate, roomId: room, sessionId: ctx.sessionId, tool: 'ack_mentions' });
-      return { acked };
-    },
+    handler: (ctx, args) => ({
+      acked: ackMentions(ctx.core, { plate: ctx.agent.plate, sessionId: ctx.sessionId, mentionIds: args.mention_ids, lastMentionSeq: args.last_mention_seq }),
+    }),
   }),
 ];

@@ -1,5 +1,6 @@
 import { defineRoute, Status, type Route } from '../http/router.js';
-import { createOwner, listOwners, requireOwner, setAllowRunners } from './store.js';
+import { listOwners, requireOwner } from './store.js';
+import { addOwner, setOwnerRunnerRight } from './service.js';
 import { createLoginLink } from './login.js';
 import { createOwnerBody, ownerRightsBody } from './schemas.js';
 
@@ -27,16 +28,7 @@ export const ownerRoutes: Route[] = [
     auth: 'primary',
     body: ownerRightsBody,
     handler: ({ core, owner, params }, { body }) => {
-      const updated = setAllowRunners(core.db, params.ownerId, body.allow_runners);
-      // The wake dispatcher listens: a revoked right ends that owner's running runs at once. An
-      // owner's right is news only for that owner and the primary owner who set it (issue 26 F8).
-      core.bus.emit({
-        type: 'owners.changed',
-        owners: [...new Set([updated.owner_id, owner.owner_id])],
-        data: { owner_id: updated.owner_id, allow_runners: updated.allow_runners },
-      });
-      core.bus.emit({ type: 'runners.changed', owners: [updated.owner_id] });
-      return updated;
+      return setOwnerRunnerRight(core, { ownerId: params.ownerId, byOwnerId: owner.owner_id, allowRunners: body.allow_runners });
     },
   }),
   defineRoute({
@@ -45,9 +37,7 @@ export const ownerRoutes: Route[] = [
     auth: 'primary',
     body: createOwnerBody,
     handler: ({ core }, { body }) => {
-      const created = createOwner(core.db, { name: body.name, platePrefix: body.plate_prefix });
-      core.bus.emit({ type: 'owners.changed' });
-      return new Status(201, created);
+      return new Status(201, addOwner(core, { name: body.name, platePrefix: body.plate_prefix }));
     },
   }),
   defineRoute({

@@ -1,0 +1,160 @@
+import type { z } from 'zod';
+import type { Core } from '../core.js';
+import { AppError, invalid } from '../errors/app-error.js';
+import { ownAgent } from '../agents/service.js';
+import { getAgentByPlate } from '../agents/store.js';
+import type { Owner } from '../owners/store.js';
+import { humanRole } from '../rooms/store.js';
+import { isInsideHome } from './secrets.js';
+import { deleteRunner, putRunner, type RunnerConfig, type RunnerInput } from './runners.js';
+import { presetNamed, RUNNER_PRESETS } from './presets.js';
+import { isMcpHost } from '../../../shared/hosts.js';
+import type { runnerBody } from './schemas.js';
+import { dropHeld, enqueueWake, finishWake, getWake, releaseHeld, type WakeRow } from './store.js';
+import { dispatcherOf } from './dispatcher.js';
+
+/**
+ * The humans' use cases on runners and wakes (docs/wakes.md): who may act, the write, and the
+ * live events after it. The routes only parse, call and shape.
+ */
+
+/**
+ * A runner is a command the server runs as this machine's user: only the primary owner, or an
+ * owner it allowed (PATCH /v1/owners/:id {allow_runners}), may configure one (docs/security.md).
+ */
+export function requireRunnerRight(owner: Owner): void {
+  if (!owner.allow_runners) {
+    throw new AppError(
+      'RUNNERS_NOT_ALLOWED',
+      "runners run commands as this machine's user: only the primary owner, or an owner it allowed (allow_runners), may configure them; ask the primary owner",
+      { reason: 'not_allowed_by_primary_owner' },
+    );
+  }
+}
+
+/** The data home (keys, tokens, the database) is never a runner's working folder, nor anything inside it. */
+function checkCwd(home: string, cwd: string | undefined): void {
+  if (cwd !== undefined && isInsideHome(home, cwd)) {
+    throw invalid('cwd must not be the data home or a folder inside it', 'cwd_in_data_home');
+  }
+}
+
+/** A host a runner is for, as a path names it. */
+export function hostParam(h: string): string {
+  if (!isMcpHost(h)) throw invalid(`host must be one of ${Object.values(RUNNER_PRESETS).map((p) => p.host).join(', ')}`);
+  return h;
+}
+
+/** Sets the runner of one of the owner's agents for a host: a preset by name, or a command. */
+export function saveRunner(core: Core, input: { owner: Owner; plate: string; host: string; runner: z.infer<typeof runnerBody> }): RunnerConfig {
+  const { owner, runner: body } = input;
+  const a = ownAgent(core, owner, input.plate);
+  const host = hostParam(input.host);
+  requireRunnerRight(owner);
+  let runner: RunnerInput;
+  if ('preset' in body) {
+    const preset = presetNamed(body.preset);
+    if (!preset) throw invalid(`preset must be one of: ${Object.keys(RUNNER_PRESETS).join(', ')}`);
+    runner = { preset, command: body.command, cwd: body.cwd, timeout_ms: body.timeout_ms, env: body.env, coalesce: body.coalesce };
+  } else {
+    runner = body;
+  }
+  checkCwd(core.config.home, runner.cwd);
+  const r = putRunner(core.db, a.plate, host, runner);
+  core.bus.emit({ type: 'runners.changed', owners: [owner.owner_id] });
+  core.bus.emit({ type: 'wakes.changed', owners: [owner.owner_id] });
+  return r;
+}
+
+/** Removes the runner of one of the owner's agents for a host. */
+export function removeRunner(core: Core, input: { owner: Owner; plate: string; host: string }): void {
+  const a = ownAgent(core, input.owner, input.plate);
+  if (!deleteRunner(core.db, a.plate, hostParam(input.host))) throw new AppError('NOT_FOUND', 'no runner configured for this agent and host');
+  core.bus.emit({ type: 'runners.changed', owners: [input.owner.owner_id] });
+}
+
+/**
+ * A wake a human acts on (release, drop, retry): the agent's owner or an admin of the wake's
+ * room. Another member of the room learns it may not (403); anyone else does not learn the
+ * wake exists (404), as for the wake log.
+ */
+function actionableWake(core: Core, owner: Owner, id: string): WakeRow {
+  const w = getWake(core.db, id);
+  if (!w) throw new AppError('NOT_FOUND', 'wake not found');
+  if (getAgentByPlate(core.db, w.plate)?.owner_id === owner.owner_id) return w;
+  const role = humanRole(core.db, w.room_id, owner.owner_id);
+  if (role === 'admin') return w;
+  if (role === 'member') {
+    throw new AppError('FORBIDDEN', "only the agent's owner or an admin of the room may act on its wakes", { reason: 'not_owner_or_admin', roomId: w.room_id });
+  }
+  throw new AppError('NOT_FOUND', 'wake not found');
+}
+
+/** A wake only its agent's owner or an admin of its room may stop: anyone else is told it does not exist. */
+function stoppableWake(core: Core, owner: Owner, id: string): WakeRow {
+  const w = getWake(core.db, id);
+  if (w && (getAgentByPlate(core.db, w.plate)?.owner_id === owner.owner_id || humanRole(core.db, w.room_id, owner.owner_id) === 'admin')) return w;
+  throw new AppError('NOT_FOUND', 'wake not found');
+}
+
+function notHeld(w: WakeRow): AppError {
+  return new AppError('CONFLICT', `the wake is ${w.status}, not held: only a held wake can be released or dropped`, {
+    reason: 'not_held',
+    details: { status: w.status },
+  });
+}
+
+/** Lets a held wake run; the wake as it is now. */
+export function releaseWake(core: Core, input: { owner: Owner; wakeId: string }): WakeRow {
+  const w = actionableWake(core, input.owner, input.wakeId);
+  if (!releaseHeld(core.db, w.id, input.owner.owner_id)) throw notHeld(getWake(core.db, w.id) ?? w);
+  core.bus.emit({ type: 'wakes.changed', room: w.room_id });
+  return getWake(core.db, w.id)!;
+}
+
+/** Drops a held wake; the wake as it is now. */
+export function dropWake(core: Core, input: { owner: Owner; wakeId: string }): WakeRow {
+  const w = actionableWake(core, input.owner, input.wakeId);
+  if (!dropHeld(core.db, w.id, input.owner.owner_id)) throw notHeld(getWake(core.db, w.id) ?? w);
+  core.bus.emit({ type: 'wakes.changed', room: w.room_id });
+  return getWake(core.db, w.id)!;
+}
+
+/** A stalled (or any running) wake: fail it and kill its runner's process group; requeue is its retry. */
+export function stopWake(core: Core, input: { owner: Owner; wakeId: string }): WakeRow {
+  const w = stoppableWake(core, input.owner, input.wakeId);
+  const reason = `stopped by ${input.owner.name}`;
+  const d = dispatcherOf(core);
+  const stopped = d ? d.stopRun(w, reason) : finishWake(core.db, w.id, 'failed', reason);
+  if (!stopped) {
+    const now = getWake(core.db, w.id) ?? w;
+    throw new AppError('CONFLICT', `the wake is ${now.status}: only a running wake can be stopped`, { reason: 'not_running', details: { status: now.status } });
+  }
+  // The dispatcher tells the windows itself when it stops a run.
+  if (!d) core.bus.emit({ type: 'wakes.changed', room: w.room_id });
+  return getWake(core.db, w.id)!;
+}
+
+/** Queues the one retry of a failed wake; the new wake. */
+export function retryWake(core: Core, input: { owner: Owner; wakeId: string }): WakeRow {
+  const w = actionableWake(core, input.owner, input.wakeId);
+  if (w.status !== 'failed') {
+    throw new AppError('CONFLICT', `the wake is ${w.status}: only a failed wake can be retried`, { reason: 'not_failed', details: { status: w.status } });
+  }
+  // One retry per failed wake: the event key makes a second (or a concurrent) one a conflict, not a second run.
+  const id = enqueueWake(core.db, {
+    plate: w.plate,
+    roomId: w.room_id,
+    trigger: w.trigger,
+    taskId: w.task_id ?? undefined,
+    messageId: w.message_id ?? undefined,
+    content: w.content,
+    eventKey: `retry:${w.id}`,
+    actorOwnerId: input.owner.owner_id,
+    chainDepth: w.chain_depth,
+    retryOf: w.id,
+  });
+  if (!id) throw new AppError('CONFLICT', 'this wake was already retried', { reason: 'already_retried' });
+  core.bus.emit({ type: 'wakes.changed', room: w.room_id });
+  return getWake(core.db, id)!;
+}
