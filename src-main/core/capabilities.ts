@@ -1,8 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { addHook, type Core } from './core.js';
+import type { Core, CorePorts } from './core.js';
 import type { StopStep } from './util/repeat.js';
-import type { ToolChecks, ToolDef } from './mcp/tool.js';
-import type { Route, RouterChecks } from './http/router.js';
+import type { ToolDef } from './mcp/tool.js';
+import type { Route } from './http/router.js';
 import { humanRole, isAgentMember, requireAgentRoom, requireHumanRoom } from './rooms/store.js';
 import { identityTools } from './identity/tools.js';
 import { inboxTools } from './inbox/tools.js';
@@ -34,7 +34,7 @@ import { getTaskRow, markLeaseHolderGone, renewLeaseOf, taskWakeStaleReason, tas
 import { receiveRunning, returnReceipt } from './tasks/service.js';
 import { wakeRoutes } from './wakes/routes.js';
 import { runningWakeSince } from './wakes/store.js';
-import { startWakeDispatcher } from './wakes/dispatcher.js';
+import { dispatcherOf, startWakeDispatcher } from './wakes/dispatcher.js';
 import { contextTools } from './context/tools.js';
 import { contextRoutes } from './context/routes.js';
 import { startContextPruner } from './context/service.js';
@@ -55,23 +55,51 @@ export const ALL_TOOLS: ToolDef[] = [...identityTools, ...inboxTools, ...roomToo
 /** Every human API route. */
 export const ALL_ROUTES: Route[] = [...ownerRoutes, ...uiAuthRoutes, ...agentRoutes, ...roomRoutes, ...messageRoutes, ...eventRoutes, ...fileRoutes, ...workspaceRoutes, ...taskRoutes, ...feedbackRoutes, ...wakeRoutes, ...contextRoutes, ...reservationRoutes, ...searchRoutes, ...backupRoutes, ...needsRoutes];
 
-/** How the transports authenticate callers (http and mcp import neither owners nor agents). */
-export const AUTHENTICATE = { owner: authenticateOwner, agent: authenticateAgent };
-
-/** The checks the router runs for routes that declare them (the router imports no capability). */
-export const ROUTER_CHECKS: RouterChecks = {
+/**
+ * The ports (core.ts CorePorts): how a capability reaches what one above it knows, and how the
+ * transports (which import no capability) authenticate and check rooms. One object, given to
+ * the core at construction (start.ts); where several capabilities answer one port, it is
+ * composed here.
+ */
+export const CAPABILITY_PORTS: CorePorts = {
+  // Waiting wakes are handled when their agent acts: the running dispatcher answers (none before it starts or once it stopped).
+  agentActed: (core, e) => dispatcherOf(core)?.agentActed(e),
+  // Reservations tied to a task end with it; tasks only announce the end (no import of reservations there).
+  taskEnded: (core, e) => onTaskEnded(core, e.taskId),
+  // A right taken back ends that owner's running runs at once (owners imports no wakes).
+  runnerRightChanged: (core) => dispatcherOf(core)?.enforceRunnerRights(),
+  workingOn: tasksHeldBy,
+  // check_mentions shows the messages its items point at: messages answers, the inbox imports no messages.
+  inboxMessages: messagesForInbox,
+  // What a task wake does to its task: the dispatcher asks, so wakes never imports tasks.
+  taskWakes: {
+    staleReason: taskWakeStaleReason,
+    receiveRunning,
+    returnReceipt,
+    renewRunnerLease: (db, taskId, instanceId, now) => void renewLeaseOf(db, taskId, instanceId, now),
+    leaseHolderGone: markLeaseHolderGone,
+  },
+  // Evidence keeps only the room and task ids its caller may see, and the rows error reports refer to.
+  evidenceAccess: {
+    isMember: (db, roomId, caller) =>
+      caller.plate ? isAgentMember(db, roomId, caller.plate) : caller.ownerId ? humanRole(db, roomId, caller.ownerId) !== undefined : false,
+    roomOfTask: (db, taskId) => getTaskRow(db, taskId)?.room_id,
+  },
+  reportedErrorIds: reportedErrorIdsBefore,
+  // Presence asks whether an agent runs a wake: agents, rooms and context import no wakes.
+  runningWakeSince,
+  // The room checks of defineRoute/defineTool and the `_meta.pending_mentions` count (the router and the registry import no capability).
   humanRoom(core, roomId, ownerId, need) {
     const r = requireHumanRoom(core.db, roomId, ownerId, need === 'admin');
     return { id: r.id, name: r.name, role: r.role };
   },
-};
-
-/** The checks the tool registry runs for tools that declare them. */
-export const TOOL_CHECKS: ToolChecks = {
   agentRoom(core, roomId, plate) {
     requireAgentRoom(core.db, roomId, plate);
   },
   pendingMentions: (core, plate) => pendingMentions(core.db, plate),
+  // Owners for /v1, agents for /mcp (http and mcp import neither).
+  authenticateOwner,
+  authenticateAgent,
 };
 
 /**
@@ -79,38 +107,6 @@ export const TOOL_CHECKS: ToolChecks = {
  * the core runs them in reverse order when it closes, before the database closes.
  */
 export type CapabilityStarter = (core: Core) => StopStep;
-
-/**
- * The hooks (core.ts CoreHooks) through which a capability answers for one below it, which
- * does not import it; registered as the core is made, before it takes a request, and removed
- * when it closes (after the background work stopped).
- */
-export const CAPABILITY_HOOKS: CapabilityStarter[] = [
-  (core) => addHook(core.hooks.workingOn, (sessionId) => tasksHeldBy(core.db, sessionId)),
-  // Reservations tied to a task end with it; tasks only announce the end (no import of reservations there).
-  (core) => addHook(core.hooks.taskEnded, (e) => onTaskEnded(core, e.taskId)),
-  // check_mentions shows the messages its items point at: messages answers, the inbox imports no messages.
-  (core) => addHook(core.hooks.inboxMessages, messagesForInbox),
-  // What a task wake does to its task: the dispatcher asks, so wakes never imports tasks.
-  (core) =>
-    addHook(core.hooks.taskWakes, {
-      staleReason: taskWakeStaleReason,
-      receiveRunning,
-      returnReceipt,
-      renewRunnerLease: (db, taskId, instanceId, now) => void renewLeaseOf(db, taskId, instanceId, now),
-      leaseHolderGone: markLeaseHolderGone,
-    }),
-  // Evidence keeps only the room and task ids its caller may see, and the rows error reports refer to.
-  (core) =>
-    addHook(core.hooks.evidenceAccess, {
-      isMember: (db, roomId, caller) =>
-        caller.plate ? isAgentMember(db, roomId, caller.plate) : caller.ownerId ? humanRole(db, roomId, caller.ownerId) !== undefined : false,
-      roomOfTask: (db, taskId) => getTaskRow(db, taskId)?.room_id,
-    }),
-  (core) => addHook(core.hooks.reportedErrorIds, reportedErrorIdsBefore),
-  // Presence asks whether an agent runs a wake: agents, rooms and context import no wakes.
-  (core) => addHook(core.hooks.runningWakeSince, runningWakeSince),
-];
 
 export const CAPABILITY_STARTERS: CapabilityStarter[] = [
   (core) => {

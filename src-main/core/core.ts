@@ -1,9 +1,11 @@
+import type { IncomingMessage } from 'node:http';
 import type { Db } from './db/open.js';
 import type { PassportService } from './auth/passports.js';
 import type { EventBus } from './bus.js';
 import type { RateLimiter } from './ratelimit.js';
 import type { SessionRegistry } from './sessions.js';
 import type { SigningKey } from './auth/keys.js';
+import type { AgentIdentity, Owner } from './auth/callers.js';
 
 export interface CoreConfig {
   home: string;
@@ -39,8 +41,8 @@ export interface Core {
   sessions: SessionRegistry;
   /** `http://127.0.0.1:PORT`, known once the server listens. */
   baseUrl: string;
-  /** Named hooks later capabilities register (e.g. the wake dispatcher). */
-  hooks: CoreHooks;
+  /** What a capability asks of one above it (or of the composition root): given at construction, all required. */
+  ports: CorePorts;
   /**
    * Resolves once every write committed so far is on disk (group commit, db/group-commit.ts):
    * awaited before a write is acknowledged (a tool result, an API response). Instant when nothing
@@ -73,7 +75,7 @@ export interface InboxMessage {
 }
 
 /** What a wake for a task does to the task; each runs inside the dispatcher's transaction. */
-export interface TaskWakeHooks {
+export interface TaskWakePort {
   /** Why the wake has nothing left to do (the task was reassigned, archived or finished), if so. */
   staleReason(db: Db, taskId: string, plate: string): string | undefined;
   /** The running receipt: the task goes to doing with this instance's lease; false when it cannot. */
@@ -94,28 +96,90 @@ export interface EvidenceAccess {
   roomOfTask(db: Db, taskId: string): string | undefined;
 }
 
+/** A room as the router hands it to a route that declared `room:`: the caller's standing in it. */
+export interface RoomStanding {
+  id: string;
+  name: string;
+  role: 'member' | 'admin';
+}
+
 /**
- * Named hooks: how a capability gets what a capability above it knows without importing it
- * (the lower one would import the upper one back). capabilities.ts registers them
- * (CAPABILITY_HOOKS) before the server takes requests; an empty list means nobody answers.
+ * The ports: how a capability reaches what a capability above it knows, without importing it
+ * (the lower one would import the upper one back), and how the transports reach the
+ * capabilities. One typed object of required functions, built once in capabilities.ts
+ * (CAPABILITY_PORTS) and given to the core at construction; `requirePorts` refuses a core
+ * that lacks one (docs/architecture.md "Ports").
  */
-export interface CoreHooks {
-  /** An agent acted in a room (sent a message, completed a task, …): wakes waiting on it are handled. */
-  agentActed: Array<(e: AgentActedEvent) => void>;
-  /** What a live instance is working on (the tasks whose lease it holds), for list_instances. */
-  workingOn: Array<(sessionId: string) => Array<{ task_id: string; title: string; room: string }>>;
-  /** A task reached done, failed or cancelled (after commit); capabilities tied to tasks end their part. */
-  taskEnded: Array<(e: TaskEndedEvent) => void>;
+export interface CorePorts {
+  /** An agent acted in a room (sent a message, completed a task, …): wakes waiting on it are handled (wakes answers). */
+  agentActed(core: Core, e: AgentActedEvent): void;
+  /** A task reached done, failed or cancelled (after commit): capabilities tied to tasks end their part (reservations answer). */
+  taskEnded(core: Core, e: TaskEndedEvent): void;
+  /** An owner's right to run commands changed (after commit): runs of an owner without it end now (wakes answers). */
+  runnerRightChanged(core: Core, ownerId: string): void;
+  /** What a live instance is working on (the tasks whose lease it holds), for list_instances (tasks answers). */
+  workingOn(db: Db, sessionId: string): Array<{ task_id: string; title: string; room: string }>;
   /** The messages inbox items point at, by id (messages answers; the inbox imports no messages). */
-  inboxMessages: Array<(db: Db, ids: readonly string[]) => InboxMessage[]>;
+  inboxMessages(db: Db, ids: readonly string[]): InboxMessage[];
   /** What a task wake does to its task (tasks answers; the wake dispatcher imports no tasks). */
-  taskWakes: TaskWakeHooks[];
+  taskWakes: TaskWakePort;
   /** Room membership and task rooms for evidence (rooms and tasks answer; evidence imports neither). */
-  evidenceAccess: EvidenceAccess[];
+  evidenceAccess: EvidenceAccess;
   /** Error ids older than `before` that an error report refers to: evidence retention keeps them (feedback answers). */
-  reportedErrorIds: Array<(db: Db, before: string) => string[]>;
+  reportedErrorIds(db: Db, before: string): string[];
   /** Since when an agent runs a wake (the oldest running one), for presence (wakes answers). */
-  runningWakeSince: Array<(db: Db, plate: string) => number | undefined>;
+  runningWakeSince(db: Db, plate: string): number | undefined;
+  /** The router's check of a route that declares `room:`: NOT_FOUND for a non-member, FORBIDDEN for a non-admin when admin is needed (rooms answers). */
+  humanRoom(core: Core, roomId: string, ownerId: string, need: 'member' | 'admin'): RoomStanding;
+  /** The tool registry's check of a tool that declares `room: 'member'`: NOT_FOUND, NOT_MEMBER (rooms answers). */
+  agentRoom(core: Core, roomId: string, plate: string): void;
+  /** The caller's unacknowledged inbox items, which every tool result carries in `_meta.pending_mentions` (inbox answers). */
+  pendingMentions(core: Core, plate: string): number;
+  /** Who calls /v1: an owner by token or UI session (owners answers). */
+  authenticateOwner(core: Core, req: IncomingMessage, url: URL, port: number): Owner;
+  /** Who calls /mcp: an agent by passport or credential (agents answers). */
+  authenticateAgent(core: Core, token: string | undefined, audience: string): Promise<AgentIdentity>;
+}
+
+/** Every port and, for the ports that are objects, every function of them: what `requirePorts` checks. */
+const PORT_SHAPE: { [K in keyof CorePorts]: CorePorts[K] extends (...a: never[]) => unknown ? true : Record<keyof CorePorts[K], true> } = {
+  agentActed: true,
+  taskEnded: true,
+  runnerRightChanged: true,
+  workingOn: true,
+  inboxMessages: true,
+  taskWakes: { staleReason: true, receiveRunning: true, returnReceipt: true, renewRunnerLease: true, leaseHolderGone: true },
+  evidenceAccess: { isMember: true, roomOfTask: true },
+  reportedErrorIds: true,
+  runningWakeSince: true,
+  humanRoom: true,
+  agentRoom: true,
+  pendingMentions: true,
+  authenticateOwner: true,
+  authenticateAgent: true,
+};
+
+/**
+ * The ports, once each is known to be there: a core without one would do nothing where a
+ * capability must answer (a reservation outliving its task, a wake never handled), so it
+ * refuses to start instead, naming what is missing.
+ */
+export function requirePorts(ports: CorePorts): CorePorts {
+  const missing: string[] = [];
+  for (const [name, shape] of Object.entries(PORT_SHAPE)) {
+    const port = (ports as unknown as Record<string, unknown> | undefined)?.[name];
+    if (shape === true) {
+      if (typeof port !== 'function') missing.push(name);
+      continue;
+    }
+    for (const fn of Object.keys(shape)) {
+      if (typeof (port as Record<string, unknown> | undefined)?.[fn] !== 'function') missing.push(`${name}.${fn}`);
+    }
+  }
+  if (missing.length) {
+    throw new Error(`the core cannot start: missing port(s) ${missing.join(', ')} (capabilities.ts CAPABILITY_PORTS gives every port; docs/architecture.md "Ports")`);
+  }
+  return ports;
 }
 
 /** An agent's presence (docs/wakes.md "Liveness"). */
@@ -131,8 +195,7 @@ export const PRESENCE_STALLED_MS = 5 * 60_000;
  */
 export function agentPresence(core: Core, plate: string, now = Date.now()): Presence {
   const lastCall = core.sessions.lastToolCallOf(plate) ?? 0;
-  let since: number | undefined;
-  for (const h of core.hooks.runningWakeSince) since ??= h(core.db, plate);
+  const since = core.ports.runningWakeSince(core.db, plate);
   if (since !== undefined) return now - Math.max(lastCall, since) > PRESENCE_STALLED_MS ? 'stalled' : 'working';
   if (core.sessions.ofPlate(plate).length === 0) return 'offline';
   return now - lastCall <= PRESENCE_RECENT_CALL_MS ? 'working' : 'idle';
@@ -142,33 +205,20 @@ export function mcpUrl(core: Core, host?: string): string {
   return host && host !== 'generic' ? `${core.baseUrl}/mcp/${host}` : `${core.baseUrl}/mcp`;
 }
 
-/** Adds a hook; returns the way to remove it (a capability's stop step). */
-export function addHook<F>(hooks: F[], h: F): () => void {
-  hooks.push(h);
-  return () => {
-    const i = hooks.indexOf(h);
-    if (i >= 0) hooks.splice(i, 1);
-  };
-}
-
 /** Tells waiting wakes that this instance acted in the room (handled-on-next-act, docs/contract.md "Wakes"). */
 export function notifyActed(core: Core, e: AgentActedEvent): void {
-  for (const h of core.hooks.agentActed) {
-    try {
-      h(e);
-    } catch (err) {
-      core.config.log(`agentActed hook failed: ${(err as Error).message}`);
-    }
+  try {
+    core.ports.agentActed(core, e);
+  } catch (err) {
+    core.config.log(`agentActed port failed: ${(err as Error).message}`);
   }
 }
 
 /** Tells capabilities tied to tasks (path reservations) that a task ended. */
 export function notifyTaskEnded(core: Core, e: TaskEndedEvent): void {
-  for (const h of core.hooks.taskEnded) {
-    try {
-      h(e);
-    } catch (err) {
-      core.config.log(`taskEnded hook failed: ${(err as Error).message}`);
-    }
+  try {
+    core.ports.taskEnded(core, e);
+  } catch (err) {
+    core.config.log(`taskEnded port failed: ${(err as Error).message}`);
   }
 }

@@ -6,8 +6,8 @@
  * scripts/import-graph.mjs prints the graph as it is. docs/architecture.md shows all of it.
  *
  * To change the layering, edit this file, never silence the rule: a capability that needs
- * something of a capability above it gets it through a hook in `core.hooks` (core.ts),
- * registered in capabilities.ts, so the lower one never imports the upper one.
+ * something of a capability above it gets it through a port in `core.ports` (core.ts CorePorts),
+ * given by capabilities.ts, so the lower one never imports the upper one.
  */
 
 /** Root files every folder may import: the Core, its parts and plain helpers. */

@@ -19,9 +19,9 @@ import { GroupCommit } from './db/group-commit.js';
 import { Router } from './http/router.js';
 import { createHttpServer } from './http/server.js';
 import { handleMcp } from './mcp/handler.js';
-import { DEFAULT_MCP_SESSION_LIMITS, type Core, type McpSessionLimits } from './core.js';
+import { DEFAULT_MCP_SESSION_LIMITS, requirePorts, type Core, type CorePorts, type McpSessionLimits } from './core.js';
 import type { StopStep } from './util/repeat.js';
-import { ALL_ROUTES, ALL_TOOLS, AUTHENTICATE, CAPABILITY_HOOKS, CAPABILITY_STARTERS, RAW_HANDLERS, ROUTER_CHECKS, TOOL_CHECKS } from './capabilities.js';
+import { ALL_ROUTES, ALL_TOOLS, CAPABILITY_PORTS, CAPABILITY_STARTERS, RAW_HANDLERS } from './capabilities.js';
 import { createOwner, ownerByToken, primaryOwner, rotateOwnerToken } from './owners/store.js';
 import { createLoginLink } from './owners/login.js';
 import { packageRoot } from './paths.js';
@@ -50,6 +50,8 @@ export interface StartOptions {
   /** `--max-chain` and `--wake-budget`: win over the home's settings (docs/wakes.md). */
   maxChain?: number;
   wakeBudget?: number;
+  /** The ports the capabilities answer through; CAPABILITY_PORTS unless a test gives others. */
+  ports?: CorePorts;
 }
 
 export interface RunningCore {
@@ -99,6 +101,8 @@ function ensurePrimaryOwner(core: Core, name: string): string {
 /** The one entry: starts the core (store, MCP resources, human API, UI) on 127.0.0.1. */
 export async function startCore(opts: StartOptions): Promise<RunningCore> {
   const home = opts.home;
+  // A core missing a port would silently skip what a capability must do: refuse before anything is opened.
+  const ports = requirePorts(opts.ports ?? CAPABILITY_PORTS);
   // The home must be usable and ours alone before anything in it is opened (docs/backup.md).
   prepareHome(home);
   const lock = acquireHomeLock(home, 'serve');
@@ -151,11 +155,9 @@ export async function startCore(opts: StartOptions): Promise<RunningCore> {
     rateLimiter: new RateLimiter(opts.rateLimit ?? { perSecond: 50, burst: 200 }),
     sessions: new SessionRegistry(),
     baseUrl: '',
-    hooks: { agentActed: [], workingOn: [], taskEnded: [], inboxMessages: [], taskWakes: [], evidenceAccess: [], reportedErrorIds: [], runningWakeSince: [] },
+    ports,
     durable: groupCommit ? () => groupCommit.durable() : () => Promise.resolve(),
   };
-  // Hooks answer from the first request on (reads are served while a large file is still being checked).
-  const hookStops = CAPABILITY_HOOKS.map((register) => register(core));
   let ownerToken: string;
   try {
     ownerToken = ensurePrimaryOwner(core, opts.ownerName ?? safeUserName());
@@ -165,16 +167,16 @@ export async function startCore(opts: StartOptions): Promise<RunningCore> {
     lock.release();
     throw classifyDbError(err, dbFile, home) ?? err;
   }
-  const registry = new ToolRegistry(ALL_TOOLS, TOOL_CHECKS);
-  const router = new Router(ALL_ROUTES, ROUTER_CHECKS);
+  const registry = new ToolRegistry(ALL_TOOLS, ports);
+  const router = new Router(ALL_ROUTES, ports);
   const rawHandlers = RAW_HANDLERS.map((h) => (req: IncomingMessage, res: ServerResponse, url: URL) => h(core, req, res, url));
   let port = opts.port ?? DEFAULT_PORT;
   const server = createHttpServer(
     {
       core,
       router,
-      authenticateOwner: AUTHENTICATE.owner,
-      mcp: (req, res, host, url) => handleMcp(core, { registry, authenticate: AUTHENTICATE.agent }, req, res, host, url),
+      authenticateOwner: ports.authenticateOwner,
+      mcp: (req, res, host, url) => handleMcp(core, { registry, authenticate: ports.authenticateAgent }, req, res, host, url),
       uiDir: opts.uiDir ?? join(packageRoot(), 'dist', 'renderer'),
       rawHandlers,
     },
@@ -203,8 +205,7 @@ export async function startCore(opts: StartOptions): Promise<RunningCore> {
   core.baseUrl = `http://127.0.0.1:${port}`;
   lock.setUrl(core.baseUrl);
   // Background writers (dispatcher, sweeps, snapshots) start once the file is known sound.
-  // Hooks are removed last: stop steps run in reverse.
-  const stopSteps: StopStep[] = [...hookStops];
+  const stopSteps: StopStep[] = [];
   const startCapabilities = () => {
     for (const start of CAPABILITY_STARTERS) stopSteps.push(start(core));
   };

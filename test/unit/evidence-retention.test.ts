@@ -1,6 +1,6 @@
 // Evidence an error report refers to outlives the retention (docs/security.md, item 9). The
 // evidence store does not read error_reports (the feedback capability owns it): feedback
-// answers through core.hooks.reportedErrorIds, which capabilities.ts registers.
+// answers through the core's reportedErrorIds port, which capabilities.ts gives.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { openMemoryCore, type MemoryCore } from '../helpers/memory-core.js';
 import { EVIDENCE_RETENTION_MS, getEvidence, pruneEvidence, recordEvidence } from '../../src-main/core/evidence/store.js';
@@ -16,7 +16,7 @@ describe('evidence retention and error reports', () => {
   afterAll(() => m?.close());
 
   it('keeps old evidence that a report refers to, and prunes the rest', () => {
-    const { db, hooks } = m.core;
+    const { db, ports } = m.core;
     const stamp = Date.now() - EVIDENCE_RETENTION_MS - 3600_000;
     const reported = `err_${ulid(stamp)}`;
     const unreported = `err_${ulid(stamp)}`;
@@ -26,9 +26,8 @@ describe('evidence retention and error reports', () => {
       `INSERT INTO error_reports (id, error_id, plate, owner_id, tool, code, classification, fingerprint, trace, created_at)
        VALUES ('rep_retention', ?, 'TEST-AGT-000000', 'own_x', 'whoami', 'INTERNAL', 'server_fault', 'f', '{}', ?)`,
     ).run(reported, Date.now());
-    expect(hooks.reportedErrorIds.length).toBeGreaterThan(0);
     // As the hourly upkeep calls it (evidence/retention.ts).
-    expect(pruneEvidence(db, undefined, undefined, hooks.reportedErrorIds)).toBeGreaterThanOrEqual(1);
+    expect(pruneEvidence(db, undefined, undefined, ports.reportedErrorIds)).toBeGreaterThanOrEqual(1);
     expect(getEvidence(db, unreported)).toBeUndefined();
     expect(getEvidence(db, reported)).toBeDefined();
   });

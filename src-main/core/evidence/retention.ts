@@ -8,7 +8,7 @@ import { repeat, type StopStep } from '../util/repeat.js';
  */
 export function startEvidenceMaintenance(core: Core): StopStep {
   const stopPrune = repeat({ name: 'evidence pruning', everyMs: 3600_000, log: core.config.log }, () => {
-    const n = pruneEvidence(core.db, undefined, undefined, core.hooks.reportedErrorIds);
+    const n = pruneEvidence(core.db, undefined, undefined, core.ports.reportedErrorIds);
     if (n) core.config.log(`evidence: pruned ${n} rows past their retention`);
   });
   const stopFlush = repeat({ name: 'evidence flush', everyMs: 60_000, runNow: false, log: core.config.log }, () => flushUnauthenticatedEvidence(core.db));

@@ -48,10 +48,10 @@ export interface EvidenceInput {
   ownerId?: string;
   requestId?: string;
   /**
-   * Who may see which room and task (core.hooks.evidenceAccess: the rooms and tasks capabilities
+   * Who may see which room and task (core.ports.evidenceAccess: the rooms and tasks capabilities
    * answer, evidence imports neither). Without it no room or task id is kept.
    */
-  access?: readonly EvidenceAccess[];
+  access?: EvidenceAccess;
 }
 
 export function fingerprintOf(parts: Array<string | undefined>): string {
@@ -70,8 +70,8 @@ function stringArg(args: unknown, name: string): string | undefined {
 /** Whether the caller (an agent by plate, else a human by owner) is a member of the room. */
 function mayUseRoom(db: Db, e: EvidenceInput, roomId: string): boolean {
   try {
-    if (e.plate) return (e.access ?? []).some((a) => a.isMember(db, roomId, { plate: e.plate }));
-    if (e.ownerId) return (e.access ?? []).some((a) => a.isMember(db, roomId, { ownerId: e.ownerId }));
+    if (e.plate) return e.access?.isMember(db, roomId, { plate: e.plate }) === true;
+    if (e.ownerId) return e.access?.isMember(db, roomId, { ownerId: e.ownerId }) === true;
   } catch {
     // a damaged store records no ids rather than unchecked ones
   }
@@ -79,11 +79,7 @@ function mayUseRoom(db: Db, e: EvidenceInput, roomId: string): boolean {
 }
 
 function roomOfTask(db: Db, e: EvidenceInput, taskId: string): string | undefined {
-  for (const a of e.access ?? []) {
-    const room = a.roomOfTask(db, taskId);
-    if (room !== undefined) return room;
-  }
-  return undefined;
+  return e.access?.roomOfTask(db, taskId);
 }
 
 /**
@@ -255,17 +251,17 @@ function ulidTime(ms: number): string {
 
 /**
  * Deletes evidence older than the retention, in batches; rows an error report refers to stay
- * (`reported`: core.hooks.reportedErrorIds, the feedback capability's answer).
+ * (`reported`: core.ports.reportedErrorIds, the feedback capability's answer).
  */
 export function pruneEvidence(
   db: Db,
   retentionMs = EVIDENCE_RETENTION_MS,
   now = Date.now(),
-  reported: ReadonlyArray<(db: Db, before: string) => string[]> = [],
+  reported: (db: Db, before: string) => string[] = () => [],
 ): number {
   // error_id is err_ + a ULID, whose first 10 characters are its time: the primary key orders by age.
   const before = `err_${ulidTime(now - retentionMs)}`;
-  const keep = JSON.stringify(reported.flatMap((r) => r(db, before)));
+  const keep = JSON.stringify(reported(db, before));
   let total = 0;
   for (;;) {
     const n = stmt(

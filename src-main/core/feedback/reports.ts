@@ -132,7 +132,7 @@ export function reportError(db: Db, input: ReportInput) {
   return { ...reportDto(db, row), duplicate: row.id !== id };
 }
 
-/** Error ids older than `before` that a report refers to: evidence retention keeps them (core.hooks.reportedErrorIds). */
+/** Error ids older than `before` that a report refers to: evidence retention keeps them (core.ports.reportedErrorIds). */
 export function reportedErrorIdsBefore(db: Db, before: string): string[] {
   return (stmt(db, 'SELECT error_id FROM error_reports WHERE error_id < ?').all(before) as Array<{ error_id: string }>).map((r) => r.error_id);
 }

@@ -27,7 +27,7 @@ export function sendApiError(
   e: { route?: string; args?: unknown; knownArgs?: ReadonlySet<string>; ownerId?: string } = {},
 ): void {
   const errorId = newErrorId();
-  recordEvidence(core.db, { errorId, surface: 'v1', tool: e.route, error: err, args: e.args, knownArgs: e.knownArgs, ownerId: e.ownerId, access: core.hooks.evidenceAccess });
+  recordEvidence(core.db, { errorId, surface: 'v1', tool: e.route, error: err, args: e.args, knownArgs: e.knownArgs, ownerId: e.ownerId, access: core.ports.evidenceAccess });
   const body: ApiErrorBody = { error: { code: err.code, message: err.message, error_id: errorId } };
   if (err.reason) body.error.reason = err.reason;
   if (err.retryAfterMs !== undefined) body.error.retry_after_ms = err.retryAfterMs;

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { AppError } from '../errors/app-error.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Core } from '../core.js';
+import type { Core, CorePorts, RoomStanding } from '../core.js';
 import type { Owner } from '../auth/callers.js';
 import { parseWith } from './validate.js';
 import { sameOrigin } from './guard.js';
@@ -13,11 +13,7 @@ export type RouteAuth = 'owner' | 'primary' | 'public';
 export type RoomAccess = 'member' | 'admin';
 
 /** The room a `room:` route acts on, as the router found it. */
-export interface RouteRoom {
-  id: string;
-  name: string;
-  role: RoomAccess;
-}
+export type RouteRoom = RoomStanding;
 
 /** The names of a path's `:params`: `/v1/rooms/:id/tasks/:taskId` gives `'id' | 'taskId'`. */
 export type ParamNames<P extends string> = P extends `${string}:${infer K}/${infer Rest}`
@@ -141,11 +137,8 @@ export function queryObject(url: URL): Record<string, string> {
   return Object.fromEntries(url.searchParams);
 }
 
-/** Checks given by the capabilities (the router imports none of them). */
-export interface RouterChecks {
-  /** The room `roomId` as `ownerId` sees it, or an AppError (NOT_FOUND for a non-member, FORBIDDEN for a non-admin when admin is needed). */
-  humanRoom(core: Core, roomId: string, ownerId: string, need: RoomAccess): RouteRoom;
-}
+/** The router's checks: the core's ports (core.ts CorePorts; the router imports no capability). */
+export type RouterChecks = Pick<CorePorts, 'humanRoom'>;
 
 /** Runs the origin, primary-owner and room checks, then parses the body and query: everything a handler may assume. */
 export function prepareRoute(

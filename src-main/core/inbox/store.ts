@@ -89,7 +89,7 @@ export interface InboxRow {
 
 type ItemRow = Omit<InboxRow, 'body' | 'sender_kind' | 'sender_plate' | 'sender_owner_id' | 'msg_seq'>;
 
-/** The unacknowledged items after `sinceSeq`, oldest first, each with the message it points at (core.hooks.inboxMessages). */
+/** The unacknowledged items after `sinceSeq`, oldest first, each with the message it points at (core.ports.inboxMessages). */
 export function listInbox(core: Core, plate: string, rooms: string[] | undefined, sinceSeq: number, limit: number): InboxRow[] {
   const { db } = core;
   const base = `SELECT seq, id, room_id, message_id, task_id, kind, trust_level, created_at FROM mentions
@@ -100,7 +100,7 @@ export function listInbox(core: Core, plate: string, rooms: string[] | undefined
       : stmt(db, `${base} ORDER BY seq LIMIT ?`).all(plate, sinceSeq, limit)
   ) as ItemRow[];
   const ids = items.flatMap((i) => (i.message_id ? [i.message_id] : []));
-  const messages = new Map(ids.length ? core.hooks.inboxMessages.flatMap((h) => h(db, ids)).map((m) => [m.id, m]) : []);
+  const messages = new Map(ids.length ? core.ports.inboxMessages(db, ids).map((m) => [m.id, m]) : []);
   return items.map((i) => {
     const m = i.message_id ? messages.get(i.message_id) : undefined;
     return { ...i, body: m?.body ?? null, sender_kind: m?.sender_kind ?? null, sender_plate: m?.sender_plate ?? null, sender_owner_id: m?.sender_owner_id ?? null, msg_seq: m?.seq ?? null };

@@ -39,7 +39,7 @@ export function toolError(
     plate: e.agent?.plate,
     ownerId: e.agent?.ownerId,
     requestId: e.requestId,
-    access: core.hooks.evidenceAccess,
+    access: core.ports.evidenceAccess,
   });
   const body: ToolErrorBody = {
     code: err.code,

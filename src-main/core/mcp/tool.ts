@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Core } from '../core.js';
+import type { Core, CorePorts } from '../core.js';
 import type { AgentIdentity } from '../auth/callers.js';
 import type { ScopeName } from '../../../shared/scopes.js';
 import type { McpResourceHost } from '../../../shared/hosts.js';
@@ -56,10 +56,5 @@ export function defineTool<S extends z.ZodObject, O extends z.ZodObject | undefi
   return def as unknown as ToolDef;
 }
 
-/** Checks the capabilities give the tool registry (mcp imports none of them). */
-export interface ToolChecks {
-  /** Throws NOT_FOUND when there is no such room, NOT_MEMBER when the agent is not in it. */
-  agentRoom(core: Core, roomId: string, plate: string): void;
-  /** The caller's unacknowledged inbox items, which every tool result carries in `_meta.pending_mentions`. */
-  pendingMentions(core: Core, plate: string): number;
-}
+/** The tool registry's checks: the core's ports (core.ts CorePorts; mcp imports no capability). */
+export type ToolChecks = Pick<CorePorts, 'agentRoom' | 'pendingMentions'>;

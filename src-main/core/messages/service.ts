@@ -233,7 +233,7 @@ export function readHistory(db: Db, roomId: string, limit = PAGE_DEFAULT, before
   };
 }
 
-/** Messages by id, as inbox items show them (the inbox asks through core.hooks.inboxMessages). */
+/** Messages by id, as inbox items show them (the inbox asks through core.ports.inboxMessages). */
 export function messagesForInbox(db: Db, ids: readonly string[]): InboxMessage[] {
   return stmt(db, 'SELECT id, seq, body, sender_kind, sender_plate, sender_owner_id FROM messages WHERE id IN (SELECT value FROM json_each(?))').all(
     JSON.stringify(ids),

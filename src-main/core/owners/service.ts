@@ -9,8 +9,9 @@ import { createOwner, setAllowRunners, type Owner } from './store.js';
 /** Grants or takes back an owner's right to configure runners; `byOwnerId` is the primary owner who set it. */
 export function setOwnerRunnerRight(core: Core, input: { ownerId: string; byOwnerId: string; allowRunners: boolean }): Owner {
   const updated = setAllowRunners(core.db, input.ownerId, input.allowRunners);
-  // The wake dispatcher listens: a revoked right ends that owner's running runs at once. An
-  // owner's right is news only for that owner and the primary owner who set it (issue 26 F8).
+  // A revoked right ends that owner's running runs at once (the wakes capability answers).
+  core.ports.runnerRightChanged(core, updated.owner_id);
+  // An owner's right is news only for that owner and the primary owner who set it (issue 26 F8).
   core.bus.emit({
     type: 'owners.changed',
     owners: [...new Set([updated.owner_id, input.byOwnerId])],

@@ -9,7 +9,7 @@ export function instancesOf(core: Core, roomId: string, plate?: string) {
     .filter((s) => (plate ? s.plate === plate : true) && isAgentMember(core.db, roomId, s.plate))
     .map((s) => {
       const a = getAgentByPlate(core.db, s.plate)!;
-      const workingOn = core.hooks.workingOn.flatMap((f) => f(s.id)).filter((t) => t.room === roomId);
+      const workingOn = core.ports.workingOn(core.db, s.id).filter((t) => t.room === roomId);
       return {
         instance_id: s.id,
         handle: `${agentHandle(a)}#${s.label}`,

@@ -141,7 +141,7 @@ function announceAssignment(db: Db, t: TaskRow, actor: Actor): boolean {
   );
 }
 
-/** After commit: a task that reached done, failed or cancelled tells the capabilities tied to it (core.hooks.taskEnded). */
+/** After commit: a task that reached done, failed or cancelled tells the capabilities tied to it (core.ports.taskEnded). */
 function endedHook(core: Core, rec: TaskRecord): void {
   if (rec.status === 'done' || rec.status === 'failed' || rec.status === 'cancelled') notifyTaskEnded(core, { roomId: rec.room, taskId: rec.task_id, status: rec.status });
 }

@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
 import type { Core, AgentActedEvent } from '../core.js';
-import { addHook, mcpUrl } from '../core.js';
+import { mcpUrl } from '../core.js';
 import { immediate } from '../db/open.js';
 import { agentHandle, createCredential, deleteRunnerCredential, getAgentByPlate, pruneRevokedRunnerCredentials, revokeCredential, type AgentRow } from '../agents/store.js';
 import { getRoom, isAgentMember, touchRoom, trustMode } from '../rooms/store.js';
@@ -205,7 +205,6 @@ export class WakeDispatcher {
   private timer?: NodeJS.Timeout;
   private unsubscribe?: () => void;
   private offSession?: () => void;
-  private offActed?: () => void;
 
   constructor(private readonly core: Core) {}
 
@@ -216,13 +215,13 @@ export class WakeDispatcher {
     }
     // Run credentials of ended wakes are deleted, not kept revoked (the wake log keeps the audit).
     pruneRevokedRunnerCredentials(core.db);
+    // The live events are only nudges to look again (a slow poll stands behind them); what must
+    // happen reaches the dispatcher through the ports (agentActed, runnerRightChanged).
     this.unsubscribe = core.bus.on((e) => {
-      if (e.type === 'owners.changed') this.enforceRunnerRights();
       if (e.type === 'runners.changed') this.kick(true);
       else if ((e.type === 'wakes.changed' && !this.quiet) || e.type === 'message.created' || e.type === 'board.changed') this.kick();
     });
     this.offSession = core.sessions.onChange((s, ev) => this.onSession(s, ev));
-    this.offActed = addHook(core.hooks.agentActed, (e) => this.onActed(e));
     this.timer = setInterval(() => this.tick(true), POLL_MS);
     this.timer.unref();
     this.kick(true);
@@ -236,7 +235,7 @@ export class WakeDispatcher {
   private leaseHolderGone(instanceId: string, taskId?: string): void {
     const { db } = this.core;
     const rooms = new Set<string>();
-    for (const t of this.core.hooks.taskWakes) for (const r of t.leaseHolderGone(db, instanceId, taskId, Date.now())) rooms.add(r);
+    for (const r of this.core.ports.taskWakes.leaseHolderGone(db, instanceId, taskId, Date.now())) rooms.add(r);
     for (const room of rooms) {
       touchRoom(db, room, ['board']);
       this.core.bus.emit({ type: 'board.changed', room });
@@ -244,7 +243,8 @@ export class WakeDispatcher {
   }
 
   /** A revoked allow_runners ends that owner's running runs now (docs/security.md). */
-  private enforceRunnerRights(): void {
+  /** The runnerRightChanged port: runs of an owner who may no longer run commands are killed now. */
+  enforceRunnerRights(): void {
     for (const run of this.runs.values()) {
       if (!mayRunCommands(this.core.db, run.ownerId)) run.proc.kill(RUNNERS_REVOKED_REASON);
     }
@@ -343,7 +343,7 @@ export class WakeDispatcher {
     const moved = immediate(db, () => {
       if (!requeueChannelWake(db, w.id, `${why}; handed to the runner or the inbox`)) return false;
       // A task wake gave the session the running receipt: take it back for the next target.
-      if (w.task_id) receiptBack = this.core.hooks.taskWakes.some((t) => t.returnReceipt(db, w.task_id!, p.sessionId));
+      if (w.task_id) receiptBack = this.core.ports.taskWakes.returnReceipt(db, w.task_id, p.sessionId);
       return true;
     });
     if (!moved) return false;
@@ -364,7 +364,7 @@ export class WakeDispatcher {
     for (const run of this.runs.values()) {
       if (!run.lease || now - run.lease.renewedAt < RUNNER_LEASE_RENEW_MS) continue;
       run.lease.renewedAt = now;
-      for (const t of this.core.hooks.taskWakes) t.renewRunnerLease(this.core.db, run.lease.taskId, run.lease.instanceId, now);
+      this.core.ports.taskWakes.renewRunnerLease(this.core.db, run.lease.taskId, run.lease.instanceId, now);
     }
   }
 
@@ -433,7 +433,7 @@ export class WakeDispatcher {
         }
       }
       if (withReceipt && w.task_id && (w.trigger === 'assignment' || w.trigger === 'successor')) {
-        receipt = this.core.hooks.taskWakes.some((t) => t.receiveRunning(db, w.task_id!, w.plate, run.instanceId));
+        receipt = this.core.ports.taskWakes.receiveRunning(db, w.task_id, w.plate, run.instanceId);
       }
       return true;
     });
@@ -570,7 +570,8 @@ export class WakeDispatcher {
     if (s.host === 'claude-code') this.kick();
   }
 
-  private onActed(e: AgentActedEvent): void {
+  /** The agentActed port: the wakes this instance (or, pulled, this agent) had in the room are handled. */
+  agentActed(e: AgentActedEvent): void {
     if (this.stopped) return;
     const { db } = this.core;
     let n = 0;
@@ -611,7 +612,6 @@ export class WakeDispatcher {
     if (this.timer) clearInterval(this.timer);
     this.unsubscribe?.();
     this.offSession?.();
-    this.offActed?.();
     const runs = [...this.runs.values()];
     for (const r of runs) r.proc.kill(SHUTDOWN_REASON);
     const { db } = this.core;
@@ -631,13 +631,9 @@ export class WakeDispatcher {
   }
 }
 
-/** Why a task wake has nothing left to do, as the tasks capability says (core.hooks.taskWakes: wakes imports no tasks). */
+/** Why a task wake has nothing left to do, as the tasks capability says (core.ports.taskWakes: wakes imports no tasks). */
 function taskStaleReason(core: Core, taskId: string, plate: string): string | undefined {
-  for (const t of core.hooks.taskWakes) {
-    const why = t.staleReason(core.db, taskId, plate);
-    if (why) return why;
-  }
-  return undefined;
+  return core.ports.taskWakes.staleReason(core.db, taskId, plate);
 }
 
 /** A runner is its own instance: one per agent and host (docs/contract.md "Wakes"). */
