@@ -242,8 +242,7 @@ export class WakeDispatcher {
     }
   }
 
-  /** A revoked allow_runners ends that owner's running runs now (docs/security.md). */
-  /** The runnerRightChanged port: runs of an owner who may no longer run commands are killed now. */
+  /** The runnerRightChanged port: a revoked allow_runners ends that owner's running runs now (docs/security.md). */
   enforceRunnerRights(): void {
     for (const run of this.runs.values()) {
       if (!mayRunCommands(this.core.db, run.ownerId)) run.proc.kill(RUNNERS_REVOKED_REASON);
