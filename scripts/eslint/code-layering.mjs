@@ -41,7 +41,7 @@ export const codeLayering = {
     messages: {
       bad: 'Bad layering: {{from}} may not import {{to}} (allowed: {{allowed}}). See src-main/core/layering.mjs.',
       unplaced: 'Bad layering: {{from}} is not in the allowed graph of src-main/core/layering.mjs; add it with the folders it may import.',
-      cycle: 'Bad layering: the allowed graph has a cycle between {{cycle}}; a lower folder gets what it needs from an upper one through a hook (core.hooks).',
+      cycle: 'Bad layering: the allowed graph has a cycle between {{cycle}}; a lower folder gets what it needs from an upper one through a port (core.ports, core.ts CorePorts).',
     },
   },
   create(context) {
