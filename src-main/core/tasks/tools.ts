@@ -1,7 +1,6 @@
 import { defineTool, type ToolContext } from '../mcp/tool.js';
 import { AppError } from '../errors/app-error.js';
-import { immediate } from '../db/open.js';
-import { setTrust, touchRoom } from '../rooms/store.js';
+import { setOwnerTrust } from '../rooms/service.js';
 import {
   archiveTask,
   claimTask,
@@ -228,13 +227,8 @@ export const taskTools = [
     input: setRoomConsentInput,
     output: setRoomConsentOutput,
     handler: (ctx, a) => {
-      const { db } = ctx.core;
-      immediate(db, () => {
-        setTrust(db, a.room, ctx.agent.ownerId, a.mode);
-        touchRoom(db, a.room, ['roster']);
-      });
-      ctx.core.bus.emit({ type: 'trust.changed', room: a.room });
-      return { room: a.room, mode: a.mode };
+      const set = setOwnerTrust(ctx.core, { room: a.room, ownerId: ctx.agent.ownerId, mode: a.mode });
+      return { room: set.room, mode: set.mode };
     },
   }),
   defineTool({
