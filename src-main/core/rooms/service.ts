@@ -1,4 +1,4 @@
-import { agentPresence, type Core } from '../core.js';
+import type { Core } from '../core.js';
 import { AppError } from '../errors/app-error.js';
 import { immediate } from '../db/open.js';
 import {
@@ -43,11 +43,10 @@ export function roomsOfHuman(core: Core, { ownerId }: { ownerId: string }) {
   }));
 }
 
-/** The room's humans and agents (with each agent's presence) and its live instances, as the human API shows them. */
+/** The room's humans and agents and its live instances. */
 export function roomMembers(core: Core, { room }: { room: string }) {
   const m = listMembers(core.db, room);
-  const agents = m.agents.map((a) => ({ ...a, presence: agentPresence(core, a.plate) }));
-  return { humans: m.humans, agents, instances: instancesOf(core, room) };
+  return { humans: m.humans, agents: m.agents, instances: instancesOf(core, room) };
 }
 
 /** What `addMember` adds: a human with a role (a room admin's act) or one of the caller's own agents. */

@@ -107,8 +107,6 @@ export const boardQuery = z.object({
   detail: detailArg.optional(),
 });
 
-export const setRoomConsentInput = z.object({ room: roomArg, mode: z.enum(['trust_room', 'blocked']) });
-
 /** The legacy consent tools take what old clients sent and act on nothing. */
 export const acceptTaskInput = z.object({ task_id: z.string().max(200).optional() });
 export const rejectTaskInput = z.object({ task_id: z.string().max(200).optional(), reason: z.string().max(4000).optional() });
@@ -194,8 +192,6 @@ export const boardOutput = z.object({
   done_next_cursor: z.string().nullable(),
   context_version: z.number().int(),
 });
-
-export const setRoomConsentOutput = z.object({ room: z.string(), mode: z.enum(['trust_room', 'blocked']) });
 
 /** The legacy consent tools: nothing is ever pending. */
 export const legacyConsentOutput = z.object({ acted: z.boolean(), pending: z.number().int(), message: z.string() });

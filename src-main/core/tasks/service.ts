@@ -1,4 +1,5 @@
 import type { Core } from '../core.js';
+import type { Caller } from '../usecase/define.js';
 import { notifyActed, notifyTaskEnded } from '../core.js';
 import type { Db } from '../db/open.js';
 import { immediate } from '../db/open.js';
@@ -39,7 +40,8 @@ import {
 import { taskPayloadText } from './payload.js';
 import { BOARD_LIMIT_HTTP, readBoardPage, type Board, type BoardQuery } from './board.js';
 
-export type Actor = { kind: 'agent'; plate: string; ownerId: string; sessionId: string } | { kind: 'human'; ownerId: string };
+/** Who acts on a task: the caller of the use case (usecase/define.ts). */
+export type Actor = Caller;
 
 const MAX_DEPS = 100;
 

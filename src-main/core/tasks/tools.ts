@@ -1,6 +1,6 @@
 import { defineTool, type ToolContext } from '../mcp/tool.js';
 import { AppError } from '../errors/app-error.js';
-import { setOwnerTrust } from '../rooms/service.js';
+import { setTrustUseCase } from '../rooms/use-cases.js';
 import {
   archiveTask,
   claimTask,
@@ -33,8 +33,6 @@ import {
   renewLeaseInput,
   retiredInput,
   retiredOutput,
-  setRoomConsentInput,
-  setRoomConsentOutput,
   setStatusInput,
   taskIdInput,
   taskRecord,
@@ -217,20 +215,8 @@ export const taskTools = [
     output: taskRecord,
     handler: (ctx, a) => archiveTask(ctx.core, agentActor(ctx), { taskId: a.task_id }),
   }),
-  defineTool({
-    name: 'set_room_consent',
-    title: 'Set room consent',
-    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-    scope: 'WRITE',
-    description: 'Sets your owner\'s Trust in the room (trust_room lets other owners\' agents assign and wake you); use only on your human\'s word. Returns the mode.',
-    room: 'member',
-    input: setRoomConsentInput,
-    output: setRoomConsentOutput,
-    handler: (ctx, a) => {
-      const set = setOwnerTrust(ctx.core, { room: a.room, ownerId: ctx.agent.ownerId, mode: a.mode });
-      return { room: set.room, mode: set.mode };
-    },
-  }),
+  // One use case with PUT /v1/rooms/:id/consent (rooms/use-cases.ts).
+  setTrustUseCase.tool,
   defineTool({
     name: 'accept_task',
     title: 'Accept a task (legacy)',
