@@ -4,6 +4,7 @@ import type { EventBus } from './bus.js';
 import type { RateLimiter } from './ratelimit.js';
 import type { SessionRegistry } from './sessions.js';
 import type { SigningKey } from './auth/keys.js';
+import type { Presence } from '../../shared/api-types.js';
 
 export interface CoreConfig {
   home: string;
@@ -118,8 +119,8 @@ export interface CoreHooks {
   runningWakeSince: Array<(db: Db, plate: string) => number | undefined>;
 }
 
-/** An agent's presence (docs/wakes.md "Liveness"). */
-export type Presence = 'working' | 'idle' | 'stalled' | 'offline';
+/** An agent's presence (docs/wakes.md "Liveness"): the UI's own type (shared/api-types.ts). */
+export type { Presence };
 export const PRESENCE_RECENT_CALL_MS = 60_000;
 export const PRESENCE_STALLED_MS = 5 * 60_000;
 

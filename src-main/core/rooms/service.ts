@@ -19,13 +19,12 @@ import {
 import { getAgentByPlate } from '../agents/store.js';
 import { getOwner } from '../owners/store.js';
 import { instancesOf } from './instances.js';
+import type { TrustMode } from '../../../shared/api-types.js';
 
 /**
  * The room use cases: each owns its transaction and emits its events after commit, so the
  * routes and tools that call them only parse, call and map (docs/architecture.md).
  */
-
-type TrustMode = 'trust_room' | 'blocked';
 
 /** A human creates a room and becomes its admin. */
 export function openRoom(core: Core, { ownerId, name }: { ownerId: string; name: string }) {

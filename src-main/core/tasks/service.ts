@@ -38,7 +38,7 @@ import {
   type TaskRow,
 } from './store.js';
 import { taskPayloadText } from './payload.js';
-import { BOARD_LIMIT_HTTP, readBoardPage, type Board, type BoardQuery } from './board.js';
+import { BOARD_LIMIT_HTTP, readBoardPage, type BoardPage, type BoardQuery } from './board.js';
 
 /** Who acts on a task: the caller of the use case (usecase/define.ts). */
 export type Actor = Caller;
@@ -598,7 +598,7 @@ export interface BoardFilter {
   instanceHandle?: BoardQuery['instanceHandle'];
 }
 
-export type { Board, TaskSummary } from './board.js';
+export type { BoardPage, TaskSummary } from './board.js';
 
 /** Lease holders shown by their live instance handle (@name(owner)#session) while the session lives. */
 export function leaseHandles(core: Core) {
@@ -613,7 +613,7 @@ export function leaseHandles(core: Core) {
  * read_board and GET /v1/rooms/:id/board: one page per lane (board.ts). The assignee filter
  * takes a handle or a plate of the room; `lane` takes a plate (or "done").
  */
-export function readBoard(db: Db, roomId: string, filter: BoardFilter = {}): Board {
+export function readBoard(db: Db, roomId: string, filter: BoardFilter = {}): BoardPage {
   const plate = filter.assignee ? resolveAssignee(db, roomId, filter.assignee).plate : undefined;
   if (filter.lane !== undefined && filter.lane !== 'done' && !PLATE_RE.test(filter.lane)) {
     throw invalid('lane is an assignee plate (a lane\'s "assignee") or "done"', 'bad_lane');
