@@ -5,9 +5,9 @@ import { createTaskUseCase, readBoardUseCase } from './use-cases.js';
 import { reassignTaskBody, retryTaskBody, updateTaskBody } from './schemas.js';
 
 /**
- * Only the board declares `room:`. The task routes leave the check to the service, which
- * agents share: a human outside the room gets the same "task not found" (or "room not found"
- * on create) as for a task or room that does not exist, after the body is read as before.
+ * The task routes of humans. Reading the board and creating a task are use cases shared with the
+ * agents' tools (tasks/use-cases.ts); the others act on one task of the room `:id`, which the
+ * service checks (a task of another room is "task not found").
  */
 export const taskRoutes = [
   readBoardUseCase.route,
