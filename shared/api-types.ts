@@ -34,14 +34,14 @@ export interface Owner {
 }
 
 export type Role = z.output<typeof Rooms.roomRole>;
-export type TrustMode = z.output<typeof Rooms.trustMode>;
+export type TrustMode = z.output<typeof Rooms.trustModeSchema>;
 
 /** A room, with the calling human's role and Trust where the API says them. */
 export type Room = z.output<typeof Rooms.humanRoomRecord>;
 
 export type HumanMember = z.output<typeof Rooms.humanMember>;
 
-export type AgentMember = z.output<typeof Rooms.roomMembers>['agents'][number];
+export type AgentMember = z.output<typeof Rooms.roomMembersRecord>['agents'][number];
 
 /**
  * An agent's liveness (docs/wakes.md "Liveness"): working (a wake running, or a tool call in the
@@ -53,7 +53,7 @@ export type Presence = z.output<typeof Rooms.presence>;
 export type Instance = z.output<typeof Rooms.instanceRecord>;
 
 /** GET /v1/rooms/:id/members */
-export type Members = z.output<typeof Rooms.roomMembers>;
+export type Members = z.output<typeof Rooms.roomMembersRecord>;
 
 export type Mention = z.output<typeof Messages.mention>;
 
@@ -110,7 +110,7 @@ export interface Board<T = Task> {
 export type OwnerTrust = z.output<typeof Rooms.ownerTrust>;
 
 /** GET /v1/rooms/:id/trust */
-export type RoomTrust = z.output<typeof Rooms.roomTrust>;
+export type RoomTrust = z.output<typeof Rooms.roomTrustRecord>;
 
 /** One hit of GET /v1/rooms/:id/search: `snippet` is plain text, `highlights` UTF-16 offsets into it. */
 export interface SearchResult {

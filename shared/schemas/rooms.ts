@@ -7,7 +7,7 @@ import { z } from 'zod';
  */
 
 export const roomRole = z.enum(['admin', 'member']);
-export const trustMode = z.enum(['trust_room', 'blocked']);
+export const trustModeSchema = z.enum(['trust_room', 'blocked']);
 
 /** A room as tools show it (rooms/store.ts `roomDto`). */
 export const roomRecord = z.object({
@@ -21,7 +21,7 @@ export const roomRecord = z.object({
 });
 
 /** A room as a human sees it: with the human's role and Trust (absent where the API does not say). */
-export const humanRoomRecord = roomRecord.extend({ role: roomRole.optional(), trust: trustMode.optional() });
+export const humanRoomRecord = roomRecord.extend({ role: roomRole.optional(), trust: trustModeSchema.optional() });
 
 /** The owner of an agent, as a member list and the directory name it. */
 export const agentOwnerRef = z.object({ owner_id: z.string(), name: z.string() });
@@ -57,14 +57,14 @@ export const instanceRecord = z.object({
 });
 
 /** GET /v1/rooms/:id/members: the humans, the agents with their presence, the live instances. */
-export const roomMembers = z.object({
+export const roomMembersRecord = z.object({
   humans: z.array(humanMember),
   agents: z.array(agentMember.extend({ presence: presence.optional() })),
   instances: z.array(instanceRecord),
 });
 
 /** One owner's Trust in a room, with how many live agents it has there. */
-export const ownerTrust = z.object({ owner_id: z.string(), name: z.string(), handle: z.string(), mode: trustMode, agents: z.number().int() });
+export const ownerTrust = z.object({ owner_id: z.string(), name: z.string(), handle: z.string(), mode: trustModeSchema, agents: z.number().int() });
 
 /** GET /v1/rooms/:id/trust */
-export const roomTrust = z.object({ owners: z.array(ownerTrust) });
+export const roomTrustRecord = z.object({ owners: z.array(ownerTrust) });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { agentMember, humanMember, roomRecord, roomRole, trustMode } from '../../../shared/schemas/rooms.js';
+import { agentMember, humanMember, roomRecord, roomRole, trustModeSchema as trustMode } from '../../../shared/schemas/rooms.js';
 
 /** The `room` argument of every room tool. */
 export const roomIdArg = z.string().min(1).max(200);

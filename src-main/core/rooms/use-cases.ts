@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { agentPresence } from '../core.js';
 import { defineUseCase, type UseCaseContext } from '../usecase/define.js';
-import { humanRoomRecord, roomMembers as roomMembersRecord, roomTrust as roomTrustRecord } from '../../../shared/schemas/rooms.js';
+import { humanRoomRecord, roomMembersRecord, roomTrustRecord } from '../../../shared/schemas/rooms.js';
 import { roomById, roomDto, roomsOfAgent, trustMode } from './store.js';
 import { addMember, leave, openRoom, removeRoomAgent, roomMembers, roomsOfHuman, roomTrust, setOwnerTrust } from './service.js';
 import {
