@@ -1,9 +1,16 @@
 /**
- * Shapes of the human API (/v1) as the UI reads them (docs/contract.md). The server's own DTOs are
- * checked against these at compile time (test/contract/api-types.check.ts), so the UI and the
- * API cannot drift apart unnoticed.
+ * Shapes of the human API (/v1) as the UI reads them (docs/contract.md). The records of the use
+ * cases (rooms, members, messages, tasks, the board) are derived from their zod schemas in
+ * shared/schemas/, which the server's tools and routes use (`import type` only: zod stays out of
+ * the UI's bundle); the rest are kept here by hand, and the server's own DTOs are checked against
+ * them at compile time (test/contract/api-types.check.ts), so the UI and the API cannot drift
+ * apart unnoticed.
  */
+import type { z } from 'zod';
 import type { ScopeName } from './scopes.js';
+import type * as Rooms from './schemas/rooms.js';
+import type * as Messages from './schemas/messages.js';
+import type * as Tasks from './schemas/tasks.js';
 
 export type { ScopeName };
 
@@ -26,159 +33,58 @@ export interface Owner {
   allow_runners?: boolean;
 }
 
-export type Role = 'admin' | 'member';
-export type TrustMode = 'trust_room' | 'blocked';
+export type Role = z.output<typeof Rooms.roomRole>;
+export type TrustMode = z.output<typeof Rooms.trustModeSchema>;
 
-export interface Room {
-  room_id: string;
-  name: string;
-  created_by: string;
-  cross_owner: boolean;
-  last_seq: number;
-  context_version: number;
-  created_at: string;
-  role?: Role;
-  trust?: TrustMode;
-}
+/** A room, with the calling human's role and Trust where the API says them. */
+export type Room = z.output<typeof Rooms.humanRoomRecord>;
 
-export interface HumanMember {
-  kind: 'human';
-  owner_id: string;
-  name: string;
-  handle: string;
-  role: Role;
-}
+export type HumanMember = z.output<typeof Rooms.humanMember>;
 
-export interface AgentMember {
-  kind: 'agent';
-  plate: string;
-  name: string;
-  handle: string;
-  owner: { owner_id: string; name: string };
-  revoked: boolean;
-  presence?: Presence;
-}
+export type AgentMember = z.output<typeof Rooms.roomMembersRecord>['agents'][number];
 
 /**
  * An agent's liveness (docs/wakes.md "Liveness"): working (a wake running, or a tool call in the
  * last 60 s), idle (a live MCP session, no recent call), stalled (a running wake with no tool
  * call for 5 minutes), offline (no live session). Health checks and pings never count.
  */
-export type Presence = 'working' | 'idle' | 'stalled' | 'offline';
+export type Presence = z.output<typeof Rooms.presence>;
 
-export interface Instance {
-  instance_id: string;
-  handle: string;
-  plate: string;
-  host: string;
-  connected_at: string;
-  last_seen: string;
-  streaming: boolean;
-  working_on: Array<{ task_id: string; title: string }>;
-}
+export type Instance = z.output<typeof Rooms.instanceRecord>;
 
-export interface Members {
-  humans: HumanMember[];
-  agents: AgentMember[];
-  instances: Instance[];
-}
+/** GET /v1/rooms/:id/members */
+export type Members = z.output<typeof Rooms.roomMembersRecord>;
 
-export interface Mention {
-  kind: 'agent' | 'human';
-  handle: string;
-  plate?: string;
-  owner_id: string;
-}
+export type Mention = z.output<typeof Messages.mention>;
 
-export interface Message {
-  message_id: string;
-  seq: number;
-  room: string;
-  sender: { kind: 'agent' | 'human'; plate?: string; owner_id: string; handle: string; name: string };
-  body: string;
-  mentions: Mention[];
-  parent_id: string | null;
-  created_at: string;
-}
+export type Message = z.output<typeof Messages.messageRecord>;
 
-/** What became of one agent a message mentions (docs/wakes.md "What a mention says"). */
-export interface MentionWake {
-  plate: string;
-  handle: string;
-  /** null when the mention queued no wake (no INVOKE, no Trust, revoked). */
-  wake_id: string | null;
-  /** A wake status, or `inbox`: nothing can wake the agent now; `reason` says why. */
-  status: 'queued' | 'running' | 'handled' | 'failed' | 'held' | 'merged' | 'inbox';
-  target: 'channel' | 'runner' | 'pull' | null;
-  reason: string | null;
-}
+/** What became of one agent a message mentions (docs/wakes.md "What a mention says"): a wake (null when none was queued), or `inbox` with the reason. */
+export type MentionWake = z.output<typeof Messages.mentionWake>;
 
 /** POST /v1/rooms/:id/messages (and the send_message result): the message and one entry per mentioned agent. */
-export interface PostedMessage extends Message {
-  replayed?: boolean;
-  wakes: MentionWake[];
-}
+export type PostedMessage = z.output<typeof Messages.sendMessageOutput>;
 
-export interface History {
-  messages: Message[];
-  has_more: boolean;
-  next_before_seq: number | null;
-}
+/** GET /v1/rooms/:id/messages */
+export type History = z.output<typeof Messages.readRoomOutput>;
 
-export type TaskStatus = 'todo' | 'doing' | 'blocked' | 'done' | 'failed' | 'cancelled';
+export type TaskStatus = z.output<typeof Tasks.taskStatus>;
 export const TASK_STATUSES: TaskStatus[] = ['todo', 'doing', 'blocked', 'done', 'failed', 'cancelled'];
 
-export interface Lease {
-  instance_id: string | null;
-  renewed_at?: string | null;
-  stale: boolean;
-  handle?: string | null;
-}
+/**
+ * The full task record: GET /v1/rooms/:id/tasks/:taskId, the board with detail=full, every task
+ * tool's result. Its lease reads like a board task's (the UI shows either the same way).
+ */
+export type Task = Omit<z.output<typeof Tasks.taskRecord>, 'lease'> & { lease: Lease | null };
 
-export interface Task {
-  task_id: string;
-  room: string;
-  title: string;
-  detail?: string | null;
-  definition_of_done: string;
-  assignee: string;
-  assignee_handle?: string;
-  order?: number | null;
-  depends_on: string[];
-  status: TaskStatus;
-  consent_state?: 'auto' | 'accepted' | string;
-  blocked_by?: string[];
-  lease?: Lease | null;
-  result_ref?: string | null;
-  reason?: string | null;
-  summary?: string | null;
-  artifacts?: unknown[] | null;
-  next?: string | null;
-  handoff_notes?: string | null;
-  archived?: boolean;
-  archived_at?: string | null;
-  created_at?: string;
-  updated_at?: string;
-}
+/** A task's lease: its holder and when it was renewed (full record) or its holder's handle (board). */
+export type Lease = NonNullable<BoardTask['lease']>;
 
 /** The compact task of a board page (the default); `detail=full` or GET …/tasks/:id gives a Task. */
-export interface TaskSummary {
-  task_id: string;
-  room: string;
-  title: string;
-  assignee: string;
-  assignee_handle: string;
-  status: TaskStatus;
-  order: number | null;
-  depends_on: string[];
-  blocked_by: string[];
-  lease: { instance_id: string; handle: string | null; stale: boolean } | null;
-  consent_state: 'auto' | 'accepted' | string;
-  updated_at: string;
-}
+export type TaskSummary = z.output<typeof Tasks.taskSummary>;
 
 /** A task as a board page carries it: the compact fields always, the rest of the record when `detail=full` was asked. */
-export type BoardTask = TaskSummary & Partial<Omit<Task, keyof TaskSummary>>;
+export type BoardTask = z.output<typeof Tasks.boardTask>;
 
 /** One lane of a board page; `next_cursor` (with `lane=<assignee>`) reads its next page. */
 export interface Lane<T = Task> {
@@ -201,18 +107,10 @@ export interface Board<T = Task> {
 }
 
 /** Every owner's Trust in one room (GET /v1/rooms/:id/trust). */
-export interface OwnerTrust {
-  owner_id: string;
-  name: string;
-  handle: string;
-  mode: TrustMode;
-  agents: number;
-}
+export type OwnerTrust = z.output<typeof Rooms.ownerTrust>;
 
 /** GET /v1/rooms/:id/trust */
-export interface RoomTrust {
-  owners: OwnerTrust[];
-}
+export type RoomTrust = z.output<typeof Rooms.roomTrustRecord>;
 
 /** One hit of GET /v1/rooms/:id/search: `snippet` is plain text, `highlights` UTF-16 offsets into it. */
 export interface SearchResult {

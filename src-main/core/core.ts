@@ -6,6 +6,7 @@ import type { RateLimiter } from './ratelimit.js';
 import type { SessionRegistry } from './sessions.js';
 import type { SigningKey } from './auth/keys.js';
 import type { AgentIdentity, Owner } from './auth/callers.js';
+import type { Presence } from '../../shared/api-types.js';
 
 export interface CoreConfig {
   home: string;
@@ -182,8 +183,8 @@ export function requirePorts(ports: CorePorts): CorePorts {
   return ports;
 }
 
-/** An agent's presence (docs/wakes.md "Liveness"). */
-export type Presence = 'working' | 'idle' | 'stalled' | 'offline';
+/** An agent's presence (docs/wakes.md "Liveness"): the UI's own type (shared/api-types.ts). */
+export type { Presence };
 export const PRESENCE_RECENT_CALL_MS = 60_000;
 export const PRESENCE_STALLED_MS = 5 * 60_000;
 

@@ -31,6 +31,7 @@ export const INFRASTRUCTURE = {
   idempotency: ['errors', 'util', 'db'],
   http: ['(base)', 'errors', 'util', 'auth', 'evidence'],
   mcp: ['(base)', 'errors', 'util', 'auth', 'evidence', 'http'],
+  usecase: ['(base)', 'errors', 'util', 'auth', 'evidence', 'http', 'mcp'],
 };
 
 /**

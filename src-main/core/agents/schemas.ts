@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { SCOPE_NAMES, type ScopeName } from '../../../shared/scopes.js';
 
 /** An agent's owner as tool results show it beside the agent (members, handle candidates). */
-export const agentOwnerRef = z.object({ owner_id: z.string(), name: z.string() });
+export { agentOwnerRef } from '../../../shared/schemas/rooms.js';
 
 /** POST /v1/agents: a new agent of the calling owner; every scope unless `scopes` narrows it. */
 export const createAgentBody = z.object({ name: z.string().min(1).max(80), scopes: z.array(z.enum(SCOPE_NAMES as [ScopeName, ...ScopeName[]])).optional() });

@@ -40,31 +40,5 @@ export const postMessageBody = z.object({
   idempotency_key: idempotencyKey.optional(),
 });
 
-const party = z.enum(['agent', 'human']);
-
-/** A message as read_room and send_message return it (messages/service.ts `MessageRecord`). */
-export const messageRecord = z.object({
-  message_id: z.string(),
-  seq: z.number().int(),
-  room: z.string(),
-  sender: z.object({ kind: party, plate: z.string().optional(), owner_id: z.string(), handle: z.string(), name: z.string() }),
-  body: z.string(),
-  mentions: z.array(z.object({ kind: party, handle: z.string(), plate: z.string().optional(), owner_id: z.string() })),
-  parent_id: z.string().nullable(),
-  created_at: z.string(),
-});
-
-export const readRoomOutput = z.object({ messages: z.array(messageRecord), has_more: z.boolean(), next_before_seq: z.number().int().nullable() });
-
-/** `replayed` when an idempotency_key returned the message posted before. */
-/** What became of one mentioned agent: a wake status, or `inbox` with the reason (wakes/outcome.ts). */
-const mentionWake = z.object({
-  plate: z.string(),
-  handle: z.string(),
-  wake_id: z.string().nullable(),
-  status: z.enum(['queued', 'running', 'handled', 'failed', 'held', 'merged', 'inbox']),
-  target: z.enum(['channel', 'runner', 'pull']).nullable(),
-  reason: z.string().nullable(),
-});
-
-export const sendMessageOutput = messageRecord.extend({ replayed: z.boolean().optional(), wakes: z.array(mentionWake) });
+// The records (message, history, posted message) are in shared/schemas/messages.ts.
+export { messageRecord, readRoomOutput, sendMessageOutput } from '../../../shared/schemas/messages.js';

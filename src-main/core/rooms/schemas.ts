@@ -1,38 +1,16 @@
 import { z } from 'zod';
-import { agentOwnerRef } from '../agents/schemas.js';
+import { agentMember, humanMember, roomRecord, roomRole, trustModeSchema as trustMode } from '../../../shared/schemas/rooms.js';
 
 /** The `room` argument of every room tool. */
 export const roomIdArg = z.string().min(1).max(200);
 
-const roomRole = z.enum(['admin', 'member']);
-const trustMode = z.enum(['trust_room', 'blocked']);
-
-/** A room as tools show it (rooms/store.ts `roomDto`). */
-export const roomRecord = z.object({
-  room_id: z.string(),
-  name: z.string(),
-  created_by: z.string(),
-  cross_owner: z.boolean(),
-  last_seq: z.number().int(),
-  context_version: z.number().int(),
-  created_at: z.string(),
-});
-
 export const listRoomsOutput = z.object({ rooms: z.array(roomRecord) });
 
-const humanMember = z.object({ kind: z.literal('human'), owner_id: z.string(), name: z.string(), handle: z.string(), role: roomRole });
-const agentMember = z.object({
-  kind: z.literal('agent'),
-  plate: z.string(),
-  name: z.string(),
-  handle: z.string(),
-  owner: agentOwnerRef,
-  revoked: z.boolean(),
-  live_instances: z.number().int(),
-});
+/** list_members: each agent with how many live instances it has in the room. */
+const toolAgentMember = agentMember.extend({ live_instances: z.number().int() });
 
 export const listMembersInput = z.object({ room: roomIdArg });
-export const listMembersOutput = z.object({ humans: z.array(humanMember), agents: z.array(agentMember) });
+export const listMembersOutput = z.object({ humans: z.array(humanMember), agents: z.array(toolAgentMember) });
 
 /** POST /v1/rooms. */
 export const createRoomBody = z.object({ name: z.string().min(1).max(100) });
@@ -48,3 +26,9 @@ export const leaveRoomBody = z.strictObject({ new_admin: z.string().min(1).max(2
 
 /** PUT /v1/rooms/:id/consent: the calling owner's Trust in the room. */
 export const trustBody = z.object({ mode: trustMode });
+
+/** set_room_consent: the agent's owner's Trust in the room (PUT /v1/rooms/:id/consent without the room). */
+export const setRoomConsentInput = z.object({ room: roomIdArg, mode: trustMode });
+export const setRoomConsentOutput = z.object({ room: z.string(), mode: trustMode });
+/** The Trust as set: the room, the owner, the mode. */
+export const setTrustOutput = setRoomConsentOutput.extend({ owner_id: z.string() });

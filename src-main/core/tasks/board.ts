@@ -21,7 +21,7 @@ export interface BoardLane<T> {
   next_cursor: string | null;
 }
 
-export interface Board<T = TaskSummary | TaskRecord> {
+export interface BoardPage<T = TaskSummary | TaskRecord> {
   lanes: Array<BoardLane<T>>;
   done: T[];
   done_total: number;
@@ -204,7 +204,7 @@ export function toSummary(
  * newest first. Cancelled and archived tasks appear only when `statuses` asks for them. Only the
  * page is read and shaped (plus one grouped count), so the cost follows the page, not the board.
  */
-export function readBoardPage(db: Db, roomId: string, q: BoardQuery): Board {
+export function readBoardPage(db: Db, roomId: string, q: BoardQuery): BoardPage {
   const room = getRoom(db, roomId)!;
   const asked = q.statuses?.length ? new Set<string>(q.statuses) : undefined;
   const arch = archivedMode(asked);

@@ -1,60 +1,17 @@
 import { defineRoute, Status } from '../http/router.js';
-import { archiveTask, cancelTask, createTask, leaseHandles, readBoard, reassignTask, releaseTask, requireTask, retryTask, updateTask } from './service.js';
+import { archiveTask, cancelTask, reassignTask, releaseTask, requireTask, retryTask, updateTask } from './service.js';
 import { depsOf, openDepsOf, toRecord } from './store.js';
-import { BOARD_LIMIT_HTTP, BOARD_TASK_BUDGET, statusTotals } from './board.js';
-import { boardQuery, createTaskBody, reassignTaskBody, retryTaskBody, updateTaskBody } from './schemas.js';
+import { createTaskUseCase, readBoardUseCase } from './use-cases.js';
+import { reassignTaskBody, retryTaskBody, updateTaskBody } from './schemas.js';
 
 /**
- * The /v1 default page per lane: the response budget shared by every lane (and done), at
- * least BOARD_LIMIT_HTTP and at most 50, so a board of a few lanes shows them whole and a
- * board of 50 lanes still shows the first tasks of every lane (docs/tasks.md).
- */
-const httpLaneLimit = (_lane: string, lanes: number) => Math.max(BOARD_LIMIT_HTTP, Math.min(50, Math.floor(BOARD_TASK_BUDGET / Math.max(1, lanes))));
-
-/**
- * Only the board declares `room:`. The task routes leave the check to the service, which
- * agents share: a human outside the room gets the same "task not found" (or "room not found"
- * on create) as for a task or room that does not exist, after the body is read as before.
+ * The task routes of humans. Reading the board and creating a task are use cases shared with the
+ * agents' tools (tasks/use-cases.ts); the others act on one task of the room `:id`, which the
+ * service checks (a task of another room is "task not found").
  */
 export const taskRoutes = [
-  defineRoute({
-    method: 'GET',
-    path: '/v1/rooms/:id/board',
-    room: 'member',
-    query: boardQuery,
-    // `status_totals`: every unarchived task of the room per status, whatever the page (the UI's status columns).
-    handler: ({ core, room }, { query }) => ({
-      ...readBoard(core.db, room.id, {
-        assignee: query.assignee,
-        statuses: query.status,
-        lane: query.lane,
-        cursor: query.cursor,
-        detail: query.detail,
-        limit: query.limit ?? httpLaneLimit,
-        instanceHandle: leaseHandles(core),
-      }),
-      status_totals: statusTotals(core.db, room.id),
-    }),
-  }),
-  defineRoute({
-    method: 'POST',
-    path: '/v1/rooms/:id/tasks',
-    room: 'member',
-    body: createTaskBody,
-    handler: ({ core, owner, params }, { body }) => {
-      const task = createTask(core, { kind: 'human', ownerId: owner.owner_id }, {
-        roomId: params.id,
-        title: body.title,
-        definitionOfDone: body.definition_of_done,
-        assignee: body.assignee,
-        detail: body.detail,
-        order: body.order,
-        dependsOn: body.depends_on,
-        idempotencyKey: body.idempotency_key,
-      });
-      return new Status(task.replayed ? 200 : 201, task);
-    },
-  }),
+  readBoardUseCase.route,
+  createTaskUseCase.route,
   defineRoute({
     method: 'GET',
     path: '/v1/rooms/:id/tasks/:taskId',

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { TASK_STATUSES } from './transitions.js';
 import { BOARD_LIMIT_MAX } from './board.js';
+import { taskRecord } from '../../../shared/schemas/tasks.js';
 
 // ---- arguments: the tools' inputs and the routes' bodies and queries share their fields ----
 
@@ -107,8 +108,6 @@ export const boardQuery = z.object({
   detail: detailArg.optional(),
 });
 
-export const setRoomConsentInput = z.object({ room: roomArg, mode: z.enum(['trust_room', 'blocked']) });
-
 /** The legacy consent tools take what old clients sent and act on nothing. */
 export const acceptTaskInput = z.object({ task_id: z.string().max(200).optional() });
 export const rejectTaskInput = z.object({ task_id: z.string().max(200).optional(), reason: z.string().max(4000).optional() });
@@ -118,84 +117,13 @@ export const pendingConsentsInput = z.object({ room: z.string().max(200).optiona
 export const retiredInput = z.object({});
 export const retiredOutput = z.object({});
 
-// ---- results ----
+// ---- results (the records are in shared/schemas/tasks.ts) ----
 
-const consentState = z.enum(['auto', 'accepted']);
-
-/** The full task record (store.ts `TaskRecord`): what every task tool returns. */
-export const taskRecord = z.object({
-  task_id: z.string(),
-  room: z.string(),
-  title: z.string(),
-  detail: z.string().nullable(),
-  definition_of_done: z.string(),
-  assignee: z.string(),
-  assignee_handle: z.string(),
-  order: z.number().int().nullable(),
-  depends_on: z.array(z.string()),
-  status: z.enum(TASK_STATUSES),
-  consent_state: consentState,
-  blocked_by: z.array(z.string()),
-  lease: z.object({ instance_id: z.string().nullable(), renewed_at: z.string().nullable(), stale: z.boolean() }),
-  result_ref: z.string().nullable(),
-  reason: z.string().nullable(),
-  summary: z.string().nullable(),
-  artifacts: z.array(z.string()),
-  next: z.string().nullable(),
-  handoff_notes: z.string().nullable(),
-  archived: z.boolean(),
-  completed_at: z.string().nullable(),
-  created_at: z.string(),
-  updated_at: z.string(),
-  retry_of: z.string().optional(),
-});
-
-/** A compact board task (shared/api-types.ts `TaskSummary`); the lease names its live holder. */
-const taskSummary = z.object({
-  task_id: z.string(),
-  room: z.string(),
-  title: z.string(),
-  assignee: z.string(),
-  assignee_handle: z.string(),
-  status: z.enum(TASK_STATUSES),
-  order: z.number().int().nullable(),
-  depends_on: z.array(z.string()),
-  blocked_by: z.array(z.string()),
-  lease: z.object({ instance_id: z.string(), handle: z.string().nullable(), stale: z.boolean() }).nullable(),
-  consent_state: z.string(),
-  updated_at: z.string(),
-});
-
-/**
- * A board page's task as the UI reads it (shared/api-types.ts `BoardTask`): the compact fields
- * always, the rest of the record with detail "full"; the lease names its live holder (compact) or
- * when it was renewed (full). One object rather than a union of the two: half the bytes on the
- * wire, where every tool's output schema shares one budget (ergonomics.test.ts).
- */
-const boardTask = taskRecord
-  .partial()
-  .extend(taskSummary.shape)
-  .extend({
-    lease: z
-      .object({ instance_id: z.string().nullable(), handle: z.string().nullable().optional(), renewed_at: z.string().nullable().optional(), stale: z.boolean() })
-      .nullable(),
-  });
+export { boardOutput, taskRecord } from '../../../shared/schemas/tasks.js';
 
 export const createTaskOutput = taskRecord.extend({ replayed: z.boolean().optional() });
 export const claimTaskOutput = taskRecord.extend({ claimed: z.boolean() });
 export const completeTaskOutput = taskRecord.extend({ unblocked: z.array(z.string()) });
-
-export const boardOutput = z.object({
-  lanes: z.array(
-    z.object({ assignee: z.string(), handle: z.string(), tasks: z.array(boardTask), total: z.number().int(), next_cursor: z.string().nullable() }),
-  ),
-  done: z.array(boardTask),
-  done_total: z.number().int(),
-  done_next_cursor: z.string().nullable(),
-  context_version: z.number().int(),
-});
-
-export const setRoomConsentOutput = z.object({ room: z.string(), mode: z.enum(['trust_room', 'blocked']) });
 
 /** The legacy consent tools: nothing is ever pending. */
 export const legacyConsentOutput = z.object({ acted: z.boolean(), pending: z.number().int(), message: z.string() });

@@ -1,4 +1,5 @@
 import type { Core } from '../core.js';
+import type { Caller } from '../usecase/define.js';
 import { notifyActed, notifyTaskEnded } from '../core.js';
 import type { Db } from '../db/open.js';
 import { immediate } from '../db/open.js';
@@ -37,9 +38,10 @@ import {
   type TaskRow,
 } from './store.js';
 import { taskPayloadText } from './payload.js';
-import { BOARD_LIMIT_HTTP, readBoardPage, type Board, type BoardQuery } from './board.js';
+import { BOARD_LIMIT_HTTP, readBoardPage, type BoardPage, type BoardQuery } from './board.js';
 
-export type Actor = { kind: 'agent'; plate: string; ownerId: string; sessionId: string } | { kind: 'human'; ownerId: string };
+/** Who acts on a task: the caller of the use case (usecase/define.ts). */
+export type Actor = Caller;
 
 const MAX_DEPS = 100;
 
@@ -596,7 +598,7 @@ export interface BoardFilter {
   instanceHandle?: BoardQuery['instanceHandle'];
 }
 
-export type { Board, TaskSummary } from './board.js';
+export type { BoardPage, TaskSummary } from './board.js';
 
 /** Lease holders shown by their live instance handle (@name(owner)#session) while the session lives. */
 export function leaseHandles(core: Core) {
@@ -611,7 +613,7 @@ export function leaseHandles(core: Core) {
  * read_board and GET /v1/rooms/:id/board: one page per lane (board.ts). The assignee filter
  * takes a handle or a plate of the room; `lane` takes a plate (or "done").
  */
-export function readBoard(db: Db, roomId: string, filter: BoardFilter = {}): Board {
+export function readBoard(db: Db, roomId: string, filter: BoardFilter = {}): BoardPage {
   const plate = filter.assignee ? resolveAssignee(db, roomId, filter.assignee).plate : undefined;
   if (filter.lane !== undefined && filter.lane !== 'done' && !PLATE_RE.test(filter.lane)) {
     throw invalid('lane is an assignee plate (a lane\'s "assignee") or "done"', 'bad_lane');

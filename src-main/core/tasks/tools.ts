@@ -1,17 +1,14 @@
 import { defineTool, type ToolContext } from '../mcp/tool.js';
 import { AppError } from '../errors/app-error.js';
-import { immediate } from '../db/open.js';
-import { setTrust, touchRoom } from '../rooms/store.js';
+import { setTrustUseCase } from '../rooms/use-cases.js';
+import { createTaskUseCase, readBoardUseCase } from './use-cases.js';
 import {
   archiveTask,
   claimTask,
   completeTask,
-  createTask,
-  readBoard,
   releaseTask,
   renewLease,
   setStatus,
-  leaseHandles,
   requireTask,
   updateTask,
   type Actor,
@@ -19,43 +16,22 @@ import {
 import { depsOf, openDepsOf, toRecord } from './store.js';
 import {
   acceptTaskInput,
-  boardOutput,
   claimTaskInput,
   claimTaskOutput,
   completeTaskInput,
   completeTaskOutput,
-  createTaskInput,
-  createTaskOutput,
   legacyConsentOutput,
   pendingConsentsInput,
   pendingConsentsOutput,
-  readBoardInput,
   rejectTaskInput,
   renewLeaseInput,
   retiredInput,
   retiredOutput,
-  setRoomConsentInput,
-  setRoomConsentOutput,
   setStatusInput,
   taskIdInput,
   taskRecord,
   updateTaskInput,
 } from './schemas.js';
-
-/**
- * read_board's default page for an agent, sized so that a 50-lane board fits in 32 KB as sent
- * (structured content and its text copy): the caller's own lane up to 10 tasks, the others
- * share about 15 (at most 3 each; on a wide board, counts and cursors only), done 5.
- */
-const MCP_OWN_LANE = 10;
-const MCP_LANE_PAGE = 20;
-function mcpDefaultLimit(plate: string) {
-  return (lane: string, lanes: number) => {
-    if (lane === plate) return MCP_OWN_LANE;
-    if (lane === 'done') return 5;
-    return Math.min(3, Math.floor(15 / Math.max(1, lanes - 1)));
-  };
-}
 
 function agentActor(ctx: ToolContext): Extract<Actor, { kind: 'agent' }> {
   return { kind: 'agent', plate: ctx.agent.plate, ownerId: ctx.agent.ownerId, sessionId: ctx.sessionId };
@@ -64,27 +40,8 @@ function agentActor(ctx: ToolContext): Extract<Actor, { kind: 'agent' }> {
 const NOTHING_PENDING = 'Nothing is ever pending: a cross-owner task is created accepted when the owner Trusts the room, and refused otherwise.';
 
 export const taskTools = [
-  defineTool({
-    name: 'create_task',
-    title: 'Create a task',
-    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-    scope: 'WRITE',
-    description: 'Creates a task locked to one assignee (a handle) and returns it; use it to hand work to an agent, with a checkable definition_of_done.',
-    room: 'member',
-    input: createTaskInput,
-    output: createTaskOutput,
-    handler: (ctx, a) =>
-      createTask(ctx.core, agentActor(ctx), {
-        roomId: a.room,
-        title: a.title,
-        definitionOfDone: a.definition_of_done,
-        assignee: a.assignee,
-        detail: a.detail,
-        order: a.order,
-        dependsOn: a.depends_on,
-        idempotencyKey: a.idempotency_key,
-      }),
-  }),
+  // One use case with POST /v1/rooms/:id/tasks (tasks/use-cases.ts).
+  createTaskUseCase.tool,
   defineTool({
     name: 'update_task',
     title: 'Update a task',
@@ -173,28 +130,8 @@ export const taskTools = [
         ackIds: a.ack_ids,
       }),
   }),
-  defineTool({
-    name: 'read_board',
-    title: 'Read the task board',
-    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-    scope: 'READ',
-    description: 'The room\'s task board, paged per lane; call it to see who does what (read_task for one full record).',
-    room: 'member',
-    input: readBoardInput,
-    output: boardOutput,
-    handler: (ctx, a) => {
-      const statuses = a.status === undefined ? undefined : Array.isArray(a.status) ? a.status : [a.status];
-      return readBoard(ctx.core.db, a.room, {
-        assignee: a.assignee,
-        statuses,
-        lane: a.lane,
-        cursor: a.cursor,
-        detail: a.detail,
-        limit: a.limit ?? (a.lane !== undefined ? MCP_LANE_PAGE : mcpDefaultLimit(ctx.agent.plate)),
-        instanceHandle: leaseHandles(ctx.core),
-      });
-    },
-  }),
+  // One use case with GET /v1/rooms/:id/board (tasks/use-cases.ts).
+  readBoardUseCase.tool,
   defineTool({
     name: 'read_task',
     scope: 'READ',
@@ -218,25 +155,8 @@ export const taskTools = [
     output: taskRecord,
     handler: (ctx, a) => archiveTask(ctx.core, agentActor(ctx), { taskId: a.task_id }),
   }),
-  defineTool({
-    name: 'set_room_consent',
-    title: 'Set room consent',
-    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-    scope: 'WRITE',
-    description: 'Sets your owner\'s Trust in the room (trust_room lets other owners\' agents assign and wake you); use only on your human\'s word. Returns the mode.',
-    room: 'member',
-    input: setRoomConsentInput,
-    output: setRoomConsentOutput,
-    handler: (ctx, a) => {
-      const { db } = ctx.core;
-      immediate(db, () => {
-        setTrust(db, a.room, ctx.agent.ownerId, a.mode);
-        touchRoom(db, a.room, ['roster']);
-      });
-      ctx.core.bus.emit({ type: 'trust.changed', room: a.room });
-      return { room: a.room, mode: a.mode };
-    },
-  }),
+  // One use case with PUT /v1/rooms/:id/consent (rooms/use-cases.ts).
+  setTrustUseCase.tool,
   defineTool({
     name: 'accept_task',
     title: 'Accept a task (legacy)',

@@ -1,4 +1,5 @@
 import type { ErrorCode } from '../../../shared/errors.js';
+import type { TaskStatus } from '../../../shared/api-types.js';
 
 /**
  * The task transition table (docs/contract.md "Tasks", docs/tasks.md), as data. Every act on a task's
@@ -7,7 +8,8 @@ import type { ErrorCode } from '../../../shared/errors.js';
  */
 
 export const TASK_STATUSES = ['todo', 'doing', 'blocked', 'done', 'failed', 'cancelled'] as const;
-export type TaskStatus = (typeof TASK_STATUSES)[number];
+/** A task's status: the UI's own type (shared/api-types.ts), the same list as TASK_STATUSES. */
+export type { TaskStatus };
 
 export type Trigger =
   | 'running_receipt'

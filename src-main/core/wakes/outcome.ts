@@ -3,22 +3,17 @@ import { getAgentByPlate } from '../agents/store.js';
 import { mayRunCommands } from '../owners/store.js';
 import { trustMode } from '../rooms/store.js';
 import { hasScope } from '../../../shared/scopes.js';
+import type { MentionWake } from '../../../shared/api-types.js';
 import { channelSessionOf } from './channel.js';
 import { firstRunner } from './runners.js';
-import { getWake, listWakes, type WakeRow, type WakeStatus, type WakeTarget } from './store.js';
+import { getWake, listWakes, type WakeRow } from './store.js';
 
 /**
  * What became of one mention target (docs/wakes.md "What a mention says"): the wake's status,
  * or `inbox` when nothing can wake the agent now, with a reason a person can act on.
  */
-export interface MentionWake {
-  plate: string;
-  handle: string;
-  wake_id: string | null;
-  status: WakeStatus | 'inbox';
-  target: WakeTarget | null;
-  reason: string | null;
-}
+/** What became of one mentioned agent: the UI's own type (shared/api-types.ts), not a second copy. */
+export type { MentionWake };
 
 const NO_TARGET = 'no runner and no live channel session: the mention waits in the inbox until the agent checks it (agent-rooms connect HOST --agent NAME configures a runner)';
 

@@ -1,0 +1,81 @@
+import { z } from 'zod';
+
+/**
+ * The task records, declared once: the task tools' results and the /v1 task and board routes'
+ * responses use these schemas, and shared/api-types.ts derives the UI's types from them
+ * (`z.output`), importing types only (docs/architecture.md, "Use cases").
+ */
+
+/** The task statuses (tasks/transitions.ts holds the moves between them). */
+export const taskStatus = z.enum(['todo', 'doing', 'blocked', 'done', 'failed', 'cancelled']);
+
+export const consentState = z.enum(['auto', 'accepted']);
+
+/** The full task record (store.ts `TaskRecord`): what every task tool returns. */
+export const taskRecord = z.object({
+  task_id: z.string(),
+  room: z.string(),
+  title: z.string(),
+  detail: z.string().nullable(),
+  definition_of_done: z.string(),
+  assignee: z.string(),
+  assignee_handle: z.string(),
+  order: z.number().int().nullable(),
+  depends_on: z.array(z.string()),
+  status: taskStatus,
+  consent_state: consentState,
+  blocked_by: z.array(z.string()),
+  lease: z.object({ instance_id: z.string().nullable(), renewed_at: z.string().nullable(), stale: z.boolean() }),
+  result_ref: z.string().nullable(),
+  reason: z.string().nullable(),
+  summary: z.string().nullable(),
+  artifacts: z.array(z.string()),
+  next: z.string().nullable(),
+  handoff_notes: z.string().nullable(),
+  archived: z.boolean(),
+  completed_at: z.string().nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+  retry_of: z.string().optional(),
+});
+
+/** A compact board task (shared/api-types.ts `TaskSummary`); the lease names its live holder. */
+export const taskSummary = z.object({
+  task_id: z.string(),
+  room: z.string(),
+  title: z.string(),
+  assignee: z.string(),
+  assignee_handle: z.string(),
+  status: taskStatus,
+  order: z.number().int().nullable(),
+  depends_on: z.array(z.string()),
+  blocked_by: z.array(z.string()),
+  lease: z.object({ instance_id: z.string(), handle: z.string().nullable(), stale: z.boolean() }).nullable(),
+  consent_state: z.string(),
+  updated_at: z.string(),
+});
+
+/**
+ * A board page's task as the UI reads it (shared/api-types.ts `BoardTask`): the compact fields
+ * always, the rest of the record with detail "full"; the lease names its live holder (compact) or
+ * when it was renewed (full). One object rather than a union of the two: half the bytes on the
+ * wire, where every tool's output schema shares one budget (ergonomics.test.ts).
+ */
+export const boardTask = taskRecord
+  .partial()
+  .extend(taskSummary.shape)
+  .extend({
+    lease: z
+      .object({ instance_id: z.string().nullable(), handle: z.string().nullable().optional(), renewed_at: z.string().nullable().optional(), stale: z.boolean() })
+      .nullable(),
+  });
+
+export const boardOutput = z.object({
+  lanes: z.array(
+    z.object({ assignee: z.string(), handle: z.string(), tasks: z.array(boardTask), total: z.number().int(), next_cursor: z.string().nullable() }),
+  ),
+  done: z.array(boardTask),
+  done_total: z.number().int(),
+  done_next_cursor: z.string().nullable(),
+  context_version: z.number().int(),
+});

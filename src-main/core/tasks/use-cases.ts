@@ -1,0 +1,96 @@
+import { defineUseCase } from '../usecase/define.js';
+import { createTask, leaseHandles, readBoard } from './service.js';
+import { BOARD_LIMIT_HTTP, BOARD_TASK_BUDGET, statusTotals } from './board.js';
+import { boardOutput, boardQuery, createTaskBody, createTaskInput, createTaskOutput, readBoardInput } from './schemas.js';
+
+/**
+ * The task use cases that agents and humans share, each declared once (usecase/define.ts):
+ * tasks/tools.ts and tasks/routes.ts list the tools and routes they yield, in their places.
+ */
+
+/**
+ * read_board's default page for an agent, sized so that a 50-lane board fits in 32 KB as sent
+ * (structured content and its text copy): the caller's own lane up to 10 tasks, the others
+ * share about 15 (at most 3 each; on a wide board, counts and cursors only), done 5.
+ */
+const MCP_OWN_LANE = 10;
+const MCP_LANE_PAGE = 20;
+function mcpDefaultLimit(plate: string) {
+  return (lane: string, lanes: number) => {
+    if (lane === plate) return MCP_OWN_LANE;
+    if (lane === 'done') return 5;
+    return Math.min(3, Math.floor(15 / Math.max(1, lanes - 1)));
+  };
+}
+
+/**
+ * The /v1 default page per lane: the response budget shared by every lane (and done), at
+ * least BOARD_LIMIT_HTTP and at most 50, so a board of a few lanes shows them whole and a
+ * board of 50 lanes still shows the first tasks of every lane (docs/tasks.md).
+ */
+const httpLaneLimit = (_lane: string, lanes: number) => Math.max(BOARD_LIMIT_HTTP, Math.min(50, Math.floor(BOARD_TASK_BUDGET / Math.max(1, lanes))));
+
+/** A task locked to one assignee; an idempotency key replays the first creation (200 instead of 201 on /v1). */
+export const createTaskUseCase = defineUseCase({
+  input: createTaskInput,
+  output: createTaskOutput,
+  room: 'member',
+  handler: ({ core, caller }, a) =>
+    createTask(core, caller, {
+      roomId: a.room,
+      title: a.title,
+      definitionOfDone: a.definition_of_done,
+      assignee: a.assignee,
+      detail: a.detail,
+      order: a.order,
+      dependsOn: a.depends_on,
+      idempotencyKey: a.idempotency_key,
+    }),
+  tool: {
+    name: 'create_task',
+    title: 'Create a task',
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    scope: 'WRITE',
+    description: 'Creates a task locked to one assignee (a handle) and returns it; use it to hand work to an agent, with a checkable definition_of_done.',
+  },
+  route: { method: 'POST', path: '/v1/rooms/:id/tasks', body: createTaskBody, status: (task) => (task.replayed ? 200 : 201) },
+});
+
+/**
+ * The room's task board, paged per lane. The default page suits the reader: an agent's is
+ * sized for a model's context (its own lane first), a human's for the board's columns; the
+ * route adds `status_totals` (every unarchived task of the room per status, whatever the page:
+ * the UI's status columns).
+ */
+export const readBoardUseCase = defineUseCase({
+  input: readBoardInput,
+  output: boardOutput,
+  room: 'member',
+  handler: ({ core, caller }, a) => {
+    const statuses = a.status === undefined ? undefined : Array.isArray(a.status) ? a.status : [a.status];
+    const defaultLimit = caller.kind === 'human' ? httpLaneLimit : a.lane !== undefined ? MCP_LANE_PAGE : mcpDefaultLimit(caller.plate);
+    return readBoard(core.db, a.room, {
+      assignee: a.assignee,
+      statuses,
+      lane: a.lane,
+      cursor: a.cursor,
+      detail: a.detail,
+      limit: a.limit ?? defaultLimit,
+      instanceHandle: leaseHandles(core),
+    });
+  },
+  tool: {
+    name: 'read_board',
+    title: 'Read the task board',
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    scope: 'READ',
+    description: 'The room\'s task board, paged per lane; call it to see who does what (read_task for one full record).',
+  },
+  route: {
+    method: 'GET',
+    path: '/v1/rooms/:id/board',
+    query: boardQuery,
+    input: ({ params, query }) => ({ room: params.id, ...(query as ReturnType<typeof boardQuery.parse>) }),
+    present: (board, { core, input }) => ({ ...board, status_totals: statusTotals(core.db, input.room) }),
+  },
+});
