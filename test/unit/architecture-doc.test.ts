@@ -18,11 +18,8 @@ const DEFERRED_TRANSACTIONS: Record<string, number> = {
   'src-main/core/context/service.ts': 1,
 };
 
-/**
- * KNOWN EXCEPTIONS, to be emptied when wip-u1 (rooms/ and tasks/ services own their writes) is
- * merged: adapters that still emit a live event or open a transaction themselves.
- */
-const ADAPTERS_WITH_SIDE_EFFECTS: readonly string[] = ['src-main/core/rooms/routes.ts', 'src-main/core/tasks/tools.ts'];
+/** Adapters allowed to emit a live event or open a transaction themselves: none (services own both). */
+const ADAPTERS_WITH_SIDE_EFFECTS: readonly string[] = [];
 
 /** The transport adapters: they parse, call one service function and map errors (docs/architecture.md). */
 const isAdapter = (f: string) => /\/(routes|tools|http)\.ts$/.test(f);
