@@ -4,7 +4,7 @@
  * with its node_modules linked) and this checkout's server, all in this process, called by the
  * same load worker in alternated rounds. On a shared machine whose load swings between runs this
  * compares before and after under the same load, which separate runs cannot.
- *   npx tsx test/bench/ab.ts --base DIR [--rounds 5] [--tool send_message|whoami]
+ *   npx tsx test/bench/ab.ts --base DIR [--rounds 5] [--tool send_message|whoami] [--calls 300] [--per-client 60]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -67,15 +67,17 @@ try {
 
   const plan: Array<[string, string, string, string, Array<Record<string, unknown>>, number]> = [];
   for (const [mode, suffix, n] of [
-    ['sequential', '1', 400],
-    [`${clients} clients`, 'n', 80],
+    ['sequential', '1', Number(arg('calls') ?? 300)],
+    [`${clients} clients`, 'n', Number(arg('per-client') ?? 60)],
   ] as const) {
     plan.push(['echo', mode, `echo-${suffix}`, 'echo', echoArgs, n]);
     for (const [label] of pools) plan.push([`${tool} ${label}`, mode, `${label}-${suffix}`, tool, argsOf.get(label)!, n]);
   }
   const results = new Map<string, BenchRow[]>();
   for (let r = 0; r < rounds; r++) {
-    for (const [name, mode, pool, t, args, n] of plan) {
+    // Before and after swap places every round, so neither always runs right after echo.
+    const order = r % 2 ? plan.map((p, i) => (i % 3 === 1 ? plan[i + 1]! : i % 3 === 2 ? plan[i - 1]! : p)) : plan;
+    for (const [name, mode, pool, t, args, n] of order) {
       const row = await load.run(name, mode, pool, t, args, { perClient: n, warmup: r === 0 ? 30 : 5 });
       results.set(`${name}|${mode}`, [...(results.get(`${name}|${mode}`) ?? []), row]);
     }
@@ -92,7 +94,16 @@ try {
     rows.push(row);
     void name;
   }
-  process.stdout.write(`${formatTable(rows)}\n(ratios: median over ${rounds} rounds of each round's ratio to the echo run just before it)\n`);
+  process.stdout.write(`${formatTable(rows)}\n(ratios: median over ${rounds} rounds of each round's ratio to the echo run of the same round)\n`);
+  const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  for (const mode of ['sequential', `${clients} clients`]) {
+    const b = results.get(`${tool} before|${mode}`)!;
+    const a = results.get(`${tool} after|${mode}`)!;
+    const p50 = med(a.map((x, i) => x.p50_ms / b[i]!.p50_ms));
+    const cps = med(a.map((x, i) => x.calls_per_s / b[i]!.calls_per_s));
+    const cpu = med(a.map((x, i) => x.cpu_us_per_call / b[i]!.cpu_us_per_call));
+    process.stdout.write(`after / before, ${mode} (median of rounds): p50 ${p50.toFixed(2)}x, calls/s ${cps.toFixed(2)}x, CPU per call ${cpu.toFixed(2)}x\n`);
+  }
 } finally {
   await load.close();
   for (const s of servers) await s.close();
