@@ -55,12 +55,13 @@ export class GroupCommit {
         });
       return this.queued;
     }
-    return this.start();
+    return this.start(now);
   }
 
-  private start(): Promise<void> {
+  /** Starts a sync covering every write up to `upTo` (read again when the start was queued). */
+  private start(upTo?: number): Promise<void> {
     if (this.closed || !this.db.open) return Promise.resolve();
-    const upTo = this.changes();
+    upTo ??= this.changes();
     if (upTo <= this.synced) return Promise.resolve();
     const done = this.sync().then(() => {
       this.synced = Math.max(this.synced, upTo);

@@ -126,10 +126,11 @@ export async function callTool(
   } catch {
     // storage trouble is already reported by the call itself
   }
+  // In the order the SDK's result schema gives its keys, so the fast path (handler.ts) sends the same bytes.
   const out: CallToolResult = {
+    _meta: { pending_mentions: pending },
     content: [{ type: 'text', text: JSON.stringify(structured) }],
     structuredContent: structured,
-    _meta: { pending_mentions: pending },
   };
   if (isError) out.isError = true;
   return out;

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ListToolsRequestSchema, SUPPORTED_PROTOCOL_VERSIONS, isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Core } from '../core.js';
 import { mcpUrl } from '../core.js';
 import type { ToolRegistry } from './registry.js';
@@ -51,6 +51,87 @@ function normalizeToolCalls(body: unknown): void {
       params.arguments = { [MALFORMED_ARGUMENTS]: Array.isArray(args) ? 'array' : args === null ? 'null' : typeof args };
     }
   }
+}
+
+/** One `tools/call` request as the fast path takes it (see toolCallOf). */
+interface ToolCallRequest {
+  jsonrpc: '2.0';
+  id: string | number;
+  method: 'tools/call';
+  params: { name: string; arguments?: Record<string, unknown>; _meta?: { progressToken?: string | number } };
+}
+
+const REQUEST_KEYS = new Set(['jsonrpc', 'id', 'method', 'params']);
+const PARAMS_KEYS = new Set(['name', 'arguments', '_meta']);
+const META_KEYS = new Set(['progressToken']);
+const PROTOCOL_VERSIONS = new Set<string>(SUPPORTED_PROTOCOL_VERSIONS);
+
+function plainObject(v: unknown): v is Record<string, unknown> {
+  return !!v && typeof v === 'object' && !Array.isArray(v);
+}
+
+function onlyKeys(o: Record<string, unknown>, allowed: ReadonlySet<string>): boolean {
+  for (const k in o) if (!allowed.has(k)) return false;
+  return true;
+}
+
+function requestId(v: unknown): v is string | number {
+  return typeof v === 'string' || Number.isSafeInteger(v);
+}
+
+/**
+ * The hot case (docs/performance.md, "The tools/call fast path"): a POST on an existing session
+ * carrying one plain JSON-RPC `tools/call` request whose headers the SDK transport would accept
+ * (Accept lists both types, Content-Type is exactly application/json, a known or absent
+ * MCP-Protocol-Version). Anything else, including every request the SDK would refuse, returns
+ * undefined and goes through the SDK, which answers as it always did.
+ */
+function toolCallOf(req: IncomingMessage, body: unknown): ToolCallRequest | undefined {
+  if (req.method !== 'POST') return undefined;
+  const accept = req.headers.accept;
+  if (typeof accept !== 'string' || !accept.includes('application/json') || !accept.includes('text/event-stream')) return undefined;
+  // headersDistinct: a repeated Content-Type is one value to req.headers but a joined (refused) one to the SDK.
+  const contentType = req.headersDistinct['content-type'];
+  if (contentType?.length !== 1 || contentType[0] !== 'application/json') return undefined;
+  const version = req.headers['mcp-protocol-version'];
+  if (version !== undefined && !PROTOCOL_VERSIONS.has(version as string)) return undefined;
+  if (!plainObject(body) || !onlyKeys(body, REQUEST_KEYS) || body.jsonrpc !== '2.0' || body.method !== 'tools/call' || !requestId(body.id)) {
+    return undefined;
+  }
+  const params = body.params;
+  if (!plainObject(params) || !onlyKeys(params, PARAMS_KEYS) || typeof params.name !== 'string') return undefined;
+  if (params.arguments !== undefined && !plainObject(params.arguments)) return undefined;
+  const meta = params._meta;
+  if (meta !== undefined && (!plainObject(meta) || !onlyKeys(meta, META_KEYS) || (meta.progressToken !== undefined && !requestId(meta.progressToken)))) {
+    return undefined;
+  }
+  return body as unknown as ToolCallRequest;
+}
+
+/**
+ * Answers a fast-path tools/call with the bytes the SDK would send: the same callTool, the same
+ * JSON-RPC response (a thrown error becomes the JSON-RPC error the SDK's Protocol makes of it),
+ * the same SSE headers and `event: message` frame, written at once.
+ */
+async function answerToolCall(core: Core, registry: ToolRegistry, identity: AgentIdentity, s: McpSession, call: ToolCallRequest, res: ServerResponse) {
+  let message: Record<string, unknown>;
+  try {
+    const result = await callTool(core, registry, identity, s, call.params.name, call.params.arguments);
+    message = { result, jsonrpc: '2.0', id: call.id };
+  } catch (err) {
+    const e = (err ?? {}) as { code?: unknown; message?: unknown; data?: unknown };
+    const error = { code: Number.isSafeInteger(e.code) ? e.code : -32603, message: e.message ?? 'Internal error', ...(e.data !== undefined && { data: e.data }) };
+    message = { jsonrpc: '2.0', id: call.id, error };
+  }
+  if (res.destroyed) return;
+  res.writeHead(200, {
+    'cache-control': 'no-cache, no-transform',
+    connection: 'keep-alive',
+    'content-type': 'text/event-stream',
+    'mcp-session-id': s.id,
+    'x-accel-buffering': 'no',
+  });
+  res.end(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
 }
 
 /** One MCP server per session, listing the tools of the session's profile; tool schemas come prebuilt from the registry. */
@@ -158,6 +239,8 @@ export async function handleMcp(
         s.lastSeen = Date.now();
       });
     }
+    const call = toolCallOf(req, body);
+    if (call) return answerToolCall(core, endpoint.registry, identity, s, call, res);
     await s.transport.handleRequest(authReq as never, res, body);
     return;
   }
