@@ -128,6 +128,21 @@ export interface History {
 export type TaskStatus = 'todo' | 'doing' | 'blocked' | 'done' | 'failed' | 'cancelled';
 export const TASK_STATUSES: TaskStatus[] = ['todo', 'doing', 'blocked', 'done', 'failed', 'cancelled'];
 
+/**
+ * What the owner calling may do with a record now (docs/contract.md "Allowed actions"): the
+ * server's own rules, the same ones it checks when the act is tried. `denied_actions` names
+ * the acts the record's state allows but this caller may not, with the reason to show; an act
+ * in neither list does not apply now (the UI hides it).
+ */
+export interface Actions<A extends string> {
+  allowed_actions?: A[];
+  denied_actions?: Partial<Record<A, string>>;
+}
+
+/** The human acts on a task (docs/tasks.md "What you may do with a task"). */
+export const TASK_ACTIONS = ['edit', 'reassign', 'cancel', 'release', 'archive', 'retry'] as const;
+export type TaskAction = (typeof TASK_ACTIONS)[number];
+
 export interface Lease {
   instance_id: string | null;
   renewed_at?: string | null;
@@ -135,7 +150,7 @@ export interface Lease {
   handle?: string | null;
 }
 
-export interface Task {
+export interface Task extends Actions<TaskAction> {
   task_id: string;
   room: string;
   title: string;
@@ -162,7 +177,7 @@ export interface Task {
 }
 
 /** The compact task of a board page (the default); `detail=full` or GET …/tasks/:id gives a Task. */
-export interface TaskSummary {
+export interface TaskSummary extends Actions<TaskAction> {
   task_id: string;
   room: string;
   title: string;

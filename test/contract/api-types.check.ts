@@ -7,6 +7,7 @@ import type * as Api from '../../shared/api-types.js';
 import type { MessageRecord, readHistory, sendMessage } from '../../src-main/core/messages/service.js';
 import type { wakeability } from '../../src-main/core/wakes/doctor.js';
 import type { TaskRecord } from '../../src-main/core/tasks/store.js';
+import type { TaskActions } from '../../src-main/core/tasks/rules.js';
 import type { readBoard, TaskSummary } from '../../src-main/core/tasks/service.js';
 import type { AgentDto, listCredentials } from '../../src-main/core/agents/store.js';
 import type { RoomDto, listMembers } from '../../src-main/core/rooms/store.js';
@@ -47,6 +48,8 @@ export type ApiContract = [
   Accepts<Api.History, ReturnType<typeof readHistory>>,
   Accepts<Api.Task, TaskRecord>,
   Accepts<Api.TaskSummary, TaskSummary>,
+  // /v1 task records add what the owner calling may do with them (tasks/rules.ts).
+  Accepts<Required<Api.Actions<Api.TaskAction>>, TaskActions>,
   Accepts<Api.Board<Api.Task | Api.TaskSummary>, ReturnType<typeof readBoard>>,
   Accepts<Api.RoomFile, FileEntry>,
   Accepts<Api.Workspace, ReturnType<typeof maskedWorkspace>>,

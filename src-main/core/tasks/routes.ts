@@ -1,7 +1,9 @@
+import type { Core } from '../core.js';
 import { defineRoute, Status } from '../http/router.js';
 import { archiveTask, cancelTask, createTask, leaseHandles, readBoard, reassignTask, releaseTask, requireTask, retryTask, updateTask } from './service.js';
 import { depsOf, openDepsOf, toRecord } from './store.js';
 import { BOARD_LIMIT_HTTP, BOARD_TASK_BUDGET, statusTotals } from './board.js';
+import { boardWithActions, withTaskActions } from './rules.js';
 import { boardQuery, createTaskBody, reassignTaskBody, retryTaskBody, updateTaskBody } from './schemas.js';
 
 /**
@@ -10,6 +12,11 @@ import { boardQuery, createTaskBody, reassignTaskBody, retryTaskBody, updateTask
  * board of 50 lanes still shows the first tasks of every lane (docs/tasks.md).
  */
 const httpLaneLimit = (_lane: string, lanes: number) => Math.max(BOARD_LIMIT_HTTP, Math.min(50, Math.floor(BOARD_TASK_BUDGET / Math.max(1, lanes))));
+
+/** A /v1 task record with what the owner calling may do with it now (docs/tasks.md). */
+function withActions<T extends { task_id: string; room: string }>(db: Core['db'], ownerId: string, rec: T) {
+  return withTaskActions(db, rec.room, ownerId, [rec])[0]!;
+}
 
 /**
  * Only the board declares `room:`. The task routes leave the check to the service, which
@@ -23,8 +30,8 @@ export const taskRoutes = [
     room: 'member',
     query: boardQuery,
     // `status_totals`: every unarchived task of the room per status, whatever the page (the UI's status columns).
-    handler: ({ core, room }, { query }) => ({
-      ...readBoard(core.db, room.id, {
+    handler: ({ core, owner, room }, { query }) => ({
+      ...boardWithActions(core.db, room.id, owner.owner_id, readBoard(core.db, room.id, {
         assignee: query.assignee,
         statuses: query.status,
         lane: query.lane,
@@ -32,7 +39,7 @@ export const taskRoutes = [
         detail: query.detail,
         limit: query.limit ?? httpLaneLimit,
         instanceHandle: leaseHandles(core),
-      }),
+      })),
       status_totals: statusTotals(core.db, room.id),
     }),
   }),
@@ -52,7 +59,7 @@ export const taskRoutes = [
         dependsOn: body.depends_on,
         idempotencyKey: body.idempotency_key,
       });
-      return new Status(task.replayed ? 200 : 201, task);
+      return new Status(task.replayed ? 200 : 201, withActions(core.db, owner.owner_id, task));
     },
   }),
   defineRoute({
@@ -61,7 +68,7 @@ export const taskRoutes = [
     room: 'member',
     handler: ({ core, owner, params }) => {
       const t = requireTask(core.db, { kind: 'human', ownerId: owner.owner_id }, { taskId: params.taskId, room: params.id });
-      return toRecord(core.db, t, depsOf(core.db, t.id), openDepsOf(core.db, t.id));
+      return withActions(core.db, owner.owner_id, toRecord(core.db, t, depsOf(core.db, t.id), openDepsOf(core.db, t.id)));
     },
   }),
   defineRoute({
@@ -71,7 +78,7 @@ export const taskRoutes = [
     room: 'member',
     body: updateTaskBody,
     handler: ({ core, owner, params }, { body }) =>
-      updateTask(
+      withActions(core.db, owner.owner_id, updateTask(
         core,
         { kind: 'human', ownerId: owner.owner_id },
         {
@@ -79,32 +86,32 @@ export const taskRoutes = [
           room: params.id,
           patch: { title: body.title, detail: body.detail, definitionOfDone: body.definition_of_done, order: body.order, dependsOn: body.depends_on },
         },
-      ),
+      )),
   }),
   defineRoute({
     method: 'POST',
     path: '/v1/rooms/:id/tasks/:taskId/assign',
     room: 'member',
     body: reassignTaskBody,
-    handler: ({ core, owner, params }, { body }) => reassignTask(core, { kind: 'human', ownerId: owner.owner_id }, { room: params.id, taskId: params.taskId, assignee: body.assignee }),
+    handler: ({ core, owner, params }, { body }) => withActions(core.db, owner.owner_id, reassignTask(core, { kind: 'human', ownerId: owner.owner_id }, { room: params.id, taskId: params.taskId, assignee: body.assignee })),
   }),
   defineRoute({
     method: 'POST',
     path: '/v1/rooms/:id/tasks/:taskId/cancel',
     room: 'member',
-    handler: ({ core, owner, params }) => cancelTask(core, { kind: 'human', ownerId: owner.owner_id }, { room: params.id, taskId: params.taskId }),
+    handler: ({ core, owner, params }) => withActions(core.db, owner.owner_id, cancelTask(core, { kind: 'human', ownerId: owner.owner_id }, { room: params.id, taskId: params.taskId })),
   }),
   defineRoute({
     method: 'POST',
     path: '/v1/rooms/:id/tasks/:taskId/release',
     room: 'member',
-    handler: ({ core, owner, params }) => releaseTask(core, { kind: 'human', ownerId: owner.owner_id }, { taskId: params.taskId, room: params.id }),
+    handler: ({ core, owner, params }) => withActions(core.db, owner.owner_id, releaseTask(core, { kind: 'human', ownerId: owner.owner_id }, { taskId: params.taskId, room: params.id })),
   }),
   defineRoute({
     method: 'POST',
     path: '/v1/rooms/:id/tasks/:taskId/archive',
     room: 'member',
-    handler: ({ core, owner, params }) => archiveTask(core, { kind: 'human', ownerId: owner.owner_id }, { taskId: params.taskId, room: params.id }),
+    handler: ({ core, owner, params }) => withActions(core.db, owner.owner_id, archiveTask(core, { kind: 'human', ownerId: owner.owner_id }, { taskId: params.taskId, room: params.id })),
   }),
   defineRoute({
     method: 'POST',
@@ -112,6 +119,6 @@ export const taskRoutes = [
     room: 'member',
     body: retryTaskBody,
     handler: ({ core, owner, params }, { body }) =>
-      new Status(201, retryTask(core, { kind: 'human', ownerId: owner.owner_id }, { room: params.id, taskId: params.taskId, assignee: body.assignee })),
+      new Status(201, withActions(core.db, owner.owner_id, retryTask(core, { kind: 'human', ownerId: owner.owner_id }, { room: params.id, taskId: params.taskId, assignee: body.assignee }))),
   }),
 ];

@@ -1,0 +1,179 @@
+import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { startTestServer, ok, type TestServer, type TestAgent, type ApiResponse } from '../helpers/server.js';
+import { TASK_ACTIONS, type TaskAction } from '../../shared/api-types.js';
+
+/**
+ * allowed_actions is only worth reading if it is true: for each record kind, state and caller,
+ * every act the record lists succeeds when tried, every act it does not list is refused, and a
+ * denied act is refused as forbidden (docs/contract.md "Allowed actions").
+ */
+
+type Caller = 'admin' | 'assigneeOwner' | 'creator' | 'otherMember';
+const CALLERS: Caller[] = ['admin', 'assigneeOwner', 'creator', 'otherMember'];
+
+describe('allowed_actions: tasks', () => {
+  let s: TestServer;
+  let room: string;
+  let soloRoom: string;
+  let worker: TestAgent;
+  let spare: TestAgent;
+  let soloWorker: TestAgent;
+  let w: Client;
+  let sw: Client;
+  const token: Record<Caller, string> = {} as never;
+
+  beforeAll(async () => {
+    s = await startTestServer({ rateLimit: { perSecond: 0, burst: 0 } });
+    const b = await s.owner('Bea');
+    const c = await s.owner('Cy');
+    const d = await s.owner('Dee');
+    token.admin = s.ownerToken;
+    token.assigneeOwner = b.token;
+    token.creator = c.token;
+    token.otherMember = d.token;
+    // A cross-owner room: the admin's agent and Bea's agents; Bea lets others assign to hers.
+    room = await s.room('Cross');
+    for (const o of [b, c, d]) expect((await s.api('POST', `/v1/rooms/${room}/members`, { owner_id: o.owner_id, role: 'member' })).status).toBe(201);
+    const mine = await s.agent('Mine');
+    await s.join(room, mine.plate);
+    worker = await s.agent('Worker', { token: b.token });
+    spare = await s.agent('Spare', { token: b.token });
+    await s.join(room, worker.plate, b.token);
+    await s.join(room, spare.plate, b.token);
+    expect((await s.api('PUT', `/v1/rooms/${room}/consent`, { mode: 'trust_room' }, b.token)).status).toBe(200);
+    w = await s.connect(worker.credential);
+    // A room whose agents all belong to Bea, a plain member: she reassigns there, the admin does not.
+    soloRoom = await s.room('Solo');
+    for (const o of [b, c, d]) expect((await s.api('POST', `/v1/rooms/${soloRoom}/members`, { owner_id: o.owner_id, role: 'member' })).status).toBe(201);
+    soloWorker = await s.agent('Solo', { token: b.token });
+    await s.join(soloRoom, soloWorker.plate, b.token);
+    expect((await s.api('PUT', `/v1/rooms/${soloRoom}/consent`, { mode: 'trust_room' }, b.token)).status).toBe(200);
+    sw = await s.connect(soloWorker.credential);
+  });
+  afterAll(async () => s.stop());
+
+  type State = 'todo' | 'doing' | 'blocked' | 'done' | 'failed' | 'cancelled' | 'archived' | 'retried';
+  const STATES: State[] = ['todo', 'doing', 'blocked', 'done', 'failed', 'cancelled', 'archived', 'retried'];
+  let n = 0;
+
+  /** A task created by Cy (the creator), assigned to Bea's agent, brought to `state`. */
+  async function taskIn(state: State, where: 'cross' | 'solo' = 'cross'): Promise<{ room: string; id: string }> {
+    const r = where === 'cross' ? room : soloRoom;
+    const agent = where === 'cross' ? w : sw;
+    const created = await s.api('POST', `/v1/rooms/${r}/tasks`, { title: `T${++n}`, definition_of_done: 'done', assignee: (where === 'cross' ? worker : soloWorker).handle }, token.creator);
+    expect(created.status).toBe(201);
+    const id = created.body.task_id as string;
+    if (state === 'todo') return { room: r, id };
+    if (state === 'cancelled') {
+      expect((await s.api('POST', `/v1/rooms/${r}/tasks/${id}/cancel`, undefined, token.admin)).status).toBe(200);
+      return { room: r, id };
+    }
+    await ok(agent, 'claim_task', { task_id: id });
+    if (state === 'doing') return { room: r, id };
+    if (state === 'blocked') await ok(agent, 'set_status', { task_id: id, status: 'blocked', reason: 'waits' });
+    if (state === 'done' || state === 'archived') await ok(agent, 'complete_task', { task_id: id, status: 'done', handoff_notes: 'notes' });
+    if (state === 'failed' || state === 'retried') await ok(agent, 'complete_task', { task_id: id, status: 'failed', reason: 'broke' });
+    if (state === 'archived') expect((await s.api('POST', `/v1/rooms/${r}/tasks/${id}/archive`, undefined, token.admin)).status).toBe(200);
+    if (state === 'retried') expect((await s.api('POST', `/v1/rooms/${r}/tasks/${id}/retry`, {}, token.admin)).status).toBe(201);
+    return { room: r, id };
+  }
+
+  function attempt(t: { room: string; id: string }, action: TaskAction, tok: string): Promise<ApiResponse> {
+    const base = `/v1/rooms/${t.room}/tasks/${t.id}`;
+    const target = t.room === room ? spare.handle : soloWorker.handle;
+    switch (action) {
+      case 'edit':
+        return s.api('PATCH', base, { title: 'edited' }, tok);
+      case 'reassign':
+        return s.api('POST', `${base}/assign`, { assignee: target }, tok);
+      case 'retry':
+        return s.api('POST', `${base}/retry`, {}, tok);
+      default:
+        return s.api('POST', `${base}/${action}`, undefined, tok);
+    }
+  }
+
+  const read = async (t: { room: string; id: string }, tok: string) => {
+    const r = await s.api('GET', `/v1/rooms/${t.room}/tasks/${t.id}`, undefined, tok);
+    expect(r.status).toBe(200);
+    return r.body as { status: string; assignee: string; title: string; archived: boolean; allowed_actions: TaskAction[]; denied_actions: Record<string, string> };
+  };
+
+  it('the board carries the same lists as the task record, for the owner asking (first: a short board)', async () => {
+    const t = await taskIn('doing');
+    for (const caller of CALLERS) {
+      const b = await s.api('GET', `/v1/rooms/${room}/board`, undefined, token[caller]);
+      const onBoard = b.body.lanes.flatMap((l: any) => l.tasks).find((x: any) => x.task_id === t.id);
+      const rec = await read(t, token[caller]);
+      expect(onBoard.allowed_actions).toEqual(rec.allowed_actions);
+      expect(onBoard.denied_actions).toEqual(rec.denied_actions);
+    }
+  });
+
+  const cases = STATES.flatMap((state) => CALLERS.map((caller) => [state, caller] as const));
+  it.each(cases)('a %s task, read by the %s: each listed act succeeds, each other is refused', async (state, caller) => {
+    const tok = token[caller];
+    const t = await taskIn(state);
+    const rec = await read(t, tok);
+    expect(rec.allowed_actions.every((a) => TASK_ACTIONS.includes(a))).toBe(true);
+    for (const a of Object.keys(rec.denied_actions)) expect(rec.allowed_actions).not.toContain(a);
+    // Refusals change nothing, so they are all tried on this one task.
+    for (const action of TASK_ACTIONS.filter((a) => !rec.allowed_actions.includes(a))) {
+      const before = await read(t, token.admin);
+      const r = await attempt(t, action, tok);
+      const after = await read(t, token.admin);
+      if (r.status < 300) {
+        // Only a repeat that changes nothing is answered without being offered (cancel a cancelled task, archive an archived one).
+        expect([`${state}:${action}`]).toContainEqual(expect.stringMatching(/^(cancelled:cancel|archived:archive)$/));
+        expect(after).toMatchObject({ status: before.status, assignee: before.assignee, title: before.title, archived: before.archived });
+        continue;
+      }
+      expect(r.status, `${action} on a ${state} task by the ${caller}`).toBeGreaterThanOrEqual(400);
+      expect(r.body.error.error_id).toMatch(/^err_/);
+      if (rec.denied_actions[action]) expect(r.status, `${action} is denied: forbidden`).toBe(403);
+      expect(after).toMatchObject({ status: before.status, assignee: before.assignee, title: before.title, archived: before.archived });
+    }
+    // Each listed act on a fresh task in the same state, whose list is the same.
+    for (const action of rec.allowed_actions) {
+      const fresh = await taskIn(state);
+      expect((await read(fresh, tok)).allowed_actions).toEqual(rec.allowed_actions);
+      const r = await attempt(fresh, action, tok);
+      expect(r.status, `${action} on a ${state} task by the ${caller}: ${JSON.stringify(r.body)}`).toBeLessThan(300);
+      // The answer is the record after the act, with the caller's new list.
+      if (action !== 'retry') expect(Array.isArray(r.body.allowed_actions)).toBe(true);
+    }
+  });
+
+  it('the rules as the record lists them: admin, assignee’s owner, creator, another member', async () => {
+    const done = await taskIn('done');
+    // The creator may archive its finished task (the board used to hide it).
+    expect((await read(done, token.creator)).allowed_actions).toContain('archive');
+    expect((await read(done, token.otherMember)).denied_actions.archive).toMatch(/creator may archive/);
+    const doing = await taskIn('doing');
+    expect((await read(doing, token.admin)).allowed_actions).toEqual(['edit', 'reassign', 'cancel', 'release']);
+    expect((await read(doing, token.assigneeOwner)).allowed_actions).toEqual(['edit', 'cancel', 'release']);
+    expect((await read(doing, token.assigneeOwner)).denied_actions).toEqual({ reassign: 'In a cross-owner room only a room admin may reassign.' });
+    expect((await read(doing, token.creator)).allowed_actions).toEqual(['edit']);
+    expect((await read(doing, token.otherMember)).allowed_actions).toEqual([]);
+  });
+
+  it('in a room whose agents are one owner’s, that owner reassigns and retries, the admin does not', async () => {
+    for (const caller of CALLERS) {
+      const t = await taskIn('failed', 'solo');
+      const rec = await read(t, token[caller]);
+      expect(rec.allowed_actions.includes('reassign'), caller).toBe(caller === 'assigneeOwner');
+      expect(rec.allowed_actions.includes('retry'), caller).toBe(caller === 'assigneeOwner');
+      for (const action of ['reassign', 'retry'] as const) {
+        const r = await attempt(await taskIn('failed', 'solo'), action, token[caller]);
+        expect(r.status < 300, `${action} by the ${caller}`).toBe(rec.allowed_actions.includes(action));
+      }
+    }
+  });
+
+  it('the MCP task records do not carry the lists (the agent tools keep their shape)', async () => {
+    const t = await taskIn('todo');
+    const r = await ok(w, 'read_task', { task_id: t.id });
+    expect(JSON.stringify(r)).not.toContain('allowed_actions');
+  });
+});
