@@ -143,6 +143,10 @@ export interface Actions<A extends string> {
 export const TASK_ACTIONS = ['edit', 'reassign', 'cancel', 'release', 'archive', 'retry'] as const;
 export type TaskAction = (typeof TASK_ACTIONS)[number];
 
+/** The human acts on a wake (docs/wakes.md "Acting on a wake"). */
+export const WAKE_ACTIONS = ['release', 'drop', 'retry', 'stop'] as const;
+export type WakeAction = (typeof WAKE_ACTIONS)[number];
+
 export interface Lease {
   instance_id: string | null;
   renewed_at?: string | null;
@@ -353,7 +357,7 @@ export interface Runner {
   coalesce?: boolean;
 }
 
-export interface Wake {
+export interface Wake extends Actions<WakeAction> {
   wake_id: string;
   plate: string;
   handle?: string;

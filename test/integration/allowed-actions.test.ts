@@ -1,7 +1,8 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { startTestServer, ok, type TestServer, type TestAgent, type ApiResponse } from '../helpers/server.js';
-import { TASK_ACTIONS, type TaskAction } from '../../shared/api-types.js';
+import { TASK_ACTIONS, WAKE_ACTIONS, type TaskAction, type WakeAction } from '../../shared/api-types.js';
+import { enqueueWake, finishWake, holdWake, markRunning } from '../../src-main/core/wakes/store.js';
 
 /**
  * allowed_actions is only worth reading if it is true: for each record kind, state and caller,
@@ -175,5 +176,92 @@ describe('allowed_actions: tasks', () => {
     const t = await taskIn('todo');
     const r = await ok(w, 'read_task', { task_id: t.id });
     expect(JSON.stringify(r)).not.toContain('allowed_actions');
+  });
+});
+
+describe('allowed_actions: wakes', () => {
+  type WakeCaller = 'admin' | 'agentOwner' | 'otherMember';
+  const WAKE_CALLERS: WakeCaller[] = ['admin', 'agentOwner', 'otherMember'];
+  type WakeState = 'held' | 'running' | 'failed' | 'retried' | 'handled';
+  const WAKE_STATES: WakeState[] = ['held', 'running', 'failed', 'retried', 'handled'];
+  let s: TestServer;
+  let room: string;
+  let worker: TestAgent;
+  const token: Record<WakeCaller, string> = {} as never;
+
+  beforeAll(async () => {
+    s = await startTestServer({ rateLimit: { perSecond: 0, burst: 0 } });
+    const b = await s.owner('Bea');
+    const d = await s.owner('Dee');
+    token.admin = s.ownerToken;
+    token.agentOwner = b.token;
+    token.otherMember = d.token;
+    room = await s.room('Wakes');
+    for (const o of [b, d]) expect((await s.api('POST', `/v1/rooms/${room}/members`, { owner_id: o.owner_id, role: 'member' })).status).toBe(201);
+    worker = await s.agent('Worker', { token: b.token });
+    await s.join(room, worker.plate, b.token);
+  });
+  afterAll(async () => s.stop());
+
+  let n = 0;
+  /** A wake of Bea's agent in `state`, written as the dispatcher would (synchronously, so it does not pick it up between). */
+  async function wakeIn(state: WakeState): Promise<string> {
+    const db = s.running.core.db;
+    const id = enqueueWake(db, { plate: worker.plate, roomId: room, trigger: 'mention', content: 'hi', eventKey: `aa:${++n}` })!;
+    if (state === 'held') expect(holdWake(db, id, 'loop_guard')).toBe(true);
+    else expect(markRunning(db, id, { target: 'runner', host: 'claude-code', instanceId: `inst-${n}`, contextVersion: 0 })).toBe(true);
+    if (state === 'failed' || state === 'retried') expect(finishWake(db, id, 'failed', 'exit 1')).toBe(true);
+    if (state === 'handled') expect(finishWake(db, id, 'handled', null)).toBe(true);
+    if (state === 'retried') expect((await s.api('POST', `/v1/wakes/${id}/retry`, undefined, token.admin)).status).toBe(200);
+    return id;
+  }
+
+  const read = async (id: string, tok: string) => {
+    const r = await s.api('GET', `/v1/rooms/${room}/wakes?limit=500`, undefined, tok);
+    expect(r.status).toBe(200);
+    const w = r.body.wakes.find((x: any) => x.wake_id === id);
+    expect(w).toBeTruthy();
+    return w as { status: string; allowed_actions: WakeAction[]; denied_actions: Record<string, string> };
+  };
+
+  const cases = WAKE_STATES.flatMap((state) => WAKE_CALLERS.map((caller) => [state, caller] as const));
+  it.each(cases)('a %s wake, read by the %s: each listed act succeeds, each other is refused', async (state, caller) => {
+    const tok = token[caller];
+    const id = await wakeIn(state);
+    const rec = await read(id, tok);
+    for (const action of WAKE_ACTIONS.filter((a) => !rec.allowed_actions.includes(a))) {
+      const before = (await read(id, token.admin)).status;
+      const r = await s.api('POST', `/v1/wakes/${id}/${action}`, undefined, tok);
+      expect(r.status, `${action} on a ${state} wake by the ${caller}`).toBeGreaterThanOrEqual(400);
+      expect(r.body.error.error_id).toMatch(/^err_/);
+      // A denied act is forbidden (or, for stop, the wake is not shown to exist: docs/wakes.md).
+      if (rec.denied_actions[action]) expect([403, 404]).toContain(r.status);
+      expect((await read(id, token.admin)).status).toBe(before);
+    }
+    for (const action of rec.allowed_actions) {
+      const fresh = await wakeIn(state);
+      expect((await read(fresh, tok)).allowed_actions).toEqual(rec.allowed_actions);
+      const r = await s.api('POST', `/v1/wakes/${fresh}/${action}`, undefined, tok);
+      expect(r.status, `${action} on a ${state} wake by the ${caller}: ${JSON.stringify(r.body)}`).toBeLessThan(300);
+      expect(Array.isArray(r.body.allowed_actions)).toBe(true);
+    }
+  });
+
+  it('the lists as the wake log shows them', async () => {
+    const held = await wakeIn('held');
+    expect((await read(held, token.agentOwner)).allowed_actions).toEqual(['release', 'drop']);
+    expect((await read(held, token.admin)).allowed_actions).toEqual(['release', 'drop']);
+    expect((await read(held, token.otherMember))).toMatchObject({ allowed_actions: [], denied_actions: { release: expect.stringMatching(/owner or a room admin/), drop: expect.any(String) } });
+    // After the act, the record answered carries the new list: a released wake is queued, nothing to do.
+    const r = await s.api('POST', `/v1/wakes/${held}/release`, undefined, token.agentOwner);
+    expect(r.body).toMatchObject({ status: 'queued', allowed_actions: [], denied_actions: {} });
+    const failed = await wakeIn('failed');
+    expect((await read(failed, token.agentOwner)).allowed_actions).toEqual(['retry']);
+    const retried = await s.api('POST', `/v1/wakes/${failed}/retry`, undefined, token.agentOwner);
+    expect(retried.status).toBe(200);
+    expect((await read(failed, token.agentOwner)).allowed_actions).toEqual([]);
+    // The agent's own log carries them too.
+    const mine = await s.api('GET', `/v1/agents/${worker.plate}/wakes`, undefined, token.agentOwner);
+    expect(mine.body.wakes.every((w: any) => Array.isArray(w.allowed_actions))).toBe(true);
   });
 });

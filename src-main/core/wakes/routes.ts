@@ -9,7 +9,7 @@ import { isInsideHome } from './secrets.js';
 import { deleteRunner, getRunner, putRunner, runnerDto, runnersOf, type RunnerInput } from './runners.js';
 import { presetNamed, RUNNER_PRESETS } from './presets.js';
 import { dropHeld, enqueueWake, finishWake, getWake, listWakes, releaseHeld, usageSummary, wakeDto, type WakeRow } from './store.js';
-import { humanRole } from '../rooms/store.js';
+import { wakePermission, wakeStanding, withWakeActions } from './rules.js';
 import type { Core } from '../core.js';
 import { setWakeLimits, wakeLimits } from './limits.js';
 import { dispatcherOf } from './dispatcher.js';
@@ -70,10 +70,9 @@ export function wakePage(rows: ReturnType<typeof listWakes>, limit: number) {
 function actionableWake(core: Core, owner: Owner, id: string): WakeRow {
   const w = getWake(core.db, id);
   if (!w) throw new AppError('NOT_FOUND', 'wake not found');
-  if (getAgentByPlate(core.db, w.plate)?.owner_id === owner.owner_id) return w;
-  const role = humanRole(core.db, w.room_id, owner.owner_id);
-  if (role === 'admin') return w;
-  if (role === 'member') {
+  const who = wakeStanding(core.db, w, owner.owner_id);
+  if (wakePermission(who).ok) return w;
+  if (who.role === 'member') {
     throw new AppError('FORBIDDEN', "only the agent's owner or an admin of the room may act on its wakes", { reason: 'not_owner_or_admin', roomId: w.room_id });
   }
   throw new AppError('NOT_FOUND', 'wake not found');
@@ -82,7 +81,7 @@ function actionableWake(core: Core, owner: Owner, id: string): WakeRow {
 /** A wake only its agent's owner or an admin of its room may stop: anyone else is told it does not exist. */
 function stoppableWake(core: Core, owner: Owner, id: string): WakeRow {
   const w = getWake(core.db, id);
-  if (w && (getAgentByPlate(core.db, w.plate)?.owner_id === owner.owner_id || humanRole(core.db, w.room_id, owner.owner_id) === 'admin')) return w;
+  if (w && wakePermission(wakeStanding(core.db, w, owner.owner_id)).ok) return w;
   throw new AppError('NOT_FOUND', 'wake not found');
 }
 
@@ -173,10 +172,11 @@ export const wakeRoutes = [
     handler: ({ core, owner, params }, { query }) => {
       const a = ownAgent(core, owner, params.plate);
       const limit = query.limit ?? 100;
-      return wakePage(
+      const page = wakePage(
         listWakes(core.db, { plate: a.plate, status: query.status, messageId: query.message_id, taskId: query.task_id, limit: limit + 1, beforeSeq: beforeSeqOf(query) }),
         limit,
       );
+      return { ...page, wakes: withWakeActions(core.db, owner.owner_id, page.wakes) };
     },
   }),
   defineRoute({
@@ -197,7 +197,7 @@ export const wakeRoutes = [
         return owners.get(plate);
       };
       for (const w of page.wakes) if (ownerOf(w.plate) !== owner.owner_id) w.stdout_tail = w.stderr_tail = null;
-      return page;
+      return { ...page, wakes: withWakeActions(core.db, owner.owner_id, page.wakes) };
     },
   }),
   defineRoute({
@@ -207,7 +207,7 @@ export const wakeRoutes = [
       const w = actionableWake(core, owner, params.id);
       if (!releaseHeld(core.db, w.id, owner.owner_id)) throw notHeld(getWake(core.db, w.id) ?? w);
       core.bus.emit({ type: 'wakes.changed', room: w.room_id });
-      return wakeDto(getWake(core.db, w.id)!);
+      return withWakeActions(core.db, owner.owner_id, [wakeDto(getWake(core.db, w.id)!)])[0];
     },
   }),
   defineRoute({
@@ -217,7 +217,7 @@ export const wakeRoutes = [
       const w = actionableWake(core, owner, params.id);
       if (!dropHeld(core.db, w.id, owner.owner_id)) throw notHeld(getWake(core.db, w.id) ?? w);
       core.bus.emit({ type: 'wakes.changed', room: w.room_id });
-      return wakeDto(getWake(core.db, w.id)!);
+      return withWakeActions(core.db, owner.owner_id, [wakeDto(getWake(core.db, w.id)!)])[0];
     },
   }),
   defineRoute({
@@ -234,7 +234,7 @@ export const wakeRoutes = [
         throw new AppError('CONFLICT', `the wake is ${now.status}: only a running wake can be stopped`, { reason: 'not_running', details: { status: now.status } });
       }
       if (!d) core.bus.emit({ type: 'wakes.changed', room: w.room_id });
-      return wakeDto(getWake(core.db, w.id)!);
+      return withWakeActions(core.db, owner.owner_id, [wakeDto(getWake(core.db, w.id)!)])[0];
     },
   }),
   defineRoute({
@@ -260,7 +260,7 @@ export const wakeRoutes = [
       });
       if (!id) throw new AppError('CONFLICT', 'this wake was already retried', { reason: 'already_retried' });
       core.bus.emit({ type: 'wakes.changed', room: w.room_id });
-      return wakeDto(getWake(core.db, id)!);
+      return withWakeActions(core.db, owner.owner_id, [wakeDto(getWake(core.db, id)!)])[0];
     },
   }),
   defineRoute({
