@@ -147,6 +147,12 @@ export type TaskAction = (typeof TASK_ACTIONS)[number];
 export const WAKE_ACTIONS = ['release', 'drop', 'retry', 'stop'] as const;
 export type WakeAction = (typeof WAKE_ACTIONS)[number];
 
+/** The human acts on a room's file, and on a deleted one (docs/files.md "Deleting and restoring"). */
+export const FILE_ACTIONS = ['download', 'delete'] as const;
+export type FileAction = (typeof FILE_ACTIONS)[number];
+export const DELETED_FILE_ACTIONS = ['restore'] as const;
+export type DeletedFileAction = (typeof DELETED_FILE_ACTIONS)[number];
+
 export interface Lease {
   instance_id: string | null;
   renewed_at?: string | null;
@@ -251,7 +257,7 @@ export interface SearchResult {
   name?: string;
 }
 
-export interface RoomFile {
+export interface RoomFile extends Actions<FileAction> {
   file_id: string;
   path?: string;
   filename?: string;
@@ -287,7 +293,7 @@ export interface DownloadLink {
 }
 
 /** A deleted file still restorable (GET /v1/rooms/:id/deleted-files → `{files}`). */
-export interface DeletedFile {
+export interface DeletedFile extends Actions<DeletedFileAction> {
   file_id: string;
   path: string;
   versions: number;

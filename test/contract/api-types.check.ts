@@ -20,7 +20,7 @@ import type { runnerDto } from '../../src-main/core/wakes/runners.js';
 import type { mcpUrlsOf } from '../../src-main/core/agents/routes.js';
 import type { roomReservationsForHuman } from '../../src-main/core/reservations/service.js';
 import type { fetchFile, listFilesForHumans, shareFile } from '../../src-main/core/files/service.js';
-import type { listDeletedFiles } from '../../src-main/core/files/trash.js';
+import type { listDeletedFilesFor } from '../../src-main/core/files/trash.js';
 import type { RUNNER_PRESETS } from '../../src-main/core/wakes/presets.js';
 import type { taskFeedbackOfRoom } from '../../src-main/core/feedback/task-feedback.js';
 import type { productFeedbackOfRoom } from '../../src-main/core/feedback/product.js';
@@ -62,7 +62,7 @@ export type ApiContract = [
   Accepts<Api.FilePage, ReturnType<typeof listFilesForHumans>>,
   Accepts<Api.UploadStart, ReturnType<typeof shareFile>>,
   Accepts<Api.DownloadLink, ReturnType<typeof fetchFile>>,
-  Accepts<Api.DeletedFile, ReturnType<typeof listDeletedFiles>[number]>,
+  Accepts<Api.DeletedFile, ReturnType<typeof listDeletedFilesFor>[number]>,
   // GET /v1/runner-presets names each preset and adds its definition's fields.
   Accepts<Omit<Api.RunnerPreset, 'preset'>, (typeof RUNNER_PRESETS)[keyof typeof RUNNER_PRESETS]>,
   Accepts<Api.TaskFeedback, ReturnType<typeof taskFeedbackOfRoom>[number]>,

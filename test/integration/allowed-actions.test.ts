@@ -1,7 +1,8 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { startTestServer, ok, type TestServer, type TestAgent, type ApiResponse } from '../helpers/server.js';
-import { TASK_ACTIONS, WAKE_ACTIONS, type TaskAction, type WakeAction } from '../../shared/api-types.js';
+import { createHash } from 'node:crypto';
+import { DELETED_FILE_ACTIONS, FILE_ACTIONS, TASK_ACTIONS, WAKE_ACTIONS, type TaskAction, type WakeAction } from '../../shared/api-types.js';
 import { enqueueWake, finishWake, holdWake, markRunning } from '../../src-main/core/wakes/store.js';
 
 /**
@@ -263,5 +264,92 @@ describe('allowed_actions: wakes', () => {
     // The agent's own log carries them too.
     const mine = await s.api('GET', `/v1/agents/${worker.plate}/wakes`, undefined, token.agentOwner);
     expect(mine.body.wakes.every((w: any) => Array.isArray(w.allowed_actions))).toBe(true);
+  });
+});
+
+describe('allowed_actions: files', () => {
+  type FileCaller = 'admin' | 'author' | 'otherMember';
+  const FILE_CALLERS: FileCaller[] = ['admin', 'author', 'otherMember'];
+  type FileState = 'ready' | 'quarantined' | 'deleted' | 'deletedPathTaken';
+  const FILE_STATES: FileState[] = ['ready', 'quarantined', 'deleted', 'deletedPathTaken'];
+  let s: TestServer;
+  let room: string;
+  const token: Record<FileCaller, string> = {} as never;
+
+  beforeAll(async () => {
+    s = await startTestServer({ rateLimit: { perSecond: 0, burst: 0 } });
+    const b = await s.owner('Bea');
+    const d = await s.owner('Dee');
+    token.admin = s.ownerToken;
+    token.author = b.token;
+    token.otherMember = d.token;
+    room = await s.room('Files');
+    for (const o of [b, d]) expect((await s.api('POST', `/v1/rooms/${room}/members`, { owner_id: o.owner_id, role: 'member' })).status).toBe(201);
+  });
+  afterAll(async () => s.stop());
+
+  let n = 0;
+  async function share(path: string, complete: boolean): Promise<string> {
+    const bytes = Buffer.from(`bytes of ${path}`);
+    const sha256 = createHash('sha256').update(bytes).digest('hex');
+    const up = await s.api('POST', `/v1/rooms/${room}/files/uploads`, { filename: path, content_type: 'text/plain', size_bytes: bytes.length, sha256 }, token.author);
+    expect(up.status).toBe(201);
+    if (complete) {
+      expect((await fetch(up.body.upload_url, { method: 'PUT', body: bytes })).status).toBe(200);
+      expect((await s.api('POST', `/v1/rooms/${room}/files/${up.body.file_id}/complete`, {}, token.author)).status).toBe(200);
+    }
+    return up.body.file_id as string;
+  }
+  /** A file Bea wrote, in `state`; a deleted one was deleted by the admin (so Bea restores it as its author, not as its deleter). */
+  async function fileIn(state: FileState): Promise<{ id: string; path: string }> {
+    const path = `docs/f${++n}.txt`;
+    const id = await share(path, state !== 'quarantined');
+    if (state === 'deleted' || state === 'deletedPathTaken') expect((await s.api('DELETE', `/v1/rooms/${room}/files/${id}`, undefined, token.admin)).status).toBe(200);
+    if (state === 'deletedPathTaken') await share(path, true);
+    return { id, path };
+  }
+  const deleted = (state: FileState) => state === 'deleted' || state === 'deletedPathTaken';
+  async function read(f: { id: string }, state: FileState, tok: string) {
+    const r = deleted(state) ? await s.api('GET', `/v1/rooms/${room}/deleted-files`, undefined, tok) : await s.api('GET', `/v1/rooms/${room}/files?limit=200`, undefined, tok);
+    expect(r.status).toBe(200);
+    const rec = r.body.files.find((x: any) => x.file_id === f.id);
+    expect(rec).toBeTruthy();
+    return rec as { allowed_actions: string[]; denied_actions: Record<string, string> };
+  }
+  function attempt(f: { id: string }, action: string, tok: string): Promise<ApiResponse> {
+    if (action === 'download') return s.api('GET', `/v1/rooms/${room}/files/${f.id}/download`, undefined, tok);
+    if (action === 'delete') return s.api('DELETE', `/v1/rooms/${room}/files/${f.id}`, undefined, tok);
+    return s.api('POST', `/v1/rooms/${room}/deleted-files/${f.id}/restore`, undefined, tok);
+  }
+
+  const cases = FILE_STATES.flatMap((state) => FILE_CALLERS.map((caller) => [state, caller] as const));
+  it.each(cases)('a %s file, read by the %s: each listed act succeeds, each other is refused', async (state, caller) => {
+    const tok = token[caller];
+    const f = await fileIn(state);
+    const rec = await read(f, state, tok);
+    const acts = deleted(state) ? DELETED_FILE_ACTIONS : FILE_ACTIONS;
+    expect(rec.allowed_actions.every((a) => (acts as readonly string[]).includes(a))).toBe(true);
+    for (const action of acts.filter((a) => !rec.allowed_actions.includes(a))) {
+      const r = await attempt(f, action, tok);
+      expect(r.status, `${action} on a ${state} file by the ${caller}`).toBeGreaterThanOrEqual(400);
+      expect(r.body.error.error_id).toMatch(/^err_/);
+      await read(f, state, token.admin); // still there, as it was
+    }
+    for (const action of rec.allowed_actions) {
+      const fresh = await fileIn(state);
+      expect((await read(fresh, state, tok)).allowed_actions).toEqual(rec.allowed_actions);
+      const r = await attempt(fresh, action, tok);
+      expect(r.status, `${action} on a ${state} file by the ${caller}: ${JSON.stringify(r.body)}`).toBeLessThan(300);
+    }
+  });
+
+  it('the lists as the files view shows them', async () => {
+    const f = await fileIn('ready');
+    expect((await read(f, 'ready', token.author)).allowed_actions).toEqual(['download', 'delete']);
+    expect(await read(f, 'ready', token.otherMember)).toMatchObject({ allowed_actions: ['download'], denied_actions: { delete: expect.stringMatching(/author’s owner or a room admin/) } });
+    const q = await fileIn('quarantined');
+    expect((await read(q, 'quarantined', token.author)).denied_actions.download).toMatch(/quarantined/);
+    const taken = await fileIn('deletedPathTaken');
+    expect((await read(taken, 'deletedPathTaken', token.admin)).denied_actions.restore).toMatch(/exists again/);
   });
 });
