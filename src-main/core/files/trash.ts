@@ -111,8 +111,7 @@ function deletedDto(r: DeletedRow) {
   };
 }
 
-/** The room's deleted files still in their retention period, newest first. */
-/** GET /v1/rooms/:id/deleted-files: each with whether this owner may restore it now (files/rules.ts). */
+/** The room's deleted files still in their retention period, newest first, each with whether this owner may restore it now (files/rules.ts). */
 export function listDeletedFilesFor(db: Db, roomId: string, ownerId: string) {
   const who = standingOf(db, roomId, { ownerId });
   return (stmt(db, 'SELECT * FROM deleted_files WHERE room_id = ? ORDER BY deleted_at DESC').all(roomId) as DeletedRow[]).map((r) => ({
@@ -128,6 +127,7 @@ export function restoreFile(core: Core, actor: FileActor, roomId: string, fileId
     const r = stmt(db, 'SELECT * FROM deleted_files WHERE file_id = ? AND room_id = ?').get(fileId, roomId) as DeletedRow | undefined;
     if (!r) throw new AppError('NOT_FOUND', 'no deleted file with this id in the room (it may have been purged)', { roomId });
     const versions = JSON.parse(r.versions) as VersionRow[];
+    // Refused: the same FORBIDDEN as a delete by someone who may not.
     if (!restorePermission(standingOf(db, roomId, actor), { deletedByOwner: r.deleted_by_owner_id, versions }).ok) requireDeleteRight(db, roomId, actor, versions);
     if (fileByPath(db, roomId, r.path)) {
       throw new AppError('CONFLICT', 'a file with this path exists again; rename or delete it, then restore', { reason: 'path_taken', roomId });
