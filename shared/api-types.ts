@@ -72,19 +72,44 @@ export type TaskStatus = z.output<typeof Tasks.taskStatus>;
 export const TASK_STATUSES: TaskStatus[] = ['todo', 'doing', 'blocked', 'done', 'failed', 'cancelled'];
 
 /**
+ * What the owner calling may do with a record now (docs/contract.md "Allowed actions"): the
+ * server's own rules, the same ones it checks when the act is tried. `denied_actions` names
+ * the acts the record's state allows but this caller may not, with the reason to show; an act
+ * in neither list does not apply now (the UI hides it).
+ */
+export interface Actions<A extends string> {
+  allowed_actions?: A[];
+  denied_actions?: Partial<Record<A, string>>;
+}
+
+/** The human acts on a task (docs/tasks.md "What you may do with a task"). */
+export const TASK_ACTIONS = ['edit', 'reassign', 'cancel', 'release', 'archive', 'retry'] as const;
+export type TaskAction = (typeof TASK_ACTIONS)[number];
+
+/** The human acts on a wake (docs/wakes.md "Acting on a wake"). */
+export const WAKE_ACTIONS = ['release', 'drop', 'retry', 'stop'] as const;
+export type WakeAction = (typeof WAKE_ACTIONS)[number];
+
+/** The human acts on a room's file, and on a deleted one (docs/files.md "Deleting and restoring"). */
+export const FILE_ACTIONS = ['download', 'delete'] as const;
+export type FileAction = (typeof FILE_ACTIONS)[number];
+export const DELETED_FILE_ACTIONS = ['restore'] as const;
+export type DeletedFileAction = (typeof DELETED_FILE_ACTIONS)[number];
+
+/**
  * The full task record: GET /v1/rooms/:id/tasks/:taskId, the board with detail=full, every task
  * tool's result. Its lease reads like a board task's (the UI shows either the same way).
  */
-export type Task = Omit<z.output<typeof Tasks.taskRecord>, 'lease'> & { lease: Lease | null };
+export type Task = Omit<z.output<typeof Tasks.taskRecord>, 'lease'> & { lease: Lease | null } & Actions<TaskAction>;
 
 /** A task's lease: its holder and when it was renewed (full record) or its holder's handle (board). */
 export type Lease = NonNullable<BoardTask['lease']>;
 
 /** The compact task of a board page (the default); `detail=full` or GET …/tasks/:id gives a Task. */
-export type TaskSummary = z.output<typeof Tasks.taskSummary>;
+export type TaskSummary = z.output<typeof Tasks.taskSummary> & Actions<TaskAction>;
 
 /** A task as a board page carries it: the compact fields always, the rest of the record when `detail=full` was asked. */
-export type BoardTask = z.output<typeof Tasks.boardTask>;
+export type BoardTask = z.output<typeof Tasks.boardTask> & Actions<TaskAction>;
 
 /** One lane of a board page; `next_cursor` (with `lane=<assignee>`) reads its next page. */
 export interface Lane<T = Task> {
@@ -130,7 +155,7 @@ export interface SearchResult {
   name?: string;
 }
 
-export interface RoomFile {
+export interface RoomFile extends Actions<FileAction> {
   file_id: string;
   path?: string;
   filename?: string;
@@ -166,7 +191,7 @@ export interface DownloadLink {
 }
 
 /** A deleted file still restorable (GET /v1/rooms/:id/deleted-files → `{files}`). */
-export interface DeletedFile {
+export interface DeletedFile extends Actions<DeletedFileAction> {
   file_id: string;
   path: string;
   versions: number;
@@ -236,7 +261,7 @@ export interface Runner {
   coalesce?: boolean;
 }
 
-export interface Wake {
+export interface Wake extends Actions<WakeAction> {
   wake_id: string;
   plate: string;
   handle?: string;

@@ -7,6 +7,7 @@ import type * as Api from '../../shared/api-types.js';
 import type { MessageRecord, readHistory, sendMessage } from '../../src-main/core/messages/service.js';
 import type { wakeability } from '../../src-main/core/wakes/doctor.js';
 import type { TaskRecord } from '../../src-main/core/tasks/store.js';
+import type { TaskActions } from '../../src-main/core/tasks/rules.js';
 import type { readBoard, TaskSummary } from '../../src-main/core/tasks/service.js';
 import type { AgentDto, listCredentials } from '../../src-main/core/agents/store.js';
 import type { RoomDto, listMembers } from '../../src-main/core/rooms/store.js';
@@ -19,7 +20,7 @@ import type { runnerDto } from '../../src-main/core/wakes/runners.js';
 import type { mcpUrlsOf } from '../../src-main/core/agents/routes.js';
 import type { roomReservationsForHuman } from '../../src-main/core/reservations/service.js';
 import type { fetchFile, listFilesForHumans, shareFile } from '../../src-main/core/files/service.js';
-import type { listDeletedFiles } from '../../src-main/core/files/trash.js';
+import type { listDeletedFilesFor } from '../../src-main/core/files/trash.js';
 import type { RUNNER_PRESETS } from '../../src-main/core/wakes/presets.js';
 import type { taskFeedbackOfRoom } from '../../src-main/core/feedback/task-feedback.js';
 import type { productFeedbackOfRoom } from '../../src-main/core/feedback/product.js';
@@ -47,6 +48,8 @@ export type ApiContract = [
   Accepts<Api.History, ReturnType<typeof readHistory>>,
   Accepts<Api.Task, TaskRecord>,
   Accepts<Api.TaskSummary, TaskSummary>,
+  // /v1 task records add what the owner calling may do with them (tasks/rules.ts).
+  Accepts<Required<Api.Actions<Api.TaskAction>>, TaskActions>,
   Accepts<Api.Board<Api.Task | Api.TaskSummary>, ReturnType<typeof readBoard>>,
   Accepts<Api.RoomFile, FileEntry>,
   Accepts<Api.Workspace, ReturnType<typeof maskedWorkspace>>,
@@ -59,7 +62,7 @@ export type ApiContract = [
   Accepts<Api.FilePage, ReturnType<typeof listFilesForHumans>>,
   Accepts<Api.UploadStart, ReturnType<typeof shareFile>>,
   Accepts<Api.DownloadLink, ReturnType<typeof fetchFile>>,
-  Accepts<Api.DeletedFile, ReturnType<typeof listDeletedFiles>[number]>,
+  Accepts<Api.DeletedFile, ReturnType<typeof listDeletedFilesFor>[number]>,
   // GET /v1/runner-presets names each preset and adds its definition's fields.
   Accepts<Omit<Api.RunnerPreset, 'preset'>, (typeof RUNNER_PRESETS)[keyof typeof RUNNER_PRESETS]>,
   Accepts<Api.TaskFeedback, ReturnType<typeof taskFeedbackOfRoom>[number]>,

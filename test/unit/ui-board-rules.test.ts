@@ -1,12 +1,9 @@
 import { describe, it, expect } from 'vitest';
-import { canArchive, canCancel, canEdit, canReassign, canRelease } from '../../src-renderer/src/components/boardRules.js';
+import { actionOf } from '../../src-renderer/src/components/allowed.js';
 import { allTasks, matchesStatus, waitsOn, wouldCycle, type StatusFilter } from '../../src-renderer/src/stores/board.js';
-import type { AgentMember, Board, BoardTask, Members, Role, Room, TaskStatus } from '../../shared/api-types.js';
+import type { Board, BoardTask, TaskStatus } from '../../shared/api-types.js';
 
-/** The UI's board rules and filters as plain functions: who may do what, which tasks a filter keeps. */
-
-const ME = 'own_me';
-const OTHER = 'own_other';
+/** The UI's reading of allowed_actions and its board filters as plain functions: which tasks a filter keeps. */
 
 function task(id: string, status: TaskStatus, extra: Partial<BoardTask> = {}): BoardTask {
   return {
@@ -26,100 +23,19 @@ function task(id: string, status: TaskStatus, extra: Partial<BoardTask> = {}): B
   };
 }
 
-function room(role: Role, crossOwner = false): Room {
-  return { room_id: 'room_1', name: 'R', created_by: ME, cross_owner: crossOwner, last_seq: 0, context_version: 0, created_at: '2026-01-01T00:00:00.000Z', role };
-}
-
-function agent(plate: string, ownerId: string): AgentMember {
-  return { kind: 'agent', plate, name: plate, handle: `@${plate}`, owner: { owner_id: ownerId, name: ownerId }, revoked: false };
-}
-
-function members(...agents: AgentMember[]): Members {
-  return { humans: [], agents, instances: [] };
-}
-
-const mineOnly = members(agent('AGT-MINE', ME));
-const theirsOnly = members(agent('AGT-MINE', OTHER));
-const mixed = members(agent('AGT-MINE', ME), agent('AGT-THEIRS', OTHER));
-const mixedTheirs = members(agent('AGT-MINE', OTHER), agent('AGT-THEIRS', ME));
-
-const verdict = (a: { ok: true } | { ok: false; reason: string } | null) => (a === null ? 'hidden' : a.ok ? 'yes' : 'no');
-
-describe('boardRules', () => {
-  const reassign: Array<[string, Room, Members | undefined, TaskStatus, string]> = [
-    ['a finished task', room('admin'), mineOnly, 'done', 'hidden'],
-    ['a cancelled task', room('admin'), mineOnly, 'cancelled', 'hidden'],
-    ['cross-owner room, admin', room('admin', true), mixed, 'todo', 'yes'],
-    ['cross-owner room, member', room('member', true), mineOnly, 'todo', 'no'],
-    ['one owner of the agents, me', room('member'), mineOnly, 'doing', 'yes'],
-    ['one owner of the agents, someone else', room('admin'), theirsOnly, 'doing', 'no'],
-    ['several owners, admin', room('admin'), mixed, 'failed', 'yes'],
-    ['several owners, member', room('member'), mixed, 'blocked', 'no'],
-    ['members not loaded, member', room('member'), undefined, 'todo', 'no'],
-    ['members not loaded, admin', room('admin'), undefined, 'todo', 'yes'],
-  ];
-  it.each(reassign)('canReassign: %s → %s', (_n, r, m, status, want) => {
-    expect(verdict(canReassign(r, ME, m, task('t', status)))).toBe(want);
+describe('allowed actions', () => {
+  // The UI keeps no rule: it reads what the server listed for the record (tasks/rules.ts).
+  const t = task('t', 'todo', { allowed_actions: ['edit', 'cancel'], denied_actions: { reassign: 'Only a room admin may reassign here.' } });
+  it('an act the server lists is allowed', () => {
+    expect(actionOf(t, 'edit')).toEqual({ ok: true });
+    expect(actionOf(t, 'cancel')).toEqual({ ok: true });
   });
-
-  const cancel: Array<[string, Room, Members | undefined, TaskStatus, string]> = [
-    ['done', room('admin'), mineOnly, 'done', 'hidden'],
-    ['cancelled', room('admin'), mineOnly, 'cancelled', 'hidden'],
-    ['admin', room('admin'), theirsOnly, 'todo', 'yes'],
-    ['assignee’s owner', room('member'), mixed, 'doing', 'yes'],
-    ['neither', room('member'), mixedTheirs, 'doing', 'no'],
-    ['failed task, neither', room('member'), theirsOnly, 'failed', 'no'],
-  ];
-  it.each(cancel)('canCancel: %s → %s', (_n, r, m, status, want) => {
-    expect(verdict(canCancel(r, ME, m, task('t', status)))).toBe(want);
+  it('an act the server refuses is disabled with its reason', () => {
+    expect(actionOf(t, 'reassign')).toEqual({ ok: false, reason: 'Only a room admin may reassign here.' });
   });
-
-  const lease = { instance_id: 'inst_1', handle: null, stale: false };
-  const release: Array<[string, Room, BoardTask, string]> = [
-    ['not doing', room('admin'), task('t', 'todo', { lease }), 'hidden'],
-    ['doing without a lease', room('admin'), task('t', 'doing'), 'hidden'],
-    ['doing with a lease, admin', room('admin'), task('t', 'doing', { lease }), 'yes'],
-    ['doing with a lease, member', room('member'), task('t', 'doing', { lease }), 'no'],
-  ];
-  it.each(release)('canRelease: %s → %s', (_n, r, t, want) => {
-    expect(verdict(canRelease(r, t))).toBe(want);
-  });
-
-  const archive: Array<[string, Room, Members, BoardTask, string]> = [
-    ['not finished', room('admin'), mineOnly, task('t', 'doing'), 'hidden'],
-    ['already archived', room('admin'), mineOnly, task('t', 'done', { archived: true }), 'hidden'],
-    ['done, admin', room('admin'), theirsOnly, task('t', 'done'), 'yes'],
-    ['failed, assignee’s owner', room('member'), mineOnly, task('t', 'failed'), 'yes'],
-    ['cancelled, neither', room('member'), theirsOnly, task('t', 'cancelled'), 'no'],
-  ];
-  it.each(archive)('canArchive: %s → %s', (_n, r, m, t, want) => {
-    expect(verdict(canArchive(r, ME, m, t))).toBe(want);
-  });
-
-  const edit: Array<[string, Room, Members, BoardTask, string]> = [
-    ['done', room('admin'), mineOnly, task('t', 'done'), 'hidden'],
-    ['cancelled', room('admin'), mineOnly, task('t', 'cancelled'), 'hidden'],
-    ['archived', room('admin'), mineOnly, task('t', 'failed', { archived: true }), 'hidden'],
-    ['todo, admin', room('admin'), theirsOnly, task('t', 'todo'), 'yes'],
-    ['blocked, assignee’s owner', room('member'), mineOnly, task('t', 'blocked'), 'yes'],
-    ['doing, neither', room('member'), theirsOnly, task('t', 'doing'), 'no'],
-  ];
-  it.each(edit)('canEdit: %s → %s', (_n, r, m, t, want) => {
-    expect(verdict(canEdit(r, ME, m, t))).toBe(want);
-  });
-
-  it('every refusal gives a reason to show', () => {
-    const refusals = [
-      canReassign(room('member', true), ME, mineOnly, task('t', 'todo')),
-      canCancel(room('member'), ME, theirsOnly, task('t', 'todo')),
-      canRelease(room('member'), task('t', 'doing', { lease })),
-      canArchive(room('member'), ME, theirsOnly, task('t', 'done')),
-      canEdit(room('member'), ME, theirsOnly, task('t', 'todo')),
-    ];
-    for (const r of refusals) {
-      expect(r?.ok).toBe(false);
-      if (r && !r.ok) expect(r.reason.length).toBeGreaterThan(10);
-    }
+  it('an act in neither list does not apply: hidden', () => {
+    expect(actionOf(t, 'archive')).toBeNull();
+    expect(actionOf(task('old', 'done'), 'archive')).toBeNull(); // a record from a server that does not list acts
   });
 });
 

@@ -1,6 +1,6 @@
 import { defineRoute, Status } from '../http/router.js';
 import type { FileActor } from './store.js';
-import { listDeletedFiles, restoreFile } from './trash.js';
+import { listDeletedFilesFor, restoreFile } from './trash.js';
 import { completeUpload, deleteFile, fetchFile, listFilesForHumans, shareFile } from './service.js';
 import { completeUploadBody, listFilesQuery, shareFileBody, versionQuery } from './schemas.js';
 
@@ -59,7 +59,7 @@ export const fileRoutes = [
     method: 'GET',
     path: '/v1/rooms/:id/deleted-files',
     room: 'member',
-    handler: ({ core, room }) => ({ files: listDeletedFiles(core.db, room.id) }),
+    handler: ({ core, owner, room }) => ({ files: listDeletedFilesFor(core.db, room.id, owner.owner_id) }),
   }),
   defineRoute({
     method: 'POST',

@@ -13,7 +13,8 @@ import { newId } from '../util/ids.js';
 import { BlobStore } from './blobs.js';
 import { baseName, normaliseContentType, normaliseFilePath, normalisePrefix } from './paths.js';
 import { presignedUrl } from './presign.js';
-import { purgeDeletedFiles, requireDeleteRight, trashFile } from './trash.js';
+import { purgeDeletedFiles, requireDeleteRight, standingOf, trashFile } from './trash.js';
+import { fileActions } from './rules.js';
 import {
   allocateVersion,
   blobReferenced,
@@ -396,10 +397,12 @@ export function listFilesPage(
 export function listFilesForHumans(core: Core, ownerId: string, roomId: string, q: { prefix?: string; cursor?: string; limit?: number } = {}) {
   const { db } = core;
   requireHumanRoom(db, roomId, ownerId);
+  const who = standingOf(db, roomId, { ownerId });
   return pageOf(db, roomId, { ...q, limit: q.limit ?? FILES_LIMIT_HTTP }, (f, versions) => {
     const cur = currentOf(versions) ?? versions[versions.length - 1]!;
     return {
       ...entryOf(f, cur),
+      ...fileActions(currentOf(versions), versions, who),
       versions: versions.map((v) => ({
         version: v.version,
         kind: v.kind,

@@ -5,6 +5,7 @@ import { stmt } from '../db/stmt.js';
 import { AppError } from '../errors/app-error.js';
 import { humanRole, touchRoom } from '../rooms/store.js';
 import type { BlobStore } from './blobs.js';
+import { deletedFileActions, deletePermission, restorePermission, type FileStanding } from './rules.js';
 import { fileByPath, insertVersion, versionsOf, type FileActor, type FileRow, type VersionRow } from './store.js';
 
 /**
@@ -32,16 +33,17 @@ interface DeletedRow {
   purge_at: number;
 }
 
-/** The owner whose agent or human wrote a version. */
-const ownerOfVersion = (v: VersionRow) => v.uploader_owner_id;
-
 /**
  * May this actor delete (or restore) a file with these versions? A room admin's side (the
  * admin human or its agents), or the author's owner: every version was written by that owner.
  */
 export function mayDeleteFile(db: Db, roomId: string, actor: FileActor, versions: VersionRow[]): boolean {
-  if (humanRole(db, roomId, actor.ownerId) === 'admin') return true;
-  return versions.length > 0 && versions.every((v) => ownerOfVersion(v) === actor.ownerId);
+  return deletePermission(standingOf(db, roomId, actor), versions).ok;
+}
+
+/** The room role of the actor's owner (an agent acts with its owner's role), for files/rules.ts. */
+export function standingOf(db: Db, roomId: string, actor: { ownerId: string }): FileStanding {
+  return { ownerId: actor.ownerId, role: humanRole(db, roomId, actor.ownerId) };
 }
 
 export function requireDeleteRight(db: Db, roomId: string, actor: FileActor, versions: VersionRow[]): void {
@@ -109,9 +111,13 @@ function deletedDto(r: DeletedRow) {
   };
 }
 
-/** The room's deleted files still in their retention period, newest first. */
-export function listDeletedFiles(db: Db, roomId: string) {
-  return (stmt(db, 'SELECT * FROM deleted_files WHERE room_id = ? ORDER BY deleted_at DESC').all(roomId) as DeletedRow[]).map(deletedDto);
+/** The room's deleted files still in their retention period, newest first, each with whether this owner may restore it now (files/rules.ts). */
+export function listDeletedFilesFor(db: Db, roomId: string, ownerId: string) {
+  const who = standingOf(db, roomId, { ownerId });
+  return (stmt(db, 'SELECT * FROM deleted_files WHERE room_id = ? ORDER BY deleted_at DESC').all(roomId) as DeletedRow[]).map((r) => ({
+    ...deletedDto(r),
+    ...deletedFileActions({ deletedByOwner: r.deleted_by_owner_id, versions: JSON.parse(r.versions) as VersionRow[], pathTaken: !!fileByPath(db, roomId, r.path) }, who),
+  }));
 }
 
 /** Brings a deleted file back with its versions, under its old id and path; CONFLICT when the path was reused meanwhile. */
@@ -121,8 +127,8 @@ export function restoreFile(core: Core, actor: FileActor, roomId: string, fileId
     const r = stmt(db, 'SELECT * FROM deleted_files WHERE file_id = ? AND room_id = ?').get(fileId, roomId) as DeletedRow | undefined;
     if (!r) throw new AppError('NOT_FOUND', 'no deleted file with this id in the room (it may have been purged)', { roomId });
     const versions = JSON.parse(r.versions) as VersionRow[];
-    const deleter = r.deleted_by_owner_id === actor.ownerId;
-    if (!deleter) requireDeleteRight(db, roomId, actor, versions);
+    // Refused: the same FORBIDDEN as a delete by someone who may not.
+    if (!restorePermission(standingOf(db, roomId, actor), { deletedByOwner: r.deleted_by_owner_id, versions }).ok) requireDeleteRight(db, roomId, actor, versions);
     if (fileByPath(db, roomId, r.path)) {
       throw new AppError('CONFLICT', 'a file with this path exists again; rename or delete it, then restore', { reason: 'path_taken', roomId });
     }

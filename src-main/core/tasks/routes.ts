@@ -1,8 +1,15 @@
+import type { Core } from '../core.js';
 import { defineRoute, Status } from '../http/router.js';
 import { archiveTask, cancelTask, reassignTask, releaseTask, requireTask, retryTask, updateTask } from './service.js';
 import { depsOf, openDepsOf, toRecord } from './store.js';
 import { createTaskUseCase, readBoardUseCase } from './use-cases.js';
 import { reassignTaskBody, retryTaskBody, updateTaskBody } from './schemas.js';
+import { withTaskActions } from './rules.js';
+
+/** A /v1 task record with what the owner calling may do with it now (docs/tasks.md). */
+function withActions<T extends { task_id: string; room: string }>(db: Core['db'], ownerId: string, rec: T) {
+  return withTaskActions(db, rec.room, ownerId, [rec])[0]!;
+}
 
 /**
  * The task routes of humans. Reading the board and creating a task are use cases shared with the
@@ -18,7 +25,7 @@ export const taskRoutes = [
     room: 'member',
     handler: ({ core, owner, params }) => {
       const t = requireTask(core.db, { kind: 'human', ownerId: owner.owner_id }, { taskId: params.taskId, room: params.id });
-      return toRecord(core.db, t, depsOf(core.db, t.id), openDepsOf(core.db, t.id));
+      return withActions(core.db, owner.owner_id, toRecord(core.db, t, depsOf(core.db, t.id), openDepsOf(core.db, t.id)));
     },
   }),
   defineRoute({
@@ -28,7 +35,7 @@ export const taskRoutes = [
     room: 'member',
     body: updateTaskBody,
     handler: ({ core, owner, params }, { body }) =>
-      updateTask(
+      withActions(core.db, owner.owner_id, updateTask(
         core,
         { kind: 'human', ownerId: owner.owner_id },
         {
@@ -36,32 +43,32 @@ export const taskRoutes = [
           room: params.id,
           patch: { title: body.title, detail: body.detail, definitionOfDone: body.definition_of_done, order: body.order, dependsOn: body.depends_on },
         },
-      ),
+      )),
   }),
   defineRoute({
     method: 'POST',
     path: '/v1/rooms/:id/tasks/:taskId/assign',
     room: 'member',
     body: reassignTaskBody,
-    handler: ({ core, owner, params }, { body }) => reassignTask(core, { kind: 'human', ownerId: owner.owner_id }, { room: params.id, taskId: params.taskId, assignee: body.assignee }),
+    handler: ({ core, owner, params }, { body }) => withActions(core.db, owner.owner_id, reassignTask(core, { kind: 'human', ownerId: owner.owner_id }, { room: params.id, taskId: params.taskId, assignee: body.assignee })),
   }),
   defineRoute({
     method: 'POST',
     path: '/v1/rooms/:id/tasks/:taskId/cancel',
     room: 'member',
-    handler: ({ core, owner, params }) => cancelTask(core, { kind: 'human', ownerId: owner.owner_id }, { room: params.id, taskId: params.taskId }),
+    handler: ({ core, owner, params }) => withActions(core.db, owner.owner_id, cancelTask(core, { kind: 'human', ownerId: owner.owner_id }, { room: params.id, taskId: params.taskId })),
   }),
   defineRoute({
     method: 'POST',
     path: '/v1/rooms/:id/tasks/:taskId/release',
     room: 'member',
-    handler: ({ core, owner, params }) => releaseTask(core, { kind: 'human', ownerId: owner.owner_id }, { taskId: params.taskId, room: params.id }),
+    handler: ({ core, owner, params }) => withActions(core.db, owner.owner_id, releaseTask(core, { kind: 'human', ownerId: owner.owner_id }, { taskId: params.taskId, room: params.id })),
   }),
   defineRoute({
     method: 'POST',
     path: '/v1/rooms/:id/tasks/:taskId/archive',
     room: 'member',
-    handler: ({ core, owner, params }) => archiveTask(core, { kind: 'human', ownerId: owner.owner_id }, { taskId: params.taskId, room: params.id }),
+    handler: ({ core, owner, params }) => withActions(core.db, owner.owner_id, archiveTask(core, { kind: 'human', ownerId: owner.owner_id }, { taskId: params.taskId, room: params.id })),
   }),
   defineRoute({
     method: 'POST',
@@ -69,6 +76,6 @@ export const taskRoutes = [
     room: 'member',
     body: retryTaskBody,
     handler: ({ core, owner, params }, { body }) =>
-      new Status(201, retryTask(core, { kind: 'human', ownerId: owner.owner_id }, { room: params.id, taskId: params.taskId, assignee: body.assignee })),
+      new Status(201, withActions(core.db, owner.owner_id, retryTask(core, { kind: 'human', ownerId: owner.owner_id }, { room: params.id, taskId: params.taskId, assignee: body.assignee }))),
   }),
 ];

@@ -8,7 +8,7 @@ import { AppError, invalid } from '../errors/app-error.js';
 import { withIdempotency } from '../idempotency/store.js';
 import { addInboxItem, ackByIds, ackTaskItems } from '../inbox/store.js';
 import { enqueueWake, mayWake } from '../wakes/store.js';
-import { agentOwnersOfRoom, humanRole, isAgentMember, isCrossOwner, requireAgentRoom, requireHumanRoom, touchRoom, trustMode } from '../rooms/store.js';
+import { humanRole, isAgentMember, requireAgentRoom, requireHumanRoom, touchRoom, trustMode } from '../rooms/store.js';
 import { agentHandle, getAgentByPlate, type AgentRow } from '../agents/store.js';
 import { agentCandidates, parseHandle, PLATE_RE } from '../addressing/handles.js';
 import { ALREADY_CLAIMED, ARCHIVABLE, NOT_ASSIGNED, decide, type Facts, type Rejection, type TaskStatus, type Trigger } from './transitions.js';
@@ -38,6 +38,7 @@ import {
   type TaskRow,
 } from './store.js';
 import { taskPayloadText } from './payload.js';
+import { humanMay, humanStanding, taskFacts, type TaskAction } from './rules.js';
 import { BOARD_LIMIT_HTTP, readBoardPage, type BoardPage, type BoardQuery } from './board.js';
 
 /** Who acts on a task: the caller of the use case (usecase/define.ts). */
@@ -257,7 +258,12 @@ export interface UpdateInput {
 /** Who may edit a task: for agents the assignee or the creating agent; for humans a room admin, the assignee's owner or the creating owner (as for archive). */
 function mayEdit(db: Db, actor: Actor, t: TaskRow): boolean {
   if (actor.kind === 'agent') return t.assignee === actor.plate || t.created_by_plate === actor.plate;
-  return humanRole(db, t.room_id, actor.ownerId) === 'admin' || ownerOf(db, t.assignee) === actor.ownerId || t.created_by_owner === actor.ownerId;
+  return humanAllows(db, 'edit', t, actor.ownerId);
+}
+
+/** The human half of each act is tasks/rules.ts: the same answer the /v1 records list as allowed_actions. */
+function humanAllows(db: Db, action: TaskAction, t: TaskRow, ownerId: string): boolean {
+  return humanMay(action, taskFacts(db, t), humanStanding(db, t.room_id, ownerId)).ok;
 }
 
 /**
@@ -380,15 +386,11 @@ export function renewLease(core: Core, actor: Extract<Actor, { kind: 'agent' }>,
 export function releaseTask(core: Core, actor: Actor, { taskId, room: roomId }: TaskRef): TaskRecord {
   return mutateTask(core, (db) => {
     const t = requireTask(db, actor, { taskId, room: roomId });
-    const humanAllowed = actor.kind === 'human' ? humanRole(db, t.room_id, actor.ownerId) === 'admin' || ownerOf(db, t.assignee) === actor.ownerId : undefined;
+    const humanAllowed = actor.kind === 'human' ? humanAllows(db, 'release', t, actor.ownerId) : undefined;
     decideOrThrow(db, 'release_task', t, actor, { humanAllowed });
     releaseToTodo(db, t.id, Date.now());
     return { task: t };
   });
-}
-
-function ownerOf(db: Db, plate: string): string | undefined {
-  return getAgentByPlate(db, plate)?.owner_id;
 }
 
 export interface StatusInput {
@@ -480,22 +482,13 @@ export function completeTask(
 export function cancelTask(core: Core, actor: Extract<Actor, { kind: 'human' }>, { room: roomId, taskId }: Required<TaskRef>): TaskRecord {
   const rec = mutateTask(core, (db) => {
     const t = requireTask(db, actor, { taskId, room: roomId });
-    const humanAllowed = humanRole(db, t.room_id, actor.ownerId) === 'admin' || ownerOf(db, t.assignee) === actor.ownerId;
+    const humanAllowed = humanAllows(db, 'cancel', t, actor.ownerId);
     decideOrThrow(db, 'cancel', t, actor, { humanAllowed });
     cancelTaskRow(db, t.id, Date.now());
     return { task: t };
   });
   endedHook(core, rec);
   return rec;
-}
-
-/** May this human reassign in this room? The solo-room owner, or a room admin when the room is cross-owner. */
-export function mayReassign(db: Db, roomId: string, ownerId: string): boolean {
-  const role = humanRole(db, roomId, ownerId);
-  if (!role) return false;
-  if (isCrossOwner(db, roomId)) return role === 'admin';
-  const owners = agentOwnersOfRoom(db, roomId);
-  return owners.length === 1 ? owners[0] === ownerId : role === 'admin';
 }
 
 /**
@@ -509,7 +502,7 @@ export function reassignTask(
 ): TaskRecord {
   return mutateTask(core, (db) => {
     const t = requireTask(db, actor, { taskId, room: roomId });
-    decideOrThrow(db, 'reassign', t, actor, { humanAllowed: mayReassign(db, t.room_id, actor.ownerId) });
+    decideOrThrow(db, 'reassign', t, actor, { humanAllowed: humanAllows(db, 'reassign', t, actor.ownerId) });
     const a = resolveAssignee(db, t.room_id, assignee);
     if (a.plate === t.assignee) return { task: t, touched: [] };
     const consent = consentFor(db, t.room_id, actor.ownerId, a);
@@ -531,7 +524,7 @@ export function retryTask(
 ): TaskRecord {
   return mutateTask(core, (db) => {
     const t = requireTask(db, actor, { taskId, room: roomId });
-    if (!mayReassign(db, t.room_id, actor.ownerId)) {
+    if (!humanAllows(db, 'retry', t, actor.ownerId)) {
       throw new AppError('FORBIDDEN', 'only those who may reassign this task may retry it (the agents\' owner, or a room admin)', {
         reason: 'not_allowed',
         taskId: t.id,
@@ -574,7 +567,7 @@ export function archiveTask(core: Core, actor: Actor, { taskId, room: roomId }: 
     const allowed =
       actor.kind === 'agent'
         ? t.assignee === actor.plate || t.created_by_plate === actor.plate
-        : humanRole(db, t.room_id, actor.ownerId) === 'admin' || ownerOf(db, t.assignee) === actor.ownerId || t.created_by_owner === actor.ownerId;
+        : humanAllows(db, 'archive', t, actor.ownerId);
     if (!allowed) {
       throw new AppError('FORBIDDEN', 'only the assignee, the task creator or a room admin may archive a task', { reason: 'not_assigned', taskId: t.id });
     }

@@ -1,6 +1,7 @@
 import { defineUseCase } from '../usecase/define.js';
 import { createTask, leaseHandles, readBoard } from './service.js';
 import { BOARD_LIMIT_HTTP, BOARD_TASK_BUDGET, statusTotals } from './board.js';
+import { boardWithActions, withTaskActions } from './rules.js';
 import { boardOutput, boardQuery, createTaskBody, createTaskInput, createTaskOutput, readBoardInput } from './schemas.js';
 
 /**
@@ -53,7 +54,14 @@ export const createTaskUseCase = defineUseCase({
     scope: 'WRITE',
     description: 'Creates a task locked to one assignee (a handle) and returns it; use it to hand work to an agent, with a checkable definition_of_done.',
   },
-  route: { method: 'POST', path: '/v1/rooms/:id/tasks', body: createTaskBody, status: (task) => (task.replayed ? 200 : 201) },
+  route: {
+    method: 'POST',
+    path: '/v1/rooms/:id/tasks',
+    body: createTaskBody,
+    status: (task) => (task.replayed ? 200 : 201),
+    // A /v1 record carries what the owner calling may do with it now (tasks/rules.ts).
+    present: (task, { core, caller }) => (caller.kind === 'human' ? withTaskActions(core.db, task.room, caller.ownerId, [task])[0] : task),
+  },
 });
 
 /**
@@ -91,6 +99,9 @@ export const readBoardUseCase = defineUseCase({
     path: '/v1/rooms/:id/board',
     query: boardQuery,
     input: ({ params, query }) => ({ room: params.id, ...(query as ReturnType<typeof boardQuery.parse>) }),
-    present: (board, { core, input }) => ({ ...board, status_totals: statusTotals(core.db, input.room) }),
+    present: (board, { core, caller, input }) => ({
+      ...(caller.kind === 'human' ? boardWithActions(core.db, input.room, caller.ownerId, board) : board),
+      status_totals: statusTotals(core.db, input.room),
+    }),
   },
 });

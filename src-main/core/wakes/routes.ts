@@ -7,6 +7,7 @@ import type { Owner } from '../owners/store.js';
 import { getRunner, runnerDto, runnersOf } from './runners.js';
 import { RUNNER_PRESETS } from './presets.js';
 import { listWakes, usageSummary, wakeDto } from './store.js';
+import { withWakeActions } from './rules.js';
 import { dropWake, hostParam, releaseWake, removeRunner, requireRunnerRight, retryWake, saveRunner, stopWake } from './service.js';
 import { setWakeLimits, wakeLimits } from './limits.js';
 import { dispatcherOf } from './dispatcher.js';
@@ -96,10 +97,11 @@ export const wakeRoutes = [
     handler: ({ core, owner, params }, { query }) => {
       const a = ownAgent(core, owner, params.plate);
       const limit = query.limit ?? 100;
-      return wakePage(
+      const page = wakePage(
         listWakes(core.db, { plate: a.plate, status: query.status, messageId: query.message_id, taskId: query.task_id, limit: limit + 1, beforeSeq: beforeSeqOf(query) }),
         limit,
       );
+      return { ...page, wakes: withWakeActions(core.db, owner.owner_id, page.wakes) };
     },
   }),
   defineRoute({
@@ -120,29 +122,29 @@ export const wakeRoutes = [
         return owners.get(plate);
       };
       for (const w of page.wakes) if (ownerOf(w.plate) !== owner.owner_id) w.stdout_tail = w.stderr_tail = null;
-      return page;
+      return { ...page, wakes: withWakeActions(core.db, owner.owner_id, page.wakes) };
     },
   }),
   defineRoute({
     method: 'POST',
     path: '/v1/wakes/:id/release',
-    handler: ({ core, owner, params }) => wakeDto(releaseWake(core, { owner, wakeId: params.id })),
+    handler: ({ core, owner, params }) => withWakeActions(core.db, owner.owner_id, [wakeDto(releaseWake(core, { owner, wakeId: params.id }))])[0],
   }),
   defineRoute({
     method: 'POST',
     path: '/v1/wakes/:id/drop',
-    handler: ({ core, owner, params }) => wakeDto(dropWake(core, { owner, wakeId: params.id })),
+    handler: ({ core, owner, params }) => withWakeActions(core.db, owner.owner_id, [wakeDto(dropWake(core, { owner, wakeId: params.id }))])[0],
   }),
   defineRoute({
     // A stalled (or any running) wake: fail it and kill its runner's process group; requeue is its retry.
     method: 'POST',
     path: '/v1/wakes/:id/stop',
-    handler: ({ core, owner, params }) => wakeDto(stopWake(core, { owner, wakeId: params.id })),
+    handler: ({ core, owner, params }) => withWakeActions(core.db, owner.owner_id, [wakeDto(stopWake(core, { owner, wakeId: params.id }))])[0],
   }),
   defineRoute({
     method: 'POST',
     path: '/v1/wakes/:id/retry',
-    handler: ({ core, owner, params }) => wakeDto(retryWake(core, { owner, wakeId: params.id })),
+    handler: ({ core, owner, params }) => withWakeActions(core.db, owner.owner_id, [wakeDto(retryWake(core, { owner, wakeId: params.id }))])[0],
   }),
   defineRoute({
     method: 'GET',

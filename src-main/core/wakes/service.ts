@@ -2,9 +2,7 @@ import type { z } from 'zod';
 import type { Core } from '../core.js';
 import { AppError, invalid } from '../errors/app-error.js';
 import { ownAgent } from '../agents/service.js';
-import { getAgentByPlate } from '../agents/store.js';
 import type { Owner } from '../owners/store.js';
-import { humanRole } from '../rooms/store.js';
 import { isInsideHome } from './secrets.js';
 import { deleteRunner, putRunner, type RunnerConfig, type RunnerInput } from './runners.js';
 import { presetNamed, RUNNER_PRESETS } from './presets.js';
@@ -12,6 +10,7 @@ import { isMcpHost } from '../../../shared/hosts.js';
 import type { runnerBody } from './schemas.js';
 import { dropHeld, enqueueWake, finishWake, getWake, releaseHeld, type WakeRow } from './store.js';
 import { dispatcherOf } from './dispatcher.js';
+import { wakePermission, wakeStanding } from './rules.js';
 
 /**
  * The humans' use cases on runners and wakes (docs/wakes.md): who may act, the write, and the
@@ -75,16 +74,15 @@ export function removeRunner(core: Core, input: { owner: Owner; plate: string; h
 
 /**
  * A wake a human acts on (release, drop, retry): the agent's owner or an admin of the wake's
- * room. Another member of the room learns it may not (403); anyone else does not learn the
- * wake exists (404), as for the wake log.
+ * room (wakes/rules.ts, the rule the records' allowed_actions list). Another member of the room
+ * learns it may not (403); anyone else does not learn the wake exists (404), as for the wake log.
  */
 function actionableWake(core: Core, owner: Owner, id: string): WakeRow {
   const w = getWake(core.db, id);
   if (!w) throw new AppError('NOT_FOUND', 'wake not found');
-  if (getAgentByPlate(core.db, w.plate)?.owner_id === owner.owner_id) return w;
-  const role = humanRole(core.db, w.room_id, owner.owner_id);
-  if (role === 'admin') return w;
-  if (role === 'member') {
+  const who = wakeStanding(core.db, w, owner.owner_id);
+  if (wakePermission(who).ok) return w;
+  if (who.role === 'member') {
     throw new AppError('FORBIDDEN', "only the agent's owner or an admin of the room may act on its wakes", { reason: 'not_owner_or_admin', roomId: w.room_id });
   }
   throw new AppError('NOT_FOUND', 'wake not found');
@@ -93,7 +91,7 @@ function actionableWake(core: Core, owner: Owner, id: string): WakeRow {
 /** A wake only its agent's owner or an admin of its room may stop: anyone else is told it does not exist. */
 function stoppableWake(core: Core, owner: Owner, id: string): WakeRow {
   const w = getWake(core.db, id);
-  if (w && (getAgentByPlate(core.db, w.plate)?.owner_id === owner.owner_id || humanRole(core.db, w.room_id, owner.owner_id) === 'admin')) return w;
+  if (w && wakePermission(wakeStanding(core.db, w, owner.owner_id)).ok) return w;
   throw new AppError('NOT_FOUND', 'wake not found');
 }
 

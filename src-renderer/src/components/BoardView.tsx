@@ -2,14 +2,13 @@ import { useCallback, useEffect, useMemo, useRef, useState, type DragEvent, type
 import { allTasks, matchesStatus, NO_FILTER, useBoard, waitsOn, wouldCycle, type StatusFilter } from '../stores/board';
 import { phaseOf } from '../stores/room-resource';
 import { useMembers } from '../stores/rooms';
-import { useSession } from '../stores/session';
 import type { Room, BoardTask } from '../types';
 import { describeError } from '../api';
 import { VirtualList } from './VirtualList';
 import { Loading, ErrorNote, Empty } from './States';
 import { TaskCard, type CardLinks } from './TaskCard';
 import { ReassignDialog, TaskDetail } from './TaskDetail';
-import { canEdit, canReassign } from './boardRules';
+import { actionOf } from './allowed';
 import { Dialog } from './Dialog';
 import { href, navigate } from '../router';
 
@@ -159,7 +158,6 @@ export function BoardView({ room, openTaskId, newTask }: { room: Room; openTaskI
   const filter = useBoard((s) => s.filters[roomId]) ?? NO_FILTER;
   const { setFilter, load, loadMore, reorder } = useBoard.getState();
   const members = useMembers((s) => s.rooms[roomId]?.data);
-  const meId = useSession((s) => s.me?.owner_id ?? '');
   const [creating, setCreating] = useState(!!newTask);
   useEffect(() => {
     if (!newTask) return;
@@ -272,8 +270,8 @@ export function BoardView({ room, openTaskId, newTask }: { room: Room; openTaskI
 
   const mayReassignHere = useMemo(() => {
     const probe = tasks.find((t) => t.status !== 'done' && t.status !== 'cancelled');
-    return probe ? canReassign(room, meId, members, probe) : null;
-  }, [tasks, room, meId, members]);
+    return probe ? actionOf(probe, 'reassign') : null;
+  }, [tasks]);
 
   function laneOf(t: BoardTask): string {
     if (t.status === 'done') return DONE;
@@ -300,7 +298,7 @@ export function BoardView({ room, openTaskId, newTask }: { room: Room; openTaskI
       if (e.altKey && (e.key === 'ArrowUp' || e.key === 'ArrowDown') && lane.key !== DONE) {
         e.preventDefault();
         if (byStatus) return setNote('Group by assignee to reorder: the order is kept per assignee.');
-        const allowed = canEdit(room, meId, members, t);
+        const allowed = actionOf(t, 'edit');
         if (!allowed?.ok) return setNote(allowed ? allowed.reason : 'A finished task keeps its place.');
         if (filter.status) return setNote('Clear the status filter to reorder: hidden tasks share the lane.');
         const before = e.key === 'ArrowUp' ? lane.tasks[i - 1]?.task_id : lane.tasks[i + 2]?.task_id ?? null;
@@ -338,7 +336,7 @@ export function BoardView({ room, openTaskId, newTask }: { room: Room; openTaskI
           break;
         case 'r':
         case 'R': {
-          const a = canReassign(room, meId, members, t);
+          const a = actionOf(t, 'reassign');
           if (a?.ok) setReassign({ task: t });
           else setNote(a ? a.reason : 'A finished task cannot be reassigned.');
           break;
@@ -348,7 +346,7 @@ export function BoardView({ room, openTaskId, newTask }: { room: Room; openTaskI
       }
       e.preventDefault();
     },
-    [lanes, focusCard, room, meId, members, filter.status, reorder, roomId, byStatus, setOpenId],
+    [lanes, focusCard, filter.status, reorder, roomId, byStatus, setOpenId],
   );
 
   const onDragStart = useCallback((e: DragEvent, t: BoardTask) => {
@@ -359,7 +357,7 @@ export function BoardView({ room, openTaskId, newTask }: { room: Room; openTaskI
 
   function dropAllowed(laneKey: string, t = dragging.current): boolean {
     if (!t || laneKey === DONE || byStatus) return false;
-    if (laneKey !== t.assignee) return !!canReassign(room, meId, members, t)?.ok;
+    if (laneKey !== t.assignee) return !!actionOf(t, 'reassign')?.ok;
     return !filter.status; // reordering a filtered lane would interleave with hidden tasks
   }
 
@@ -526,7 +524,6 @@ export function BoardView({ room, openTaskId, newTask }: { room: Room; openTaskI
         <TaskDetail
           room={room}
           taskId={openId}
-          meId={meId}
           members={members}
           tasks={tasks}
           plates={plates}

@@ -3,6 +3,7 @@ import { useFiles } from '../stores/files';
 import { phaseOf } from '../stores/room-resource';
 import { DeletedFiles } from './DeletedFiles';
 import { describeError, enc, get } from '../api';
+import { actionOf } from './allowed';
 import type { FilePage, Room, RoomFile } from '../types';
 import { Loading, ErrorNote, Empty } from './States';
 import { Confirm } from './Dialog';
@@ -188,12 +189,25 @@ export function FilesView({ room, focusPath }: { room: Room; focusPath?: string 
                 <td>{size(f.size_bytes)}</td>
                 <td>{isQuarantined(f) ? <span className="badge warn" title="Bytes not yet received or not matching the declared size and sha256">quarantined</span> : <span className="badge ok">ready</span>}</td>
                 <td className="row">
-                  <button type="button" onClick={() => void doDownload(f)} disabled={isQuarantined(f)} title={isQuarantined(f) ? 'A quarantined file cannot be downloaded' : undefined} aria-label={`Download ${f.path ?? f.filename}`}>
-                    Download
-                  </button>
-                  <button type="button" className="danger" onClick={() => setDeleting(f)} aria-label={`Delete ${f.path ?? f.filename}`}>
-                    Delete
-                  </button>
+                  {(() => {
+                    // The server says what this owner may do with the file (its allowed_actions); a refusal shows its reason.
+                    const dl = actionOf(f, 'download');
+                    const del = actionOf(f, 'delete');
+                    return (
+                      <>
+                        {dl && (
+                          <button type="button" onClick={() => void doDownload(f)} disabled={!dl.ok} title={dl.ok ? undefined : dl.reason} aria-label={`Download ${f.path ?? f.filename}`}>
+                            Download
+                          </button>
+                        )}
+                        {del && (
+                          <button type="button" className="danger" onClick={() => setDeleting(f)} disabled={!del.ok} title={del.ok ? undefined : del.reason} aria-label={`Delete ${f.path ?? f.filename}`}>
+                            Delete
+                          </button>
+                        )}
+                      </>
+                    );
+                  })()}
                 </td>
               </tr>
               );

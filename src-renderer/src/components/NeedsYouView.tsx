@@ -5,6 +5,21 @@ import { describeError } from '../api';
 import { href, navigate } from '../router';
 import { Loading, ErrorNote } from './States';
 import { formatTime } from './time';
+import { actionOf } from './allowed';
+import type { Actions, TaskAction, WakeAction } from '../types';
+
+/** The server lists the act for this record and this human (its allowed_actions). */
+const allows = <A extends string>(r: Actions<A>, a: A) => actionOf(r, a)?.ok === true;
+
+/** The act a row offers, whose refusal reason the row shows when the server denies it. */
+const ROW_ACT: Partial<Record<NeedItem['kind'], WakeAction | TaskAction>> = {
+  agent_stalled: 'stop',
+  wake_failed: 'retry',
+  wake_held: 'release',
+  task_failed: 'retry',
+  lease_stale: 'release',
+  task_blocked: 'reassign',
+};
 
 const LABEL: Record<NeedItem['kind'], string> = {
   agent_stalled: 'Agent stalled',
@@ -56,7 +71,7 @@ function NeedRow({ item, index, focused, onFocus }: { item: NeedItem; index: num
   let action: ReactNode = null;
   const w = item.wake;
   const t = item.task;
-  if (item.kind === 'agent_stalled' && w && !routeMissing('wake-stop')) {
+  if (item.kind === 'agent_stalled' && w && !routeMissing('wake-stop') && allows(w, 'stop')) {
     action = (
       <>
         <button type="button" disabled={busy} className="danger" onClick={run(() => stopWake(w, false))} aria-label={`Stop wake of ${w.handle ?? 'agent'} in ${item.room.name}`}>
@@ -69,45 +84,50 @@ function NeedRow({ item, index, focused, onFocus }: { item: NeedItem; index: num
         )}
       </>
     );
-  } else if (item.kind === 'wake_failed' && w && !routeMissing('wake-retry')) {
+  } else if (item.kind === 'wake_failed' && w && !routeMissing('wake-retry') && allows(w, 'retry')) {
     action = (
       <button type="button" disabled={busy} onClick={run(() => retryWake(w))} aria-label={`Retry wake of ${w.handle ?? 'agent'} in ${item.room.name}`}>
         Retry
       </button>
     );
-  } else if (item.kind === 'wake_held' && w) {
+  } else if (item.kind === 'wake_held' && w && (allows(w, 'release') || allows(w, 'drop'))) {
     action = (
       <>
-        {!routeMissing('wake-release') && (
+        {!routeMissing('wake-release') && allows(w, 'release') && (
           <button type="button" disabled={busy} onClick={run(() => releaseWake(w))} aria-label={`Release wake of ${w.handle ?? 'agent'} in ${item.room.name}`}>
             Release
           </button>
         )}
-        {!routeMissing('wake-drop') && (
+        {!routeMissing('wake-drop') && allows(w, 'drop') && (
           <button type="button" disabled={busy} className="ghost" onClick={run(() => dropWake(w))} aria-label={`Drop wake of ${w.handle ?? 'agent'} in ${item.room.name}`}>
             Drop
           </button>
         )}
       </>
     );
-  } else if (item.kind === 'task_failed' && t && !routeMissing('task-retry')) {
+  } else if (item.kind === 'task_failed' && t && !routeMissing('task-retry') && allows(t, 'retry')) {
     action = (
       <button type="button" disabled={busy} onClick={run(() => retryTask(t))} aria-label={`Retry task ${t.title}`}>
         Retry
       </button>
     );
-  } else if (item.kind === 'lease_stale' && t) {
+  } else if (item.kind === 'lease_stale' && t && allows(t, 'release')) {
     action = (
       <button type="button" disabled={busy} onClick={run(() => releaseTask(t))} aria-label={`Release task ${t.title}`}>
         Release
       </button>
     );
-  } else if (item.kind === 'task_blocked' && t) {
+  } else if (item.kind === 'task_blocked' && t && allows(t, 'reassign')) {
     action = (
       <a className="button" href={href('rooms', item.room.room_id, 'tasks', t.task_id)} aria-label={`Reassign task ${t.title}`}>
         Reassign
       </a>
     );
+  } else {
+    // Not yours to act on: the server's reason, so the row says who may.
+    const act = ROW_ACT[item.kind];
+    const refusal = act && (w ? w.denied_actions?.[act as WakeAction] : t?.denied_actions?.[act as TaskAction]);
+    if (refusal) action = <span className="muted">{refusal}</span>;
   }
   const why = detail(item);
   return (

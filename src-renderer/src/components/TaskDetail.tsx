@@ -3,7 +3,7 @@ import type { BoardTask, Members, Room, Task } from '../types';
 import { useBoard } from '../stores/board';
 import { describeError, enc, get } from '../api';
 import { Confirm, Dialog } from './Dialog';
-import { canArchive, canCancel, canEdit, canReassign, canRelease, type Allowed } from './boardRules';
+import { actionOf, type Allowed } from './allowed';
 import { dePlate } from './MessageBody';
 import { Avatar, shortName } from './TaskCard';
 import { formatTime } from './time';
@@ -120,14 +120,13 @@ function TaskLinks({ label, tasks, onOpen }: { label: string; tasks: BoardTask[]
 }
 
 /**
- * Everything about one task, with the edits and actions the rules allow. The full record is
- * read by id (the board may carry a compact shape); actions the viewer may not take are
- * hidden, with one sentence saying who may.
+ * Everything about one task, with the edits and actions the server allows (the record's
+ * `allowed_actions`). The full record is read by id (the board may carry a compact shape);
+ * actions the viewer may not take are hidden, with the server's sentence saying who may.
  */
 export function TaskDetail({
   room,
   taskId,
-  meId,
   members,
   tasks,
   plates,
@@ -136,7 +135,6 @@ export function TaskDetail({
 }: {
   room: Room;
   taskId: string;
-  meId: string;
   members?: Members;
   tasks: BoardTask[];
   plates: Map<string, string>;
@@ -173,8 +171,7 @@ export function TaskDetail({
   const handle = task.assignee_handle || plates.get(task.assignee) || '@agent';
   const instance = task.lease?.instance_id ? members?.instances.find((i) => i.instance_id === task.lease?.instance_id) : undefined;
 
-  const reassignRule = canReassign(room, meId, members, task);
-  const retryRule: Allowed | null = task.status === 'failed' && !routeMissing('task-retry') ? (reassignRule ?? { ok: true }) : null;
+  const retryRule: Allowed | null = routeMissing('task-retry') ? null : actionOf(task, 'retry');
   const rules: Array<[string, Allowed | null, () => void]> = [
     [
       'Retry',
@@ -187,12 +184,12 @@ export function TaskDetail({
           if (copy?.task_id) navigate('rooms', room.room_id, 'tasks', copy.task_id);
         }),
     ],
-    ['Reassign', reassignRule, () => setDialog('reassign')],
-    ['Cancel task', canCancel(room, meId, members, task), () => setDialog('cancel')],
-    ['Force-release', canRelease(room, task), () => setDialog('release')],
+    ['Reassign', actionOf(task, 'reassign'), () => setDialog('reassign')],
+    ['Cancel task', actionOf(task, 'cancel'), () => setDialog('cancel')],
+    ['Force-release', actionOf(task, 'release'), () => setDialog('release')],
     [
       'Archive',
-      canArchive(room, meId, members, task),
+      actionOf(task, 'archive'),
       () =>
         void act(room.room_id, task.task_id, 'archive').then((r) => {
           if (r.ok) onClose();
@@ -202,7 +199,7 @@ export function TaskDetail({
   ];
   const allowed = rules.filter(([, a]) => a?.ok);
   const refusals = [...new Set(rules.flatMap(([, a]) => (a && !a.ok ? [a.reason] : [])))];
-  const editRule = canEdit(room, meId, members, task);
+  const editRule = actionOf(task, 'edit');
 
   function startEdit() {
     setTitle(task!.title);

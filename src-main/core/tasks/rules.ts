@@ -1,0 +1,164 @@
+import { TASK_ACTIONS, type TaskAction } from '../../../shared/api-types.js';
+import type { Db } from '../db/open.js';
+import { agentOwnersOfRoom, humanRole } from '../rooms/store.js';
+import { getAgentByPlate } from '../agents/store.js';
+import type { RoomRole } from '../rooms/store.js';
+import { ARCHIVABLE, decide, type TaskStatus, type Trigger } from './transitions.js';
+import { getTaskRow, retryOfTask, type TaskRow } from './store.js';
+
+/**
+ * What a human may do with a task (docs/tasks.md "What you may do with a task"). One function
+ * per act decides it; the service asks the same function before it acts, and the /v1 task
+ * records list its answers as `allowed_actions` (with `denied_actions` reasons), so the board
+ * and the server cannot disagree.
+ */
+
+export { TASK_ACTIONS, type TaskAction };
+
+/** The human asking, as the room sees it. */
+export interface HumanStanding {
+  ownerId: string;
+  role: RoomRole | undefined;
+  /** The owners whose agents are in the room (more than one: a cross-owner room). */
+  agentOwners: string[];
+}
+
+/** What the rules read of a task. */
+export interface TaskFacts {
+  status: TaskStatus;
+  archived: boolean;
+  /** The owner of the assignee agent. */
+  assigneeOwner: string | undefined;
+  createdByOwner: string;
+  /** A failed task already has its retry. */
+  retried: boolean;
+}
+
+export type Permission = { ok: true } | { ok: false; reason: string };
+const yes: Permission = { ok: true };
+const no = (reason: string): Permission => ({ ok: false, reason });
+
+/** Who may: the permission half of each act, whatever the task's status. */
+const mayDo: Record<TaskAction, (t: TaskFacts, who: HumanStanding) => Permission> = {
+  // Title, detail, definition of done, order, dependencies.
+  edit: (t, who) => (isAdmin(who) || ownsAssignee(t, who) || created(t, who) ? yes : no('Only a room admin, the assignee’s owner or the task’s creator may edit this task.')),
+  // The solo-room owner, or a room admin when the room is cross-owner (or has no agent yet).
+  reassign: (_t, who) => {
+    if (!who.role) return no('Only a member of the room may reassign.');
+    if (who.agentOwners.length > 1) return isAdmin(who) ? yes : no('In a cross-owner room only a room admin may reassign.');
+    if (who.agentOwners.length === 1) return who.agentOwners[0] === who.ownerId ? yes : no('Only the owner of this room’s agents may reassign here.');
+    return isAdmin(who) ? yes : no('Only a room admin may reassign here.');
+  },
+  cancel: (t, who) => (isAdmin(who) || ownsAssignee(t, who) ? yes : no('Only a room admin or the assignee’s owner may cancel.')),
+  release: (t, who) => (isAdmin(who) || ownsAssignee(t, who) ? yes : no('Only a room admin or the assignee’s owner may force-release a lease.')),
+  archive: (t, who) => (isAdmin(who) || ownsAssignee(t, who) || created(t, who) ? yes : no('Only a room admin, the assignee’s owner or the task’s creator may archive.')),
+  // Same rights as reassignment: the copy goes to an agent of the room.
+  retry: (t, who) => {
+    const r = mayDo.reassign(t, who);
+    return r.ok ? r : no(r.reason.replace('reassign', 'retry'));
+  },
+};
+
+const isAdmin = (who: HumanStanding) => who.role === 'admin';
+const ownsAssignee = (t: TaskFacts, who: HumanStanding) => t.assigneeOwner !== undefined && t.assigneeOwner === who.ownerId;
+const created = (t: TaskFacts, who: HumanStanding) => t.createdByOwner === who.ownerId;
+
+/** The transition-table trigger of the acts that are rows of it (their status half is the table's). */
+const TRIGGER: Partial<Record<TaskAction, Trigger>> = { reassign: 'reassign', cancel: 'cancel', release: 'release_task' };
+
+/**
+ * The status half: does the act make sense for the task as it is now? An act that would change
+ * nothing is not offered (cancelling a cancelled task), though the server answers such a repeat.
+ */
+export function applies(action: TaskAction, t: TaskFacts): boolean {
+  switch (action) {
+    case 'edit':
+      return t.status !== 'done' && t.status !== 'cancelled' && !t.archived;
+    case 'archive':
+      return ARCHIVABLE.includes(t.status) && !t.archived;
+    case 'retry':
+      return t.status === 'failed' && !t.retried;
+    case 'cancel':
+      if (t.status === 'cancelled') return false;
+      break;
+  }
+  return decide(TRIGGER[action]!, { actor: 'human', status: t.status, isAssignee: false, humanAllowed: true }).ok;
+}
+
+/** May this human do `action` with the task (the permission half; the service asks this before it acts)? */
+export function humanMay(action: TaskAction, t: TaskFacts, who: HumanStanding): Permission {
+  return mayDo[action](t, who);
+}
+
+export interface TaskActions {
+  /** What the caller may do with the task now: each listed act succeeds when tried. */
+  allowed_actions: TaskAction[];
+  /** Acts that fit the task's status but that this caller may not do, with the reason to show. */
+  denied_actions: Partial<Record<TaskAction, string>>;
+}
+
+/** The acts the caller may do now, and the reasons for the ones the status allows but the caller may not. */
+export function taskActions(t: TaskFacts, who: HumanStanding): TaskActions {
+  const allowed: TaskAction[] = [];
+  const denied: Partial<Record<TaskAction, string>> = {};
+  for (const a of TASK_ACTIONS) {
+    if (!applies(a, t)) continue;
+    const p = humanMay(a, t, who);
+    if (p.ok) allowed.push(a);
+    else denied[a] = p.reason;
+  }
+  return { allowed_actions: allowed, denied_actions: denied };
+}
+
+/** The standing of a human in a room, read once per request. */
+export function humanStanding(db: Db, roomId: string, ownerId: string): HumanStanding {
+  return { ownerId, role: humanRole(db, roomId, ownerId), agentOwners: agentOwnersOfRoom(db, roomId) };
+}
+
+/** The facts the rules read, from a task's row; `owners` caches plate -> owner across a board. */
+export function taskFacts(db: Db, t: TaskRow, owners?: Map<string, string | undefined>): TaskFacts {
+  let owner = owners?.get(t.assignee);
+  if (owner === undefined && !owners?.has(t.assignee)) {
+    owner = getAgentByPlate(db, t.assignee)?.owner_id;
+    owners?.set(t.assignee, owner);
+  }
+  return {
+    status: t.status,
+    archived: t.archived_at !== null,
+    assigneeOwner: owner,
+    createdByOwner: t.created_by_owner,
+    retried: t.status === 'failed' && retryOfTask(db, t.id) !== undefined,
+  };
+}
+
+/**
+ * /v1 task records as the owner calling sees them: each with its allowed and denied acts. The
+ * MCP tools do not carry them (an agent's acts are its tools' own rules, and the core tool
+ * listing stays as it is).
+ */
+export function withTaskActions<T extends { task_id: string }>(db: Db, roomId: string, ownerId: string, records: T[]): Array<T & TaskActions> {
+  return annotate(db, humanStanding(db, roomId, ownerId), new Map(), records);
+}
+
+function annotate<T extends { task_id: string }>(db: Db, who: HumanStanding, owners: Map<string, string | undefined>, records: T[]): Array<T & TaskActions> {
+  return records.map((r) => {
+    const row = getTaskRow(db, r.task_id);
+    return row ? { ...r, ...taskActions(taskFacts(db, row, owners), who) } : { ...r, allowed_actions: [], denied_actions: {} };
+  });
+}
+
+/** A board page with every task's acts (the caller's standing read once). */
+export function boardWithActions<B extends { lanes: Array<{ tasks: Array<{ task_id: string }> }>; done: Array<{ task_id: string }> }>(
+  db: Db,
+  roomId: string,
+  ownerId: string,
+  board: B,
+): B {
+  const who = humanStanding(db, roomId, ownerId);
+  const owners = new Map<string, string | undefined>();
+  return {
+    ...board,
+    lanes: board.lanes.map((l) => ({ ...l, tasks: annotate(db, who, owners, l.tasks) })),
+    done: annotate(db, who, owners, board.done),
+  };
+}
