@@ -26,7 +26,7 @@ import { ownerHelpers, scratchFolders, sharedValidator, type ApiResponse, type T
  * `api` goes through the human API's own dispatch (http/api.ts) with the real owner
  * authentication; `connect` gives a client whose tool calls go through the real agent
  * authentication and mcp/call.ts. Same interface and answers as test/helpers/server.ts, so a
- * test of rules swaps `startTestServer` for `openTestApp`. Routes that write the response
+ * test of rules swaps the server opener for `openTestApp`. Routes that write the response
  * themselves (the event stream, a streamed export) answer 501 `needs_http`: test them over HTTP.
  */
 export interface TestApp extends TestHarness<AppClient> {

@@ -46,7 +46,7 @@ export interface ToolCaller {
 }
 
 /**
- * What a test drives, over HTTP (startTestServer) or in process (openTestApp in app.ts): the
+ * What a test drives, over HTTP (the real server) or in process (openTestApp in app.ts): the
  * same calls, the same answers.
  */
 export interface TestHarness<C extends ToolCaller = ToolCaller> {
