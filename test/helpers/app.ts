@@ -12,6 +12,7 @@ import { AppError } from '../../src-main/core/errors/app-error.js';
 import { callTool } from '../../src-main/core/mcp/call.js';
 import { normalizeToolCalls } from '../../src-main/core/mcp/handler.js';
 import { profileOf } from '../../src-main/core/mcp/profiles.js';
+import { SERVER_INSTRUCTIONS } from '../../src-main/core/mcp/instructions.js';
 import type { McpSession } from '../../src-main/core/sessions.js';
 import type { StopStep } from '../../src-main/core/util/repeat.js';
 import type { AgentIdentity } from '../../src-main/core/auth/callers.js';
@@ -39,14 +40,18 @@ export interface TestApp extends TestHarness<AppClient> {
 export interface AppClient {
   callTool(params: { name: string; arguments?: Record<string, unknown> }): Promise<CallToolResult>;
   listTools(): Promise<{ tools: Tool[] }>;
+  /** The instructions `initialize` gives (mcp/instructions.ts). */
+  getInstructions(): string | undefined;
   close(): Promise<void>;
   /** The session's id, where the official client keeps it (helpers/core.ts sessionIdOf). */
   transport: { sessionId: string };
 }
 
 export interface AppOptions {
-  /** `memory` (default): SQLite in memory; `home`: `<home>/rooms.db`, for tests that read the file. */
+  /** `memory` (default): SQLite in memory; `home`: `<home>/rooms.db`, for tests that read the file or reopen it. */
   database?: 'memory' | 'home';
+  /** A home of the test's own (kept on stop, e.g. to reopen it with `database: 'home'`); default a temp one, removed on stop. */
+  home?: string;
   /** Start the capabilities' background work (wake dispatcher, sweeps, snapshots) as the server does; default off. */
   background?: boolean;
   rateLimit?: AssembleOptions['rateLimit'];
@@ -83,7 +88,7 @@ function transportError(status: number, body: unknown): Error {
 }
 
 export async function openTestApp(opts: AppOptions = {}): Promise<TestApp> {
-  const home = mkdtempSync(join(tmpdir(), 'agent-rooms-app-'));
+  const home = opts.home ?? mkdtempSync(join(tmpdir(), 'agent-rooms-app-'));
   const logs: string[] = [];
   const log = opts.log ?? ((l: string) => void logs.push(l));
   const db = opts.database === 'home' ? openDb(join(home, 'rooms.db')) : 'memory';
@@ -197,6 +202,7 @@ export async function openTestApp(opts: AppOptions = {}): Promise<TestApp> {
     const client: AppClient = {
       transport: { sessionId: id },
       listTools,
+      getInstructions: () => SERVER_INSTRUCTIONS,
       async callTool(params) {
         const who = await request();
         // What the wire would carry, faults included (a non-object `arguments` becomes a structured tool error).
@@ -243,7 +249,7 @@ export async function openTestApp(opts: AppOptions = {}): Promise<TestApp> {
       await Promise.all(core.sessions.all().map((s) => core.sessions.close(s.id)));
       core.db.close();
       for (const dir of scratch) rmSync(dir, { recursive: true, force: true });
-      rmSync(home, { recursive: true, force: true });
+      if (!opts.home) rmSync(home, { recursive: true, force: true });
     },
   };
   return app;
