@@ -32,6 +32,8 @@ import { ownerHelpers, scratchFolders, sharedValidator, type ApiResponse, type T
  */
 export interface TestApp extends TestHarness<AppClient> {
   core: Core;
+  /** `fetch` for code that takes one (the renderer's api.ts): a /v1 request of `baseUrl`, answered through `api`. */
+  fetch(input: string, init?: RequestInit): Promise<Response>;
   /** Every event the core emitted, in order. */
   events: CoreEvent[];
 }
@@ -238,6 +240,13 @@ export async function openTestApp(opts: AppOptions = {}): Promise<TestApp> {
     api,
     ...ownerHelpers(api),
     connect,
+    async fetch(input, init = {}) {
+      const url = new URL(input);
+      const token = /^Bearer\s+(\S+)\s*$/i.exec(new Headers(init.headers).get('authorization') ?? '')?.[1] ?? '';
+      if (init.body !== undefined && init.body !== null && typeof init.body !== 'string') throw new Error('app.fetch takes a string body');
+      const r = await api(init.method ?? 'GET', url.pathname + url.search, init.body ?? undefined, token);
+      return new Response(r.status === 204 ? null : JSON.stringify(r.body), { status: r.status, headers: r.headers });
+    },
     async stop() {
       if (stopped) return;
       stopped = true;
