@@ -2,10 +2,11 @@ import { describe, it, expect, afterAll } from 'vitest';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startTestServer, ok } from '../helpers/server.js';
+import { ok } from '../helpers/server.js';
 import { waitFor, tempDirs } from '../helpers/core.js';
 import { exportRoom } from '../../src-main/core/backup/export.js';
 import type { BackupResult } from '../../src-main/core/backup/backup.js';
+import { openTestApp } from '../helpers/app.js';
 
 function lines(file: string): any[] {
   return readFileSync(file, 'utf8')
@@ -26,7 +27,7 @@ describe('export, snapshots and the backup routes', () => {
   afterAll(removeAll);
 
   it('export writes a readable folder and a tar: messages, tasks, decisions as JSON lines, files as files, no secrets', async () => {
-    const s = await startTestServer({ home: tmp('ar-export-') });
+    const s = await openTestApp({ home: tmp('ar-export-'), database: 'home' });
     try {
       const room = await s.room('Launch Plan');
       const a = await s.agent('builder');
@@ -89,7 +90,7 @@ describe('export, snapshots and the backup routes', () => {
   it('automatic snapshots follow settings.json (interval, keep), and the routes are the primary owner\'s', async () => {
     const home = tmp('ar-snap-');
     writeFileSync(join(home, 'settings.json'), JSON.stringify({ backups: { auto: true, every_hours: 0.0005, keep: 2, first_check_s: 0 } }));
-    const s = await startTestServer({ home });
+    const s = await openTestApp({ home, database: 'home', background: true });
     try {
       const room = await s.room('r');
       await s.api('POST', `/v1/rooms/${room}/messages`, { body: 'snap me' });

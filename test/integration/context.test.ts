@@ -1,11 +1,12 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { startTestServer, ok, fails, type TestServer } from '../helpers/server.js';
+import { ok, fails } from '../helpers/server.js';
 import { pruneRoomChanges } from '../../src-main/core/context/service.js';
+import { openTestApp, type TestApp } from '../helpers/app.js';
 
 describe('get_room_context', () => {
-  let s: TestServer;
+  let s: TestApp;
   beforeAll(async () => {
-    s = await startTestServer({ rateLimit: { perSecond: 0, burst: 1 } });
+    s = await openTestApp({ rateLimit: { perSecond: 0, burst: 1 } });
   });
   afterAll(async () => s.stop());
 

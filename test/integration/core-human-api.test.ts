@@ -2,8 +2,9 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
-import { startTestServer, ok, type TestServer } from '../helpers/server.js';
+import { ok } from '../helpers/server.js';
 import { ERROR_ID_RE, PLATE_RE, count } from '../helpers/core.js';
+import { openTestApp, type TestApp } from '../helpers/app.js';
 
 /** A human API error: status and `{error: {code, message, error_id}}`. */
 function expectApiError(r: { status: number; body: any }, status: number, code: string) {
@@ -14,23 +15,23 @@ function expectApiError(r: { status: number; body: any }, status: number, code: 
 }
 
 describe('human API (/v1)', () => {
-  let s: TestServer;
+  let s: TestApp;
   let teammate: { owner_id: string; token: string };
 
   beforeAll(async () => {
-    s = await startTestServer();
+    s = await openTestApp({ database: 'home' });
     teammate = await s.owner('Tess Mate');
   });
   afterAll(async () => s.stop());
 
   it('unauthenticated or bad tokens: 401 with WWW-Authenticate', async () => {
+    // Without any Authorization header: test/integration/http-adapter.test.ts.
     for (const token of ['', 'aro_nope', s.ownerToken + 'x']) {
-      const r = await fetch(`${s.baseUrl}/v1/me`, token ? { headers: { authorization: `Bearer ${token}` } } : {});
+      const r = await s.api('GET', '/v1/me', undefined, token);
       expect(r.status).toBe(401);
       expect(r.headers.get('www-authenticate')).toMatch(/^Bearer/);
-      const body = (await r.json()) as any;
-      expect(body.error.code).toBe('UNAUTHENTICATED');
-      expect(body.error.error_id).toMatch(ERROR_ID_RE);
+      expect(r.body.error.code).toBe('UNAUTHENTICATED');
+      expect(r.body.error.error_id).toMatch(ERROR_ID_RE);
     }
     expectApiError(await s.api('POST', '/v1/rooms', { name: 'x' }, 'aro_bad'), 401, 'UNAUTHENTICATED');
     // An agent credential is not an owner token.

@@ -1,25 +1,25 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { startTestServer, ok, type TestServer, type TestAgent } from '../helpers/server.js';
+import { ok, type TestAgent } from '../helpers/server.js';
 import { callChecked, count, expectToolError, sessionIdOf } from '../helpers/core.js';
+import { openTestApp, type AppClient, type TestApp } from '../helpers/app.js';
 
 const ALL_CORE_TOOLS = ['whoami', 'check_mentions', 'ack_mentions', 'list_rooms', 'read_room', 'list_members', 'send_message', 'resolve_handle', 'list_instances'];
 
 describe('core tools', () => {
-  let s: TestServer;
+  let s: TestApp;
   let alice: TestAgent;
   let bob: TestAgent;
   let reader: TestAgent;
   let outsider: TestAgent;
   let room: string;
   let otherRoom: string;
-  let ca: Client;
-  let cb: Client;
-  let cr: Client;
-  let co: Client;
+  let ca: AppClient;
+  let cb: AppClient;
+  let cr: AppClient;
+  let co: AppClient;
 
   beforeAll(async () => {
-    s = await startTestServer();
+    s = await openTestApp();
     alice = await s.agent('Alice');
     bob = await s.agent('Bob');
     reader = await s.agent('Reader', { scopes: ['READ'] });
@@ -161,7 +161,7 @@ describe('core tools', () => {
     const r = await s.room('Mentions');
     await s.join(r, alice.plate);
     await s.join(r, bob.plate);
-    const inboxOf = async (c: Client) => (await callChecked(c, 'check_mentions', { room: r })).structuredContent.items;
+    const inboxOf = async (c: AppClient) => (await callChecked(c, 'check_mentions', { room: r })).structuredContent.items;
 
     // A body that looks like a mention, but no targets: no inbox item.
     const before = count(s, 'mentions', 'plate = ?', bob.plate);

@@ -1,13 +1,12 @@
 import { describe, it, expect, afterAll, beforeAll } from 'vitest';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { startTestServer, ok, fails, type TestServer, type TestAgent } from '../helpers/server.js';
-import { ERROR_CODES } from '../../shared/errors.js';
+import { ok, fails, type TestAgent } from '../helpers/server.js';
 import { classify } from '../../src-main/core/feedback/classify.js';
+import { openTestApp, type AppClient, type TestApp } from '../helpers/app.js';
 
 /** Every column of every evidence row, read through a separate connection. */
-function evidenceRows(s: TestServer): Array<Record<string, unknown>> {
+function evidenceRows(s: TestApp): Array<Record<string, unknown>> {
   const db = new Database(join(s.home, 'rooms.db'), { readonly: true, fileMustExist: true });
   try {
     return db.prepare('SELECT * FROM evidence ORDER BY created_at').all() as Array<Record<string, unknown>>;
@@ -16,23 +15,23 @@ function evidenceRows(s: TestServer): Array<Record<string, unknown>> {
   }
 }
 
-function evidenceOf(s: TestServer, errorId: string): Record<string, any> {
+function evidenceOf(s: TestApp, errorId: string): Record<string, any> {
   const row = evidenceRows(s).find((r) => r.error_id === errorId);
   if (!row) throw new Error(`no evidence for ${errorId}`);
   return row;
 }
 
 describe('evidence store and diagnose_error', () => {
-  let s: TestServer;
+  let s: TestApp;
   let a: TestAgent;
   let b: TestAgent;
-  let ca: Client;
-  let cb: Client;
+  let ca: AppClient;
+  let cb: AppClient;
   let room: string;
   let otherRoom: string;
 
   beforeAll(async () => {
-    s = await startTestServer();
+    s = await openTestApp({ database: 'home' });
     a = await s.agent('Diagnoser');
     b = await s.agent('Bystander');
     room = await s.room('Diag');
@@ -200,25 +199,5 @@ describe('evidence store and diagnose_error', () => {
     expect(r.code).toBe('FORBIDDEN');
     expect(r.reason).toBe('not_reportable');
   });
-
-  it('serves a documentation page for every error code at doc_url', async () => {
-    const res = await fetch(`${s.baseUrl}/docs/errors`);
-    expect(res.status).toBe(200);
-    expect(res.headers.get('content-type')).toMatch(/text\/html/);
-    const html = await res.text();
-    for (const code of ERROR_CODES) {
-      const section = new RegExp(`<section id="${code}">([\\s\\S]*?)</section>`).exec(html);
-      expect(section, code).not.toBeNull();
-      expect(section![1]).toMatch(/What to do:/);
-      expect(section![1]!.replace(/<[^>]+>/g, '').length).toBeGreaterThan(60);
-    }
-    // Feedback consent is explained where CONSENT_REQUIRED is.
-    expect(/<section id="CONSENT_REQUIRED">([\s\S]*?)<\/section>/.exec(html)![1]).toMatch(/set_feedback_consent/);
-    // A real error's doc_url is that page, anchored at the code.
-    const e = await fails(ca, 'read_room', { room: 'room_missing' });
-    const u = new URL(e.doc_url);
-    expect(u.pathname).toBe('/docs/errors');
-    expect(u.hash).toBe('#NOT_FOUND');
-    expect((await fetch(e.doc_url)).status).toBe(200);
-  });
+  // The page at doc_url itself is served by the listener: test/integration/http-adapter.test.ts.
 });

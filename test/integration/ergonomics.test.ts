@@ -1,7 +1,6 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { openTestApp, type AppClient, type TestApp } from '../helpers/app.js';
 
 /**
  * Agent ergonomics, as a model meets the server: the initialize instructions teach the
@@ -25,12 +24,12 @@ const SAYS_WHAT_IT_RETURNS = /\breturns?\b|\bcomes? back\b|^(the|your|a|an|who|a
 const SAYS_WHEN = /\b(use|call|when|finish|after|before|only|once|first|step|instead|if|while|without|unless|ask|for large|any size)\b/i;
 
 describe('agent ergonomics', () => {
-  let s: TestServer;
-  let c: Client;
+  let s: TestApp;
+  let c: AppClient;
   let tools: Array<{ name: string; description?: string; inputSchema: Record<string, unknown> }>;
 
   beforeAll(async () => {
-    s = await startTestServer();
+    s = await openTestApp();
     const a = await s.agent('Reader', { scopes: ['READ', 'WRITE', 'UPLOAD', 'DOWNLOAD', 'INVOKE'] });
     c = await s.connect(a.credential);
     tools = (await c.listTools()).tools as typeof tools;

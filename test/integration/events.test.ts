@@ -1,18 +1,18 @@
 import { describe, it, expect, afterAll, beforeAll } from 'vitest';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { startTestServer, ok, type TestServer, type TestAgent } from '../helpers/server.js';
+import { ok, type TestAgent } from '../helpers/server.js';
 import type { CoreEvent } from '../../shared/core-events.js';
+import { openTestApp, type AppClient, type TestApp } from '../helpers/app.js';
 
 // The events the UI follows (shared/core-events.ts) that once had no emitter, seen on the bus.
 describe('core events the UI follows', () => {
-  let s: TestServer;
+  let s: TestApp;
   let a: TestAgent;
-  let ca: Client;
+  let ca: AppClient;
   let room: string;
   const seen: CoreEvent[] = [];
 
   beforeAll(async () => {
-    s = await startTestServer();
+    s = await openTestApp();
     a = await s.agent('Worker');
     room = await s.room('Work');
     await s.join(room, a.plate);

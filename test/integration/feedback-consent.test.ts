@@ -1,16 +1,16 @@
 import { describe, it, expect, afterAll, beforeAll } from 'vitest';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { startTestServer, ok, fails, type TestServer, type TestAgent } from '../helpers/server.js';
+import { ok, fails, type TestAgent } from '../helpers/server.js';
+import { openTestApp, type AppClient, type TestApp } from '../helpers/app.js';
 
 describe('feedback consent', () => {
-  let s: TestServer;
+  let s: TestApp;
   let a: TestAgent;
   let b: TestAgent;
-  let ca: Client;
-  let cb: Client;
+  let ca: AppClient;
+  let cb: AppClient;
 
   beforeAll(async () => {
-    s = await startTestServer();
+    s = await openTestApp();
     a = await s.agent('Consenter');
     b = await s.agent('Neighbour');
     ca = await s.connect(a.credential);

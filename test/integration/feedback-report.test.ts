@@ -1,8 +1,8 @@
 import { describe, it, expect, afterAll, beforeAll } from 'vitest';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { startTestServer, ok, fails, type TestServer, type TestAgent } from '../helpers/server.js';
+import { ok, fails, type TestAgent } from '../helpers/server.js';
+import { openTestApp, type AppClient, type TestApp } from '../helpers/app.js';
 
 /**
  * A real server fault, provoked honestly: the test moves the `messages` table aside through
@@ -10,7 +10,7 @@ import { startTestServer, ok, fails, type TestServer, type TestAgent } from '../
  * (INTERNAL) exactly as it would on a damaged store. Moving it back is the "fix" after which a
  * retry succeeds. No test-only path exists in the product code.
  */
-function withStore<T>(s: TestServer, fn: (db: Database.Database) => T): T {
+function withStore<T>(s: TestApp, fn: (db: Database.Database) => T): T {
   const db = new Database(join(s.home, 'rooms.db'), { fileMustExist: true });
   try {
     db.pragma('busy_timeout = 5000');
@@ -19,20 +19,20 @@ function withStore<T>(s: TestServer, fn: (db: Database.Database) => T): T {
     db.close();
   }
 }
-const breakMessages = (s: TestServer) => withStore(s, (db) => db.exec('ALTER TABLE messages RENAME TO messages_aside'));
-const repairMessages = (s: TestServer) => withStore(s, (db) => db.exec('ALTER TABLE messages_aside RENAME TO messages'));
+const breakMessages = (s: TestApp) => withStore(s, (db) => db.exec('ALTER TABLE messages RENAME TO messages_aside'));
+const repairMessages = (s: TestApp) => withStore(s, (db) => db.exec('ALTER TABLE messages_aside RENAME TO messages'));
 
 // Built at run time, so the source holds no credential-shaped literal for secret scanners.
 const SECRET_BODY = `deploy with ${['ark', 'SECRETinBODY9876543210zyxwvutsrqponmlkjihgfedc'].join('_')} and the note from alice@example.com`;
 
 describe('error reporting: the six-step sequence of docs/contract.md', () => {
-  let s: TestServer;
+  let s: TestApp;
   let a: TestAgent;
-  let c: Client;
+  let c: AppClient;
   let room: string;
 
   beforeAll(async () => {
-    s = await startTestServer();
+    s = await openTestApp({ database: 'home' });
     a = await s.agent('Reporter');
     room = await s.room('Faults');
     await s.join(room, a.plate);

@@ -1,6 +1,6 @@
 import { describe, it, expect, afterAll, beforeAll } from 'vitest';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { startTestServer, ok, fails, type TestServer, type TestAgent } from '../helpers/server.js';
+import { ok, fails, type TestAgent } from '../helpers/server.js';
+import { openTestApp, type AppClient, type TestApp } from '../helpers/app.js';
 
 const ISSUE =
   'The read_board result omitted blocked_by for tasks whose prerequisite was cancelled. The lane showed the task as claimable. A claim then failed with blocked_by_deps.';
@@ -9,15 +9,15 @@ const FIX =
 const EVIDENCE = { tool: 'read_board', expected: 'blocked_by lists the open prerequisite', got: 'blocked_by was an empty list' };
 
 describe('task feedback and product feedback', () => {
-  let s: TestServer;
+  let s: TestApp;
   let a: TestAgent;
   let b: TestAgent;
-  let ca: Client;
-  let cb: Client;
+  let ca: AppClient;
+  let cb: AppClient;
   let room: string;
 
   /** A task of the caller taken through claim to the given end state. */
-  async function finished(c: Client, plate: string, end: 'done' | 'failed' | 'blocked', via: 'complete' | 'set_status' = 'complete') {
+  async function finished(c: AppClient, plate: string, end: 'done' | 'failed' | 'blocked', via: 'complete' | 'set_status' = 'complete') {
     const t = await ok(c, 'create_task', { room, title: `T ${end}`, definition_of_done: 'it works', assignee: plate });
     await ok(c, 'claim_task', { task_id: t.task_id });
     if (via === 'complete') {
@@ -41,7 +41,7 @@ describe('task feedback and product feedback', () => {
   });
 
   beforeAll(async () => {
-    s = await startTestServer();
+    s = await openTestApp();
     a = await s.agent('Worker');
     b = await s.agent('Peer');
     room = await s.room('Work');

@@ -1,12 +1,13 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { startTestServer, ok, type TestServer } from '../helpers/server.js';
+import { ok } from '../helpers/server.js';
 import { waitFor } from '../helpers/core.js';
+import { openTestApp, type TestApp } from '../helpers/app.js';
 
 /** GET /v1/needs-you: what waits on a human across its rooms, and only what it may see (docs/needs-you.md). */
 describe('needs you', () => {
-  let s: TestServer;
+  let s: TestApp;
   beforeAll(async () => {
-    s = await startTestServer();
+    s = await openTestApp({ background: true });
   });
   afterAll(async () => {
     await s?.stop();

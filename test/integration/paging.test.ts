@@ -4,25 +4,25 @@
  * between two pages (inserts and deletes: nothing that was there all along is skipped or repeated).
  */
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { startTestServer, ok, fails, type TestServer, type TestAgent } from '../helpers/server.js';
+import { ok, fails, type TestAgent } from '../helpers/server.js';
 import { createTask, claimTask, completeTask } from '../../src-main/core/tasks/service.js';
 import { enqueueWake } from '../../src-main/core/wakes/store.js';
 import { immediate } from '../../src-main/core/db/open.js';
+import { openTestApp, type AppClient, type TestApp } from '../helpers/app.js';
 
 const SUMMARY_KEYS = ['assignee', 'assignee_handle', 'blocked_by', 'consent_state', 'depends_on', 'lease', 'order', 'room', 'status', 'task_id', 'title', 'updated_at'];
 
 describe('paging: the board', () => {
-  let s: TestServer;
+  let s: TestApp;
   let room: string;
   let agents: TestAgent[];
-  let c: Client;
+  let c: AppClient;
   let ownerId: string;
   const seed = (a: TestAgent, title: string, order?: number) =>
     createTask(s.running.core, { kind: 'agent', plate: a.plate, ownerId, sessionId: 'seed' }, { roomId: room, title, definitionOfDone: 'dod', assignee: a.plate, detail: `detail of ${title}`, order });
 
   beforeAll(async () => {
-    s = await startTestServer({ rateLimit: { perSecond: 0, burst: 0 } });
+    s = await openTestApp({ rateLimit: { perSecond: 0, burst: 0 } });
     room = await s.room('Board');
     agents = [];
     for (const n of ['Ann', 'Bob', 'Cyd']) {
@@ -155,13 +155,13 @@ describe('paging: the board', () => {
 });
 
 describe('paging: files', () => {
-  let s: TestServer;
+  let s: TestApp;
   let room: string;
-  let c: Client;
-  let other: Client;
+  let c: AppClient;
+  let other: AppClient;
 
   beforeAll(async () => {
-    s = await startTestServer({ rateLimit: { perSecond: 0, burst: 0 } });
+    s = await openTestApp({ rateLimit: { perSecond: 0, burst: 0 } });
     room = await s.room('Files');
     const a = await s.agent('Writer');
     const b = await s.agent('Other');
@@ -243,12 +243,12 @@ describe('paging: files', () => {
 });
 
 describe('paging: wake logs', () => {
-  let s: TestServer;
+  let s: TestApp;
   let room: string;
   let target: TestAgent;
 
   beforeAll(async () => {
-    s = await startTestServer({ rateLimit: { perSecond: 0, burst: 0 } });
+    s = await openTestApp({ rateLimit: { perSecond: 0, burst: 0 } });
     room = await s.room('Wakes');
     target = await s.agent('Target');
     await s.join(room, target.plate);

@@ -3,14 +3,15 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { startTestServer, ok, type TestServer, type TestAgent } from '../helpers/server.js';
+import { ok, type TestAgent } from '../helpers/server.js';
 import { count, expectToolError, waitFor } from '../helpers/core.js';
+import { openTestApp, type TestApp } from '../helpers/app.js';
 
 /** Path reservations through the official MCP client on a real server (issue 19). */
 describe('path reservations', () => {
-  let s: TestServer;
+  let s: TestApp;
   beforeAll(async () => {
-    s = await startTestServer({ rateLimit: { perSecond: 0, burst: 1 } });
+    s = await openTestApp({ rateLimit: { perSecond: 0, burst: 1 }, database: 'home', background: true });
   });
   afterAll(async () => s.stop());
 
@@ -257,14 +258,14 @@ describe('path reservations across a restart', () => {
   it('a restart keeps every live reservation', async () => {
     const home = mkdtempSync(join(tmpdir(), 'agent-rooms-rsv-'));
     try {
-      let s = await startTestServer({ home });
+      let s = await openTestApp({ home, database: 'home' });
       const a = await s.agent('Keeper');
       const room = await s.room('Restart');
       await s.join(room, a.plate);
       const c = await s.connect(a.credential);
       const got = await ok(c, 'reserve_paths', { room, paths: ['src/**', 'docs/'] });
       await s.stop();
-      s = await startTestServer({ home });
+      s = await openTestApp({ home, database: 'home' });
       const c2 = await s.connect(a.credential);
       const list = await ok(c2, 'list_reservations', { room });
       expect(list.reservations.map((r: any) => r.reservation_id)).toEqual(got.reservations.map((r: any) => r.reservation_id));

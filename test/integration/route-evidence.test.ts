@@ -1,14 +1,14 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { openTestApp, type TestApp } from '../helpers/app.js';
 
 /**
  * A human API error keeps the argument *shape* of the route's declared body and query (names, types,
  * lengths) as its evidence, as tools do; never a value, and undeclared names only as a count.
  */
 describe('route errors keep the argument shape in evidence', () => {
-  let s: TestServer;
+  let s: TestApp;
   beforeAll(async () => {
-    s = await startTestServer();
+    s = await openTestApp();
   });
   afterAll(() => s.stop());
 
@@ -56,7 +56,7 @@ describe('route errors keep the argument shape in evidence', () => {
 
 describe('route evidence of a checked record body', () => {
   it('the runner body (a preset or a command) keeps its field names', async () => {
-    const s = await startTestServer();
+    const s = await openTestApp();
     try {
       const a = await s.agent('Runner');
       const r = await s.api('PUT', `/v1/agents/${a.plate}/runners/claude-code`, { preset: 7, env: { TOKEN: 'hunter2' }, x: 1 });

@@ -6,12 +6,12 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import fc from 'fast-check';
 import Database from 'better-sqlite3';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { startTestServer, ok, fails, type TestServer, type TestAgent } from '../helpers/server.js';
+import { ok, fails, type TestAgent } from '../helpers/server.js';
 import { parseSnippet, toFtsQuery } from '../../src-main/core/search/query.js';
 import { migrate } from '../../src-main/core/db/migrate.js';
 import { migration0009 } from '../../src-main/core/db/migrations/0009-search.js';
 import { search } from '../../src-main/core/search/service.js';
+import { openTestApp, type AppClient, type TestApp } from '../helpers/app.js';
 
 /** encodeURIComponent, except that a lone surrogate goes out as its (invalid) UTF-8 bytes. */
 const uriOf = (q: string) => {
@@ -24,17 +24,17 @@ const uriOf = (q: string) => {
 const fold = (s: string) => s.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
 
 describe('search', () => {
-  let s: TestServer;
+  let s: TestApp;
   let roomA: string;
   let roomB: string;
   let roomC: string;
   let a: TestAgent;
-  let ca: Client;
-  let cc: Client;
+  let ca: AppClient;
+  let cc: AppClient;
   let bob: { owner_id: string; token: string };
 
   beforeAll(async () => {
-    s = await startTestServer({ rateLimit: { perSecond: 0, burst: 0 } });
+    s = await openTestApp({ rateLimit: { perSecond: 0, burst: 0 } });
     roomA = await s.room('Alpha');
     roomB = await s.room('Beta');
     a = await s.agent('Seeker');

@@ -1,11 +1,11 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { startTestServer, ok, type TestServer } from '../helpers/server.js';
+import { ok } from '../helpers/server.js';
+import { openTestApp, type AppClient, type TestApp } from '../helpers/app.js';
 
 describe('tasks: claim_task is one atomic compare-and-swap', () => {
-  let s: TestServer;
+  let s: TestApp;
   beforeAll(async () => {
-    s = await startTestServer({ rateLimit: { perSecond: 0, burst: 0 } });
+    s = await openTestApp({ rateLimit: { perSecond: 0, burst: 0 } });
   });
   afterAll(async () => s.stop());
 
@@ -16,7 +16,7 @@ describe('tasks: claim_task is one atomic compare-and-swap', () => {
     await s.join(room, worker.plate);
     await s.join(room, lead.plate);
     const l = await s.connect(lead.credential);
-    const sessions: Client[] = await Promise.all(Array.from({ length: 50 }, () => s.connect(worker.credential)));
+    const sessions: AppClient[] = await Promise.all(Array.from({ length: 50 }, () => s.connect(worker.credential)));
     const ids = await Promise.all(sessions.map(async (c) => (await ok(c, 'whoami')).session_id as string));
     expect(new Set(ids).size).toBe(50);
 

@@ -1,21 +1,21 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { startTestServer, ok, fails, type TestServer, type TestAgent } from '../helpers/server.js';
+import { ok, fails, type TestAgent } from '../helpers/server.js';
+import { openTestApp, type AppClient, type TestApp } from '../helpers/app.js';
 
 /** Cross-owner Trust per (room, owner), default off (docs/contract.md "Who is who", Trust). */
 describe('tasks: cross-owner Trust', () => {
-  let s: TestServer;
+  let s: TestApp;
   let room: string;
   let bea: { owner_id: string; token: string };
   let mine: TestAgent;
   let mine2: TestAgent;
   let theirs: TestAgent;
-  let m: Client;
-  let t: Client;
+  let m: AppClient;
+  let t: AppClient;
   const count = () => (s.running.core.db.prepare('SELECT COUNT(*) AS n FROM tasks').get() as { n: number }).n;
 
   beforeAll(async () => {
-    s = await startTestServer({ rateLimit: { perSecond: 0, burst: 0 } });
+    s = await openTestApp({ rateLimit: { perSecond: 0, burst: 0 } });
     bea = await s.owner('Bea Other');
     room = await s.room('Shared');
     const add = await s.api('POST', `/v1/rooms/${room}/members`, { owner_id: bea.owner_id, role: 'member' });

@@ -1,20 +1,20 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { startTestServer, ok, fails, type TestServer, type TestAgent } from '../helpers/server.js';
+import { ok, fails, type TestAgent } from '../helpers/server.js';
 import { receiveRunning } from '../../src-main/core/tasks/service.js';
+import { openTestApp, type AppClient, type TestApp } from '../helpers/app.js';
 
-/** The transition table of docs/contract.md "Tasks", row by row, through the real server and MCP client. */
+/** The transition table of docs/contract.md "Tasks", row by row, through the real routes and tools (in process). */
 describe('tasks: transition table and rules', () => {
-  let s: TestServer;
+  let s: TestApp;
   let room: string;
   let worker: TestAgent;
   let lead: TestAgent;
-  let w: Client;
-  let w2: Client;
-  let l: Client;
+  let w: AppClient;
+  let w2: AppClient;
+  let l: AppClient;
 
   beforeAll(async () => {
-    s = await startTestServer({ rateLimit: { perSecond: 0, burst: 0 } });
+    s = await openTestApp({ rateLimit: { perSecond: 0, burst: 0 } });
     room = await s.room('Board');
     worker = await s.agent('Worker');
     lead = await s.agent('Lead');

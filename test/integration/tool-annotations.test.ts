@@ -1,6 +1,6 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { ALL_TOOLS } from '../../src-main/core/capabilities.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { openTestApp, type TestApp } from '../helpers/app.js';
 
 const HINTS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const;
 
@@ -9,9 +9,9 @@ const HINTS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHi
  * readOnlyHint), so every tool declares all four hints and a title, and tools/list carries them.
  */
 describe('tool annotations', () => {
-  let s: TestServer;
+  let s: TestApp;
   beforeAll(async () => {
-    s = await startTestServer();
+    s = await openTestApp();
   });
   afterAll(async () => s.stop());
 

@@ -1,9 +1,8 @@
-// The UI's stores, run in Node against a real server on a temp home: api.ts is pointed at the
-// server (base URL, an owner's token) and every room resource loads what the server holds. The
+// The UI's stores, run in Node against the real routes in process (test/helpers/app.ts): api.ts is
+// given the app's fetch (base URL, an owner's token) and every room resource loads what the core holds. The
 // race is real too: a fetch wrapper holds one answer back until a newer request has landed.
 import { describe, it, expect, beforeAll, afterAll, beforeEach } from 'vitest';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { startTestServer, ok, type TestAgent, type TestServer } from '../helpers/server.js';
+import { ok, type TestAgent } from '../helpers/server.js';
 import { waitFor } from '../helpers/core.js';
 import { configureApi, type TokenSource } from '../../src-renderer/src/api.js';
 import { useBoard } from '../../src-renderer/src/stores/board.js';
@@ -17,6 +16,7 @@ import { useMembers, useTrust } from '../../src-renderer/src/stores/rooms.js';
 import { useSession } from '../../src-renderer/src/stores/session.js';
 import { phaseOf, refreshRoomResources } from '../../src-renderer/src/stores/room-resource.js';
 import type { Board, BoardTask } from '../../shared/api-types.js';
+import { openTestApp, type AppClient, type TestApp } from '../helpers/app.js';
 
 /** A session token held in memory, as the page holds it in sessionStorage. */
 function tokenOf(token: string | null): TokenSource {
@@ -28,7 +28,7 @@ function tokenOf(token: string | null): TokenSource {
  * fetch, with one answer held back on request: the response has arrived from the server, but the
  * store sees it only when the test lets it go. `delivered` lists the paths in the order the store got them.
  */
-function gatedFetch() {
+function gatedFetch(fetch: (input: string, init: RequestInit) => Promise<Response>) {
   let hold: { match: (url: string) => boolean; gate: Promise<void>; body?: Promise<unknown> } | undefined;
   const delivered: string[] = [];
   const f = async (input: string, init: RequestInit) => {
@@ -56,11 +56,11 @@ function gatedFetch() {
   };
 }
 
-describe('UI store loaders against a real server', () => {
-  let s: TestServer;
+describe('UI store loaders against the real routes (in process)', () => {
+  let s: TestApp;
   let agent: TestAgent;
-  let c: Client;
-  const net = gatedFetch();
+  let c: AppClient;
+  const net = gatedFetch((input, init) => s.fetch(input, init));
 
   const signIn = (token: string) => configureApi({ baseUrl: s.baseUrl, tokens: tokenOf(token), fetch: net.fetch });
   const newTask = (roomId: string, title: string) =>
@@ -77,7 +77,7 @@ describe('UI store loaders against a real server', () => {
   const titles = (b: Board<BoardTask> | undefined) => [...(b?.lanes.flatMap((l) => l.tasks) ?? []), ...(b?.done ?? [])].map((t) => t.title).sort();
 
   beforeAll(async () => {
-    s = await startTestServer({ rateLimit: { perSecond: 0, burst: 0 } });
+    s = await openTestApp({ rateLimit: { perSecond: 0, burst: 0 } });
     agent = await s.agent('Loader');
     c = await s.connect(agent.credential);
   });

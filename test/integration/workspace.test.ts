@@ -1,7 +1,8 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { startTestServer, ok, fails, type TestServer } from '../helpers/server.js';
+import { ok, fails } from '../helpers/server.js';
+import { openTestApp, type TestApp } from '../helpers/app.js';
 
 // A token shaped like a real one; its whole text must never leave read_workspace.
 const TOKEN = 'ghp_Zx9Qw3rT7yU1iO5pA8sD2fG6hJ4kL0mNbVcX';
@@ -13,7 +14,7 @@ function sqliteBytes(home: string): Buffer {
 }
 
 describe('workspace', () => {
-  let s: TestServer;
+  let s: TestApp;
   const logs: string[] = [];
   const bodies: string[] = [];
   let room: string;
@@ -26,7 +27,7 @@ describe('workspace', () => {
   };
 
   beforeAll(async () => {
-    s = await startTestServer({ log: (l) => logs.push(l) });
+    s = await openTestApp({ log: (l) => logs.push(l) });
     room = await s.room('Repo room');
     mate = await s.owner('Mate');
     expect((await api('POST', `/v1/rooms/${room}/members`, { owner_id: mate.owner_id, role: 'member' })).status).toBe(201);

@@ -103,7 +103,7 @@ export function requireHumanRoom(db: Db, roomId: string, ownerId: string, needAd
 
 /** The plates of the room's agents, in the order they joined. */
 export function agentPlatesOfRoom(db: Db, roomId: string): string[] {
-  return (stmt(db, 'SELECT plate FROM room_agents WHERE room_id = ? ORDER BY created_at, plate').all(roomId) as Array<{ plate: string }>).map(
+  return (stmt(db, 'SELECT plate FROM room_agents WHERE room_id = ? ORDER BY created_at, rowid').all(roomId) as Array<{ plate: string }>).map(
     (r) => r.plate,
   );
 }

@@ -1,0 +1,65 @@
+import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { startTestServer, ok, fails, type TestServer, type TestAgent } from '../helpers/server.js';
+import { ERROR_ID_RE } from '../helpers/core.js';
+import { ERROR_CODES } from '../../shared/errors.js';
+
+/**
+ * What only the HTTP adapter does, split out of tests of rules that now run in process
+ * (core-human-api, diagnose, files): headers as they cross the wire, the error docs page, a
+ * download URL served by the listener.
+ */
+describe('the HTTP adapter', () => {
+  let s: TestServer;
+  let a: TestAgent;
+  let room: string;
+
+  beforeAll(async () => {
+    s = await startTestServer({ rateLimit: { perSecond: 0, burst: 0 } });
+    a = await s.agent('Wire');
+    room = await s.room('Wire');
+    await s.join(room, a.plate);
+  });
+  afterAll(async () => s.stop());
+
+  it('unauthenticated or bad tokens: 401 with WWW-Authenticate, no header at all included', async () => {
+    for (const token of ['', 'aro_nope', s.ownerToken + 'x']) {
+      const r = await fetch(`${s.baseUrl}/v1/me`, token ? { headers: { authorization: `Bearer ${token}` } } : {});
+      expect(r.status).toBe(401);
+      expect(r.headers.get('www-authenticate')).toMatch(/^Bearer/);
+      const body = (await r.json()) as any;
+      expect(body.error.code).toBe('UNAUTHENTICATED');
+      expect(body.error.error_id).toMatch(ERROR_ID_RE);
+    }
+  });
+
+  it('serves a documentation page for every error code at doc_url', async () => {
+    const res = await fetch(`${s.baseUrl}/docs/errors`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/text\/html/);
+    const html = await res.text();
+    for (const code of ERROR_CODES) {
+      const section = new RegExp(`<section id="${code}">([\\s\\S]*?)</section>`).exec(html);
+      expect(section, code).not.toBeNull();
+      expect(section![1]).toMatch(/What to do:/);
+      expect(section![1]!.replace(/<[^>]+>/g, '').length).toBeGreaterThan(60);
+    }
+    // Feedback consent is explained where CONSENT_REQUIRED is.
+    expect(/<section id="CONSENT_REQUIRED">([\s\S]*?)<\/section>/.exec(html)![1]).toMatch(/set_feedback_consent/);
+    // A real error's doc_url is that page, anchored at the code.
+    const c = await s.connect(a.credential);
+    const e = await fails(c, 'read_room', { room: 'room_missing' });
+    const u = new URL(e.doc_url);
+    expect(u.pathname).toBe('/docs/errors');
+    expect(u.hash).toBe('#NOT_FOUND');
+    expect((await fetch(e.doc_url)).status).toBe(200);
+  });
+
+  it('fetch_file serves inline files at its download_url, with their content type', async () => {
+    const c = await s.connect(a.credential);
+    const w = await ok(c, 'write_file', { room, path: 'ctx/a.txt', content: 'a' });
+    const f = await ok(c, 'fetch_file', { file_id: w.file_id });
+    const g = await fetch(f.download_url);
+    expect(g.headers.get('content-type')).toBe('text/plain; charset=utf-8');
+    expect(await g.text()).toBe('a');
+  });
+});
