@@ -2,11 +2,11 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import type { ChildProcess } from 'node:child_process';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import type { TestServer } from '../helpers/server.js';
 import { waitFor } from '../helpers/core.js';
 import { mcpServerName } from '../../shared/host-connect.js';
 import { anthropicStandIn, REPLY_PREFIX, type StandIn } from './standins.js';
-import { BIN_DIR, freshHome, hostInstalled, mentionAndWait, pathWithHosts, run } from './helpers.js';
+import { BIN_DIR, claudeHostEnv, freshHome, hostInstalled, mentionAndWait, openHostRig, run, type HostRig } from './helpers.js';
 
 const installed = hostInstalled('claude');
 
@@ -14,33 +14,14 @@ const installed = hostInstalled('claude');
 describe.skipIf(!installed)('host: Claude Code (real CLI)', () => {
   let s: TestServer;
   let model: StandIn;
-  let home: ReturnType<typeof freshHome>;
-  const saved = { PATH: process.env.PATH, ACK: process.env.AGENT_ROOMS_CHANNEL_ACK_MS };
-  beforeAll(async () => {
-    process.env.PATH = pathWithHosts();
-    // A push not taken goes to the runner after this long (15 s by default).
-    process.env.AGENT_ROOMS_CHANNEL_ACK_MS = '3000';
-    home = freshHome('claude');
-    model = await anthropicStandIn();
-    s = await startTestServer({ rateLimit: { perSecond: 0, burst: 1 } });
-  });
-  afterAll(async () => {
-    await s?.stop();
-    await model?.close();
-    home?.cleanup();
-    process.env.PATH = saved.PATH;
-    if (saved.ACK === undefined) delete process.env.AGENT_ROOMS_CHANNEL_ACK_MS;
-    else process.env.AGENT_ROOMS_CHANNEL_ACK_MS = saved.ACK;
-  });
+  let home: HostRig['home'];
+  let rig: HostRig | undefined;
+  // A push not taken goes to the runner after this long (15 s by default).
+  beforeAll(async () => void ({ s, model, home } = rig = await openHostRig('claude', anthropicStandIn, { AGENT_ROOMS_CHANNEL_ACK_MS: '3000' })));
+  afterAll(() => rig?.close());
 
   /** What the host needs to reach the stand-in model: the runner's env, as an owner would set it. */
-  const hostEnv = (url = model.url) => ({
-    HOME: home.dir,
-    ANTHROPIC_BASE_URL: url,
-    ANTHROPIC_API_KEY: 'sk-ant-standin-key',
-    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-    DISABLE_AUTOUPDATER: '1',
-  });
+  const hostEnv = (url = model.url) => claudeHostEnv(home.dir, url);
 
   async function worker(name: string) {
     const a = await s.agent(name);

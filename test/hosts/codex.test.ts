@@ -1,10 +1,8 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import type { TestServer } from '../helpers/server.js';
 import { openaiStandIn, REPLY_PREFIX, type StandIn } from './standins.js';
 import { mcpServerName } from '../../shared/host-connect.js';
-import { freshHome, hostInstalled, mentionAndWait, pathWithHosts } from './helpers.js';
+import { hostInstalled, mentionAndWait, openHostRig, writeCodexConfig, type HostRig } from './helpers.js';
 
 const installed = hostInstalled('codex');
 
@@ -12,35 +10,13 @@ const installed = hostInstalled('codex');
 describe.skipIf(!installed)('host: Codex (real CLI)', () => {
   let s: TestServer;
   let model: StandIn;
-  let home: ReturnType<typeof freshHome>;
-  const savedPath = process.env.PATH;
+  let home: HostRig['home'];
+  let rig: HostRig | undefined;
   beforeAll(async () => {
-    process.env.PATH = pathWithHosts();
-    home = freshHome('codex');
-    model = await openaiStandIn();
-    // The user's own Codex config: a model provider (the stand-in); approvals and sandbox left at their defaults.
-    mkdirSync(join(home.dir, '.codex'), { recursive: true });
-    writeFileSync(
-      join(home.dir, '.codex', 'config.toml'),
-      [
-        'model = "gpt-standin"',
-        'model_provider = "standin"',
-        '[model_providers.standin]',
-        'name = "standin"',
-        `base_url = "${model.url}/v1"`,
-        'env_key = "OPENAI_API_KEY"',
-        'wire_api = "responses"',
-        '',
-      ].join('\n'),
-    );
-    s = await startTestServer({ rateLimit: { perSecond: 0, burst: 1 } });
+    ({ s, model, home } = rig = await openHostRig('codex', openaiStandIn));
+    writeCodexConfig(home.dir, model.url);
   });
-  afterAll(async () => {
-    await s?.stop();
-    await model?.close();
-    home?.cleanup();
-    process.env.PATH = savedPath;
-  });
+  afterAll(() => rig?.close());
 
   const hostEnv = () => ({ HOME: home.dir, OPENAI_API_KEY: 'sk-standin-key' });
 

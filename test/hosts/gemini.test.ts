@@ -1,9 +1,9 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import type { TestServer } from '../helpers/server.js';
 import { geminiStandIn, REPLY_PREFIX, type StandIn } from './standins.js';
-import { freshHome, hostInstalled, mentionAndWait, pathWithHosts } from './helpers.js';
+import { hostInstalled, mentionAndWait, openHostRig, type HostRig } from './helpers.js';
 
 const installed = hostInstalled('gemini');
 
@@ -11,23 +11,15 @@ const installed = hostInstalled('gemini');
 describe.skipIf(!installed)('host: Gemini CLI (real CLI)', () => {
   let s: TestServer;
   let model: StandIn;
-  let home: ReturnType<typeof freshHome>;
-  const savedPath = process.env.PATH;
+  let home: HostRig['home'];
+  let rig: HostRig | undefined;
   beforeAll(async () => {
-    process.env.PATH = pathWithHosts();
-    home = freshHome('gemini');
-    model = await geminiStandIn();
+    ({ s, model, home } = rig = await openHostRig('gemini', geminiStandIn));
     // The user's own settings: signed in with an API key; nothing about Agent Rooms, no trusted folders.
     mkdirSync(join(home.dir, '.gemini'), { recursive: true });
     writeFileSync(join(home.dir, '.gemini', 'settings.json'), JSON.stringify({ security: { auth: { selectedType: 'gemini-api-key' } } }));
-    s = await startTestServer({ rateLimit: { perSecond: 0, burst: 1 } });
   });
-  afterAll(async () => {
-    await s?.stop();
-    await model?.close();
-    home?.cleanup();
-    process.env.PATH = savedPath;
-  });
+  afterAll(() => rig?.close());
 
   const hostEnv = () => ({ HOME: home.dir, GEMINI_API_KEY: 'standin-gemini-key', GOOGLE_GEMINI_BASE_URL: model.url });
 

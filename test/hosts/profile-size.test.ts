@@ -1,10 +1,8 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import type { TestServer } from '../helpers/server.js';
 import { openaiStandIn, REPLY_PREFIX, type StandIn } from './standins.js';
 import { RUNNER_PRESETS } from '../../src-main/core/wakes/presets.js';
-import { freshHome, hostInstalled, mentionAndWait, pathWithHosts } from './helpers.js';
+import { hostInstalled, mentionAndWait, openHostRig, writeCodexConfig, type HostRig } from './helpers.js';
 
 const installed = hostInstalled('codex');
 
@@ -17,25 +15,13 @@ const installed = hostInstalled('codex');
 describe.skipIf(!installed)('host: Codex, first-turn request size per tool profile', () => {
   let s: TestServer;
   let model: StandIn;
-  let home: ReturnType<typeof freshHome>;
-  const savedPath = process.env.PATH;
+  let home: HostRig['home'];
+  let rig: HostRig | undefined;
   beforeAll(async () => {
-    process.env.PATH = pathWithHosts();
-    home = freshHome('codex-profiles');
-    model = await openaiStandIn();
-    mkdirSync(join(home.dir, '.codex'), { recursive: true });
-    writeFileSync(
-      join(home.dir, '.codex', 'config.toml'),
-      ['model = "gpt-standin"', 'model_provider = "standin"', '[model_providers.standin]', 'name = "standin"', `base_url = "${model.url}/v1"`, 'env_key = "OPENAI_API_KEY"', 'wire_api = "responses"', ''].join('\n'),
-    );
-    s = await startTestServer({ rateLimit: { perSecond: 0, burst: 1 } });
+    ({ s, model, home } = rig = await openHostRig('codex-profiles', openaiStandIn));
+    writeCodexConfig(home.dir, model.url);
   });
-  afterAll(async () => {
-    await s?.stop();
-    await model?.close();
-    home?.cleanup();
-    process.env.PATH = savedPath;
-  });
+  afterAll(() => rig?.close());
 
   it('records the first turn of a wake with core and with full; core is smaller', async () => {
     const sizes: Record<string, { request: number; tools: number }> = {};

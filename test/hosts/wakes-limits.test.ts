@@ -1,8 +1,8 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import type { TestServer } from '../helpers/server.js';
 import { waitFor } from '../helpers/core.js';
 import { anthropicStandIn, type StandIn } from './standins.js';
-import { freshHome, hostInstalled, pathWithHosts } from './helpers.js';
+import { claudeHostEnv, hostInstalled, openHostRig, type HostRig } from './helpers.js';
 
 const installed = hostInstalled('claude');
 
@@ -15,28 +15,12 @@ const installed = hostInstalled('claude');
 describe.skipIf(!installed)('host: Claude Code, wakes you can leave running', () => {
   let s: TestServer;
   let model: StandIn;
-  let home: ReturnType<typeof freshHome>;
-  const saved = { PATH: process.env.PATH };
-  beforeAll(async () => {
-    process.env.PATH = pathWithHosts();
-    home = freshHome('claude-limits');
-    model = await anthropicStandIn();
-    s = await startTestServer({ rateLimit: { perSecond: 0, burst: 1 } });
-  });
-  afterAll(async () => {
-    await s?.stop();
-    await model?.close();
-    home?.cleanup();
-    process.env.PATH = saved.PATH;
-  });
+  let home: HostRig['home'];
+  let rig: HostRig | undefined;
+  beforeAll(async () => void ({ s, model, home } = rig = await openHostRig('claude-limits', anthropicStandIn)));
+  afterAll(() => rig?.close());
 
-  const hostEnv = () => ({
-    HOME: home.dir,
-    ANTHROPIC_BASE_URL: model.url,
-    ANTHROPIC_API_KEY: 'sk-ant-standin-key',
-    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-    DISABLE_AUTOUPDATER: '1',
-  });
+  const hostEnv = () => claudeHostEnv(home.dir, model.url);
 
   it('ping-pong by mention: at most 7 runs, then held by the loop guard; a release runs one more; usage adds up', async () => {
     const room = await s.room('Ping pong');

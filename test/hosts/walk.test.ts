@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { spawn } from 'node:child_process';
@@ -7,7 +7,7 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 import { mcpServerName } from '../../shared/host-connect.js';
 import { onPath } from '../../src-main/core/util/which.js';
 import { anthropicStandIn, geminiStandIn, openaiStandIn, REPLY_PREFIX, type StandIn } from './standins.js';
-import { freshHome, hostInstalled, pathWithHosts } from './helpers.js';
+import { freshHome, hostInstalled, pathWithHosts, writeCodexConfig } from './helpers.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const all = ['claude', 'codex', 'gemini'].map(hostInstalled).every(Boolean);
@@ -82,11 +82,7 @@ describe.skipIf(!all)('from clone to a woken agent, with the real host CLIs', ()
     const [anthropic, openai, gemini] = await Promise.all([anthropicStandIn(), openaiStandIn(), geminiStandIn()]);
     models.push(anthropic, openai, gemini);
     // The user's own Codex config names its model provider (the stand-in), as a Codex user's does.
-    mkdirSync(join(home.dir, '.codex'), { recursive: true });
-    writeFileSync(
-      join(home.dir, '.codex', 'config.toml'),
-      ['model = "gpt-standin"', 'model_provider = "standin"', '[model_providers.standin]', 'name = "standin"', `base_url = "${openai.url}/v1"`, 'env_key = "OPENAI_API_KEY"', 'wire_api = "responses"', ''].join('\n'),
-    );
+    writeCodexConfig(home.dir, openai.url);
     // The user's shell: the CLIs on PATH, their model keys in the environment.
     user = {
       ...process.env,

@@ -10,6 +10,7 @@ import { performance } from 'node:perf_hooks';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { findSensitive } from '../../src-main/core/feedback/sensitive.js';
 import { startTestServer, ok, fails, type TestServer, type TestAgent } from '../helpers/server.js';
+import { agentInRoom } from '../helpers/seat.js';
 
 const SIZE = 16 * 1024;
 /** How much slower per KB than prose adversarial input may be. A backtracking pattern is off by 100s to 1000s at this size. */
@@ -97,14 +98,9 @@ describe('item 4: cheap gates before the filter', () => {
 
   beforeAll(async () => {
     s = await startTestServer();
-    a = await s.agent('Reporter');
-    room = await s.room('Feedback');
-    await s.join(room, a.plate);
-    c = await s.connect(a.credential);
+    ({ agent: a, room, c } = await agentInRoom(s, 'Reporter', 'Feedback'));
   });
-  afterAll(async () => {
-    await s?.stop();
-  });
+  afterAll(() => s?.stop());
 
   it('an issue without bug consent is refused before its text is filtered', async () => {
     const t = await ok(c, 'create_task', { room, title: 'T', definition_of_done: 'it works', assignee: a.plate });

@@ -5,6 +5,7 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { createHash } from 'node:crypto';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { startTestServer, ok, fails, type TestServer } from '../helpers/server.js';
+import { agentInRoom } from '../helpers/seat.js';
 
 const sha = (s: string) => createHash('sha256').update(s).digest('hex');
 
@@ -29,14 +30,9 @@ describe('item 14: paths with bidi or zero-width characters', () => {
 
   beforeAll(async () => {
     s = await startTestServer({ rateLimit: { perSecond: 0, burst: 0 } });
-    const a = await s.agent('Spoofer');
-    room = await s.room('Spoof');
-    await s.join(room, a.plate);
-    c = await s.connect(a.credential);
+    ({ room, c } = await agentInRoom(s, 'Spoofer', 'Spoof'));
   });
-  afterAll(async () => {
-    await s?.stop();
-  });
+  afterAll(() => s?.stop());
 
   it.each(SPOOFS)('refuses %j (%s) on write_file, share_file and the human upload route', async (path) => {
     const e = await fails(c, 'write_file', { room, path, content: 'x' });

@@ -8,6 +8,7 @@ import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, statSync, 
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { startTestServer, ok, type TestServer } from '../helpers/server.js';
+import { agentInRoom } from '../helpers/seat.js';
 import { tempDirs } from '../helpers/core.js';
 import { exportRoom } from '../../src-main/core/backup/export.js';
 import { backupHome } from '../../src-main/core/backup/backup.js';
@@ -35,10 +36,7 @@ describe.runIf(POSIX)('issue 26: exports and backups never write through links, 
 
   beforeAll(async () => {
     s = await startTestServer({ rateLimit: { perSecond: 0, burst: 0 } });
-    const a = await s.agent('Writer');
-    room = await s.room('Exported');
-    await s.join(room, a.plate);
-    c = await s.connect(a.credential);
+    ({ room, c } = await agentInRoom(s, 'Writer', 'Exported'));
     await ok(c, 'send_message', { room, body: 'a message every export holds' });
     await ok(c, 'write_file', { room, path: 'notes/plan.md', content: 'the plan' });
     victimDir = dirs.tmp('ar-victim-');
