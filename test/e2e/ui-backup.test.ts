@@ -1,24 +1,20 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { existsSync } from 'node:fs';
 import type { Browser } from 'playwright-core';
-import { startTestServer, type TestServer } from '../helpers/server.js';
-import { browserSkipReason, launchBrowser, signedInPage } from '../helpers/browser.js';
+import type { TestServer } from '../helpers/server.js';
+import { browserSkip, openUi, signedInPage, type UiRig } from '../helpers/browser.js';
 
-const skip = browserSkipReason();
-if (skip) console.warn(skip);
+const skip = browserSkip();
 
 describe.skipIf(!!skip)('UI: the last backup and "Back up now"', () => {
   let s: TestServer;
   let browser: Browser;
+  let ui: UiRig | undefined;
 
   beforeAll(async () => {
-    s = await startTestServer();
-    browser = await launchBrowser();
+    ({ s, browser } = ui = await openUi());
   });
-  afterAll(async () => {
-    await browser?.close();
-    await s?.stop();
-  });
+  afterAll(() => ui?.close());
 
   it('the primary owner sees there is no backup yet, backs up with one click and sees it verified; another owner sees no backup controls', async () => {
     const { context, page } = await signedInPage(browser, s.running.loginUrl());

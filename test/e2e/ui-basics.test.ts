@@ -1,26 +1,22 @@
 /// <reference lib="dom" />
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { startTestServer, ok, type TestServer, type TestAgent } from '../helpers/server.js';
-import { browserSkipReason, launchBrowser, screenshot, signedInPage } from '../helpers/browser.js';
+import { ok, type TestServer, type TestAgent } from '../helpers/server.js';
+import { browserSkip, openUi, screenshot, signedInPage, type UiRig } from '../helpers/browser.js';
 
-const skip = browserSkipReason();
-if (skip) console.warn(skip);
+const skip = browserSkip();
 
 describe.skipIf(!!skip)('UI: sign-in, rooms, chat, agents', () => {
   let s: TestServer;
   let browser: Browser;
+  let ui: UiRig | undefined;
   let agent: TestAgent;
 
   beforeAll(async () => {
-    s = await startTestServer();
-    browser = await launchBrowser();
+    ({ s, browser } = ui = await openUi());
     agent = await s.agent('Reviewer');
   });
-  afterAll(async () => {
-    await browser?.close();
-    await s?.stop();
-  });
+  afterAll(() => ui?.close());
 
   it('a stale or reused login link gets a clear page; without a session the UI says how to sign in', async () => {
     const ctx = await browser.newContext();

@@ -1,7 +1,7 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { startTestServer, ok, fails, type TestServer, type TestAgent } from '../helpers/server.js';
-import { browserSkipReason, launchBrowser, screenshot, signedInPage } from '../helpers/browser.js';
+import { ok, fails, type TestServer, type TestAgent } from '../helpers/server.js';
+import { browserSkip, openUi, screenshot, signedInPage, type UiRig } from '../helpers/browser.js';
 
 /** These checks are about assignee lanes: the board's "By assignee" grouping, kept per browser (docs/ui.md). */
 async function byAssignee<T extends { context: import('playwright-core').BrowserContext; page: Page }>(ui: T): Promise<T> {
@@ -10,8 +10,7 @@ async function byAssignee<T extends { context: import('playwright-core').Browser
   return ui;
 }
 
-const skip = browserSkipReason();
-if (skip) console.warn(skip);
+const skip = browserSkip();
 
 const card = (page: Page, title: string) => page.locator('article.card', { has: page.getByRole('heading', { name: title, exact: true }) });
 const lane = (page: Page, handle: string) => page.getByRole('region', { name: `Lane ${handle}` });
@@ -19,23 +18,20 @@ const lane = (page: Page, handle: string) => page.getByRole('region', { name: `L
 describe.skipIf(!!skip)('UI: the board', () => {
   let s: TestServer;
   let browser: Browser;
+  let ui: UiRig | undefined;
   let builder: TestAgent;
   let tester: TestAgent;
   let roomId: string;
 
   beforeAll(async () => {
-    s = await startTestServer();
-    browser = await launchBrowser();
+    ({ s, browser } = ui = await openUi());
     builder = await s.agent('Builder');
     tester = await s.agent('Tester');
     roomId = await s.room('Release');
     await s.join(roomId, builder.plate);
     await s.join(roomId, tester.plate);
   });
-  afterAll(async () => {
-    await browser?.close();
-    await s?.stop();
-  });
+  afterAll(() => ui?.close());
 
   async function createTask(page: Page, title: string, assignee: TestAgent, dependsOn?: string) {
     await page.getByRole('button', { name: 'New task' }).click();

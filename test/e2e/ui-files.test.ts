@@ -5,29 +5,27 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
-import { startTestServer, type TestServer } from '../helpers/server.js';
-import { browserSkipReason, launchBrowser, screenshot, signedInPage } from '../helpers/browser.js';
+import type { TestServer } from '../helpers/server.js';
+import { browserSkip, openUi, screenshot, signedInPage, type UiRig } from '../helpers/browser.js';
 
-const skip = browserSkipReason();
-if (skip) console.warn(skip);
+const skip = browserSkip();
 
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
 describe.skipIf(!!skip)('UI: workspace and files', () => {
   let s: TestServer;
   let browser: Browser;
+  let ui: UiRig | undefined;
   let roomId: string;
   let dir: string;
 
   beforeAll(async () => {
-    s = await startTestServer();
-    browser = await launchBrowser();
+    ({ s, browser } = ui = await openUi());
     roomId = await s.room('Assets');
     dir = mkdtempSync(join(tmpdir(), 'agent-rooms-ui-files-'));
   });
   afterAll(async () => {
-    await browser?.close();
-    await s?.stop();
+    await ui?.close();
     rmSync(dir, { recursive: true, force: true });
   });
 

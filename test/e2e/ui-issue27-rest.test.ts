@@ -1,14 +1,14 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { startTestServer, ok, type TestServer, type TestAgent } from '../helpers/server.js';
-import { browserSkipReason, launchBrowser, signedInPage } from '../helpers/browser.js';
+import { ok, type TestServer, type TestAgent } from '../helpers/server.js';
+import { browserSkip, openUi, signedInPage, type UiRig } from '../helpers/browser.js';
 import { join } from 'node:path';
 import { waitFor } from '../helpers/core.js';
 import { fixtureRunner, readRunnerLog } from '../integration/wakes-helpers.js';
+import { writeInline } from '../../src-main/core/files/service.js';
 
 /** The rest of the window's second pass (docs/ui.md): a file's own URL from the palette, `c` from any room view. */
-const skip = browserSkipReason();
-if (skip) console.warn(skip);
+const skip = browserSkip();
 const hashOf = async (page: Page) => new URL(page.url()).hash;
 const waitHash = (page: Page, re: RegExp) => expect.poll(() => hashOf(page), { timeout: 10_000 }).toMatch(re);
 const TARGET = 'zz/deep/report-quasar.md';
@@ -16,27 +16,25 @@ const TARGET = 'zz/deep/report-quasar.md';
 describe.skipIf(!!skip)('UI: the rest of the second pass', () => {
   let s: TestServer;
   let browser: Browser;
+  let ui: UiRig | undefined;
   let a: TestAgent;
   let room: string;
 
   beforeAll(async () => {
-    // 507 files are seeded through write_file: the per-plate rate limit is off for the seeding agent.
-    s = await startTestServer({ rateLimit: { perSecond: 0, burst: 1 } });
-    browser = await launchBrowser();
+    ({ s, browser } = ui = await openUi({ rateLimit: { perSecond: 0, burst: 1 } }));
     a = await s.agent('Writer');
     room = await s.room('Files galore');
     await s.join(room, a.plate);
     const c = await s.connect(a.credential);
     // More files than the Files tab loads (500, by path): the target sorts last, off the loaded page.
-    for (let i = 0; i < 505; i++) await ok(c, 'write_file', { room, path: `a/${String(i).padStart(4, '0')}.txt`, content: `filler ${i}` });
+    // The fillers are written through the file service (what write_file calls): seeding is not what is tested.
+    const writer = { kind: 'agent' as const, plate: a.plate, ownerId: (await s.api('GET', '/v1/me')).body.owner_id as string };
+    for (let i = 0; i < 505; i++) writeInline(s.running.core, writer, { roomId: room, path: `a/${String(i).padStart(4, '0')}.txt`, content: `filler ${i}`, encoding: 'utf-8' });
     await ok(c, 'write_file', { room, path: TARGET, content: 'the quasar figures of the quarter' });
     await ok(c, 'write_file', { room, path: 'NOTES/near-quasar.md', content: 'quasar nearby, on the first page' });
     await c.close();
   }, 180_000);
-  afterAll(async () => {
-    await browser?.close();
-    await s?.stop();
-  });
+  afterAll(() => ui?.close());
 
   it('a palette file hit goes to the file: its own URL, scrolled into view and highlighted, even off the loaded page; reload lands there', async () => {
     const { context, page } = await signedInPage(browser, s.running.loginUrl());

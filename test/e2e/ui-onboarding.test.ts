@@ -1,24 +1,20 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { startTestServer, ok, type TestServer } from '../helpers/server.js';
-import { browserSkipReason, launchBrowser, screenshot, signedInPage } from '../helpers/browser.js';
+import { ok, type TestServer } from '../helpers/server.js';
+import { browserSkip, openUi, screenshot, signedInPage, type UiRig } from '../helpers/browser.js';
 import { connectPlan, mcpServerName, shellLine } from '../../shared/host-connect.js';
 
-const skip = browserSkipReason();
-if (skip) console.warn(skip);
+const skip = browserSkip();
 
 describe.skipIf(!!skip)('UI: first run, from an empty home to an agent live in a room', () => {
   let s: TestServer;
   let browser: Browser;
+  let ui: UiRig | undefined;
 
   beforeAll(async () => {
-    s = await startTestServer();
-    browser = await launchBrowser();
+    ({ s, browser } = ui = await openUi());
   });
-  afterAll(async () => {
-    await browser?.close();
-    await s?.stop();
-  });
+  afterAll(() => ui?.close());
 
   it('creates an agent, shows the exact connect command, adds it to a new room and shows it going live', async () => {
     const { context, page } = await signedInPage(browser, s.running.loginUrl());

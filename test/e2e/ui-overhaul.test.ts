@@ -3,12 +3,11 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Browser, Page } from 'playwright-core';
-import { startTestServer, ok, type TestServer, type TestAgent } from '../helpers/server.js';
-import { browserSkipReason, launchBrowser, screenshot } from '../helpers/browser.js';
+import { ok, type TestServer, type TestAgent } from '../helpers/server.js';
+import { browserSkip, openUi, screenshot, type UiRig } from '../helpers/browser.js';
 import { compareWithBaseline } from './ui-pixels.js';
 
-const skip = browserSkipReason();
-if (skip) console.warn(skip);
+const skip = browserSkip();
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
@@ -46,6 +45,7 @@ async function axeSerious(page: Page): Promise<string[]> {
 describe.skipIf(!!skip)('UI: the window people want to live in (issue 16)', () => {
   let s: TestServer;
   let browser: Browser;
+  let ui: UiRig | undefined;
   let builder: TestAgent;
   let tester: TestAgent;
   let roomId: string;
@@ -53,8 +53,7 @@ describe.skipIf(!!skip)('UI: the window people want to live in (issue 16)', () =
   const ids: Record<string, string> = {};
 
   beforeAll(async () => {
-    s = await startTestServer();
-    browser = await launchBrowser();
+    ({ s, browser } = ui = await openUi());
     builder = await s.agent('Builder');
     tester = await s.agent('Tester');
     roomId = await s.room('Release');
@@ -69,10 +68,7 @@ describe.skipIf(!!skip)('UI: the window people want to live in (issue 16)', () =
     await mk('Write release notes', builder);
     await mk('Test the release', tester, [ids['Build the release']!]);
   });
-  afterAll(async () => {
-    await browser?.close();
-    await s?.stop();
-  });
+  afterAll(() => ui?.close());
 
   it('narrow (390 px) and wide windows: nothing cut off, the sidebar collapses, screenshots match the baselines', async () => {
     for (const [name, width, height] of [

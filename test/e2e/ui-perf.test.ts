@@ -1,13 +1,12 @@
 /// <reference lib="dom" />
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { startTestServer, type TestServer } from '../helpers/server.js';
-import { browserSkipReason, launchBrowser, screenshot, signedInPage } from '../helpers/browser.js';
+import type { TestServer } from '../helpers/server.js';
+import { browserSkip, openUi, screenshot, signedInPage, type UiRig } from '../helpers/browser.js';
 import { createTask } from '../../src-main/core/tasks/service.js';
 import { sendMessage } from '../../src-main/core/messages/service.js';
 
-const skip = browserSkipReason();
-if (skip) console.warn(skip);
+const skip = browserSkip();
 
 const LANES = 20;
 const TASKS = 1000;
@@ -28,12 +27,12 @@ const longTasks = (page: Page): Promise<number[]> => page.evaluate(() => (window
 describe.skipIf(!!skip)('UI performance: 1,000 tasks in 20 lanes, 10,000 messages', () => {
   let s: TestServer;
   let browser: Browser;
+  let ui: UiRig | undefined;
   let roomId: string;
   const rows: Array<[string, string]> = [];
 
   beforeAll(async () => {
-    s = await startTestServer({ rateLimit: { perSecond: 0, burst: 0 } });
-    browser = await launchBrowser();
+    ({ s, browser } = ui = await openUi({ rateLimit: { perSecond: 0, burst: 0 } }));
     roomId = await s.room('Big room');
     const core = s.running.core;
     const me = (await s.api('GET', '/v1/me')).body.owner_id as string;
@@ -56,8 +55,7 @@ describe.skipIf(!!skip)('UI performance: 1,000 tasks in 20 lanes, 10,000 message
 
   afterAll(async () => {
     console.log('\nUI performance (Chromium, headless)\n' + rows.map(([k, v]) => `  ${k.padEnd(58)} ${v}`).join('\n') + '\n');
-    await browser?.close();
-    await s?.stop();
+    await ui?.close();
   });
 
   it('the board of 1,000 tasks in 20 lanes becomes interactive quickly and stays windowed', async () => {

@@ -1,29 +1,25 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { startTestServer, ok, type TestServer, type TestAgent } from '../helpers/server.js';
-import { browserSkipReason, launchBrowser, screenshot, signedInPage } from '../helpers/browser.js';
+import { ok, type TestServer, type TestAgent } from '../helpers/server.js';
+import { browserSkip, openUi, screenshot, signedInPage, type UiRig } from '../helpers/browser.js';
 
-const skip = browserSkipReason();
-if (skip) console.warn(skip);
+const skip = browserSkip();
 
 /** The Reservations tab and the board card's reserved paths, in Chromium (issue 19). */
 describe.skipIf(!!skip)('UI: path reservations', () => {
   let s: TestServer;
   let browser: Browser;
+  let ui: UiRig | undefined;
   let agent: TestAgent;
   let roomId: string;
 
   beforeAll(async () => {
-    s = await startTestServer();
-    browser = await launchBrowser();
+    ({ s, browser } = ui = await openUi());
     agent = await s.agent('Editor');
     roomId = await s.room('Repo work');
     await s.join(roomId, agent.plate);
   });
-  afterAll(async () => {
-    await browser?.close();
-    await s?.stop();
-  });
+  afterAll(() => ui?.close());
 
   it('shows who holds which paths for which task and until when, on the tab and the board card; an admin force-releases with a reason', async () => {
     const c = await s.connect(agent.credential);

@@ -1,26 +1,22 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { startTestServer, ok, type TestServer } from '../helpers/server.js';
-import { browserSkipReason, launchBrowser, signedInPage } from '../helpers/browser.js';
+import { ok, type TestServer } from '../helpers/server.js';
+import { browserSkip, openUi, signedInPage, type UiRig } from '../helpers/browser.js';
 
-const skip = browserSkipReason();
-if (skip) console.warn(skip);
+const skip = browserSkip();
 
 /** The UI actions of issue 14 (docs/security.md): runner rights toggle, restore a deleted file, leave a room. */
 describe.skipIf(!!skip)('UI: rights (issue 14)', () => {
   let s: TestServer;
   let browser: Browser;
+  let ui: UiRig | undefined;
   let bob: { owner_id: string; token: string };
 
   beforeAll(async () => {
-    s = await startTestServer();
-    browser = await launchBrowser();
+    ({ s, browser } = ui = await openUi());
     bob = await s.owner('Bob Teammate');
   });
-  afterAll(async () => {
-    await browser?.close();
-    await s?.stop();
-  });
+  afterAll(() => ui?.close());
 
   const bobAllowed = async () => ((await s.api('GET', '/v1/owners')).body.owners as any[]).find((o) => o.owner_id === bob.owner_id).allow_runners;
 

@@ -27,12 +27,28 @@ function agentRooms(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: num
   });
 }
 
+/** The parent of a process, from /proc/<pid>/stat (its fourth field, after the name in parentheses). */
+function parentOf(pid: string): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1];
+  } catch {
+    return undefined;
+  }
+}
+
 /**
- * Every process's command line on this machine, sampled while the walk runs (Linux /proc): a
- * credential on any argv is readable by every local user through `ps`.
+ * The command line of every process this test started, directly or not (the server's runners,
+ * the host CLIs, `agent-rooms connect`), sampled while the walk runs (Linux /proc): a credential
+ * on any argv is readable by every local user through `ps`. Other processes of the machine (other
+ * test files run at the same time) are not this walk's: they are left out.
  */
 function watchArgv(): { stop(): string[] } {
   const seen = new Set<string>();
+  const ours = (pid: string) => {
+    for (let p: string | undefined = pid, hops = 0; p && p !== '0' && hops < 64; p = parentOf(p), hops++) if (p === String(process.pid)) return true;
+    return false;
+  };
   const sample = () => {
     let pids: string[] = [];
     try {
@@ -43,7 +59,7 @@ function watchArgv(): { stop(): string[] } {
     for (const pid of pids) {
       try {
         const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ');
-        if (CREDENTIAL_RE.test(cmd)) seen.add(cmd.replace(/ark_[A-Za-z0-9_-]+/g, 'ark_<credential>'));
+        if (CREDENTIAL_RE.test(cmd) && ours(pid)) seen.add(cmd.replace(/ark_[A-Za-z0-9_-]+/g, 'ark_<credential>'));
       } catch {
         // gone already
       }
