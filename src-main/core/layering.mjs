@@ -14,7 +14,7 @@
 export const BASE_FILES = ['core.ts', 'paths.ts', 'ratelimit.ts', 'home-modes.ts', 'bus.ts', 'sessions.ts'];
 
 /** Root files that put the core together and may import everything; nothing imports them. */
-export const ROOT_FILES = ['capabilities.ts', 'start.ts', 'cli.ts'];
+export const ROOT_FILES = ['capabilities.ts', 'assemble.ts', 'start.ts', 'cli.ts'];
 
 /**
  * The infrastructure below every capability, bottom first: each may import the ones listed.

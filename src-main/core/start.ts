@@ -1,7 +1,6 @@
-import { mkdirSync, writeFileSync, readFileSync, existsSync, chmodSync, renameSync, rmSync } from 'node:fs';
+import { mkdirSync, writeFileSync, readFileSync, chmodSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { userInfo } from 'node:os';
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { openDb, type Db, type Synchronous } from './db/open.js';
 import { prepareHome } from './db/home.js';
 import { acquireHomeLock } from './db/lock.js';
@@ -9,24 +8,17 @@ import { classifyDbError } from './db/home-errors.js';
 import { dbFileSize, quickCheckInWorker, quickCheckSync, syncCheckLimit } from './db/integrity.js';
 import { holdWritesUntil } from './http/write-gate.js';
 import { startCheckpointer } from './db/checkpoint.js';
-import { loadSigningKey } from './auth/keys.js';
-import { PassportService } from './auth/passports.js';
-import { EventBus } from './bus.js';
-import { RateLimiter, type RateLimitConfig } from './ratelimit.js';
-import { SessionRegistry } from './sessions.js';
-import { ToolRegistry } from './mcp/registry.js';
+import type { RateLimitConfig } from './ratelimit.js';
 import { GroupCommit } from './db/group-commit.js';
-import { Router } from './http/router.js';
 import { createHttpServer } from './http/server.js';
 import { handleMcp } from './mcp/handler.js';
-import { DEFAULT_MCP_SESSION_LIMITS, type Core, type McpSessionLimits } from './core.js';
+import type { Core, McpSessionLimits } from './core.js';
 import type { StopStep } from './util/repeat.js';
-import { ALL_ROUTES, ALL_TOOLS, AUTHENTICATE, CAPABILITY_HOOKS, CAPABILITY_STARTERS, RAW_HANDLERS, ROUTER_CHECKS, TOOL_CHECKS } from './capabilities.js';
-import { createOwner, ownerByToken, primaryOwner, rotateOwnerToken } from './owners/store.js';
+import { assembleCore, ensurePrimaryOwner } from './assemble.js';
+import { primaryOwner } from './owners/store.js';
 import { createLoginLink } from './owners/login.js';
 import { packageRoot } from './paths.js';
 import { exposureWarning, secureHome, touchPrivate } from './home-modes.js';
-import { sealStoredRunnerEnvs } from './wakes/env-seal.js';
 
 export const DEFAULT_PORT = 7337;
 
@@ -69,33 +61,6 @@ export interface RunningCore {
   integrity: Promise<void>;
 }
 
-function writeSecretFile(file: string, text: string) {
-  const tmp = `${file}.tmp`;
-  writeFileSync(tmp, text, { mode: 0o600 });
-  chmodSync(tmp, 0o600);
-  renameSync(tmp, file);
-}
-
-/** Makes sure the primary owner exists and `<home>/owner-token` (0600) holds its token. */
-function ensurePrimaryOwner(core: Core, name: string): string {
-  const file = join(core.config.home, 'owner-token');
-  const existing = existsSync(file) ? readFileSync(file, 'utf8').trim() : '';
-  const primary = primaryOwner(core.db);
-  if (!primary) {
-    const { token } = createOwner(core.db, { name, isPrimary: true });
-    writeSecretFile(file, token + '\n');
-    return token;
-  }
-  if (existing && ownerByToken(core.db, existing)?.owner_id === primary.owner_id) {
-    chmodSync(file, 0o600);
-    return existing;
-  }
-  // The file was lost or replaced: rotate the primary owner's token and write it again.
-  const token = rotateOwnerToken(core.db, primary.owner_id);
-  writeSecretFile(file, token + '\n');
-  return token;
-}
-
 /** The one entry: starts the core (store, MCP resources, human API, UI) on 127.0.0.1. */
 export async function startCore(opts: StartOptions): Promise<RunningCore> {
   const home = opts.home;
@@ -127,35 +92,19 @@ export async function startCore(opts: StartOptions): Promise<RunningCore> {
   const checkpointer = startCheckpointer(db, dbFile);
   // Under GROUP an acknowledgement waits for the WAL's shared fdatasync; under FULL each commit already synced.
   const groupCommit = synchronous === 'GROUP' ? new GroupCommit(db, `${dbFile}-wal`) : undefined;
-  const signingKey = loadSigningKey(home);
-  // Runner env values stored in clear by earlier versions are sealed like the git token.
-  const sealed = sealStoredRunnerEnvs(db);
-  if (sealed) log(`sealed the stored env of ${sealed} runner(s)`);
-  const core: Core = {
+  // The start-up order matters: the capabilities' hooks are registered before the first request.
+  const assembled = assembleCore({
+    home,
     db,
-    config: {
-      home,
-      sessionIdleMs: opts.sessionIdleMs ?? 30 * 60 * 1000,
-      // Benchmarks turn the rate limit off (--rate-limit 0): the initialize limit goes with it.
-      mcpSessionLimits: {
-        ...DEFAULT_MCP_SESSION_LIMITS,
-        ...(opts.rateLimit && opts.rateLimit.perSecond <= 0 ? { initializePerSecond: 0 } : {}),
-        ...opts.mcpSessionLimits,
-      },
-      log,
-      wakeLimits: { maxChain: opts.maxChain, wakeBudget: opts.wakeBudget },
-    },
-    signingKey,
-    passports: new PassportService(signingKey),
-    bus: new EventBus(),
-    rateLimiter: new RateLimiter(opts.rateLimit ?? { perSecond: 50, burst: 200 }),
-    sessions: new SessionRegistry(),
-    baseUrl: '',
-    hooks: { agentActed: [], workingOn: [], taskEnded: [], inboxMessages: [], taskWakes: [], evidenceAccess: [], reportedErrorIds: [], runningWakeSince: [] },
-    durable: groupCommit ? () => groupCommit.durable() : () => Promise.resolve(),
-  };
-  // Hooks answer from the first request on (reads are served while a large file is still being checked).
-  const hookStops = CAPABILITY_HOOKS.map((register) => register(core));
+    log,
+    sessionIdleMs: opts.sessionIdleMs,
+    mcpSessionLimits: opts.mcpSessionLimits,
+    rateLimit: opts.rateLimit,
+    wakeLimits: { maxChain: opts.maxChain, wakeBudget: opts.wakeBudget },
+    // Under GROUP an acknowledgement waits for the WAL's shared fdatasync; under FULL each commit already synced.
+    durable: groupCommit ? () => groupCommit.durable() : undefined,
+  });
+  const { core, hookStops } = assembled;
   let ownerToken: string;
   try {
     ownerToken = ensurePrimaryOwner(core, opts.ownerName ?? safeUserName());
@@ -165,18 +114,15 @@ export async function startCore(opts: StartOptions): Promise<RunningCore> {
     lock.release();
     throw classifyDbError(err, dbFile, home) ?? err;
   }
-  const registry = new ToolRegistry(ALL_TOOLS, TOOL_CHECKS);
-  const router = new Router(ALL_ROUTES, ROUTER_CHECKS);
-  const rawHandlers = RAW_HANDLERS.map((h) => (req: IncomingMessage, res: ServerResponse, url: URL) => h(core, req, res, url));
   let port = opts.port ?? DEFAULT_PORT;
   const server = createHttpServer(
     {
       core,
-      router,
-      authenticateOwner: AUTHENTICATE.owner,
-      mcp: (req, res, host, url) => handleMcp(core, { registry, authenticate: AUTHENTICATE.agent }, req, res, host, url),
+      router: assembled.router,
+      authenticateOwner: assembled.authenticateOwner,
+      mcp: (req, res, host, url) => handleMcp(core, assembled.mcp, req, res, host, url),
       uiDir: opts.uiDir ?? join(packageRoot(), 'dist', 'renderer'),
-      rawHandlers,
+      rawHandlers: assembled.rawHandlers,
     },
     () => port,
   );
@@ -206,7 +152,7 @@ export async function startCore(opts: StartOptions): Promise<RunningCore> {
   // Hooks are removed last: stop steps run in reverse.
   const stopSteps: StopStep[] = [...hookStops];
   const startCapabilities = () => {
-    for (const start of CAPABILITY_STARTERS) stopSteps.push(start(core));
+    stopSteps.push(...assembled.startCapabilities());
   };
   if (checkNow) startCapabilities();
   else

@@ -4,9 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { expect } from 'vitest';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { TestServer } from './server.js';
+import type { TestHarness, ToolCaller } from './server.js';
 
 export const ERROR_ID_RE = /^err_[0-9A-HJKMNP-TV-Z]{26}$/;
 export const PLATE_RE = /^[A-Z]{2,6}-AGT-[0-9A-HJKMNP-TV-Z]{6}$/;
@@ -20,7 +18,7 @@ export interface WireResult {
 }
 
 /** Calls a tool and checks what every result carries: _meta.pending_mentions and the same JSON as text. */
-export async function callChecked(client: Client, name: string, args: Record<string, unknown> = {}): Promise<WireResult> {
+export async function callChecked(client: ToolCaller, name: string, args: Record<string, unknown> = {}): Promise<WireResult> {
   const r = (await client.callTool({ name, arguments: args })) as unknown as WireResult;
   expect(r._meta?.pending_mentions, `${name}: _meta.pending_mentions`).toBeTypeOf('number');
   expect(JSON.parse(r.content[0]!.text)).toEqual(r.structuredContent);
@@ -28,7 +26,7 @@ export async function callChecked(client: Client, name: string, args: Record<str
 }
 
 /** A tool call that must fail with `code`; checks the whole public error shape and returns it. */
-export async function expectToolError(s: TestServer, client: Client, name: string, args: Record<string, unknown>, code: string): Promise<any> {
+export async function expectToolError(s: TestHarness, client: ToolCaller, name: string, args: Record<string, unknown>, code: string): Promise<any> {
   const r = await callChecked(client, name, args);
   expect(r.isError, `${name} should fail with ${code}: ${JSON.stringify(r.structuredContent)}`).toBe(true);
   const e = r.structuredContent.error;
@@ -37,7 +35,7 @@ export async function expectToolError(s: TestServer, client: Client, name: strin
   return e;
 }
 
-export function expectErrorShape(s: TestServer, e: any): void {
+export function expectErrorShape(s: TestHarness, e: any): void {
   expect(e.message).toBeTypeOf('string');
   expect(e.message.length).toBeGreaterThan(0);
   expect(e.http_status).toBeTypeOf('number');
@@ -49,18 +47,21 @@ export function expectErrorShape(s: TestServer, e: any): void {
   expect(count(s, 'evidence', 'error_id = ?', e.error_id)).toBe(1);
 }
 
-/** Counts rows straight from the SQLite file, through a separate connection. */
-export function count(s: TestServer, table: string, where = '1', ...params: unknown[]): number {
+/** Counts rows straight from the SQLite file, through a separate connection (in the store itself when it is in memory). */
+export function count(s: TestHarness, table: string, where = '1', ...params: unknown[]): number {
+  const sql = `SELECT COUNT(*) AS n FROM ${table} WHERE ${where}`;
+  if (s.running.core.db.memory) return (s.running.core.db.prepare(sql).get(...params) as { n: number }).n;
   const db = new Database(join(s.home, 'rooms.db'), { readonly: true, fileMustExist: true });
   try {
-    return (db.prepare(`SELECT COUNT(*) AS n FROM ${table} WHERE ${where}`).get(...params) as { n: number }).n;
+    return (db.prepare(sql).get(...params) as { n: number }).n;
   } finally {
     db.close();
   }
 }
 
-export function sessionIdOf(client: Client): string {
-  const id = (client.transport as StreamableHTTPClientTransport | undefined)?.sessionId;
+/** The MCP session id of a client (the official one, or the in-process one of app.ts). */
+export function sessionIdOf(client: { transport?: unknown }): string {
+  const id = (client.transport as { sessionId?: string } | undefined)?.sessionId;
   if (!id) throw new Error('client has no MCP session id');
   return id;
 }
@@ -76,7 +77,7 @@ export const MCP_HEADERS = { 'content-type': 'application/json', accept: 'applic
 
 /** A raw POST on an MCP resource (for what the official client will not send). */
 export async function rawMcp(
-  s: TestServer,
+  s: { baseUrl: string },
   body: unknown,
   headers: Record<string, string> = {},
   opts: { path?: string; method?: string } = {},

@@ -1,21 +1,16 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DEFAULT_MCP_SESSION_LIMITS, type Core } from '../../src-main/core/core.js';
-import { openDb } from '../../src-main/core/db/open.js';
-import { loadSigningKey } from '../../src-main/core/auth/keys.js';
-import { PassportService } from '../../src-main/core/auth/passports.js';
-import { EventBus } from '../../src-main/core/bus.js';
-import { RateLimiter } from '../../src-main/core/ratelimit.js';
-import { SessionRegistry } from '../../src-main/core/sessions.js';
-import { CAPABILITY_HOOKS } from '../../src-main/core/capabilities.js';
+import type { Core } from '../../src-main/core/core.js';
+import { assembleCore } from '../../src-main/core/assemble.js';
 import type { CoreEvent } from '../../shared/core-events.js';
 
 /**
- * A core without HTTP or MCP, for tests of rules (services, stores, hooks): the real SQLite
- * store, migrated, in memory; a temp home for the keys and blobs; the capabilities' hooks
- * registered as start.ts registers them; no background loops (starters) and no listener.
- * Adapters (routes, tools, the transports) and end-to-end walks keep test/helpers/server.ts.
+ * A core without HTTP or MCP, for tests of services and stores: the real SQLite store, migrated,
+ * in memory; a temp home for the keys and blobs; the capabilities' hooks registered, assembled
+ * as start.ts assembles it (src-main/core/assemble.ts); no background loops and no listener.
+ * Tests that drive the core through its routes and tools use openTestApp (app.ts); adapters
+ * (the transports) and end-to-end walks keep test/helpers/server.ts.
  */
 export interface MemoryCore {
   core: Core;
@@ -27,23 +22,8 @@ export interface MemoryCore {
 
 export function openMemoryCore(): MemoryCore {
   const home = mkdtempSync(join(tmpdir(), 'ar-core-'));
-  mkdirSync(join(home, 'blobs'), { recursive: true, mode: 0o700 });
-  const db = openDb(':memory:');
-  const signingKey = loadSigningKey(home);
-  const core: Core = {
-    db,
-    config: { home, sessionIdleMs: 30 * 60 * 1000, mcpSessionLimits: DEFAULT_MCP_SESSION_LIMITS, log: () => {}, wakeLimits: {} },
-    signingKey,
-    passports: new PassportService(signingKey),
-    bus: new EventBus(),
-    rateLimiter: new RateLimiter({ perSecond: 0, burst: 0 }),
-    sessions: new SessionRegistry(),
-    baseUrl: 'http://127.0.0.1:0',
-    hooks: { agentActed: [], workingOn: [], taskEnded: [], inboxMessages: [], taskWakes: [], evidenceAccess: [], reportedErrorIds: [], runningWakeSince: [] },
-    // No group commit in memory: nothing to wait for before an answer.
-    durable: () => Promise.resolve(),
-  };
-  const hookStops = CAPABILITY_HOOKS.map((register) => register(core));
+  // No group commit in memory: nothing to wait for before an answer.
+  const { core, hookStops } = assembleCore({ home, db: 'memory', log: () => {}, baseUrl: 'http://127.0.0.1:0', rateLimit: { perSecond: 0, burst: 0 } });
   const events: CoreEvent[] = [];
   const unsubscribe = core.bus.on((e) => void events.push(e));
   return {
@@ -53,7 +33,7 @@ export function openMemoryCore(): MemoryCore {
     close() {
       unsubscribe();
       for (const stop of hookStops.reverse()) void stop();
-      db.close();
+      core.db.close();
       rmSync(home, { recursive: true, force: true });
     },
   };

@@ -8,6 +8,7 @@ import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/t
 import { startCore, type RunningCore, type StartOptions } from '../../src-main/core/start.js';
 import { scratchBase } from '../../src-main/core/wakes/secrets.js';
 import type { ToolErrorBody } from '../../shared/errors.js';
+import type { Core } from '../../src-main/core/core.js';
 
 /**
  * The official client's own output-schema check, each schema compiled once per test file: the client
@@ -15,7 +16,7 @@ import type { ToolErrorBody } from '../../shared/errors.js';
  */
 const ajv = new AjvJsonSchemaValidator();
 const compiled = new Map<string, ReturnType<jsonSchemaValidator['getValidator']>>();
-const sharedValidator: jsonSchemaValidator = {
+export const sharedValidator: jsonSchemaValidator = {
   getValidator(schema) {
     const key = JSON.stringify(schema);
     let v = compiled.get(key);
@@ -39,8 +40,17 @@ export interface TestAgent {
   device_id: string;
 }
 
-export interface TestServer {
-  running: RunningCore;
+/** What ok/fails/call need of a client: the official MCP client and the in-process one (app.ts) both have it. */
+export interface ToolCaller {
+  callTool(params: { name: string; arguments?: Record<string, unknown> }): Promise<object>;
+}
+
+/**
+ * What a test drives, over HTTP (the real server) or in process (openTestApp in app.ts): the
+ * same calls, the same answers.
+ */
+export interface TestHarness<C extends ToolCaller = ToolCaller> {
+  running: { core: Core; baseUrl: string; ownerToken: string; port: number };
   home: string;
   baseUrl: string;
   ownerToken: string;
@@ -50,11 +60,51 @@ export interface TestServer {
   room(name: string, token?: string): Promise<string>;
   /** Adds agents (by plate) to a room, as their owner. */
   join(roomId: string, plate: string, token?: string): Promise<void>;
-  /** An official MCP client connected with this bearer token (credential or passport). */
-  connect(bearer: string, host?: string, opts?: { query?: string }): Promise<Client>;
+  /** A client connected with this bearer token (credential or passport), tools listed. */
+  connect(bearer: string, host?: string, opts?: { query?: string }): Promise<C>;
   /** A second owner, added as a member of nothing yet. */
   owner(name: string): Promise<{ owner_id: string; token: string }>;
   stop(): Promise<void>;
+}
+
+/** A real server on a temp home and port 0, with the official MCP client. */
+export interface TestServer extends TestHarness<Client> {
+  running: RunningCore;
+}
+
+type Api = TestHarness['api'];
+
+/** The owner's helpers, made of `api` calls (the same over HTTP and in process). */
+export function ownerHelpers(api: Api): Pick<TestHarness, 'agent' | 'room' | 'join' | 'owner'> {
+  return {
+    async agent(name, o = {}) {
+      const a = await api('POST', '/v1/agents', { name, ...(o.scopes ? { scopes: o.scopes } : {}) }, o.token);
+      if (a.status !== 201) throw new Error(`agent create failed: ${JSON.stringify(a.body)}`);
+      const c = await api('POST', `/v1/agents/${a.body.plate}/credentials`, { device: 'test' }, o.token);
+      if (c.status !== 201) throw new Error(`credential failed: ${JSON.stringify(c.body)}`);
+      return { plate: a.body.plate, agent_id: a.body.agent_id, handle: a.body.handle, credential: c.body.credential, credential_id: c.body.credential_id, device_id: c.body.device_id };
+    },
+    async room(name, token) {
+      const r = await api('POST', '/v1/rooms', { name }, token);
+      if (r.status !== 201) throw new Error(`room failed: ${JSON.stringify(r.body)}`);
+      return r.body.room_id;
+    },
+    async join(roomId, plate, token) {
+      const r = await api('POST', `/v1/rooms/${roomId}/members`, { plate }, token);
+      if (r.status !== 201) throw new Error(`join failed: ${JSON.stringify(r.body)}`);
+    },
+    async owner(name) {
+      const r = await api('POST', '/v1/owners', { name });
+      if (r.status !== 201) throw new Error(`owner failed: ${JSON.stringify(r.body)}`);
+      return { owner_id: r.body.owner.owner_id, token: r.body.token };
+    },
+  };
+}
+
+/** The scratch folders (outside the home) where runs without a cwd of their own work: removed after the core closes. */
+export function scratchFolders(core: Core): string[] {
+  const plates = core.db.open ? (core.db.prepare('SELECT plate FROM agents').all() as Array<{ plate: string }>) : [];
+  return plates.map(({ plate }) => join(scratchBase(), plate));
 }
 
 export async function startTestServer(opts: Partial<StartOptions> = {}): Promise<TestServer> {
@@ -83,22 +133,7 @@ export async function startTestServer(opts: Partial<StartOptions> = {}): Promise
     baseUrl: running.baseUrl,
     ownerToken: running.ownerToken,
     api,
-    async agent(name, o = {}) {
-      const a = await api('POST', '/v1/agents', { name, ...(o.scopes ? { scopes: o.scopes } : {}) }, o.token);
-      if (a.status !== 201) throw new Error(`agent create failed: ${JSON.stringify(a.body)}`);
-      const c = await api('POST', `/v1/agents/${a.body.plate}/credentials`, { device: 'test' }, o.token);
-      if (c.status !== 201) throw new Error(`credential failed: ${JSON.stringify(c.body)}`);
-      return { plate: a.body.plate, agent_id: a.body.agent_id, handle: a.body.handle, credential: c.body.credential, credential_id: c.body.credential_id, device_id: c.body.device_id };
-    },
-    async room(name, token) {
-      const r = await api('POST', '/v1/rooms', { name }, token);
-      if (r.status !== 201) throw new Error(`room failed: ${JSON.stringify(r.body)}`);
-      return r.body.room_id;
-    },
-    async join(roomId, plate, token) {
-      const r = await api('POST', `/v1/rooms/${roomId}/members`, { plate }, token);
-      if (r.status !== 201) throw new Error(`join failed: ${JSON.stringify(r.body)}`);
-    },
+    ...ownerHelpers(api),
     async connect(bearer, host, o = {}) {
       const url = new URL(`${running.baseUrl}/mcp${host ? `/${host}` : ''}${o.query ?? ''}`);
       const transport = new StreamableHTTPClientTransport(url, {
@@ -111,17 +146,12 @@ export async function startTestServer(opts: Partial<StartOptions> = {}): Promise
       clients.push(client);
       return client;
     },
-    async owner(name) {
-      const r = await api('POST', '/v1/owners', { name });
-      if (r.status !== 201) throw new Error(`owner failed: ${JSON.stringify(r.body)}`);
-      return { owner_id: r.body.owner.owner_id, token: r.body.token };
-    },
     async stop() {
       await Promise.all(clients.map((c) => c.close().catch(() => {})));
       // Runs without a cwd of their own work in a scratch folder outside the home: remove those too.
-      const plates = running.core.db.open ? (running.core.db.prepare('SELECT plate FROM agents').all() as Array<{ plate: string }>) : [];
+      const scratch = scratchFolders(running.core);
       await running.close();
-      for (const { plate } of plates) rmSync(join(scratchBase(), plate), { recursive: true, force: true });
+      for (const dir of scratch) rmSync(dir, { recursive: true, force: true });
       if (!opts.home) rmSync(home, { recursive: true, force: true });
     },
   };
@@ -129,7 +159,7 @@ export async function startTestServer(opts: Partial<StartOptions> = {}): Promise
 }
 
 /** Calls a tool and returns its structured result (throws on a protocol error, not a tool error). */
-export async function call(client: Client, name: string, args: Record<string, unknown> = {}): Promise<any> {
+export async function call(client: ToolCaller, name: string, args: Record<string, unknown> = {}): Promise<any> {
   const r = await client.callTool({ name, arguments: args });
   return r;
 }
@@ -141,15 +171,15 @@ export async function call(client: Client, name: string, args: Record<string, un
 export type ToolResult = Record<string, any>;
 
 /** Calls a tool that must succeed and returns structuredContent, as `T`. */
-export async function ok<T = ToolResult>(client: Client, name: string, args: Record<string, unknown> = {}): Promise<T> {
-  const r = await client.callTool({ name, arguments: args });
+export async function ok<T = ToolResult>(client: ToolCaller, name: string, args: Record<string, unknown> = {}): Promise<T> {
+  const r = (await client.callTool({ name, arguments: args })) as { isError?: boolean; structuredContent?: unknown };
   if (r.isError) throw new Error(`${name} failed: ${JSON.stringify(r.structuredContent)}`);
   return r.structuredContent as T;
 }
 
 /** Calls a tool that must fail and returns its structured error (the wire shape of shared/errors.ts). */
-export async function fails(client: Client, name: string, args: Record<string, unknown> = {}): Promise<ToolErrorBody> {
-  const r = await client.callTool({ name, arguments: args });
+export async function fails(client: ToolCaller, name: string, args: Record<string, unknown> = {}): Promise<ToolErrorBody> {
+  const r = (await client.callTool({ name, arguments: args })) as { isError?: boolean; structuredContent?: unknown };
   if (!r.isError) throw new Error(`${name} unexpectedly succeeded: ${JSON.stringify(r.structuredContent)}`);
   return (r.structuredContent as { error: ToolErrorBody }).error;
 }

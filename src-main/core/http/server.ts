@@ -1,8 +1,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Core } from '../core.js';
-import { prepareRoute, queryObject, Router, Status, type RouteContext } from './router.js';
+import type { Router } from './router.js';
+import { API_BODY_LIMIT, dispatchApi } from './api.js';
 import { hostAllowed, originAllowed } from './guard.js';
-import { sendApiError, sendJson } from './respond.js';
+import { sendAnswer, sendApiError, sendJson } from './respond.js';
 import { AppError, toAppError } from '../errors/app-error.js';
 import { bodyTimeouts, readBody } from './body.js';
 import { isMcpHost, type McpResourceHost } from '../../../shared/hosts.js';
@@ -10,7 +11,7 @@ import type { Owner } from '../auth/callers.js';
 import { errorDocsHtml } from '../errors/docs.js';
 import { serveUiFile } from './static-ui.js';
 
-export const API_BODY_LIMIT = 1024 * 1024;
+export { API_BODY_LIMIT };
 
 /**
  * Slow-client defences: the whole request head must arrive within headersMs, and a request
@@ -56,42 +57,11 @@ export function createHttpServer(deps: HttpDeps, port: () => number): Server {
   const { core, router } = deps;
 
   async function handleApi(req: IncomingMessage, res: ServerResponse, url: URL) {
-    const m = router.match(req.method ?? 'GET', url.pathname);
-    if (m === undefined) throw new AppError('NOT_FOUND', `no route ${req.method} ${url.pathname.slice(0, 100)}`);
-    if (m === 405) throw new AppError('INVALID_ARGUMENT', `method ${req.method} not allowed here`, { httpStatus: 405 });
-    // Public routes authenticate themselves (e.g. passport minting checks the credential): no owner at all there.
-    const owner = m.route.auth === 'public' ? undefined : deps.authenticateOwner(core, req, url, port());
-    let body: Record<string, unknown> = {};
-    const evidence = () => ({ route: `${m.route.method} ${m.route.path}`, args: m.route.body ? body : req.method === 'GET' ? queryObject(url) : body, knownArgs: m.route.knownArgs, ownerId: owner?.owner_id });
-    try {
-      if (!m.route.rawBody && req.method !== 'GET' && req.method !== 'HEAD' && req.method !== 'DELETE') {
-        const raw = await readBody(req, API_BODY_LIMIT);
-        if (raw.length) {
-          let parsed: unknown;
-          try {
-            parsed = JSON.parse(raw.toString('utf8'));
-          } catch {
-            throw new AppError('INVALID_ARGUMENT', 'body is not valid JSON');
-          }
-          if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new AppError('INVALID_ARGUMENT', 'body must be a JSON object');
-          body = parsed as Record<string, unknown>;
-        }
-      }
-      const { room, input } = prepareRoute(core, router.checks, m.route, m.params, owner, body, url, req);
-      const ctx = { core, req, res, url, params: m.params, owner, room } as RouteContext<string, 'owner'>;
-      const out = await m.route.handler(ctx, input);
-      // Acknowledged means on disk: the group commit's shared sync (instant after a read).
-      await core.durable();
-      if (res.headersSent || res.writableEnded) return;
-      if (out instanceof Status) sendJson(res, out.status, out.body);
-      else if (out === undefined) sendJson(res, 204, {});
-      else sendJson(res, 200, out);
-    } catch (err) {
-      const e = toAppError(err);
-      if (e.code === 'INTERNAL') core.config.log(`internal error in ${req.method} ${m.route.path}: ${(err as Error)?.stack ?? err}`);
-      // The argument *shape* (names the route declares, types, sizes), never the values.
-      return sendApiError(core, res, e, evidence());
-    }
+    const answer = await dispatchApi(
+      { core, router, authenticateOwner: deps.authenticateOwner, port },
+      { method: req.method ?? 'GET', url, headers: req.headers, readBody: () => readBody(req, API_BODY_LIMIT), req, res },
+    );
+    if (answer) sendAnswer(res, answer);
   }
 
   function serveStatic(req: IncomingMessage, res: ServerResponse, url: URL) {

@@ -39,7 +39,7 @@ function bearer(req: IncomingMessage): string | undefined {
  * so the caller gets the same structured tool error (stored evidence, diagnose_error) as for
  * any other bad argument.
  */
-function normalizeToolCalls(body: unknown): void {
+export function normalizeToolCalls(body: unknown): void {
   for (const msg of Array.isArray(body) ? body : [body]) {
     if (!msg || typeof msg !== 'object' || (msg as { method?: unknown }).method !== 'tools/call') continue;
     const m = msg as { params?: unknown };

@@ -1,0 +1,129 @@
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { openDb, type Db } from './db/open.js';
+import { loadSigningKey } from './auth/keys.js';
+import { PassportService } from './auth/passports.js';
+import { EventBus } from './bus.js';
+import { RateLimiter, type RateLimitConfig } from './ratelimit.js';
+import { SessionRegistry } from './sessions.js';
+import { ToolRegistry } from './mcp/registry.js';
+import { Router } from './http/router.js';
+import type { McpEndpoint } from './mcp/handler.js';
+import type { ApiDeps } from './http/api.js';
+import { DEFAULT_MCP_SESSION_LIMITS, type Core, type McpSessionLimits } from './core.js';
+import type { StopStep } from './util/repeat.js';
+import { ALL_ROUTES, ALL_TOOLS, AUTHENTICATE, CAPABILITY_HOOKS, CAPABILITY_STARTERS, RAW_HANDLERS, ROUTER_CHECKS, TOOL_CHECKS } from './capabilities.js';
+import { createOwner, ownerByToken, primaryOwner, rotateOwnerToken } from './owners/store.js';
+import { sealStoredRunnerEnvs } from './wakes/env-seal.js';
+
+export interface AssembleOptions {
+  home: string;
+  /** The opened, migrated store; `'memory'` opens a private SQLite database in memory (tests of rules). */
+  db: Db | 'memory';
+  log: (line: string) => void;
+  sessionIdleMs?: number;
+  mcpSessionLimits?: Partial<McpSessionLimits>;
+  rateLimit?: RateLimitConfig;
+  wakeLimits?: { maxChain?: number; wakeBudget?: number };
+  /** Resolves once the writes so far are on disk (the group commit); default: at once. */
+  durable?: () => Promise<void>;
+  /** `http://127.0.0.1:PORT` when known; a server sets it once it listens. */
+  baseUrl?: string;
+}
+
+/** A core put together, not yet serving: what the HTTP server and the in-process test app both run. */
+export interface AssembledCore {
+  core: Core;
+  registry: ToolRegistry;
+  router: Router;
+  /** The MCP endpoint's tools and agent authentication (mcp/handler.ts, and in-process tool calls). */
+  mcp: McpEndpoint;
+  /** How the human API authenticates an owner (http/api.ts). */
+  authenticateOwner: ApiDeps['authenticateOwner'];
+  /** Paths outside /v1 and /mcp that capabilities serve themselves. */
+  rawHandlers: Array<(req: IncomingMessage, res: ServerResponse, url: URL) => Promise<boolean> | boolean>;
+  /** Removing the capabilities' hooks: the last stop steps (run in reverse, after the background work stopped). */
+  hookStops: StopStep[];
+  /** Starts the capabilities' background work (dispatcher, sweeps, snapshots); returns their stop steps. */
+  startCapabilities(): StopStep[];
+}
+
+/**
+ * The one way the core is put together (docs/architecture.md "Assembly"): the Core with its
+ * parts, the capabilities' hooks, the tool registry and the route table. start.ts adds the
+ * file's checks, the listener and the background work; test/helpers/app.ts runs the same core
+ * in process, over a database in memory.
+ */
+export function assembleCore(opts: AssembleOptions): AssembledCore {
+  const { home } = opts;
+  mkdirSync(join(home, 'blobs'), { recursive: true, mode: 0o700 });
+  const db = opts.db === 'memory' ? openDb(':memory:') : opts.db;
+  const signingKey = loadSigningKey(home);
+  // Runner env values stored in clear by earlier versions are sealed like the git token.
+  const sealed = sealStoredRunnerEnvs(db);
+  if (sealed) opts.log(`sealed the stored env of ${sealed} runner(s)`);
+  const core: Core = {
+    db,
+    config: {
+      home,
+      sessionIdleMs: opts.sessionIdleMs ?? 30 * 60 * 1000,
+      // Benchmarks turn the rate limit off (--rate-limit 0): the initialize limit goes with it.
+      mcpSessionLimits: {
+        ...DEFAULT_MCP_SESSION_LIMITS,
+        ...(opts.rateLimit && opts.rateLimit.perSecond <= 0 ? { initializePerSecond: 0 } : {}),
+        ...opts.mcpSessionLimits,
+      },
+      log: opts.log,
+      wakeLimits: opts.wakeLimits ?? {},
+    },
+    signingKey,
+    passports: new PassportService(signingKey),
+    bus: new EventBus(),
+    rateLimiter: new RateLimiter(opts.rateLimit ?? { perSecond: 50, burst: 200 }),
+    sessions: new SessionRegistry(),
+    baseUrl: opts.baseUrl ?? '',
+    hooks: { agentActed: [], workingOn: [], taskEnded: [], inboxMessages: [], taskWakes: [], evidenceAccess: [], reportedErrorIds: [], runningWakeSince: [] },
+    durable: opts.durable ?? (() => Promise.resolve()),
+  };
+  // Hooks answer from the first request on (reads are served while a large file is still being checked).
+  const hookStops = CAPABILITY_HOOKS.map((register) => register(core));
+  const registry = new ToolRegistry(ALL_TOOLS, TOOL_CHECKS);
+  return {
+    core,
+    registry,
+    router: new Router(ALL_ROUTES, ROUTER_CHECKS),
+    mcp: { registry, authenticate: AUTHENTICATE.agent },
+    authenticateOwner: AUTHENTICATE.owner,
+    rawHandlers: RAW_HANDLERS.map((h) => (req: IncomingMessage, res: ServerResponse, url: URL) => h(core, req, res, url)),
+    hookStops,
+    startCapabilities: () => CAPABILITY_STARTERS.map((start) => start(core)),
+  };
+}
+
+function writeSecretFile(file: string, text: string) {
+  const tmp = `${file}.tmp`;
+  writeFileSync(tmp, text, { mode: 0o600 });
+  chmodSync(tmp, 0o600);
+  renameSync(tmp, file);
+}
+
+/** Makes sure the primary owner exists and `<home>/owner-token` (0600) holds its token. */
+export function ensurePrimaryOwner(core: Core, name: string): string {
+  const file = join(core.config.home, 'owner-token');
+  const existing = existsSync(file) ? readFileSync(file, 'utf8').trim() : '';
+  const primary = primaryOwner(core.db);
+  if (!primary) {
+    const { token } = createOwner(core.db, { name, isPrimary: true });
+    writeSecretFile(file, token + '\n');
+    return token;
+  }
+  if (existing && ownerByToken(core.db, existing)?.owner_id === primary.owner_id) {
+    chmodSync(file, 0o600);
+    return existing;
+  }
+  // The file was lost or replaced: rotate the primary owner's token and write it again.
+  const token = rotateOwnerToken(core.db, primary.owner_id);
+  writeSecretFile(file, token + '\n');
+  return token;
+}
