@@ -7,9 +7,9 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import fc from 'fast-check';
 import { performance } from 'node:perf_hooks';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { findSensitive } from '../../src-main/core/feedback/sensitive.js';
-import { startTestServer, ok, fails, type TestServer, type TestAgent } from '../helpers/server.js';
+import { ok, fails, type TestAgent } from '../helpers/server.js';
+import { openTestApp, type AppClient, type TestApp } from '../helpers/app.js';
 import { agentInRoom } from '../helpers/seat.js';
 
 const SIZE = 16 * 1024;
@@ -91,13 +91,13 @@ describe('item 4: the feedback filter runs in linear time', () => {
 });
 
 describe('item 4: cheap gates before the filter', () => {
-  let s: TestServer;
+  let s: TestApp;
   let a: TestAgent;
-  let c: Client;
+  let c: AppClient;
   let room: string;
 
   beforeAll(async () => {
-    s = await startTestServer();
+    s = await openTestApp();
     ({ agent: a, room, c } = await agentInRoom(s, 'Reporter', 'Feedback'));
   });
   afterAll(() => s?.stop());
