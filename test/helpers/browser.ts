@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll } from 'vitest';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import type { StartOptions } from '../../src-main/core/start.js';
 import { startTestServer, type TestServer } from './server.js';
@@ -43,6 +44,27 @@ export async function openUi(opts: Partial<StartOptions> = {}): Promise<UiRig> {
     async close() {
       await browser.close();
       await s.stop();
+    },
+  };
+}
+
+/**
+ * A UI test file's rig, opened before its tests (beforeAll) and closed after them (afterAll):
+ * `const ui = uiForFile()`, then `ui.s` and `ui.browser` in the tests and in later hooks.
+ */
+export function uiForFile(opts: Partial<StartOptions> = {}, timeoutMs?: number): Pick<UiRig, 's' | 'browser'> {
+  let rig: UiRig | undefined;
+  beforeAll(async () => {
+    rig = await openUi(opts);
+  }, timeoutMs);
+  afterAll(() => rig?.close());
+  const opened = () => rig ?? (() => { throw new Error('the UI rig is opened in beforeAll: use it from a test or a later hook'); })();
+  return {
+    get s() {
+      return opened().s;
+    },
+    get browser() {
+      return opened().browser;
     },
   };
 }

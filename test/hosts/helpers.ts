@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import type { StandIn } from './standins.js';
 
@@ -69,6 +70,35 @@ export async function openHostRig(label: string, standIn: () => Promise<StandIn>
         if (v === undefined) delete process.env[k];
         else process.env[k] = v;
       }
+    },
+  };
+}
+
+/**
+ * A host test file's rig, opened before its tests (beforeAll, then `setup` with it) and closed
+ * after them: `const rig = hostRigForFile('codex', openaiStandIn)`, then `rig.s`, `rig.model`, `rig.home`.
+ */
+export function hostRigForFile(
+  label: string,
+  standIn: () => Promise<StandIn>,
+  opts: { env?: Record<string, string>; setup?: (rig: HostRig) => void } = {},
+): Pick<HostRig, 's' | 'model' | 'home'> {
+  let rig: HostRig | undefined;
+  beforeAll(async () => {
+    rig = await openHostRig(label, standIn, opts.env);
+    opts.setup?.(rig);
+  });
+  afterAll(() => rig?.close());
+  const opened = () => rig ?? (() => { throw new Error('the host rig is opened in beforeAll: use it from a test or a later hook'); })();
+  return {
+    get s() {
+      return opened().s;
+    },
+    get model() {
+      return opened().model;
+    },
+    get home() {
+      return opened().home;
     },
   };
 }
