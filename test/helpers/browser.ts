@@ -1,10 +1,10 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll } from 'vitest';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import type { StartOptions } from '../../src-main/core/start.js';
 import { startTestServer, type TestServer } from './server.js';
+import { forFile } from './for-file.js';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -48,25 +48,9 @@ export async function openUi(opts: Partial<StartOptions> = {}): Promise<UiRig> {
   };
 }
 
-/**
- * A UI test file's rig, opened before its tests (beforeAll) and closed after them (afterAll):
- * `const ui = uiForFile()`, then `ui.s` and `ui.browser` in the tests and in later hooks.
- */
+/** A UI test file's server and Chromium, shared by its tests: `const ui = uiForFile()`, then `ui.s` and `ui.browser`. */
 export function uiForFile(opts: Partial<StartOptions> = {}, timeoutMs?: number): Pick<UiRig, 's' | 'browser'> {
-  let rig: UiRig | undefined;
-  beforeAll(async () => {
-    rig = await openUi(opts);
-  }, timeoutMs);
-  afterAll(() => rig?.close());
-  const opened = () => rig ?? (() => { throw new Error('the UI rig is opened in beforeAll: use it from a test or a later hook'); })();
-  return {
-    get s() {
-      return opened().s;
-    },
-    get browser() {
-      return opened().browser;
-    },
-  };
+  return forFile(() => openUi(opts), timeoutMs);
 }
 
 export function launchBrowser(): Promise<Browser> {

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { forFile } from '../helpers/for-file.js';
 import type { StandIn } from './standins.js';
 
 /** The pinned host CLIs live in test/hosts/node_modules (npm ci --prefix test/hosts). */
@@ -75,32 +75,24 @@ export async function openHostRig(label: string, standIn: () => Promise<StandIn>
 }
 
 /**
- * A host test file's rig, opened before its tests (beforeAll, then `setup` with it) and closed
- * after them: `const rig = hostRigForFile('codex', openaiStandIn)`, then `rig.s`, `rig.model`, `rig.home`.
+ * A host test file's rig, shared by its tests (`setup` runs once it is open):
+ * `const rig = hostRigForFile('codex', openaiStandIn)`, then `rig.s`, `rig.model`, `rig.home`.
  */
 export function hostRigForFile(
   label: string,
   standIn: () => Promise<StandIn>,
   opts: { env?: Record<string, string>; setup?: (rig: HostRig) => void } = {},
 ): Pick<HostRig, 's' | 'model' | 'home'> {
-  let rig: HostRig | undefined;
-  beforeAll(async () => {
-    rig = await openHostRig(label, standIn, opts.env);
-    opts.setup?.(rig);
+  return forFile(async () => {
+    const rig = await openHostRig(label, standIn, opts.env);
+    try {
+      opts.setup?.(rig);
+    } catch (err) {
+      await rig.close();
+      throw err;
+    }
+    return rig;
   });
-  afterAll(() => rig?.close());
-  const opened = () => rig ?? (() => { throw new Error('the host rig is opened in beforeAll: use it from a test or a later hook'); })();
-  return {
-    get s() {
-      return opened().s;
-    },
-    get model() {
-      return opened().model;
-    },
-    get home() {
-      return opened().home;
-    },
-  };
 }
 
 /** The user's own Codex config in `homeDir`: a model provider pointing at the stand-in; approvals and sandbox at their defaults. */
