@@ -3,9 +3,8 @@
 // writes such paths through every door (MCP tools and the human API): each is INVALID_ARGUMENT.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { createHash } from 'node:crypto';
-import { ok, fails } from '../helpers/server.js';
-import { openTestApp, type AppClient, type TestApp } from '../helpers/app.js';
-import { agentInRoom } from '../helpers/seat.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { startTestServer, ok, fails, type TestServer } from '../helpers/server.js';
 
 const sha = (s: string) => createHash('sha256').update(s).digest('hex');
 
@@ -24,15 +23,20 @@ const SPOOFS: Array<[string, string]> = [
 ];
 
 describe('item 14: paths with bidi or zero-width characters', () => {
-  let s: TestApp;
-  let c: AppClient;
+  let s: TestServer;
+  let c: Client;
   let room: string;
 
   beforeAll(async () => {
-    s = await openTestApp({ rateLimit: { perSecond: 0, burst: 0 } });
-    ({ room, c } = await agentInRoom(s, 'Spoofer', 'Spoof'));
+    s = await startTestServer({ rateLimit: { perSecond: 0, burst: 0 } });
+    const a = await s.agent('Spoofer');
+    room = await s.room('Spoof');
+    await s.join(room, a.plate);
+    c = await s.connect(a.credential);
   });
-  afterAll(() => s?.stop());
+  afterAll(async () => {
+    await s?.stop();
+  });
 
   it.each(SPOOFS)('refuses %j (%s) on write_file, share_file and the human upload route', async (path) => {
     const e = await fails(c, 'write_file', { room, path, content: 'x' });

@@ -1,6 +1,5 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { ok, fails } from '../helpers/server.js';
-import { openTestApp, type TestApp } from '../helpers/app.js';
+import { startTestServer, ok, fails, type TestServer } from '../helpers/server.js';
 import { addHuman, wakesOf } from './helpers.js';
 
 /**
@@ -9,10 +8,10 @@ import { addHuman, wakesOf } from './helpers.js';
  * owner's action; a human can leave a room; the inbox trust_level says what it is.
  */
 describe('security: Trust across owners (item 2)', () => {
-  let s: TestApp;
+  let s: TestServer;
   let bob: { owner_id: string; token: string };
   beforeAll(async () => {
-    s = await openTestApp({ rateLimit: { perSecond: 0, burst: 1 } });
+    s = await startTestServer({ rateLimit: { perSecond: 0, burst: 1 } });
     bob = await s.owner('Bob Intruder');
   });
   afterAll(async () => s.stop());
