@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -6,6 +7,9 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Vitest's default (cores - 1) runs the files one at a time on two cores, while most of a file's
+    // time is spent waiting (child processes, fsync, the browser): two files at once (docs/testing.md).
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     passWithNoTests: false,
   },
 });

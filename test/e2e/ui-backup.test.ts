@@ -1,40 +1,30 @@
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { describe, it, expect, beforeAll } from 'vitest';
 import { existsSync } from 'node:fs';
-import type { Browser } from 'playwright-core';
-import { startTestServer, type TestServer } from '../helpers/server.js';
-import { browserSkipReason, launchBrowser, signedInPage } from '../helpers/browser.js';
+import { browserSkip, uiForFile, signedInPage } from '../helpers/browser.js';
 
-const skip = browserSkipReason();
-if (skip) console.warn(skip);
+const skip = browserSkip();
 
 describe.skipIf(!!skip)('UI: the last backup and "Back up now"', () => {
-  let s: TestServer;
-  let browser: Browser;
+  const ui = uiForFile();
 
   beforeAll(async () => {
-    s = await startTestServer();
-    browser = await launchBrowser();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await s?.stop();
-  });
+      });
 
   it('the primary owner sees there is no backup yet, backs up with one click and sees it verified; another owner sees no backup controls', async () => {
-    const { context, page } = await signedInPage(browser, s.running.loginUrl());
+    const { context, page } = await signedInPage(ui.browser, ui.s.running.loginUrl());
     const panel = page.getByTestId('backup-panel');
     await expect.poll(() => panel.getByTestId('last-backup').textContent()).toContain('No backup yet');
     await panel.getByRole('button', { name: 'Back up now' }).click();
     await expect.poll(() => panel.getByRole('status').textContent()).toContain('Backed up and verified');
     await expect.poll(() => panel.getByTestId('last-backup').textContent()).toContain('Last backup just now');
-    const st = await s.api('GET', '/v1/backups');
+    const st = await ui.s.api('GET', '/v1/backups');
     expect(st.body.last.kind).toBe('manual');
     expect(existsSync(st.body.last.path)).toBe(true);
     await context.close();
 
-    const bob = await s.owner('Bob');
-    const link = await s.api('POST', '/v1/login-links', {}, bob.token);
-    const other = await signedInPage(browser, link.body.url);
+    const bob = await ui.s.owner('Bob');
+    const link = await ui.s.api('POST', '/v1/login-links', {}, bob.token);
+    const other = await signedInPage(ui.browser, link.body.url);
     await other.page.getByTestId('signed-in-as').waitFor();
     expect(await other.page.getByTestId('backup-panel').count()).toBe(0);
     await other.context.close();

@@ -1,48 +1,39 @@
 /// <reference lib="dom" />
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import type { Browser } from 'playwright-core';
-import { startTestServer, ok, type TestServer, type TestAgent } from '../helpers/server.js';
-import { browserSkipReason, launchBrowser, screenshot, signedInPage } from '../helpers/browser.js';
+import { describe, it, expect, beforeAll } from 'vitest';
+import { ok, type TestAgent } from '../helpers/server.js';
+import { browserSkip, uiForFile, screenshot, signedInPage } from '../helpers/browser.js';
 
-const skip = browserSkipReason();
-if (skip) console.warn(skip);
+const skip = browserSkip();
 
 describe.skipIf(!!skip)('UI: sign-in, rooms, chat, agents', () => {
-  let s: TestServer;
-  let browser: Browser;
+  const ui = uiForFile();
   let agent: TestAgent;
 
   beforeAll(async () => {
-    s = await startTestServer();
-    browser = await launchBrowser();
-    agent = await s.agent('Reviewer');
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await s?.stop();
+    agent = await ui.s.agent('Reviewer');
   });
 
   it('a stale or reused login link gets a clear page; without a session the UI says how to sign in', async () => {
-    const ctx = await browser.newContext();
+    const ctx = await ui.browser.newContext();
     const page = await ctx.newPage();
-    await page.goto(s.baseUrl + '/');
+    await page.goto(ui.s.baseUrl + '/');
     await expect.poll(() => page.getByText('You are not signed in').isVisible()).toBe(true);
 
-    const url = s.running.loginUrl();
+    const url = ui.s.running.loginUrl();
     await page.goto(url);
     await page.getByTestId('signed-in-as').waitFor();
     // The link left the address bar at once, and the credential is no cookie (cookies reach
     // every port on 127.0.0.1): a token in this tab's sessionStorage, sent as a header.
     // (The start page, Needs you, has its own address: #/needs-you.)
-    expect([s.baseUrl + '/', s.baseUrl + '/#/needs-you']).toContain(page.url());
+    expect([ui.s.baseUrl + '/', ui.s.baseUrl + '/#/needs-you']).toContain(page.url());
     expect(await ctx.cookies()).toEqual([]);
     expect(await page.evaluate(() => Object.values(sessionStorage).some((v) => v.startsWith('ars_')))).toBe(true);
 
-    const other = await browser.newContext();
+    const other = await ui.browser.newContext();
     const p2 = await other.newPage();
     await p2.goto(url);
     await expect.poll(() => p2.textContent('body')).toContain('already used');
-    await p2.goto(s.baseUrl + '/login?token=nonsense');
+    await p2.goto(ui.s.baseUrl + '/login?token=nonsense');
     await expect.poll(() => p2.textContent('body')).toContain('not valid');
     expect(await p2.getByTestId('signed-in-as').count()).toBe(0);
     await other.close();
@@ -50,7 +41,7 @@ describe.skipIf(!!skip)('UI: sign-in, rooms, chat, agents', () => {
   });
 
   it('creates a room, adds an agent, shows it live, and an agent message appears without a refresh', async () => {
-    const { context, page } = await signedInPage(browser, s.running.loginUrl());
+    const { context, page } = await signedInPage(ui.browser, ui.s.running.loginUrl());
     await page.getByLabel('New room').fill('Design review');
     await page.getByRole('button', { name: 'Create room' }).click();
     await page.getByRole('heading', { name: 'Design review', level: 1 }).waitFor();
@@ -63,7 +54,7 @@ describe.skipIf(!!skip)('UI: sign-in, rooms, chat, agents', () => {
     await row.waitFor();
     await expect.poll(() => row.textContent()).toContain('offline');
 
-    const client = await s.connect(agent.credential);
+    const client = await ui.s.connect(agent.credential);
     await ok(client, 'whoami');
     await expect.poll(() => row.textContent(), { timeout: 10_000 }).toContain('live ×1');
     await screenshot(page, 'members');
@@ -107,8 +98,8 @@ describe.skipIf(!!skip)('UI: sign-in, rooms, chat, agents', () => {
     await page.locator('article.msg', { hasText: 'on it' }).first().waitFor();
     expect(await page.locator('body').textContent()).not.toContain(agent.plate);
 
-    const dark = await signedInPage(browser, s.running.loginUrl(), { colorScheme: 'dark' });
-    await dark.page.goto(`${s.baseUrl}/#/rooms/${roomId}/chat`);
+    const dark = await signedInPage(ui.browser, ui.s.running.loginUrl(), { colorScheme: 'dark' });
+    await dark.page.goto(`${ui.s.baseUrl}/#/rooms/${roomId}/chat`);
     await dark.page.locator('article.msg').first().waitFor();
     await screenshot(dark.page, 'chat-dark');
     await dark.context.close();
@@ -116,8 +107,8 @@ describe.skipIf(!!skip)('UI: sign-in, rooms, chat, agents', () => {
   });
 
   it('mints a credential that is shown once, with connection instructions for each host', async () => {
-    const { context, page } = await signedInPage(browser, s.running.loginUrl());
-    await page.goto(`${s.baseUrl}/#/agents`);
+    const { context, page } = await signedInPage(ui.browser, ui.s.running.loginUrl());
+    await page.goto(`${ui.s.baseUrl}/#/agents`);
     await page.getByLabel('Name').fill('Builder');
     await page.getByRole('button', { name: 'Create agent' }).click();
     await page.getByRole('heading', { name: /Builder/, level: 2 }).waitFor();
@@ -143,7 +134,7 @@ describe.skipIf(!!skip)('UI: sign-in, rooms, chat, agents', () => {
     }
     await screenshot(page, 'credential-once');
     // The secret really works.
-    const c = await s.connect(secret);
+    const c = await ui.s.connect(secret);
     expect((await ok(c, 'whoami')).name).toBe('Builder');
 
     await dialog.getByRole('button', { name: 'I have copied it' }).click();
@@ -158,7 +149,7 @@ describe.skipIf(!!skip)('UI: sign-in, rooms, chat, agents', () => {
   });
 
   it('signs out with a POST that ends the session on the server', async () => {
-    const { context, page } = await signedInPage(browser, s.running.loginUrl());
+    const { context, page } = await signedInPage(ui.browser, ui.s.running.loginUrl());
     const token = await page.evaluate(() => Object.values(sessionStorage).find((v) => v.startsWith('ars_')));
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByText('You are not signed in').waitFor();

@@ -1,7 +1,7 @@
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
-import { startTestServer, ok, fails, type TestServer, type TestAgent } from '../helpers/server.js';
-import { browserSkipReason, launchBrowser, screenshot, signedInPage } from '../helpers/browser.js';
+import { describe, it, expect, beforeAll } from 'vitest';
+import type { Page } from 'playwright-core';
+import { ok, fails, type TestAgent } from '../helpers/server.js';
+import { browserSkip, uiForFile, screenshot, signedInPage } from '../helpers/browser.js';
 
 /** These checks are about assignee lanes: the board's "By assignee" grouping, kept per browser (docs/ui.md). */
 async function byAssignee<T extends { context: import('playwright-core').BrowserContext; page: Page }>(ui: T): Promise<T> {
@@ -10,31 +10,23 @@ async function byAssignee<T extends { context: import('playwright-core').Browser
   return ui;
 }
 
-const skip = browserSkipReason();
-if (skip) console.warn(skip);
+const skip = browserSkip();
 
 const card = (page: Page, title: string) => page.locator('article.card', { has: page.getByRole('heading', { name: title, exact: true }) });
 const lane = (page: Page, handle: string) => page.getByRole('region', { name: `Lane ${handle}` });
 
 describe.skipIf(!!skip)('UI: the board', () => {
-  let s: TestServer;
-  let browser: Browser;
+  const ui = uiForFile();
   let builder: TestAgent;
   let tester: TestAgent;
   let roomId: string;
 
   beforeAll(async () => {
-    s = await startTestServer();
-    browser = await launchBrowser();
-    builder = await s.agent('Builder');
-    tester = await s.agent('Tester');
-    roomId = await s.room('Release');
-    await s.join(roomId, builder.plate);
-    await s.join(roomId, tester.plate);
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await s?.stop();
+    builder = await ui.s.agent('Builder');
+    tester = await ui.s.agent('Tester');
+    roomId = await ui.s.room('Release');
+    await ui.s.join(roomId, builder.plate);
+    await ui.s.join(roomId, tester.plate);
   });
 
   async function createTask(page: Page, title: string, assignee: TestAgent, dependsOn?: string) {
@@ -53,8 +45,8 @@ describe.skipIf(!!skip)('UI: the board', () => {
   }
 
   it('creates tasks with a dependency; an agent claims and completes one and the successor unblocks on screen', async () => {
-    const { context, page } = await byAssignee(await signedInPage(browser, s.running.loginUrl()));
-    await page.goto(`${s.baseUrl}/#/rooms/${roomId}/board`);
+    const { context, page } = await byAssignee(await signedInPage(ui.browser, ui.s.running.loginUrl()));
+    await page.goto(`${ui.s.baseUrl}/#/rooms/${roomId}/board`);
     await page.getByText('No tasks yet').waitFor();
     const d1 = await createTask(page, 'Build the release', builder);
     await d1.waitFor({ state: 'detached' });
@@ -68,12 +60,12 @@ describe.skipIf(!!skip)('UI: the board', () => {
     expect(await card(page, 'Build the release').textContent()).toContain('holds up “Test the release”');
     expect(await lane(page, tester.handle).textContent()).toContain('Test the release');
 
-    const b = await s.connect(builder.credential);
+    const b = await ui.s.connect(builder.credential);
     const board = await ok(b, 'read_board', { room: roomId });
     const build = board.lanes.flatMap((l: any) => l.tasks).find((t: any) => t.title === 'Build the release');
     expect(build.consent_state).toBe('auto');
     // The tester cannot claim yet; the board said why.
-    const t = await s.connect(tester.credential);
+    const t = await ui.s.connect(tester.credential);
     const test = board.lanes.flatMap((l: any) => l.tasks).find((x: any) => x.title === 'Test the release');
     expect((await fails(t, 'claim_task', { task_id: test.task_id })).reason).toBe('blocked_by_deps');
 
@@ -110,16 +102,16 @@ describe.skipIf(!!skip)('UI: the board', () => {
   });
 
   it('the Trust toggle refuses, then allows, a cross-owner assignment; reassignment follows the role', async () => {
-    const bob = await s.owner('Bob');
-    const helper = await s.agent('Helper', { token: bob.token });
-    const { context, page } = await byAssignee(await signedInPage(browser, s.running.loginUrl()));
-    await page.goto(`${s.baseUrl}/#/rooms/${roomId}/members`);
+    const bob = await ui.s.owner('Bob');
+    const helper = await ui.s.agent('Helper', { token: bob.token });
+    const { context, page } = await byAssignee(await signedInPage(ui.browser, ui.s.running.loginUrl()));
+    await page.goto(`${ui.s.baseUrl}/#/rooms/${roomId}/members`);
     await page.getByLabel('Add a human').selectOption(bob.owner_id);
     await page.getByLabel('Role').selectOption('member');
     await page.getByRole('button', { name: 'Add human' }).click();
     await page.getByText('Bob', { exact: true }).waitFor();
-    await s.join(roomId, helper.plate, bob.token);
-    await page.goto(`${s.baseUrl}/#/rooms/${roomId}/board`);
+    await ui.s.join(roomId, helper.plate, bob.token);
+    await page.goto(`${ui.s.baseUrl}/#/rooms/${roomId}/board`);
 
     // The room header (one fixed place) shows the signed-in owner's Trust toggle, Off, naming the other owner.
     const toggle = page.getByRole('switch', { name: /Trust/ });
@@ -136,7 +128,7 @@ describe.skipIf(!!skip)('UI: the board', () => {
     await d.getByRole('button', { name: 'Close', exact: true }).click();
 
     // Bob's agent assigning Ada's agent: refused, then allowed once Ada turns Trust on.
-    const h = await s.connect(helper.credential);
+    const h = await ui.s.connect(helper.credential);
     const refused = await fails(h, 'create_task', { room: roomId, title: 'Fix the flaky test', definition_of_done: 'green 10 runs in a row', assignee: builder.handle });
     expect(refused.code).toBe('CONSENT_REQUIRED');
     await toggle.click();
@@ -162,9 +154,9 @@ describe.skipIf(!!skip)('UI: the board', () => {
     await expect.poll(() => lane(page, tester.handle).textContent(), { timeout: 10_000 }).toContain('Fix the flaky test');
 
     // Bob is a member: the action is hidden, one sentence says who may, and the server refuses too.
-    const link = await s.api('POST', '/v1/login-links', {}, bob.token);
-    const bobUi = await byAssignee(await signedInPage(browser, link.body.url));
-    await bobUi.page.goto(`${s.baseUrl}/#/rooms/${roomId}/board`);
+    const link = await ui.s.api('POST', '/v1/login-links', {}, bob.token);
+    const bobUi = await byAssignee(await signedInPage(ui.browser, link.body.url));
+    await bobUi.page.goto(`${ui.s.baseUrl}/#/rooms/${roomId}/board`);
     const bobCard = card(bobUi.page, 'Fix the flaky test');
     await bobCard.waitFor();
     await bobUi.page.getByText('In a cross-owner room only a room admin may reassign.').waitFor();
@@ -176,7 +168,7 @@ describe.skipIf(!!skip)('UI: the board', () => {
     await bobUi.page.keyboard.press('Escape');
     await screenshot(bobUi.page, 'board-member-view');
     const taskId = await flaky.getAttribute('data-task');
-    const r = await s.api('POST', `/v1/rooms/${roomId}/tasks/${taskId}/assign`, { assignee: builder.plate }, bob.token);
+    const r = await ui.s.api('POST', `/v1/rooms/${roomId}/tasks/${taskId}/assign`, { assignee: builder.plate }, bob.token);
     expect(r.status).toBe(403);
     await bobUi.context.close();
     await context.close();

@@ -4,36 +4,28 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser } from 'playwright-core';
-import { startTestServer, type TestServer } from '../helpers/server.js';
-import { browserSkipReason, launchBrowser, screenshot, signedInPage } from '../helpers/browser.js';
+import { browserSkip, uiForFile, screenshot, signedInPage } from '../helpers/browser.js';
 
-const skip = browserSkipReason();
-if (skip) console.warn(skip);
+const skip = browserSkip();
 
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
 describe.skipIf(!!skip)('UI: workspace and files', () => {
-  let s: TestServer;
-  let browser: Browser;
+  const ui = uiForFile();
   let roomId: string;
   let dir: string;
 
   beforeAll(async () => {
-    s = await startTestServer();
-    browser = await launchBrowser();
-    roomId = await s.room('Assets');
+    roomId = await ui.s.room('Assets');
     dir = mkdtempSync(join(tmpdir(), 'agent-rooms-ui-files-'));
   });
   afterAll(async () => {
-    await browser?.close();
-    await s?.stop();
     rmSync(dir, { recursive: true, force: true });
   });
 
   it('the workspace token is masked in the page and in every response the page received', async () => {
     const token = 'ghp_' + randomBytes(18).toString('hex') + 'Zq9x';
-    const { context, page } = await signedInPage(browser, s.running.loginUrl());
+    const { context, page } = await signedInPage(ui.browser, ui.s.running.loginUrl());
     const bodies: Array<{ url: string; body: string }> = [];
     const pending: Promise<void>[] = [];
     page.on('response', (r) => {
@@ -45,7 +37,7 @@ describe.skipIf(!!skip)('UI: workspace and files', () => {
           .catch(() => {}),
       );
     });
-    await page.goto(`${s.baseUrl}/#/rooms/${roomId}/workspace`);
+    await page.goto(`${ui.s.baseUrl}/#/rooms/${roomId}/workspace`);
     await page.getByLabel('Local path').fill('/home/ada/src/app');
     await page.getByLabel('Repository URL').fill('https://example.com/ada/app.git');
     await page.getByLabel('Branch').fill('main');
@@ -64,7 +56,7 @@ describe.skipIf(!!skip)('UI: workspace and files', () => {
     expect(bodies.some((b) => b.url.includes('/workspace'))).toBe(true);
     for (const b of bodies) expect(b.body, b.url).not.toContain(token);
     // The server really holds it: replacing keeps the field write-only.
-    const ws = await s.api('GET', `/v1/rooms/${roomId}/workspace`);
+    const ws = await ui.s.api('GET', `/v1/rooms/${roomId}/workspace`);
     expect(ws.body.git_token).toBe('••••Zq9x');
     await context.close();
   });
@@ -73,8 +65,8 @@ describe.skipIf(!!skip)('UI: workspace and files', () => {
     const bytes = randomBytes(5 * 1024 * 1024);
     const file = join(dir, 'big.bin');
     writeFileSync(file, bytes);
-    const { context, page } = await signedInPage(browser, s.running.loginUrl());
-    await page.goto(`${s.baseUrl}/#/rooms/${roomId}/files`);
+    const { context, page } = await signedInPage(ui.browser, ui.s.running.loginUrl());
+    await page.goto(`${ui.s.baseUrl}/#/rooms/${roomId}/files`);
     await page.getByText('No files yet.').waitFor();
 
     // Slow the upload down so the progress bar has something to show.
@@ -119,7 +111,7 @@ describe.skipIf(!!skip)('UI: workspace and files', () => {
     await page.getByRole('row', { name: /notes\.txt/ }).waitFor();
 
     // An upload whose bytes never arrived is shown quarantined and cannot be downloaded.
-    const q = await s.api('POST', `/v1/rooms/${roomId}/files/uploads`, { filename: 'pending.zip', content_type: 'application/zip', size_bytes: 10, sha256: 'a'.repeat(64) });
+    const q = await ui.s.api('POST', `/v1/rooms/${roomId}/files/uploads`, { filename: 'pending.zip', content_type: 'application/zip', size_bytes: 10, sha256: 'a'.repeat(64) });
     expect(q.status).toBe(201);
     const qrow = page.getByRole('row', { name: /pending\.zip/ });
     await qrow.waitFor({ timeout: 10_000 });

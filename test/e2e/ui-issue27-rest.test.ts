@@ -1,46 +1,40 @@
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
-import { startTestServer, ok, type TestServer, type TestAgent } from '../helpers/server.js';
-import { browserSkipReason, launchBrowser, signedInPage } from '../helpers/browser.js';
+import { describe, it, expect, beforeAll } from 'vitest';
+import type { Page } from 'playwright-core';
+import { ok, type TestAgent } from '../helpers/server.js';
+import { browserSkip, uiForFile, signedInPage } from '../helpers/browser.js';
 import { join } from 'node:path';
 import { waitFor } from '../helpers/core.js';
 import { fixtureRunner, readRunnerLog } from '../integration/wakes-helpers.js';
+import { writeInline } from '../../src-main/core/files/service.js';
 
 /** The rest of the window's second pass (docs/ui.md): a file's own URL from the palette, `c` from any room view. */
-const skip = browserSkipReason();
-if (skip) console.warn(skip);
+const skip = browserSkip();
 const hashOf = async (page: Page) => new URL(page.url()).hash;
 const waitHash = (page: Page, re: RegExp) => expect.poll(() => hashOf(page), { timeout: 10_000 }).toMatch(re);
 const TARGET = 'zz/deep/report-quasar.md';
 
 describe.skipIf(!!skip)('UI: the rest of the second pass', () => {
-  let s: TestServer;
-  let browser: Browser;
+  const ui = uiForFile({ rateLimit: { perSecond: 0, burst: 1 } });
   let a: TestAgent;
   let room: string;
 
   beforeAll(async () => {
-    // 507 files are seeded through write_file: the per-plate rate limit is off for the seeding agent.
-    s = await startTestServer({ rateLimit: { perSecond: 0, burst: 1 } });
-    browser = await launchBrowser();
-    a = await s.agent('Writer');
-    room = await s.room('Files galore');
-    await s.join(room, a.plate);
-    const c = await s.connect(a.credential);
+    a = await ui.s.agent('Writer');
+    room = await ui.s.room('Files galore');
+    await ui.s.join(room, a.plate);
+    const c = await ui.s.connect(a.credential);
     // More files than the Files tab loads (500, by path): the target sorts last, off the loaded page.
-    for (let i = 0; i < 505; i++) await ok(c, 'write_file', { room, path: `a/${String(i).padStart(4, '0')}.txt`, content: `filler ${i}` });
+    // The fillers are written through the file service (what write_file calls): seeding is not what is tested.
+    const writer = { kind: 'agent' as const, plate: a.plate, ownerId: (await ui.s.api('GET', '/v1/me')).body.owner_id as string };
+    for (let i = 0; i < 505; i++) writeInline(ui.s.running.core, writer, { roomId: room, path: `a/${String(i).padStart(4, '0')}.txt`, content: `filler ${i}`, encoding: 'utf-8' });
     await ok(c, 'write_file', { room, path: TARGET, content: 'the quasar figures of the quarter' });
     await ok(c, 'write_file', { room, path: 'NOTES/near-quasar.md', content: 'quasar nearby, on the first page' });
     await c.close();
   }, 180_000);
-  afterAll(async () => {
-    await browser?.close();
-    await s?.stop();
-  });
 
   it('a palette file hit goes to the file: its own URL, scrolled into view and highlighted, even off the loaded page; reload lands there', async () => {
-    const { context, page } = await signedInPage(browser, s.running.loginUrl());
-    await page.goto(`${s.baseUrl}/#/needs-you`);
+    const { context, page } = await signedInPage(ui.browser, ui.s.running.loginUrl());
+    await page.goto(`${ui.s.baseUrl}/#/needs-you`);
     await page.getByRole('heading', { name: 'Needs you', level: 1 }).waitFor();
     await page.keyboard.press('Control+k');
     const d = page.getByRole('dialog', { name: 'Go to anything' });
@@ -65,23 +59,23 @@ describe.skipIf(!!skip)('UI: the rest of the second pass', () => {
     await page.reload();
     await check();
     // A file that is on the loaded page is marked in place, without a second row.
-    await page.goto(`${s.baseUrl}/#/rooms/${room}/files/${encodeURIComponent('NOTES/near-quasar.md')}`);
+    await page.goto(`${ui.s.baseUrl}/#/rooms/${room}/files/${encodeURIComponent('NOTES/near-quasar.md')}`);
     const near = page.locator('tr[aria-current="true"]');
     await near.waitFor();
     expect(await near.getAttribute('data-path')).toBe('NOTES/near-quasar.md');
     expect(await page.locator('tr[data-path="NOTES/near-quasar.md"]').count()).toBe(1);
     expect(await page.getByText('The linked file is not on the first page').count()).toBe(0);
     // A path the room does not have says so.
-    await page.goto(`${s.baseUrl}/#/rooms/${room}/files/${encodeURIComponent('no/such.md')}`);
+    await page.goto(`${ui.s.baseUrl}/#/rooms/${room}/files/${encodeURIComponent('no/such.md')}`);
     await page.getByText('This room has no file “no/such.md”', { exact: false }).waitFor();
     expect(await page.locator('tr[aria-current="true"]').count()).toBe(0);
     await context.close();
   });
 
   it('c opens the board’s New task form from any view of the room, not while typing', async () => {
-    const { context, page } = await signedInPage(browser, s.running.loginUrl());
+    const { context, page } = await signedInPage(ui.browser, ui.s.running.loginUrl());
     for (const tab of ['files', 'members', 'wakes', 'workspace']) {
-      await page.goto(`${s.baseUrl}/#/rooms/${room}/${tab}`);
+      await page.goto(`${ui.s.baseUrl}/#/rooms/${room}/${tab}`);
       await page.getByRole('navigation', { name: 'Room sections' }).waitFor();
       await page.locator('.room-body').click({ position: { x: 2, y: 2 } });
       await page.evaluate('document.activeElement && document.activeElement.blur()');
@@ -94,7 +88,7 @@ describe.skipIf(!!skip)('UI: the rest of the second pass', () => {
       expect(await hashOf(page)).toBe(`#/rooms/${room}/board`);
     }
     // The chat: typing c in the composer is a letter, not a shortcut; outside it, c opens the form.
-    await page.goto(`${s.baseUrl}/#/rooms/${room}`);
+    await page.goto(`${ui.s.baseUrl}/#/rooms/${room}`);
     const box = page.getByRole('combobox', { name: 'Message the room' });
     await box.click();
     await page.keyboard.type('cc');
@@ -105,29 +99,29 @@ describe.skipIf(!!skip)('UI: the rest of the second pass', () => {
     await page.getByRole('dialog', { name: 'New task' }).waitFor();
     await waitHash(page, new RegExp(`^#/rooms/${room}/board$`));
     // The form's own URL works as a link too.
-    await page.goto(`${s.baseUrl}/#/rooms/${room}/board/new`);
+    await page.goto(`${ui.s.baseUrl}/#/rooms/${room}/board/new`);
     await page.getByRole('dialog', { name: 'New task' }).waitFor();
     await waitHash(page, new RegExp(`^#/rooms/${room}/board$`));
     await context.close();
   });
 
   it('an agent running a wake reads "working" in the room members and the agents list; a stopped run shows in Needs you with Retry', async () => {
-    const sleeper = await s.agent('Sleeper');
-    const log = join(s.home, 'sleeper-ui.log');
-    expect((await s.api('PUT', `/v1/agents/${sleeper.plate}/runners/codex`, fixtureRunner(log))).status).toBe(200);
-    await s.join(room, sleeper.plate);
-    expect((await s.api('POST', `/v1/rooms/${room}/tasks`, { title: 'sleep on it', definition_of_done: 'never', assignee: sleeper.handle })).status).toBe(201);
+    const sleeper = await ui.s.agent('Sleeper');
+    const log = join(ui.s.home, 'sleeper-ui.log');
+    expect((await ui.s.api('PUT', `/v1/agents/${sleeper.plate}/runners/codex`, fixtureRunner(log))).status).toBe(200);
+    await ui.s.join(room, sleeper.plate);
+    expect((await ui.s.api('POST', `/v1/rooms/${room}/tasks`, { title: 'sleep on it', definition_of_done: 'never', assignee: sleeper.handle })).status).toBe(201);
     await waitFor(() => readRunnerLog(log).find((l) => l.event === 'saw_task'), 'the task run to start');
-    const { context, page } = await signedInPage(browser, s.running.loginUrl());
-    await page.goto(`${s.baseUrl}/#/rooms/${room}/members`);
+    const { context, page } = await signedInPage(ui.browser, ui.s.running.loginUrl());
+    await page.goto(`${ui.s.baseUrl}/#/rooms/${room}/members`);
     const row = page.locator(`li[data-agent="${sleeper.handle}"]`);
     await expect.poll(() => row.locator('[data-activity]').getAttribute('data-activity'), { timeout: 10_000 }).toBe('working');
-    await page.goto(`${s.baseUrl}/#/agents`);
+    await page.goto(`${ui.s.baseUrl}/#/agents`);
     await expect.poll(() => page.locator('.list li', { hasText: 'Sleeper' }).locator('[data-activity]').getAttribute('data-activity'), { timeout: 10_000 }).toBe('working');
     // Stopped (the route Needs you's Stop takes), the run is a failed wake there, with Retry (requeue).
-    const running = ((await s.api('GET', `/v1/agents/${sleeper.plate}/wakes`)).body.wakes as any[]).find((w) => w.status === 'running');
-    expect((await s.api('POST', `/v1/wakes/${running.wake_id}/stop`)).status).toBe(200);
-    await page.goto(`${s.baseUrl}/#/needs-you`);
+    const running = ((await ui.s.api('GET', `/v1/agents/${sleeper.plate}/wakes`)).body.wakes as any[]).find((w) => w.status === 'running');
+    expect((await ui.s.api('POST', `/v1/wakes/${running.wake_id}/stop`)).status).toBe(200);
+    await page.goto(`${ui.s.baseUrl}/#/needs-you`);
     const item = page.getByRole('list', { name: 'Needs you' }).getByRole('listitem', { name: /Wake failed: .* in Files galore/ }).filter({ hasText: 'stopped by' });
     await item.waitFor();
     expect(await item.textContent()).toMatch(/stopped by /);
@@ -137,20 +131,20 @@ describe.skipIf(!!skip)('UI: the rest of the second pass', () => {
   }, 60_000);
 
   it('usage today per room (with each agent) and per agent; the runner coalescing switch; the wake limits in settings', async () => {
-    const counter = await s.agent('Counter');
-    const log = join(s.home, 'counter.log');
+    const counter = await ui.s.agent('Counter');
+    const log = join(ui.s.home, 'counter.log');
     const usage = JSON.stringify({ usage: { input_tokens: 1200, output_tokens: 300, cache_read_tokens: 0, cost_usd: 0.05, model: 'm' } });
     const runner = fixtureRunner(log, { env: { RUNNER_LOG: log, RUNNER_USAGE: usage } });
-    expect((await s.api('PUT', `/v1/agents/${counter.plate}/runners/codex`, runner)).status).toBe(200);
-    await s.join(room, counter.plate);
-    expect((await s.api('POST', `/v1/rooms/${room}/messages`, { body: `${counter.handle} count please`, mention_targets: [counter.handle] })).status).toBe(201);
+    expect((await ui.s.api('PUT', `/v1/agents/${counter.plate}/runners/codex`, runner)).status).toBe(200);
+    await ui.s.join(room, counter.plate);
+    expect((await ui.s.api('POST', `/v1/rooms/${room}/messages`, { body: `${counter.handle} count please`, mention_targets: [counter.handle] })).status).toBe(201);
     await waitFor(
-      async () => ((await s.api('GET', `/v1/agents/${counter.plate}/wakes`)).body.wakes as any[]).some((w) => w.status === 'handled' || w.status === 'failed'),
+      async () => ((await ui.s.api('GET', `/v1/agents/${counter.plate}/wakes`)).body.wakes as any[]).some((w) => w.status === 'handled' || w.status === 'failed'),
       'the mention run to end',
       20_000,
     );
-    const { context, page } = await signedInPage(browser, s.running.loginUrl());
-    await page.goto(`${s.baseUrl}/#/rooms/${room}/wakes`);
+    const { context, page } = await signedInPage(ui.browser, ui.s.running.loginUrl());
+    await page.goto(`${ui.s.baseUrl}/#/rooms/${room}/wakes`);
     const today = page.getByRole('region', { name: 'Usage today' });
     await expect.poll(() => today.textContent(), { timeout: 10_000 }).toContain('1,200 in');
     expect(await today.textContent()).toContain('300 out');
@@ -159,7 +153,7 @@ describe.skipIf(!!skip)('UI: the rest of the second pass', () => {
     // Each wake of the log shows its own usage.
     expect(await page.getByTestId('wakes').textContent()).toContain('Usage: 1200 in / 300 out tokens, $0.0500');
     // Per agent, on its page; and the runner's coalescing switch, saved and read back.
-    await page.goto(`${s.baseUrl}/#/agents/${counter.plate}`);
+    await page.goto(`${ui.s.baseUrl}/#/agents/${counter.plate}`);
     await expect.poll(() => page.getByRole('region', { name: 'Usage today' }).textContent(), { timeout: 10_000 }).toContain('1 run');
     const form = page.getByRole('form', { name: /^codex/ });
     const co = form.getByRole('checkbox', { name: 'Coalesce mentions' });
@@ -168,15 +162,15 @@ describe.skipIf(!!skip)('UI: the rest of the second pass', () => {
     await co.check();
     await form.getByRole('button', { name: 'Save runner' }).click();
     await form.getByText('Saved.').waitFor();
-    const codex = async () => ((await s.api('GET', `/v1/agents/${counter.plate}/runners`)).body.runners as any[]).find((r) => r.host === 'codex');
+    const codex = async () => ((await ui.s.api('GET', `/v1/agents/${counter.plate}/runners`)).body.runners as any[]).find((r) => r.host === 'codex');
     await expect.poll(async () => (await codex())?.coalesce, { timeout: 10_000 }).toBe(true);
     // The wake limits: the primary owner reads and changes them in settings.
-    await page.goto(`${s.baseUrl}/#/settings`);
+    await page.goto(`${ui.s.baseUrl}/#/settings`);
     const budget = page.getByRole('spinbutton', { name: 'Wakes per agent per hour (0 = no limit)' });
     await budget.fill('41');
     await page.getByRole('button', { name: 'Save limits' }).click();
     await page.getByText('Saved: in force now.').waitFor();
-    expect((await s.api('GET', '/v1/settings/wakes')).body.wake_budget).toBe(41);
+    expect((await ui.s.api('GET', '/v1/settings/wakes')).body.wake_budget).toBe(41);
     await context.close();
   }, 60_000);
 });

@@ -1,27 +1,18 @@
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import type { Browser } from 'playwright-core';
-import { startTestServer, ok, type TestServer } from '../helpers/server.js';
-import { browserSkipReason, launchBrowser, screenshot, signedInPage } from '../helpers/browser.js';
+import { describe, it, expect, beforeAll } from 'vitest';
+import { ok } from '../helpers/server.js';
+import { browserSkip, uiForFile, screenshot, signedInPage } from '../helpers/browser.js';
 import { connectPlan, mcpServerName, shellLine } from '../../shared/host-connect.js';
 
-const skip = browserSkipReason();
-if (skip) console.warn(skip);
+const skip = browserSkip();
 
 describe.skipIf(!!skip)('UI: first run, from an empty home to an agent live in a room', () => {
-  let s: TestServer;
-  let browser: Browser;
+  const ui = uiForFile();
 
   beforeAll(async () => {
-    s = await startTestServer();
-    browser = await launchBrowser();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await s?.stop();
-  });
+      });
 
   it('creates an agent, shows the exact connect command, adds it to a new room and shows it going live', async () => {
-    const { context, page } = await signedInPage(browser, s.running.loginUrl());
+    const { context, page } = await signedInPage(ui.browser, ui.s.running.loginUrl());
     await page.getByRole('heading', { name: 'Welcome! Connect your first agent' }).waitFor();
     await page.getByLabel('Agent name').fill('Reviewer');
     await page.getByLabel('Where it runs').selectOption('claude-code');
@@ -30,9 +21,9 @@ describe.skipIf(!!skip)('UI: first run, from an empty home to an agent live in a
     // The exact command `agent-rooms connect claude-code` runs (shared/host-connect.ts), credential filled in.
     const cmd = (await page.getByTestId('connect-command').textContent())!;
     const credential = /Bearer ([^'"\s]+)'/.exec(cmd)![1]!;
-    const reviewer = ((await s.api('GET', '/v1/agents')).body.agents as Array<{ plate: string; name: string }>).find((a) => a.name === 'Reviewer')!;
-    expect(cmd).toBe(shellLine(connectPlan({ host: 'claude-code', plate: reviewer.plate, baseUrl: s.baseUrl, credential }).commands[0]!));
-    expect(cmd).toContain(`claude mcp add --scope user --transport http ${mcpServerName(reviewer.plate)} ${s.baseUrl}/mcp/claude-code --header 'Authorization: Bearer `);
+    const reviewer = ((await ui.s.api('GET', '/v1/agents')).body.agents as Array<{ plate: string; name: string }>).find((a) => a.name === 'Reviewer')!;
+    expect(cmd).toBe(shellLine(connectPlan({ host: 'claude-code', plate: reviewer.plate, baseUrl: ui.s.baseUrl, credential }).commands[0]!));
+    expect(cmd).toContain(`claude mcp add --scope user --transport http ${mcpServerName(reviewer.plate)} ${ui.s.baseUrl}/mcp/claude-code --header 'Authorization: Bearer `);
     expect(await page.getByText(`agent-rooms connect claude-code --agent Reviewer`).count()).toBe(1);
 
     await page.getByLabel('New room name').fill('First room');
@@ -42,7 +33,7 @@ describe.skipIf(!!skip)('UI: first run, from an empty home to an agent live in a
     expect(await live.locator('[data-presence]').getAttribute('data-presence')).toBe('offline');
 
     // The host connects with the command's credential: the page shows it live in the room.
-    const client = await s.connect(credential, 'claude-code');
+    const client = await ui.s.connect(credential, 'claude-code');
     await ok(client, 'list_rooms', {});
     await expect.poll(() => live.textContent(), { timeout: 15_000 }).toContain('is live in First room');
     expect(await live.locator('[data-presence]').getAttribute('data-presence')).toBe('live');

@@ -1,14 +1,13 @@
 /// <reference lib="dom" />
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { describe, it, expect, beforeAll } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Browser, Page } from 'playwright-core';
-import { startTestServer, ok, type TestServer, type TestAgent } from '../helpers/server.js';
-import { browserSkipReason, launchBrowser, screenshot } from '../helpers/browser.js';
+import { ok, type TestAgent } from '../helpers/server.js';
+import { browserSkip, uiForFile, screenshot } from '../helpers/browser.js';
 import { compareWithBaseline } from './ui-pixels.js';
 
-const skip = browserSkipReason();
-if (skip) console.warn(skip);
+const skip = browserSkip();
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
@@ -18,7 +17,7 @@ const laneTitles = (page: Page, handle: string) => lane(page, handle).locator('a
 
 /** A signed-in page; CSP is bypassed only so axe-core can be injected (the app itself never needs it). */
 async function open(browser: Browser, loginUrl: string, o: { width?: number; height?: number; axe?: boolean; init?: () => void } = {}) {
-  const context = await browser.newContext({ viewport: { width: o.width ?? 1280, height: o.height ?? 800 }, colorScheme: 'light', bypassCSP: !!o.axe, reducedMotion: 'reduce' });
+  const context = await ui.browser.newContext({ viewport: { width: o.width ?? 1280, height: o.height ?? 800 }, colorScheme: 'light', bypassCSP: !!o.axe, reducedMotion: 'reduce' });
   context.setDefaultTimeout(15_000);
   // These checks are about assignee lanes: the board's "By assignee" grouping (docs/ui.md).
   await context.addInitScript("localStorage.setItem('ar.board.group', 'assignee')");
@@ -44,8 +43,7 @@ async function axeSerious(page: Page): Promise<string[]> {
 }
 
 describe.skipIf(!!skip)('UI: the window people want to live in (issue 16)', () => {
-  let s: TestServer;
-  let browser: Browser;
+  const ui = uiForFile();
   let builder: TestAgent;
   let tester: TestAgent;
   let roomId: string;
@@ -53,25 +51,19 @@ describe.skipIf(!!skip)('UI: the window people want to live in (issue 16)', () =
   const ids: Record<string, string> = {};
 
   beforeAll(async () => {
-    s = await startTestServer();
-    browser = await launchBrowser();
-    builder = await s.agent('Builder');
-    tester = await s.agent('Tester');
-    roomId = await s.room('Release');
-    opsId = await s.room('Ops');
-    await s.join(roomId, builder.plate);
-    await s.join(roomId, tester.plate);
+    builder = await ui.s.agent('Builder');
+    tester = await ui.s.agent('Tester');
+    roomId = await ui.s.room('Release');
+    opsId = await ui.s.room('Ops');
+    await ui.s.join(roomId, builder.plate);
+    await ui.s.join(roomId, tester.plate);
     const mk = async (title: string, assignee: TestAgent, depends_on?: string[]) => {
-      const r = await s.api('POST', `/v1/rooms/${roomId}/tasks`, { title, definition_of_done: `${title}: checked by a human`, assignee: assignee.plate, detail: `Detail of ${title}.`, ...(depends_on ? { depends_on } : {}) });
+      const r = await ui.s.api('POST', `/v1/rooms/${roomId}/tasks`, { title, definition_of_done: `${title}: checked by a human`, assignee: assignee.plate, detail: `Detail of ${title}.`, ...(depends_on ? { depends_on } : {}) });
       ids[title] = r.body.task_id;
     };
     await mk('Build the release', builder);
     await mk('Write release notes', builder);
     await mk('Test the release', tester, [ids['Build the release']!]);
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await s?.stop();
   });
 
   it('narrow (390 px) and wide windows: nothing cut off, the sidebar collapses, screenshots match the baselines', async () => {
@@ -79,8 +71,8 @@ describe.skipIf(!!skip)('UI: the window people want to live in (issue 16)', () =
       ['narrow', 390, 844],
       ['wide', 1440, 900],
     ] as const) {
-      const { context, page } = await open(browser, s.running.loginUrl(), { width, height });
-      await page.goto(`${s.baseUrl}/#/rooms/${roomId}/board`);
+      const { context, page } = await open(ui.browser, ui.s.running.loginUrl(), { width, height });
+      await page.goto(`${ui.s.baseUrl}/#/rooms/${roomId}/board`);
       await card(page, 'Test the release').waitFor();
       // Nothing wider than the window.
       expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
@@ -99,7 +91,7 @@ describe.skipIf(!!skip)('UI: the window people want to live in (issue 16)', () =
         await toggle.click();
         await page.locator('#sidebar').waitFor();
       }
-      await page.goto(`${s.baseUrl}/#/rooms/${roomId}/board`);
+      await page.goto(`${ui.s.baseUrl}/#/rooms/${roomId}/board`);
       await card(page, 'Test the release').waitFor();
       await page.locator('body').click({ position: { x: 1, y: height - 2 } });
       await page.addStyleTag({ content: '*{caret-color:transparent!important} time{visibility:hidden!important}' });
@@ -113,8 +105,8 @@ describe.skipIf(!!skip)('UI: the window people want to live in (issue 16)', () =
   });
 
   it('board: compact cards with both dependency badges; the detail panel shows and edits title, detail and order', async () => {
-    const { context, page } = await open(browser, s.running.loginUrl());
-    await page.goto(`${s.baseUrl}/#/rooms/${roomId}/board`);
+    const { context, page } = await open(ui.browser, ui.s.running.loginUrl());
+    await page.goto(`${ui.s.baseUrl}/#/rooms/${roomId}/board`);
     const build = card(page, 'Build the release');
     await build.waitFor();
     expect(await build.textContent()).toContain('holds up “Test the release”');
@@ -137,31 +129,31 @@ describe.skipIf(!!skip)('UI: the window people want to live in (issue 16)', () =
     expect(await d.locator('.md strong').first().textContent()).toBe('release');
     await page.keyboard.press('Escape');
     await card(page, 'Build the release candidate').waitFor();
-    const r = await s.api('GET', `/v1/rooms/${roomId}/tasks/${ids['Build the release']}`);
+    const r = await ui.s.api('GET', `/v1/rooms/${roomId}/tasks/${ids['Build the release']}`);
     expect(r.body.title).toBe('Build the release candidate');
-    await s.api('PATCH', `/v1/rooms/${roomId}/tasks/${ids['Build the release']}`, { title: 'Build the release' });
+    await ui.s.api('PATCH', `/v1/rooms/${roomId}/tasks/${ids['Build the release']}`, { title: 'Build the release' });
     await card(page, 'Build the release').waitFor();
     // Filters belong to the room and show as active.
     await page.getByLabel('Status').selectOption('waiting');
     await page.getByTestId('active-filters').waitFor();
     await expect.poll(() => page.locator('article.card').count()).toBe(1);
-    await page.goto(`${s.baseUrl}/#/rooms/${opsId}/board`);
+    await page.goto(`${ui.s.baseUrl}/#/rooms/${opsId}/board`);
     await page.getByText('No tasks yet').waitFor();
     expect(await page.getByTestId('active-filters').count()).toBe(0);
-    await page.goto(`${s.baseUrl}/#/rooms/${roomId}/board`);
+    await page.goto(`${ui.s.baseUrl}/#/rooms/${roomId}/board`);
     await page.getByRole('button', { name: 'Clear filters' }).click();
     await expect.poll(() => page.locator('article.card').count()).toBe(3);
     await context.close();
   });
 
   it('drag and drop: within a lane reorders, onto another lane reassigns through the Reassign dialog', async () => {
-    const { context, page } = await open(browser, s.running.loginUrl());
-    await page.goto(`${s.baseUrl}/#/rooms/${roomId}/board`);
+    const { context, page } = await open(ui.browser, ui.s.running.loginUrl());
+    await page.goto(`${ui.s.baseUrl}/#/rooms/${roomId}/board`);
     await card(page, 'Write release notes').waitFor();
     expect(await laneTitles(page, builder.handle)).toEqual(['Build the release', 'Write release notes']);
     await card(page, 'Write release notes').dragTo(card(page, 'Build the release'), { targetPosition: { x: 20, y: 5 } });
     await expect.poll(() => laneTitles(page, builder.handle), { timeout: 10_000 }).toEqual(['Write release notes', 'Build the release']);
-    const board = await s.api('GET', `/v1/rooms/${roomId}/board`);
+    const board = await ui.s.api('GET', `/v1/rooms/${roomId}/board`);
     const lanePlates = board.body.lanes.find((l: any) => l.assignee === builder.plate).tasks.map((t: any) => t.title);
     expect(lanePlates).toEqual(['Write release notes', 'Build the release']);
 
@@ -176,8 +168,8 @@ describe.skipIf(!!skip)('UI: the window people want to live in (issue 16)', () =
   });
 
   it('keyboard: arrows move across cards and lanes, Alt+Up reorders, Enter opens the detail, R reassigns', async () => {
-    const { context, page } = await open(browser, s.running.loginUrl());
-    await page.goto(`${s.baseUrl}/#/rooms/${roomId}/board`);
+    const { context, page } = await open(ui.browser, ui.s.running.loginUrl());
+    await page.goto(`${ui.s.baseUrl}/#/rooms/${roomId}/board`);
     const first = card(page, 'Build the release');
     await first.waitFor();
     await first.focus();
@@ -211,7 +203,7 @@ describe.skipIf(!!skip)('UI: the window people want to live in (issue 16)', () =
 
   it('attention: unread and mention counts in the sidebar and the title after a message from the API, a desktop notification, jump to first unread', async () => {
     // The browser's Notification API, recorded: what the page would show on the desktop.
-    const { context, page } = await open(browser, s.running.loginUrl(), {
+    const { context, page } = await open(ui.browser, ui.s.running.loginUrl(), {
       init: () => {
         const seen: string[] = [];
         (window as any).__notes = seen;
@@ -225,9 +217,9 @@ describe.skipIf(!!skip)('UI: the window people want to live in (issue 16)', () =
         };
       },
     });
-    await page.goto(`${s.baseUrl}/#/rooms/${opsId}/chat`);
+    await page.goto(`${ui.s.baseUrl}/#/rooms/${opsId}/chat`);
     await page.getByText('No messages yet').waitFor();
-    const c = await s.connect(builder.credential);
+    const c = await ui.s.connect(builder.credential);
     await ok(c, 'send_message', { room: roomId, body: 'The build is green.' });
     await ok(c, 'send_message', { room: roomId, body: 'Please review the notes', mention_targets: ['@ada-owner'] });
     const counts = page.locator(`a[data-room="${roomId}"] [data-testid="room-counts"]`);
@@ -246,10 +238,10 @@ describe.skipIf(!!skip)('UI: the window people want to live in (issue 16)', () =
   });
 
   it('chat: Markdown with HTML and script stays inert; code blocks get a copy button; grouping and threads on demand', async () => {
-    const { context, page } = await open(browser, s.running.loginUrl());
-    await page.goto(`${s.baseUrl}/#/rooms/${roomId}/chat`);
+    const { context, page } = await open(ui.browser, ui.s.running.loginUrl());
+    await page.goto(`${ui.s.baseUrl}/#/rooms/${roomId}/chat`);
     await page.locator('article.msg').first().waitFor();
-    const c = await s.connect(builder.credential);
+    const c = await ui.s.connect(builder.credential);
     const evil = [
       '**Bold** and a list:',
       '- one',
@@ -281,7 +273,7 @@ describe.skipIf(!!skip)('UI: the window people want to live in (issue 16)', () =
     const follow = page.locator('article.msg', { hasText: 'A follow-up line.' });
     await follow.waitFor();
     expect(await follow.getAttribute('class')).toContain('compact');
-    const root = await s.api('GET', `/v1/rooms/${roomId}/messages?limit=1`);
+    const root = await ui.s.api('GET', `/v1/rooms/${roomId}/messages?limit=1`);
     const rootId = root.body.messages[0].message_id;
     await ok(c, 'send_message', { room: roomId, body: 'A reply in the thread.', parent_id: rootId });
     await follow.getByRole('button', { name: '1 reply' }).waitFor({ timeout: 10_000 });
@@ -302,15 +294,15 @@ describe.skipIf(!!skip)('UI: the window people want to live in (issue 16)', () =
   });
 
   it('Trust: one place in the room header, a sentence naming who, a confirmation before turning on, every owner visible', async () => {
-    const bob = await s.owner('Bob Other');
-    const helper = await s.agent('Helper', { token: bob.token });
-    const xo = await s.room('Cross');
-    await s.join(xo, builder.plate);
-    await s.api('POST', `/v1/rooms/${xo}/members`, { owner_id: bob.owner_id, role: 'member' });
-    await s.join(xo, helper.plate, bob.token);
-    const { context, page } = await open(browser, s.running.loginUrl());
+    const bob = await ui.s.owner('Bob Other');
+    const helper = await ui.s.agent('Helper', { token: bob.token });
+    const xo = await ui.s.room('Cross');
+    await ui.s.join(xo, builder.plate);
+    await ui.s.api('POST', `/v1/rooms/${xo}/members`, { owner_id: bob.owner_id, role: 'member' });
+    await ui.s.join(xo, helper.plate, bob.token);
+    const { context, page } = await open(ui.browser, ui.s.running.loginUrl());
     for (const tab of ['chat', 'board', 'members']) {
-      await page.goto(`${s.baseUrl}/#/rooms/${xo}/${tab}`);
+      await page.goto(`${ui.s.baseUrl}/#/rooms/${xo}/${tab}`);
       await page.locator('.room-head [data-testid="trust"]').waitFor();
       expect(await page.locator('[data-testid="trust"]').count()).toBe(1);
     }
@@ -321,7 +313,7 @@ describe.skipIf(!!skip)('UI: the window people want to live in (issue 16)', () =
     expect(await d.textContent()).toContain('Bob Other’s agents will be able to assign work to your agents');
     await d.getByRole('button', { name: 'Keep it off' }).click();
     expect(await toggle.getAttribute('aria-checked')).toBe('false');
-    expect((await s.api('GET', `/v1/rooms/${xo}/trust`)).body.owners.find((o: any) => o.name === 'Ada Owner').mode).toBe('blocked');
+    expect((await ui.s.api('GET', `/v1/rooms/${xo}/trust`)).body.owners.find((o: any) => o.name === 'Ada Owner').mode).toBe('blocked');
     await toggle.click();
     await page.getByRole('dialog', { name: 'Turn Trust on?' }).getByRole('button', { name: 'Turn Trust on' }).click();
     await expect.poll(() => toggle.getAttribute('aria-checked')).toBe('true');
@@ -335,40 +327,40 @@ describe.skipIf(!!skip)('UI: the window people want to live in (issue 16)', () =
   });
 
   it('people: the primary owner adds a human and hands them a login link that signs them in', async () => {
-    const { context, page } = await open(browser, s.running.loginUrl());
-    await page.goto(`${s.baseUrl}/#/people`);
+    const { context, page } = await open(ui.browser, ui.s.running.loginUrl());
+    await page.goto(`${ui.s.baseUrl}/#/people`);
     await page.getByLabel('Name').fill('Carol Newcomer');
     await page.getByRole('button', { name: 'Add person' }).click();
     const url = (await page.getByTestId('login-link').textContent())!.trim();
     expect(url).toMatch(/\/login\?token=/);
     // Minted through the API, the link asks before it signs Carol in.
-    const ctx = await browser.newContext();
+    const ctx = await ui.browser.newContext();
     const ask = await ctx.newPage();
     await ask.goto(url);
     await ask.getByTestId('confirm-sign-in').waitFor();
     await ctx.close();
-    const carol = await open(browser, url);
+    const carol = await open(ui.browser, url);
     expect(await carol.page.getByTestId('signed-in-as').textContent()).toContain('Carol Newcomer');
     await carol.context.close();
     await context.close();
   });
 
   it('axe-core: no serious or critical violation in any view, light and dark', async () => {
-    const { context, page } = await open(browser, s.running.loginUrl(), { axe: true });
+    const { context, page } = await open(ui.browser, ui.s.running.loginUrl(), { axe: true });
     const views = ['', `rooms/${roomId}/chat`, `rooms/${roomId}/board`, `rooms/${roomId}/files`, `rooms/${roomId}/members`, `rooms/${roomId}/workspace`, `rooms/${roomId}/reservations`, `rooms/${roomId}/wakes`, 'agents', 'reports', 'people', 'welcome'];
     const found: string[] = [];
     for (const theme of ['light', 'dark']) {
-      await page.goto(`${s.baseUrl}/#/`);
+      await page.goto(`${ui.s.baseUrl}/#/`);
       await page.getByLabel('Theme').selectOption(theme);
       for (const v of views) {
-        await page.goto(`${s.baseUrl}/#/${v}`);
+        await page.goto(`${ui.s.baseUrl}/#/${v}`);
         await page.locator('main#main').waitFor();
         await page.waitForLoadState('networkidle');
         await page.waitForTimeout(200);
         for (const x of await axeSerious(page)) found.push(`${theme} #/${v}: ${x}`);
       }
       // The task detail panel, open.
-      await page.goto(`${s.baseUrl}/#/rooms/${roomId}/board`);
+      await page.goto(`${ui.s.baseUrl}/#/rooms/${roomId}/board`);
       await card(page, 'Build the release').click();
       await page.getByRole('dialog', { name: 'Task: Build the release' }).getByText('Done when').waitFor();
       for (const x of await axeSerious(page)) found.push(`${theme} task detail: ${x}`);

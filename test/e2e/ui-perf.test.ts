@@ -1,13 +1,11 @@
 /// <reference lib="dom" />
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
-import { startTestServer, type TestServer } from '../helpers/server.js';
-import { browserSkipReason, launchBrowser, screenshot, signedInPage } from '../helpers/browser.js';
+import type { Page } from 'playwright-core';
+import { browserSkip, uiForFile, screenshot, signedInPage } from '../helpers/browser.js';
 import { createTask } from '../../src-main/core/tasks/service.js';
 import { sendMessage } from '../../src-main/core/messages/service.js';
 
-const skip = browserSkipReason();
-if (skip) console.warn(skip);
+const skip = browserSkip();
 
 const LANES = 20;
 const TASKS = 1000;
@@ -26,22 +24,19 @@ async function watchLongTasks(page: Page) {
 const longTasks = (page: Page): Promise<number[]> => page.evaluate(() => (window as any).__long ?? []);
 
 describe.skipIf(!!skip)('UI performance: 1,000 tasks in 20 lanes, 10,000 messages', () => {
-  let s: TestServer;
-  let browser: Browser;
+  const ui = uiForFile({ rateLimit: { perSecond: 0, burst: 0 } });
   let roomId: string;
   const rows: Array<[string, string]> = [];
 
   beforeAll(async () => {
-    s = await startTestServer({ rateLimit: { perSecond: 0, burst: 0 } });
-    browser = await launchBrowser();
-    roomId = await s.room('Big room');
-    const core = s.running.core;
-    const me = (await s.api('GET', '/v1/me')).body.owner_id as string;
+    roomId = await ui.s.room('Big room');
+    const core = ui.s.running.core;
+    const me = (await ui.s.api('GET', '/v1/me')).body.owner_id as string;
     const plates: string[] = [];
     for (let i = 0; i < LANES; i++) {
-      const a = await s.api('POST', '/v1/agents', { name: `Worker ${i + 1}` });
+      const a = await ui.s.api('POST', '/v1/agents', { name: `Worker ${i + 1}` });
       plates.push(a.body.plate);
-      await s.join(roomId, a.body.plate);
+      await ui.s.join(roomId, a.body.plate);
     }
     const t0 = Date.now();
     const ids: string[] = [];
@@ -56,17 +51,15 @@ describe.skipIf(!!skip)('UI performance: 1,000 tasks in 20 lanes, 10,000 message
 
   afterAll(async () => {
     console.log('\nUI performance (Chromium, headless)\n' + rows.map(([k, v]) => `  ${k.padEnd(58)} ${v}`).join('\n') + '\n');
-    await browser?.close();
-    await s?.stop();
   });
 
   it('the board of 1,000 tasks in 20 lanes becomes interactive quickly and stays windowed', async () => {
-    const { context, page } = await signedInPage(browser, s.running.loginUrl(), { width: 1440, height: 900 });
+    const { context, page } = await signedInPage(ui.browser, ui.s.running.loginUrl(), { width: 1440, height: 900 });
     // Twenty assignee lanes: the board's "By assignee" grouping (docs/ui.md).
     await page.evaluate("localStorage.setItem('ar.board.group', 'assignee')");
     await page.goto('about:blank');
     const t0 = Date.now();
-    await page.goto(`${s.baseUrl}/#/rooms/${roomId}/board`);
+    await page.goto(`${ui.s.baseUrl}/#/rooms/${roomId}/board`);
     await page.locator('article.card').first().waitFor({ timeout: 30_000 });
     await page.getByRole('button', { name: 'New task' }).waitFor();
     const interactive = Date.now() - t0;
@@ -109,10 +102,10 @@ describe.skipIf(!!skip)('UI performance: 1,000 tasks in 20 lanes, 10,000 message
   });
 
   it('a room of 10,000 messages opens at the newest and scrolls back through all of its history', async () => {
-    const { context, page } = await signedInPage(browser, s.running.loginUrl(), { width: 1280, height: 800 });
+    const { context, page } = await signedInPage(ui.browser, ui.s.running.loginUrl(), { width: 1280, height: 800 });
     await page.goto('about:blank');
     const t0 = Date.now();
-    await page.goto(`${s.baseUrl}/#/rooms/${roomId}/chat`);
+    await page.goto(`${ui.s.baseUrl}/#/rooms/${roomId}/chat`);
     await page.locator(`article.msg[data-seq="${MESSAGES}"]`).waitFor({ timeout: 30_000 });
     rows.push(['history: navigation to newest message shown', `${Date.now() - t0} ms`]);
     await watchLongTasks(page);
@@ -146,7 +139,7 @@ describe.skipIf(!!skip)('UI performance: 1,000 tasks in 20 lanes, 10,000 message
     // Live messages still arrive at the bottom of a long room.
     await history.evaluate((el) => (el.scrollTop = el.scrollHeight));
     const l0 = Date.now();
-    await s.api('POST', `/v1/rooms/${roomId}/messages`, { body: 'the newest one' });
+    await ui.s.api('POST', `/v1/rooms/${roomId}/messages`, { body: 'the newest one' });
     await page.locator('article.msg', { hasText: 'the newest one' }).waitFor();
     rows.push(['history: live message, POST to shown', `${Date.now() - l0} ms`]);
     await screenshot(page, 'history-10000');

@@ -1,38 +1,29 @@
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import type { Browser } from 'playwright-core';
-import { startTestServer, ok, type TestServer, type TestAgent } from '../helpers/server.js';
-import { browserSkipReason, launchBrowser, screenshot, signedInPage } from '../helpers/browser.js';
+import { describe, it, expect, beforeAll } from 'vitest';
+import { ok, type TestAgent } from '../helpers/server.js';
+import { browserSkip, uiForFile, screenshot, signedInPage } from '../helpers/browser.js';
 
-const skip = browserSkipReason();
-if (skip) console.warn(skip);
+const skip = browserSkip();
 
 /** The Reservations tab and the board card's reserved paths, in Chromium (issue 19). */
 describe.skipIf(!!skip)('UI: path reservations', () => {
-  let s: TestServer;
-  let browser: Browser;
+  const ui = uiForFile();
   let agent: TestAgent;
   let roomId: string;
 
   beforeAll(async () => {
-    s = await startTestServer();
-    browser = await launchBrowser();
-    agent = await s.agent('Editor');
-    roomId = await s.room('Repo work');
-    await s.join(roomId, agent.plate);
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await s?.stop();
+    agent = await ui.s.agent('Editor');
+    roomId = await ui.s.room('Repo work');
+    await ui.s.join(roomId, agent.plate);
   });
 
   it('shows who holds which paths for which task and until when, on the tab and the board card; an admin force-releases with a reason', async () => {
-    const c = await s.connect(agent.credential);
+    const c = await ui.s.connect(agent.credential);
     const task = await ok(c, 'create_task', { room: roomId, title: 'Rewrite the router', definition_of_done: 'routes pass', assignee: agent.handle });
     await ok(c, 'claim_task', { task_id: task.task_id });
     const got = await ok(c, 'reserve_paths', { room: roomId, paths: ['src/api/**'], task_id: task.task_id, reason: 'router rewrite' });
 
-    const { context, page } = await signedInPage(browser, s.running.loginUrl());
-    await page.goto(`${s.baseUrl}/#/rooms/${roomId}/board`);
+    const { context, page } = await signedInPage(ui.browser, ui.s.running.loginUrl());
+    await page.goto(`${ui.s.baseUrl}/#/rooms/${roomId}/board`);
     const card = page.locator('article.card', { has: page.getByRole('heading', { name: 'Rewrite the router', exact: true }) });
     await expect.poll(() => card.textContent(), { timeout: 10_000 }).toContain('src/api/**');
 
@@ -63,7 +54,7 @@ describe.skipIf(!!skip)('UI: path reservations', () => {
 
     // The server agrees: the agent no longer holds it, and the record keeps the reason.
     expect((await ok(c, 'list_reservations', { room: roomId })).reservations.map((r: any) => r.pattern)).toEqual(['docs/**']);
-    const view = await s.api('GET', `/v1/rooms/${roomId}/reservations`);
+    const view = await ui.s.api('GET', `/v1/rooms/${roomId}/reservations`);
     expect(view.body.released[0]).toMatchObject({ cause: 'force_released', reason: 'the editor crashed' });
     await context.close();
   });

@@ -2,6 +2,9 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { StartOptions } from '../../src-main/core/start.js';
+import { startTestServer, type TestServer } from './server.js';
+import { forFile } from './for-file.js';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -13,6 +16,41 @@ export function browserSkipReason(): string | undefined {
   if (!existsSync(CHROMIUM)) return `Chromium not found at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH): skipping browser tests`;
   if (!existsSync(join(UI_DIR, 'index.html'))) return `UI bundle not built at ${UI_DIR} (npm run build): skipping browser tests`;
   return undefined;
+}
+
+/** `browserSkipReason()`, said once as a warning: what a UI test file passes to `describe.skipIf`. */
+export function browserSkip(): string | undefined {
+  const why = browserSkipReason();
+  if (why) console.warn(why);
+  return why;
+}
+
+/** A UI test file's server and headless Chromium; `close` closes the browser, then stops the server. */
+export interface UiRig {
+  s: TestServer;
+  browser: Browser;
+  close(): Promise<void>;
+}
+
+export async function openUi(opts: Partial<StartOptions> = {}): Promise<UiRig> {
+  const s = await startTestServer(opts);
+  const browser = await launchBrowser().catch(async (err: unknown) => {
+    await s.stop();
+    throw err;
+  });
+  return {
+    s,
+    browser,
+    async close() {
+      await browser.close();
+      await s.stop();
+    },
+  };
+}
+
+/** A UI test file's server and Chromium, shared by its tests: `const ui = uiForFile()`, then `ui.s` and `ui.browser`. */
+export function uiForFile(opts: Partial<StartOptions> = {}, timeoutMs?: number): Pick<UiRig, 's' | 'browser'> {
+  return forFile(() => openUi(opts), timeoutMs);
 }
 
 export function launchBrowser(): Promise<Browser> {

@@ -6,6 +6,15 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import { startCore, type RunningCore, type StartOptions } from '../../src-main/core/start.js';
+import { httpTimeouts } from '../../src-main/core/http/server.js';
+
+/**
+ * The tests' fetch (undici) reuses an idle connection until one second before the server's
+ * `Keep-Alive: timeout=`; the server and the test share one event loop, so on a busy machine a
+ * late timer let the server close a connection the client was reusing (ECONNRESET). Test servers
+ * keep idle connections a minute: no test leaves one idle that long.
+ */
+httpTimeouts.keepAliveMs = 60_000;
 import { scratchBase } from '../../src-main/core/wakes/secrets.js';
 import type { ToolErrorBody } from '../../shared/errors.js';
 import type { Core } from '../../src-main/core/core.js';

@@ -1,73 +1,48 @@
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { describe, it, expect } from 'vitest';
 import type { ChildProcess } from 'node:child_process';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { startTestServer, type TestServer } from '../helpers/server.js';
 import { waitFor } from '../helpers/core.js';
 import { mcpServerName } from '../../shared/host-connect.js';
-import { anthropicStandIn, REPLY_PREFIX, type StandIn } from './standins.js';
-import { BIN_DIR, freshHome, hostInstalled, mentionAndWait, pathWithHosts, run } from './helpers.js';
+import { anthropicStandIn, REPLY_PREFIX } from './standins.js';
+import { BIN_DIR, claudeHostEnv, freshHome, hostInstalled, mentionAndWait, hostRigForFile, run } from './helpers.js';
 
 const installed = hostInstalled('claude');
 
 /** Claude Code 2.1 (pinned in test/hosts/package.json), against a loopback Anthropic Messages API. */
 describe.skipIf(!installed)('host: Claude Code (real CLI)', () => {
-  let s: TestServer;
-  let model: StandIn;
-  let home: ReturnType<typeof freshHome>;
-  const saved = { PATH: process.env.PATH, ACK: process.env.AGENT_ROOMS_CHANNEL_ACK_MS };
-  beforeAll(async () => {
-    process.env.PATH = pathWithHosts();
-    // A push not taken goes to the runner after this long (15 s by default).
-    process.env.AGENT_ROOMS_CHANNEL_ACK_MS = '3000';
-    home = freshHome('claude');
-    model = await anthropicStandIn();
-    s = await startTestServer({ rateLimit: { perSecond: 0, burst: 1 } });
-  });
-  afterAll(async () => {
-    await s?.stop();
-    await model?.close();
-    home?.cleanup();
-    process.env.PATH = saved.PATH;
-    if (saved.ACK === undefined) delete process.env.AGENT_ROOMS_CHANNEL_ACK_MS;
-    else process.env.AGENT_ROOMS_CHANNEL_ACK_MS = saved.ACK;
-  });
+  // A push not taken goes to the runner after this long (15 s by default).
+  const rig = hostRigForFile('claude', anthropicStandIn, { env: { AGENT_ROOMS_CHANNEL_ACK_MS: '3000' } });
 
   /** What the host needs to reach the stand-in model: the runner's env, as an owner would set it. */
-  const hostEnv = (url = model.url) => ({
-    HOME: home.dir,
-    ANTHROPIC_BASE_URL: url,
-    ANTHROPIC_API_KEY: 'sk-ant-standin-key',
-    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-    DISABLE_AUTOUPDATER: '1',
-  });
+  const hostEnv = (url = rig.model.url) => claudeHostEnv(rig.home.dir, url);
 
   async function worker(name: string) {
-    const a = await s.agent(name);
-    const room = await s.room(`${name} room`);
-    await s.join(room, a.plate);
-    expect((await s.api('PUT', `/v1/agents/${a.plate}/runners/claude-code`, { preset: 'claude -p', env: hostEnv(), timeout_ms: 120_000 })).status).toBe(200);
+    const a = await rig.s.agent(name);
+    const room = await rig.s.room(`${name} room`);
+    await rig.s.join(room, a.plate);
+    expect((await rig.s.api('PUT', `/v1/agents/${a.plate}/runners/claude-code`, { preset: 'claude -p', env: hostEnv(), timeout_ms: 120_000 })).status).toBe(200);
     return { ...a, room };
   }
 
   it('a mention through the shipped claude -p preset ends handled, with the tool call in the room', async () => {
     const a = await worker('Claude worker');
-    const seen = model.requests.length;
-    const { wake, messages } = await mentionAndWait(s, { plate: a.plate, handle: a.handle, room: a.room, body: 'please summarise the plan' });
+    const seen = rig.model.requests.length;
+    const { wake, messages } = await mentionAndWait(rig.s, { plate: a.plate, handle: a.handle, room: a.room, body: 'please summarise the plan' });
     expect(wake).toMatchObject({ status: 'handled', target: 'runner', host: 'claude-code' });
     expect(wake.tool_calls).toBeGreaterThanOrEqual(1);
     expect(messages.find((x) => x.body === `${REPLY_PREFIX}please summarise the plan`)?.sender.plate).toBe(a.plate);
     // The host offered the model the room's tools under the agent's own server name, and the
     // envelope arrived as a system-prompt addition while the content stayed verbatim.
-    const reqs = model.requests.slice(seen).map((r) => JSON.stringify(r.body));
+    const reqs = rig.model.requests.slice(seen).map((r) => JSON.stringify(r.body));
     const server = mcpServerName(a.plate);
     for (const tool of ['send_message', 'read_board', 'check_mentions']) expect(reqs.some((r) => r.includes(`mcp__${server}__${tool}`))).toBe(true);
-    const main = model.requests.slice(seen).find((r) => JSON.stringify(r.body.system ?? '').includes(wake.wake_id))!;
+    const main = rig.model.requests.slice(seen).find((r) => JSON.stringify(r.body.system ?? '').includes(wake.wake_id))!;
     expect(JSON.stringify(main.body.system)).toContain(a.room);
     expect(JSON.stringify(main.body.messages)).toContain('please summarise the plan');
     expect(JSON.stringify(main.body.messages)).not.toContain(wake.wake_id);
     // claude -p never sends DELETE for its MCP session: the server closed the run's sessions itself.
-    const left = ((await s.api('GET', `/v1/rooms/${a.room}/members`)).body.instances as any[]).filter((i) => i.plate === a.plate);
+    const left = ((await rig.s.api('GET', `/v1/rooms/${a.room}/members`)).body.instances as any[]).filter((i) => i.plate === a.plate);
     expect(left).toEqual([]);
   }, 180_000);
 
@@ -80,12 +55,12 @@ describe.skipIf(!installed)('host: Claude Code (real CLI)', () => {
     const held = await anthropicStandIn({ hold: new Promise<void>((r) => (release = r)) });
     const sessionHome = freshHome('claude-session');
     const env = { ...process.env, ...hostEnv(held.url), HOME: sessionHome.dir };
-    const add = await run('claude', ['mcp', 'add', '--scope', 'user', '--transport', 'http', 'agent-rooms-live', `${s.baseUrl}/mcp/claude-code${query}`, '--header', `Authorization: Bearer ${a.credential}`], env);
+    const add = await run('claude', ['mcp', 'add', '--scope', 'user', '--transport', 'http', 'agent-rooms-live', `${rig.s.baseUrl}/mcp/claude-code${query}`, '--header', `Authorization: Bearer ${a.credential}`], env);
     expect(add.code, add.stderr).toBe(0);
     const proc: ChildProcess = spawn(join(BIN_DIR, 'claude'), ['-p', 'wait here'], { env, cwd: sessionHome.dir, stdio: ['ignore', 'pipe', 'pipe'] });
     await waitFor(
       async () => {
-        const m = await s.api('GET', `/v1/rooms/${a.room}/members`);
+        const m = await rig.s.api('GET', `/v1/rooms/${a.room}/members`);
         // Live, with its GET stream open: the shape that made plain sessions channel targets before.
         return (m.body.instances as any[]).some((i) => i.plate === a.plate && i.host === 'claude-code' && i.streaming);
       },
@@ -108,7 +83,7 @@ describe.skipIf(!installed)('host: Claude Code (real CLI)', () => {
     const a = await worker('Plain session');
     const live = await liveSession(a, '');
     try {
-      const { wake } = await mentionAndWait(s, { plate: a.plate, handle: a.handle, room: a.room, body: 'who takes this?' });
+      const { wake } = await mentionAndWait(rig.s, { plate: a.plate, handle: a.handle, room: a.room, body: 'who takes this?' });
       expect(wake).toMatchObject({ status: 'handled', target: 'runner' });
       expect(wake.tool_calls).toBeGreaterThanOrEqual(1);
     } finally {
@@ -120,19 +95,19 @@ describe.skipIf(!installed)('host: Claude Code (real CLI)', () => {
     const a = await worker('Opted in');
     const live = await liveSession(a, '?channels=1');
     try {
-      const streaming = await s.api('GET', `/v1/rooms/${a.room}/members`);
+      const streaming = await rig.s.api('GET', `/v1/rooms/${a.room}/members`);
       const starts: Array<{ wake_id: string; target: string }> = [];
-      const off = s.running.core.bus.on((e) => {
+      const off = rig.s.running.core.bus.on((e) => {
         if (e.type === 'wake.started') starts.push(e.data as { wake_id: string; target: string });
       });
-      const { wake } = await mentionAndWait(s, { plate: a.plate, handle: a.handle, room: a.room, body: 'pushed, then dropped' });
+      const { wake } = await mentionAndWait(rig.s, { plate: a.plate, handle: a.handle, room: a.room, body: 'pushed, then dropped' });
       expect(wake).toMatchObject({ status: 'handled', target: 'runner' });
       // The fallback says why, even though the runner then handled it.
       expect(wake.reason).toMatch(/did not take the push within \d+ ms.*the runner handled it/);
       expect(wake.tool_calls).toBeGreaterThanOrEqual(1);
-      const wakes = (await s.api('GET', `/v1/agents/${a.plate}/wakes`)).body.wakes as any[];
+      const wakes = (await rig.s.api('GET', `/v1/agents/${a.plate}/wakes`)).body.wakes as any[];
       expect(wakes).toHaveLength(1);
-      const msgs = (await s.api('GET', `/v1/rooms/${a.room}/messages`)).body.messages as any[];
+      const msgs = (await rig.s.api('GET', `/v1/rooms/${a.room}/messages`)).body.messages as any[];
       expect(msgs.filter((m) => m.body === `${REPLY_PREFIX}pushed, then dropped`)).toHaveLength(1);
       // Claude Code holds a GET stream, so the opted-in session was the channel target and got the push first.
       expect((streaming.body.instances as any[]).find((i) => i.plate === a.plate)).toMatchObject({ host: 'claude-code', streaming: true });

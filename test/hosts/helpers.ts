@@ -1,8 +1,11 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { forFile } from '../helpers/for-file.js';
+import type { StandIn } from './standins.js';
 
 /** The pinned host CLIs live in test/hosts/node_modules (npm ci --prefix test/hosts). */
 export const HOSTS_DIR = fileURLToPath(new URL('.', import.meta.url));
@@ -32,6 +35,84 @@ export function pathWithHosts(): string {
 export function freshHome(label: string): { dir: string; cleanup(): void } {
   const dir = mkdtempSync(join(tmpdir(), `ar-host-${label}-`));
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 }) };
+}
+
+/** What a host test stands on: the server, a loopback model API and a fresh HOME, with PATH finding the pinned CLIs. */
+export interface HostRig {
+  s: TestServer;
+  model: StandIn;
+  home: { dir: string; cleanup(): void };
+  /** Stops the server and the stand-in, removes the HOME and puts PATH and `env` back as they were. */
+  close(): Promise<void>;
+}
+
+/**
+ * Opens a host test's rig: PATH (and `env`, e.g. a shorter channel ack) set for the CLIs, a fresh
+ * HOME named after `label`, the model stand-in, and a server whose rate limit lets one call through
+ * at a time (as a user's would).
+ */
+export async function openHostRig(label: string, standIn: () => Promise<StandIn>, env: Record<string, string> = {}): Promise<HostRig> {
+  const saved = Object.fromEntries(['PATH', ...Object.keys(env)].map((k) => [k, process.env[k]]));
+  process.env.PATH = pathWithHosts();
+  Object.assign(process.env, env);
+  const home = freshHome(label);
+  const model = await standIn();
+  const s = await startTestServer({ rateLimit: { perSecond: 0, burst: 1 } });
+  return {
+    s,
+    model,
+    home,
+    async close() {
+      await s.stop();
+      await model.close();
+      home.cleanup();
+      for (const [k, v] of Object.entries(saved)) {
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+      }
+    },
+  };
+}
+
+/**
+ * A host test file's rig, shared by its tests (`setup` runs once it is open):
+ * `const rig = hostRigForFile('codex', openaiStandIn)`, then `rig.s`, `rig.model`, `rig.home`.
+ */
+export function hostRigForFile(
+  label: string,
+  standIn: () => Promise<StandIn>,
+  opts: { env?: Record<string, string>; setup?: (rig: HostRig) => void } = {},
+): Pick<HostRig, 's' | 'model' | 'home'> {
+  return forFile(async () => {
+    const rig = await openHostRig(label, standIn, opts.env);
+    try {
+      opts.setup?.(rig);
+    } catch (err) {
+      await rig.close();
+      throw err;
+    }
+    return rig;
+  });
+}
+
+/** The user's own Codex config in `homeDir`: a model provider pointing at the stand-in; approvals and sandbox at their defaults. */
+export function writeCodexConfig(homeDir: string, modelUrl: string): void {
+  mkdirSync(join(homeDir, '.codex'), { recursive: true });
+  writeFileSync(
+    join(homeDir, '.codex', 'config.toml'),
+    ['model = "gpt-standin"', 'model_provider = "standin"', '[model_providers.standin]', 'name = "standin"', `base_url = "${modelUrl}/v1"`, 'env_key = "OPENAI_API_KEY"', 'wire_api = "responses"', ''].join('\n'),
+  );
+}
+
+/** What Claude Code needs to reach the stand-in model: the runner's env, as an owner would set it. */
+export function claudeHostEnv(homeDir: string, modelUrl: string): Record<string, string> {
+  return {
+    HOME: homeDir,
+    ANTHROPIC_BASE_URL: modelUrl,
+    ANTHROPIC_API_KEY: 'sk-ant-standin-key',
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    DISABLE_AUTOUPDATER: '1',
+  };
 }
 
 /** Runs a host CLI to its end (asynchronously), for `mcp add` / `mcp list` and `--version`. */

@@ -1,8 +1,7 @@
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { describe, it, expect } from 'vitest';
 import { waitFor } from '../helpers/core.js';
-import { anthropicStandIn, type StandIn } from './standins.js';
-import { freshHome, hostInstalled, pathWithHosts } from './helpers.js';
+import { anthropicStandIn } from './standins.js';
+import { claudeHostEnv, hostInstalled, hostRigForFile } from './helpers.js';
 
 const installed = hostInstalled('claude');
 
@@ -13,48 +12,27 @@ const installed = hostInstalled('claude');
  * model reported is what /v1/usage sums.
  */
 describe.skipIf(!installed)('host: Claude Code, wakes you can leave running', () => {
-  let s: TestServer;
-  let model: StandIn;
-  let home: ReturnType<typeof freshHome>;
-  const saved = { PATH: process.env.PATH };
-  beforeAll(async () => {
-    process.env.PATH = pathWithHosts();
-    home = freshHome('claude-limits');
-    model = await anthropicStandIn();
-    s = await startTestServer({ rateLimit: { perSecond: 0, burst: 1 } });
-  });
-  afterAll(async () => {
-    await s?.stop();
-    await model?.close();
-    home?.cleanup();
-    process.env.PATH = saved.PATH;
-  });
+  const rig = hostRigForFile('claude-limits', anthropicStandIn);
 
-  const hostEnv = () => ({
-    HOME: home.dir,
-    ANTHROPIC_BASE_URL: model.url,
-    ANTHROPIC_API_KEY: 'sk-ant-standin-key',
-    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-    DISABLE_AUTOUPDATER: '1',
-  });
+  const hostEnv = () => claudeHostEnv(rig.home.dir, rig.model.url);
 
   it('ping-pong by mention: at most 7 runs, then held by the loop guard; a release runs one more; usage adds up', async () => {
-    const room = await s.room('Ping pong');
+    const room = await rig.s.room('Ping pong');
     const agents = [];
     for (const name of ['Ping', 'Pong']) {
-      const a = await s.agent(name);
-      await s.join(room, a.plate);
-      expect((await s.api('PUT', `/v1/agents/${a.plate}/runners/claude-code`, { preset: 'claude -p', env: hostEnv(), timeout_ms: 120_000 })).status).toBe(200);
+      const a = await rig.s.agent(name);
+      await rig.s.join(room, a.plate);
+      expect((await rig.s.api('PUT', `/v1/agents/${a.plate}/runners/claude-code`, { preset: 'claude -p', env: hostEnv(), timeout_ms: 120_000 })).status).toBe(200);
       agents.push(a);
     }
     const [a, b] = agents as [(typeof agents)[0], (typeof agents)[0]];
     const all = async () => {
       const ws = [];
-      for (const x of [a, b]) ws.push(...((await s.api('GET', `/v1/agents/${x.plate}/wakes`)).body.wakes as any[]));
+      for (const x of [a, b]) ws.push(...((await rig.s.api('GET', `/v1/agents/${x.plate}/wakes`)).body.wakes as any[]));
       return ws;
     };
     const settled = (ws: any[]) => ws.every((w) => w.status !== 'queued' && w.status !== 'running');
-    expect((await s.api('POST', `/v1/rooms/${room}/messages`, { body: `ping:${b.handle}`, mention_targets: [a.handle] })).status).toBe(201);
+    expect((await rig.s.api('POST', `/v1/rooms/${room}/messages`, { body: `ping:${b.handle}`, mention_targets: [a.handle] })).status).toBe(201);
 
     const held = await waitFor(async () => (await all()).find((w) => w.status === 'held'), 'the loop guard to hold a wake', 400_000);
     await waitFor(async () => settled(await all()), 'the runs to end', 120_000);
@@ -65,7 +43,7 @@ describe.skipIf(!installed)('host: Claude Code, wakes you can leave running', ()
     expect(ran.every((w) => w.status === 'handled')).toBe(true);
     expect(ran.map((w) => w.chain_depth).sort()).toEqual([0, 1, 2, 3, 4, 5, 6]);
 
-    expect((await s.api('POST', `/v1/wakes/${held.wake_id}/release`)).status).toBe(200);
+    expect((await rig.s.api('POST', `/v1/wakes/${held.wake_id}/release`)).status).toBe(200);
     await waitFor(async () => (await all()).some((w) => w.status === 'held' && w.chain_depth === 8), 'the next hop to be held again', 120_000);
     await waitFor(async () => settled(await all()), 'the released run to end', 120_000);
     ws = await all();
@@ -78,12 +56,12 @@ describe.skipIf(!installed)('host: Claude Code, wakes you can leave running', ()
       // The kept output is the model's final answer, not the JSON stream.
       expect(w.stdout_tail).toBe('Done: replied in the room.');
     }
-    const u = (await s.api('GET', `/v1/usage?room=${room}`)).body;
+    const u = (await rig.s.api('GET', `/v1/usage?room=${room}`)).body;
     expect(u.totals).toMatchObject({
       wakes: 8,
-      input_tokens: model.reported.input_tokens,
-      output_tokens: model.reported.output_tokens,
-      cache_read_tokens: model.reported.cache_read_tokens,
+      input_tokens: rig.model.reported.input_tokens,
+      output_tokens: rig.model.reported.output_tokens,
+      cache_read_tokens: rig.model.reported.cache_read_tokens,
     });
     expect(u.by_agent.map((x: any) => x.plate).sort()).toEqual([a.plate, b.plate].sort());
     expect(u.totals.cost_usd).toBeGreaterThan(0);

@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { spawn } from 'node:child_process';
@@ -7,7 +7,7 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 import { mcpServerName } from '../../shared/host-connect.js';
 import { onPath } from '../../src-main/core/util/which.js';
 import { anthropicStandIn, geminiStandIn, openaiStandIn, REPLY_PREFIX, type StandIn } from './standins.js';
-import { freshHome, hostInstalled, pathWithHosts } from './helpers.js';
+import { freshHome, hostInstalled, pathWithHosts, writeCodexConfig } from './helpers.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const all = ['claude', 'codex', 'gemini'].map(hostInstalled).every(Boolean);
@@ -27,12 +27,28 @@ function agentRooms(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: num
   });
 }
 
+/** The parent of a process, from /proc/<pid>/stat (its fourth field, after the name in parentheses). */
+function parentOf(pid: string): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1];
+  } catch {
+    return undefined;
+  }
+}
+
 /**
- * Every process's command line on this machine, sampled while the walk runs (Linux /proc): a
- * credential on any argv is readable by every local user through `ps`.
+ * The command line of every process this test started, directly or not (the server's runners,
+ * the host CLIs, `agent-rooms connect`), sampled while the walk runs (Linux /proc): a credential
+ * on any argv is readable by every local user through `ps`. Other processes of the machine (other
+ * test files run at the same time) are not this walk's: they are left out.
  */
 function watchArgv(): { stop(): string[] } {
   const seen = new Set<string>();
+  const ours = (pid: string) => {
+    for (let p: string | undefined = pid, hops = 0; p && p !== '0' && hops < 64; p = parentOf(p), hops++) if (p === String(process.pid)) return true;
+    return false;
+  };
   const sample = () => {
     let pids: string[] = [];
     try {
@@ -43,7 +59,7 @@ function watchArgv(): { stop(): string[] } {
     for (const pid of pids) {
       try {
         const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ');
-        if (CREDENTIAL_RE.test(cmd)) seen.add(cmd.replace(/ark_[A-Za-z0-9_-]+/g, 'ark_<credential>'));
+        if (CREDENTIAL_RE.test(cmd) && ours(pid)) seen.add(cmd.replace(/ark_[A-Za-z0-9_-]+/g, 'ark_<credential>'));
       } catch {
         // gone already
       }
@@ -82,11 +98,7 @@ describe.skipIf(!all)('from clone to a woken agent, with the real host CLIs', ()
     const [anthropic, openai, gemini] = await Promise.all([anthropicStandIn(), openaiStandIn(), geminiStandIn()]);
     models.push(anthropic, openai, gemini);
     // The user's own Codex config names its model provider (the stand-in), as a Codex user's does.
-    mkdirSync(join(home.dir, '.codex'), { recursive: true });
-    writeFileSync(
-      join(home.dir, '.codex', 'config.toml'),
-      ['model = "gpt-standin"', 'model_provider = "standin"', '[model_providers.standin]', 'name = "standin"', `base_url = "${openai.url}/v1"`, 'env_key = "OPENAI_API_KEY"', 'wire_api = "responses"', ''].join('\n'),
-    );
+    writeCodexConfig(home.dir, openai.url);
     // The user's shell: the CLIs on PATH, their model keys in the environment.
     user = {
       ...process.env,

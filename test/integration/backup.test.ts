@@ -23,8 +23,17 @@ describe('online backup and restore', () => {
     type Ack = { kind: 'message'; id: string; body: string; at: number } | { kind: 'file'; path: string; sha256: string; version: number; at: number };
     const acks: Ack[] = [];
     let stop = false;
+    const backups: Array<{ result: BackupResult; acked: Ack[] }> = [];
+    // The work is bounded by the backups, not by the clock: each writer writes at most PER_BACKUP
+    // times more once a backup is taken, so a slow (busy) machine does the same work as a fast one
+    // and every backup still runs while the writers write.
+    const PER_BACKUP = 4;
+    const turn = async (i: number) => {
+      while (!stop && i >= (backups.length + 2) * PER_BACKUP) await new Promise((res) => setTimeout(res, 10));
+      return !stop;
+    };
     const messageWriter = async (w: number) => {
-      for (let i = 0; !stop; i++) {
+      for (let i = 0; await turn(i); i++) {
         const body = `w${w} m${i} ${'x'.repeat(i % 7 === 0 ? 2000 : 40)}`;
         const r = await s.api('POST', `/v1/rooms/${roomId}/messages`, { body });
         expect(r.status).toBe(201);
@@ -32,7 +41,7 @@ describe('online backup and restore', () => {
       }
     };
     const fileWriter = async (w: number) => {
-      for (let i = 0; !stop; i++) {
+      for (let i = 0; await turn(i); i++) {
         const path = `w${w}/f${i % 5}.txt`;
         const content = `writer ${w} version ${i} ${'y'.repeat(500 + i)}`;
         const r = await ok(mcp, 'write_file', { room: roomId, path, content });
@@ -43,7 +52,6 @@ describe('online backup and restore', () => {
     };
     const writers = [0, 1, 2, 3, 4, 5].map(messageWriter).concat([6, 7].map(fileWriter));
 
-    const backups: Array<{ result: BackupResult; acked: Ack[] }> = [];
     const outside = tmp('ar-bk-dest-');
     try {
       await waitFor(() => acks.length >= 40, '40 acknowledged writes');

@@ -9,6 +9,7 @@ import { existsSync } from 'node:fs';
 import type { Browser } from 'playwright-core';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { startTestServer, ok, type TestServer } from '../helpers/server.js';
+import { agentInRoom } from '../helpers/seat.js';
 import { CHROMIUM, launchBrowser } from '../helpers/browser.js';
 import { servedContentType } from '../../src-main/core/files/http.js';
 
@@ -32,14 +33,9 @@ describe('item 13: no executable content type on the UI origin', () => {
 
   beforeAll(async () => {
     s = await startTestServer({ rateLimit: { perSecond: 0, burst: 0 } });
-    const a = await s.agent('Uploader');
-    room = await s.room('Downloads');
-    await s.join(room, a.plate);
-    c = await s.connect(a.credential);
+    ({ room, c } = await agentInRoom(s, 'Uploader', 'Downloads'));
   });
-  afterAll(async () => {
-    await s?.stop();
-  });
+  afterAll(() => s?.stop());
 
   async function downloadUrl(path: string, contentType: string, content: string): Promise<{ url: string; fileId: string }> {
     const w = await ok(c, 'write_file', { room, path, content, content_type: contentType });

@@ -3,8 +3,9 @@
 // writes such paths through every door (MCP tools and the human API): each is INVALID_ARGUMENT.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { createHash } from 'node:crypto';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { startTestServer, ok, fails, type TestServer } from '../helpers/server.js';
+import { ok, fails } from '../helpers/server.js';
+import { openTestApp, type AppClient, type TestApp } from '../helpers/app.js';
+import { agentInRoom } from '../helpers/seat.js';
 
 const sha = (s: string) => createHash('sha256').update(s).digest('hex');
 
@@ -23,20 +24,15 @@ const SPOOFS: Array<[string, string]> = [
 ];
 
 describe('item 14: paths with bidi or zero-width characters', () => {
-  let s: TestServer;
-  let c: Client;
+  let s: TestApp;
+  let c: AppClient;
   let room: string;
 
   beforeAll(async () => {
-    s = await startTestServer({ rateLimit: { perSecond: 0, burst: 0 } });
-    const a = await s.agent('Spoofer');
-    room = await s.room('Spoof');
-    await s.join(room, a.plate);
-    c = await s.connect(a.credential);
+    s = await openTestApp({ rateLimit: { perSecond: 0, burst: 0 } });
+    ({ room, c } = await agentInRoom(s, 'Spoofer', 'Spoof'));
   });
-  afterAll(async () => {
-    await s?.stop();
-  });
+  afterAll(() => s?.stop());
 
   it.each(SPOOFS)('refuses %j (%s) on write_file, share_file and the human upload route', async (path) => {
     const e = await fails(c, 'write_file', { room, path, content: 'x' });

@@ -6,6 +6,7 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { startTestServer, ok, fails, type TestServer } from '../helpers/server.js';
+import { agentInRoom } from '../helpers/seat.js';
 import { probeLoop, PROBE_ATTACK_MAX_MS, PROBE_LATENCY_MAX_MS } from '../helpers/loop-probe.js';
 
 const WORDS = Array.from({ length: 32 }, (_x, i) => `w${i}x${'abcdefghijklmnopqrstuvwxyz'[i % 26]}`);
@@ -22,16 +23,10 @@ describe('issue 26 F2: search cannot stall the server', () => {
 
   beforeAll(async () => {
     s = await startTestServer({ rateLimit: { perSecond: 0, burst: 0 } });
-    const a = await s.agent('Searcher');
-    plate = a.plate;
-    room = await s.room('Long messages');
-    await s.join(room, a.plate);
-    c = await s.connect(a.credential);
+    ({ agent: { plate }, room, c } = await agentInRoom(s, 'Searcher', 'Long messages'));
     for (let i = 0; i < 100; i++) await ok(c, 'send_message', { room, body: `${i} ${LONG}` });
   }, 120_000);
-  afterAll(async () => {
-    await s?.stop();
-  });
+  afterAll(() => s?.stop());
 
   it.each([8, 16])('%i words over 100 messages of 20,000 characters (MCP and /v1)', async (n) => {
     const query = WORDS.slice(0, n).join(' ');

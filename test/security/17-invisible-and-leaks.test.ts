@@ -8,6 +8,7 @@ import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { startTestServer, fails, type TestServer } from '../helpers/server.js';
+import { agentInRoom } from '../helpers/seat.js';
 import { maskIssuedSecrets } from '../../src-main/core/wakes/runners.js';
 import { ISSUED_SECRET_PREFIXES, newSecret } from '../../src-main/core/util/ids.js';
 
@@ -38,14 +39,9 @@ describe('issue 26: invisible characters, owners.changed, issued-secret masking'
 
   beforeAll(async () => {
     s = await startTestServer({ rateLimit: { perSecond: 0, burst: 0 } });
-    const a = await s.agent('Spoofer');
-    room = await s.room('Invisible');
-    await s.join(room, a.plate);
-    c = await s.connect(a.credential);
+    ({ room, c } = await agentInRoom(s, 'Spoofer', 'Invisible'));
   });
-  afterAll(async () => {
-    await s?.stop();
-  });
+  afterAll(() => s?.stop());
 
   it.each(INVISIBLE)('F5: %j (%s) is refused in reservation patterns, list paths and file paths, naming the code point', async (ch) => {
     const cp = codePoint(ch);

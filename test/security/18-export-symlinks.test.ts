@@ -6,8 +6,9 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { startTestServer, ok, type TestServer } from '../helpers/server.js';
+import { ok } from '../helpers/server.js';
+import { openTestApp, type AppClient, type TestApp } from '../helpers/app.js';
+import { agentInRoom } from '../helpers/seat.js';
 import { tempDirs } from '../helpers/core.js';
 import { exportRoom } from '../../src-main/core/backup/export.js';
 import { backupHome } from '../../src-main/core/backup/backup.js';
@@ -26,19 +27,16 @@ function walk(dir: string): string[] {
 
 describe.runIf(POSIX)('issue 26: exports and backups never write through links, and are private', () => {
   const dirs = tempDirs();
-  let s: TestServer;
-  let c: Client;
+  let s: TestApp;
+  let c: AppClient;
   let room: string;
   let victimDir: string;
   let victim: string;
   const VICTIM_TEXT = 'ssh-ed25519 AAAA the-users-own-key\n';
 
   beforeAll(async () => {
-    s = await startTestServer({ rateLimit: { perSecond: 0, burst: 0 } });
-    const a = await s.agent('Writer');
-    room = await s.room('Exported');
-    await s.join(room, a.plate);
-    c = await s.connect(a.credential);
+    s = await openTestApp({ database: 'home', rateLimit: { perSecond: 0, burst: 0 } });
+    ({ room, c } = await agentInRoom(s, 'Writer', 'Exported'));
     await ok(c, 'send_message', { room, body: 'a message every export holds' });
     await ok(c, 'write_file', { room, path: 'notes/plan.md', content: 'the plan' });
     victimDir = dirs.tmp('ar-victim-');

@@ -6,6 +6,7 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { agentInRoom } from '../helpers/seat.js';
 import { probeLoop, PROBE_ATTACK_MAX_MS, PROBE_LATENCY_MAX_MS } from '../helpers/loop-probe.js';
 
 const fill = (unit: string, size: number) => unit.repeat(Math.ceil(size / unit.length)).slice(0, size);
@@ -18,15 +19,9 @@ describe('issue 26: no user text freezes the server', () => {
 
   beforeAll(async () => {
     s = await startTestServer({ rateLimit: { perSecond: 0, burst: 0 } });
-    const a = await s.agent('Fuzzer');
-    plate = a.plate;
-    room = await s.room('Texts');
-    await s.join(room, a.plate);
-    c = await s.connect(a.credential);
+    ({ agent: { plate }, room, c } = await agentInRoom(s, 'Fuzzer', 'Texts'));
   });
-  afterAll(async () => {
-    await s?.stop();
-  });
+  afterAll(() => s?.stop());
 
   // [what, tool, arguments]: each call may succeed or fail with a structured error, never freeze.
   const ATTACKS: Array<[string, string, () => Record<string, unknown>]> = [

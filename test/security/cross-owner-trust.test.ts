@@ -1,5 +1,6 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { startTestServer, ok, fails, type TestServer } from '../helpers/server.js';
+import { ok, fails } from '../helpers/server.js';
+import { openTestApp, type TestApp } from '../helpers/app.js';
 import { addHuman, wakesOf } from './helpers.js';
 
 /**
@@ -8,10 +9,10 @@ import { addHuman, wakesOf } from './helpers.js';
  * owner's action; a human can leave a room; the inbox trust_level says what it is.
  */
 describe('security: Trust across owners (item 2)', () => {
-  let s: TestServer;
+  let s: TestApp;
   let bob: { owner_id: string; token: string };
   beforeAll(async () => {
-    s = await startTestServer({ rateLimit: { perSecond: 0, burst: 1 } });
+    s = await openTestApp({ rateLimit: { perSecond: 0, burst: 1 } });
     bob = await s.owner('Bob Intruder');
   });
   afterAll(async () => s.stop());

@@ -1,5 +1,6 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { startTestServer, ok, fails, type TestServer } from '../helpers/server.js';
+import { ok, fails } from '../helpers/server.js';
+import { openTestApp, type TestApp } from '../helpers/app.js';
 import { purgeTrash } from '../../src-main/core/files/service.js';
 import { addHuman } from './helpers.js';
 
@@ -8,13 +9,13 @@ import { addHuman } from './helpers.js';
  * deletes are soft for a retention period, with a restore route; a purge ends them.
  */
 describe('security: deleting files (item 7)', () => {
-  let s: TestServer;
+  let s: TestApp;
   let bob: { owner_id: string; token: string };
   let room: string;
-  let mine: Awaited<ReturnType<TestServer['agent']>>;
-  let bobs: Awaited<ReturnType<TestServer['agent']>>;
+  let mine: Awaited<ReturnType<TestApp['agent']>>;
+  let bobs: Awaited<ReturnType<TestApp['agent']>>;
   beforeAll(async () => {
-    s = await startTestServer({ rateLimit: { perSecond: 0, burst: 1 } });
+    s = await openTestApp({ rateLimit: { perSecond: 0, burst: 1 } });
     bob = await s.owner('Bob Vandal');
     room = await s.room('Files room');
     await addHuman(s, room, bob.owner_id);

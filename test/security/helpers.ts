@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { TestServer } from '../helpers/server.js';
+import type { TestHarness } from '../helpers/server.js';
 
 /**
  * A small runner script (run with node, no shell): appends {cwd, stdin} to RUN_LOG, prints
@@ -30,14 +30,14 @@ process.stdin.on('end', () => {
   return file;
 }
 
-export async function wakesOf(s: TestServer, plate: string, token?: string): Promise<any[]> {
+export async function wakesOf(s: TestHarness, plate: string, token?: string): Promise<any[]> {
   const r = await s.api('GET', `/v1/agents/${plate}/wakes`, undefined, token);
   if (r.status !== 200) throw new Error(`wakes: ${JSON.stringify(r.body)}`);
   return r.body.wakes as any[];
 }
 
 /** Adds a human to a room (as the primary owner, its admin). */
-export async function addHuman(s: TestServer, room: string, ownerId: string, role: 'admin' | 'member' = 'member', token?: string) {
+export async function addHuman(s: TestHarness, room: string, ownerId: string, role: 'admin' | 'member' = 'member', token?: string) {
   const r = await s.api('POST', `/v1/rooms/${room}/members`, { owner_id: ownerId, role }, token);
   if (r.status !== 201) throw new Error(`add human: ${JSON.stringify(r.body)}`);
 }

@@ -2,7 +2,7 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { openTestApp, type TestApp } from '../helpers/app.js';
 import { wakesOf, writeRunnerScript } from './helpers.js';
 import { waitFor } from '../helpers/core.js';
 
@@ -12,12 +12,12 @@ import { waitFor } from '../helpers/core.js';
  * tails mask every secret the server knows.
  */
 describe('security: runner rights (item 1)', () => {
-  let s: TestServer;
+  let s: TestApp;
   let dir: string;
   let script: string;
   let bob: { owner_id: string; token: string };
   beforeAll(async () => {
-    s = await startTestServer({ rateLimit: { perSecond: 0, burst: 1 } });
+    s = await openTestApp({ background: true, database: 'home', rateLimit: { perSecond: 0, burst: 1 } });
     dir = mkdtempSync(join(tmpdir(), 'agent-rooms-sec-runners-'));
     script = writeRunnerScript(dir);
     bob = await s.owner('Bob Second');

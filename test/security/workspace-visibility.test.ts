@@ -1,5 +1,6 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { startTestServer, ok, fails, type TestServer } from '../helpers/server.js';
+import { ok, fails } from '../helpers/server.js';
+import { openTestApp, type TestApp } from '../helpers/app.js';
 import { addHuman } from './helpers.js';
 
 /**
@@ -7,12 +8,12 @@ import { addHuman } from './helpers.js';
  * room admin's local path (nor the other workspace details): the same rule as for agents.
  */
 describe('security: workspace visibility (item 8)', () => {
-  let s: TestServer;
+  let s: TestApp;
   let bob: { owner_id: string; token: string };
   let room: string;
   const LOCAL = '/home/ada/secret-client/repo';
   beforeAll(async () => {
-    s = await startTestServer({ rateLimit: { perSecond: 0, burst: 1 } });
+    s = await openTestApp({ rateLimit: { perSecond: 0, burst: 1 } });
     bob = await s.owner('Bob Curious');
     room = await s.room('Workspace room');
     await addHuman(s, room, bob.owner_id);

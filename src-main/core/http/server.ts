@@ -20,6 +20,8 @@ export { API_BODY_LIMIT };
  */
 export const httpTimeouts = {
   headersMs: 20_000,
+  /** How long an idle keep-alive connection is kept (the `Keep-Alive: timeout=` a client is told). */
+  keepAliveMs: 5_000,
   get bodyMs(): number {
     return bodyTimeouts.ms;
   },
@@ -110,6 +112,6 @@ export function createHttpServer(deps: HttpDeps, port: () => number): Server {
   });
   server.headersTimeout = httpTimeouts.headersMs;
   server.requestTimeout = 0; // long uploads and SSE streams; slow-body defence is per body (bodyTimeouts)
-  server.keepAliveTimeout = 5_000;
+  server.keepAliveTimeout = httpTimeouts.keepAliveMs;
   return server;
 }
