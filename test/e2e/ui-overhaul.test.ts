@@ -17,7 +17,7 @@ const laneTitles = (page: Page, handle: string) => lane(page, handle).locator('a
 
 /** A signed-in page; CSP is bypassed only so axe-core can be injected (the app itself never needs it). */
 async function open(browser: Browser, loginUrl: string, o: { width?: number; height?: number; axe?: boolean; init?: () => void } = {}) {
-  const context = await ui.browser.newContext({ viewport: { width: o.width ?? 1280, height: o.height ?? 800 }, colorScheme: 'light', bypassCSP: !!o.axe, reducedMotion: 'reduce' });
+  const context = await browser.newContext({ viewport: { width: o.width ?? 1280, height: o.height ?? 800 }, colorScheme: 'light', bypassCSP: !!o.axe, reducedMotion: 'reduce' });
   context.setDefaultTimeout(15_000);
   // These checks are about assignee lanes: the board's "By assignee" grouping (docs/ui.md).
   await context.addInitScript("localStorage.setItem('ar.board.group', 'assignee')");
