@@ -1,9 +1,39 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { startTestServer, ok, type TestServer, type TestAgent, type ApiResponse } from '../helpers/server.js';
+import { Readable } from 'node:stream';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ok, type TestAgent, type ApiResponse } from '../helpers/server.js';
+import { openTestApp, type AppClient, type TestApp } from '../helpers/app.js';
 import { createHash } from 'node:crypto';
+import { handleFileUrl } from '../../src-main/core/files/http.js';
+import type { Core } from '../../src-main/core/core.js';
 import { DELETED_FILE_ACTIONS, FILE_ACTIONS, TASK_ACTIONS, WAKE_ACTIONS, type TaskAction, type WakeAction } from '../../shared/api-types.js';
 import { enqueueWake, finishWake, holdWake, markRunning } from '../../src-main/core/wakes/store.js';
+
+/**
+ * PUT of bytes to a presigned upload URL, through the upload handler itself (files/http.ts) without
+ * a listener; the URL over HTTP is tested in files-presigned.test.ts.
+ */
+async function putUpload(core: Core, uploadUrl: string, bytes: Buffer): Promise<{ status: number; body: any }> {
+  const req = Readable.from([bytes]) as unknown as IncomingMessage & { complete: boolean };
+  Object.assign(req, { method: 'PUT', headers: { 'content-length': String(bytes.length) }, complete: false, setTimeout: () => req });
+  req.on('end', () => void (req.complete = true));
+  let status = 0;
+  let text = '';
+  const res = {
+    headersSent: false,
+    setHeader: () => {},
+    writeHead(code: number) {
+      status = code;
+      res.headersSent = true;
+    },
+    end(chunk?: string) {
+      text += chunk ?? '';
+    },
+    destroy: () => {},
+  };
+  expect(await handleFileUrl(core, req, res as unknown as ServerResponse, new URL(uploadUrl))).toBe(true);
+  return { status, body: text ? JSON.parse(text) : undefined };
+}
 
 /**
  * allowed_actions is only worth reading if it is true: for each record kind, state and caller,
@@ -15,18 +45,18 @@ type Caller = 'admin' | 'assigneeOwner' | 'creator' | 'otherMember';
 const CALLERS: Caller[] = ['admin', 'assigneeOwner', 'creator', 'otherMember'];
 
 describe('allowed_actions: tasks', () => {
-  let s: TestServer;
+  let s: TestApp;
   let room: string;
   let soloRoom: string;
   let worker: TestAgent;
   let spare: TestAgent;
   let soloWorker: TestAgent;
-  let w: Client;
-  let sw: Client;
+  let w: AppClient;
+  let sw: AppClient;
   const token: Record<Caller, string> = {} as never;
 
   beforeAll(async () => {
-    s = await startTestServer({ rateLimit: { perSecond: 0, burst: 0 } });
+    s = await openTestApp({ rateLimit: { perSecond: 0, burst: 0 } });
     const b = await s.owner('Bea');
     const c = await s.owner('Cy');
     const d = await s.owner('Dee');
@@ -185,13 +215,13 @@ describe('allowed_actions: wakes', () => {
   const WAKE_CALLERS: WakeCaller[] = ['admin', 'agentOwner', 'otherMember'];
   type WakeState = 'held' | 'running' | 'failed' | 'retried' | 'handled';
   const WAKE_STATES: WakeState[] = ['held', 'running', 'failed', 'retried', 'handled'];
-  let s: TestServer;
+  let s: TestApp;
   let room: string;
   let worker: TestAgent;
   const token: Record<WakeCaller, string> = {} as never;
 
   beforeAll(async () => {
-    s = await startTestServer({ rateLimit: { perSecond: 0, burst: 0 } });
+    s = await openTestApp({ rateLimit: { perSecond: 0, burst: 0 } });
     const b = await s.owner('Bea');
     const d = await s.owner('Dee');
     token.admin = s.ownerToken;
@@ -272,12 +302,12 @@ describe('allowed_actions: files', () => {
   const FILE_CALLERS: FileCaller[] = ['admin', 'author', 'otherMember'];
   type FileState = 'ready' | 'quarantined' | 'deleted' | 'deletedPathTaken';
   const FILE_STATES: FileState[] = ['ready', 'quarantined', 'deleted', 'deletedPathTaken'];
-  let s: TestServer;
+  let s: TestApp;
   let room: string;
   const token: Record<FileCaller, string> = {} as never;
 
   beforeAll(async () => {
-    s = await startTestServer({ rateLimit: { perSecond: 0, burst: 0 } });
+    s = await openTestApp({ rateLimit: { perSecond: 0, burst: 0 } });
     const b = await s.owner('Bea');
     const d = await s.owner('Dee');
     token.admin = s.ownerToken;
@@ -295,7 +325,7 @@ describe('allowed_actions: files', () => {
     const up = await s.api('POST', `/v1/rooms/${room}/files/uploads`, { filename: path, content_type: 'text/plain', size_bytes: bytes.length, sha256 }, token.author);
     expect(up.status).toBe(201);
     if (complete) {
-      expect((await fetch(up.body.upload_url, { method: 'PUT', body: bytes })).status).toBe(200);
+      expect((await putUpload(s.core, up.body.upload_url, bytes)).status).toBe(200);
       expect((await s.api('POST', `/v1/rooms/${room}/files/${up.body.file_id}/complete`, {}, token.author)).status).toBe(200);
     }
     return up.body.file_id as string;
