@@ -1,7 +1,7 @@
 /**
  * The large-home generator (npm run seed:large) writes exact rows: this keeps them in step with
  * the schema. A small home is generated, checked by SQLite (integrity, foreign keys), then served
- * by the real server and read back through the tools and the human API.
+ * by the real core (in process, on that home's rooms.db) and read back through the tools and the human API.
  */
 import { describe, it, expect, afterAll } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -10,17 +10,18 @@ import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import Database from 'better-sqlite3';
 import { seedLarge } from '../bench/seed-large.js';
-import { startTestServer, ok, type TestServer } from '../helpers/server.js';
+import { ok } from '../helpers/server.js';
+import { openTestApp, type TestApp } from '../helpers/app.js';
 
 describe('seed:large', () => {
   const outer = mkdtempSync(join(tmpdir(), 'agent-rooms-seed-'));
-  let s: TestServer | undefined;
+  let s: TestApp | undefined;
   afterAll(async () => {
     await s?.stop();
     rmSync(outer, { recursive: true, force: true });
   });
 
-  it('generates a home that SQLite accepts and the real server serves in full', async () => {
+  it('generates a home that SQLite accepts and the real core serves in full', async () => {
     const home = join(outer, 'home');
     const seeded = await seedLarge({ home, messages: 700, tasks: 150, files: 60, lanes: 5 });
     const db = new Database(join(home, 'rooms.db'), { readonly: true });
@@ -31,7 +32,7 @@ describe('seed:large', () => {
     const someWord = (db.prepare('SELECT body FROM messages WHERE seq = 321').get() as { body: string }).body.split(' ')[0]!;
     db.close();
 
-    s = await startTestServer({ home, rateLimit: { perSecond: 0, burst: 0 } });
+    s = await openTestApp({ home, database: 'home', rateLimit: { perSecond: 0, burst: 0 } });
     const a = await s.agent('Reader');
     await s.join(seeded.room, a.plate);
     const c = await s.connect(a.credential);
