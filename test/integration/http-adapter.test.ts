@@ -2,11 +2,12 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { startTestServer, ok, fails, type TestServer, type TestAgent } from '../helpers/server.js';
 import { ERROR_ID_RE } from '../helpers/core.js';
 import { ERROR_CODES } from '../../shared/errors.js';
+import { UNAUTH_ROWS_PER_WINDOW, UNAUTH_WINDOW_MS, flushUnauthenticatedEvidence } from '../../src-main/core/evidence/store.js';
 
 /**
  * What only the HTTP adapter does, split out of tests of rules that now run in process
- * (core-human-api, diagnose, files): headers as they cross the wire, the error docs page, a
- * download URL served by the listener.
+ * (core-human-api, diagnose, files, 09-evidence-flood): headers as they cross the wire, the error
+ * docs page, a download URL served by the listener, raw unauthenticated requests.
  */
 describe('the HTTP adapter', () => {
   let s: TestServer;
@@ -61,5 +62,37 @@ describe('the HTTP adapter', () => {
     const g = await fetch(f.download_url);
     expect(g.headers.get('content-type')).toBe('text/plain; charset=utf-8');
     expect(await g.text()).toBe('a');
+  });
+
+  it('unauthenticated requests with no header, or raw to /mcp, get an error id each; their evidence is bounded and the rest counted (09-evidence-flood)', async () => {
+    const db = s.running.core.db;
+    const rows = () => (db.prepare('SELECT COUNT(*) AS n FROM evidence').get() as { n: number }).n;
+    const suppressedSoFar = () =>
+      (db.prepare("SELECT arg_shape FROM evidence WHERE reason = 'aggregated'").all() as Array<{ arg_shape: string }>).reduce(
+        (n, r) => n + (JSON.parse(r.arg_shape) as { suppressed: number }).suppressed,
+        0,
+      );
+    flushUnauthenticatedEvidence(db, Infinity);
+    const before = rows();
+    const suppressedBefore = suppressedSoFar();
+    const attempts: Array<() => Promise<Response>> = [
+      () => fetch(s.baseUrl + '/v1/rooms'),
+      () => fetch(s.baseUrl + '/mcp', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }),
+    ];
+    const ids = new Set<string>();
+    for (let i = 0; i < 4; i++) {
+      const batch = await Promise.all(Array.from({ length: 30 }, (_, j) => attempts[(i * 30 + j) % attempts.length]!()));
+      for (const r of batch) {
+        expect(r.status).toBe(401);
+        const body = (await r.json()) as { error: { error_id: string } };
+        expect(body.error.error_id).toMatch(/^err_/);
+        ids.add(body.error.error_id);
+      }
+    }
+    expect(ids.size).toBe(120);
+    const stored = rows() - before;
+    expect(stored).toBeLessThanOrEqual(2 * UNAUTH_ROWS_PER_WINDOW * 2);
+    flushUnauthenticatedEvidence(db, Date.now() + UNAUTH_WINDOW_MS);
+    expect(suppressedSoFar() - suppressedBefore + stored).toBe(120);
   });
 });
