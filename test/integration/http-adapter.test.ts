@@ -1,12 +1,17 @@
+/// <reference lib="dom" />
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { existsSync } from 'node:fs';
+import type { Browser } from 'playwright-core';
 import { startTestServer, ok, fails, type TestServer, type TestAgent } from '../helpers/server.js';
 import { ERROR_ID_RE } from '../helpers/core.js';
 import { ERROR_CODES } from '../../shared/errors.js';
+import { EXECUTABLE } from '../helpers/download-types.js';
+import { CHROMIUM, launchBrowser } from '../helpers/browser.js';
 import { UNAUTH_ROWS_PER_WINDOW, UNAUTH_WINDOW_MS, flushUnauthenticatedEvidence } from '../../src-main/core/evidence/store.js';
 
 /**
  * What only the HTTP adapter does, split out of tests of rules that now run in process
- * (core-human-api, diagnose, files, 09-evidence-flood): headers as they cross the wire, the error
+ * (core-human-api, diagnose, files, 09-evidence-flood, 13-download-types): headers as they cross the wire, the error
  * docs page, a download URL served by the listener, raw unauthenticated requests.
  */
 describe('the HTTP adapter', () => {
@@ -94,5 +99,56 @@ describe('the HTTP adapter', () => {
     expect(stored).toBeLessThanOrEqual(2 * UNAUTH_ROWS_PER_WINDOW * 2);
     flushUnauthenticatedEvidence(db, Date.now() + UNAUTH_WINDOW_MS);
     expect(suppressedSoFar() - suppressedBefore + stored).toBe(120);
+  });
+
+  describe('item 13: downloads on the UI origin (13-download-types)', () => {
+    async function downloadUrl(path: string, contentType: string, content: string): Promise<string> {
+      const c = await s.connect(a.credential);
+      const w = await ok(c, 'write_file', { room, path: `downloads/${path}`, content, content_type: contentType });
+      await c.close();
+      const d = await s.api('GET', `/v1/rooms/${room}/files/${w.file_id}/download`);
+      expect(d.status).toBe(200);
+      return d.body.download_url;
+    }
+
+    it.each(EXECUTABLE)('%s stored as %s is served as an octet-stream attachment', async (path, type) => {
+      const r = await fetch(await downloadUrl(path, type, 'window.pwned = true;'));
+      expect(r.status).toBe(200);
+      expect(r.headers.get('content-type')).toBe('application/octet-stream');
+      expect(r.headers.get('content-disposition')).toMatch(/^attachment;/);
+      expect(r.headers.get('x-content-type-options')).toBe('nosniff');
+    });
+
+    it('passive types are served with their stored type', async () => {
+      const url = await downloadUrl('notes.txt', 'text/plain; charset=utf-8', 'hello');
+      expect((await fetch(url)).headers.get('content-type')).toBe('text/plain; charset=utf-8');
+    });
+
+    const noBrowser = existsSync(CHROMIUM) ? undefined : `Chromium not found at ${CHROMIUM}: skipping the in-browser script load`;
+    if (noBrowser) console.warn(noBrowser);
+    it.skipIf(noBrowser !== undefined)('a stored script loaded by a page of the UI origin does not run', async () => {
+      const url = await downloadUrl('payload.js', 'text/javascript', 'window.pwned = "ran";');
+      let browser: Browser | undefined;
+      try {
+        browser = await launchBrowser();
+        const page = await browser.newPage();
+        // Any page of the server's origin stands in for the UI with a markup injection in it.
+        await page.goto(`${s.baseUrl}/docs/errors`);
+        const outcome = await page.evaluate(
+          (src) =>
+            new Promise<string>((resolve) => {
+              const el = document.createElement('script');
+              el.src = src;
+              el.onload = () => resolve(String((window as unknown as { pwned?: string }).pwned ?? 'loaded, did not run'));
+              el.onerror = () => resolve('blocked');
+              document.head.appendChild(el);
+            }),
+          url,
+        );
+        expect(outcome).toBe('blocked');
+      } finally {
+        await browser?.close();
+      }
+    });
   });
 });
