@@ -11,8 +11,8 @@ import { UNAUTH_ROWS_PER_WINDOW, UNAUTH_WINDOW_MS, flushUnauthenticatedEvidence 
 
 /**
  * What only the HTTP adapter does, split out of tests of rules that now run in process
- * (core-human-api, diagnose, files, 09-evidence-flood, 13-download-types): headers as they cross the wire, the error
- * docs page, a download URL served by the listener, raw unauthenticated requests.
+ * (core-human-api, diagnose, files, 09-evidence-flood, 13-download-types, 17-invisible-and-leaks): headers as they cross the wire, the error
+ * docs page, a download URL served by the listener, raw unauthenticated requests, the event stream.
  */
 describe('the HTTP adapter', () => {
   let s: TestServer;
@@ -150,5 +150,33 @@ describe('the HTTP adapter', () => {
         await browser?.close();
       }
     });
+  });
+
+  it("issue 26 F8 (17-invisible-and-leaks): owners.changed with another owner's allow_runners reaches only that owner and the primary", async () => {
+    const bob = await s.owner('Bob');
+    const carol = await s.owner('Carol');
+    const t = await fetch(`${s.baseUrl}/v1/events/ticket`, { method: 'POST', headers: { authorization: `Bearer ${bob.token}` } });
+    expect(t.status).toBe(201);
+    const { ticket } = (await t.json()) as { ticket: string };
+    const ac = new AbortController();
+    const stream = await fetch(`${s.baseUrl}/v1/events?ticket=${ticket}`, { signal: ac.signal });
+    expect(stream.status).toBe(200);
+    const reader = stream.body!.getReader();
+    let seen = '';
+    const readUntil = async (needle: string) => {
+      const dec = new TextDecoder();
+      while (!seen.includes(needle)) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        seen += dec.decode(value);
+      }
+    };
+    // The attack: watch the stream while the primary owner changes Carol's right, then Bob's own.
+    expect((await s.api('PATCH', `/v1/owners/${carol.owner_id}`, { allow_runners: true })).status).toBe(200);
+    expect((await s.api('PATCH', `/v1/owners/${bob.owner_id}`, { allow_runners: true })).status).toBe(200);
+    await readUntil(bob.owner_id);
+    ac.abort();
+    expect(seen).toContain('owners.changed');
+    expect(seen).not.toContain(carol.owner_id);
   });
 });
