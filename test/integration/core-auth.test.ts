@@ -3,14 +3,20 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createHmac, createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { SignJWT } from 'jose';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { startTestServer, ok, type TestServer, type TestAgent } from '../helpers/server.js';
-import { INITIALIZE, rawHttp, rawMcp, sessionIdOf } from '../helpers/core.js';
+import { ok, type TestAgent } from '../helpers/server.js';
+import { sessionIdOf } from '../helpers/core.js';
+import { openTestApp, type AppClient, type TestApp } from '../helpers/app.js';
 
 const b64url = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url');
 
+/**
+ * The rules of agent authentication (passports, credentials, revocation), in process: each connect
+ * and each call goes through the real authentication of the MCP resources. What crosses the wire
+ * (no or non-Bearer Authorization header, WWW-Authenticate, a session id reused by another plate,
+ * Host and Origin checks) is tested over HTTP in test/integration/http-adapter.test.ts.
+ */
 describe('authentication on the MCP resources', () => {
-  let s: TestServer;
+  let s: TestApp;
   let a: TestAgent;
   let b: TestAgent;
   let ownerId: string;
@@ -18,7 +24,7 @@ describe('authentication on the MCP resources', () => {
   let room: string;
 
   beforeAll(async () => {
-    s = await startTestServer();
+    s = await openTestApp();
     a = await s.agent('Alpha');
     b = await s.agent('Beta');
     room = await s.room('Auth');
@@ -46,30 +52,31 @@ describe('authentication on the MCP resources', () => {
       .sign(o.key ?? serverKey);
   }
 
-  async function expect401(token: string | undefined, path = '/mcp') {
-    const r = await rawMcp(s, INITIALIZE, token === undefined ? {} : { authorization: `Bearer ${token}` }, { path });
-    expect(r.status, `token ${String(token).slice(0, 40)}`).toBe(401);
-    expect(r.headers.get('www-authenticate')).toMatch(/^Bearer /);
-    expect(r.text).not.toContain('"result"');
-    return JSON.parse(r.text);
+  /** The refusal of a connect (the official client's error: status in `code`, the JSON body in the message). */
+  async function expect401(token: string | undefined, host?: string) {
+    const sessions = s.running.core.sessions.size;
+    const err = (await s.connect(token ?? '', host).then(
+      () => undefined,
+      (e: unknown) => e,
+    )) as (Error & { code?: number }) | undefined;
+    expect(err, `token ${String(token).slice(0, 40)}`).toBeInstanceOf(Error);
+    expect(err!.code, `token ${String(token).slice(0, 40)}`).toBe(401);
+    expect(s.running.core.sessions.size).toBe(sessions);
+    return JSON.parse(err!.message.slice(err!.message.indexOf('{'))) as { error: { code: string; reason?: string } };
   }
 
   it('a hand-made passport signed with the server key works (control for the attacks below)', async () => {
-    const r = await rawMcp(s, INITIALIZE, { authorization: `Bearer ${await passport(a)}` });
-    expect(r.status).toBe(200);
-    expect(r.headers.get('mcp-session-id')).toBeTruthy();
+    const c = await s.connect(await passport(a));
+    expect(sessionIdOf(c)).toBeTruthy();
+    expect((await ok(c, 'whoami')).plate).toBe(a.plate);
   });
 
-  it('no token, garbage and malformed tokens: 401 with WWW-Authenticate: Bearer, before any JSON-RPC', async () => {
-    const sessions = s.running.core.sessions.size;
+  it('garbage and malformed tokens, and none, are refused before any session exists', async () => {
     await expect401(undefined);
     await expect401('garbage');
     await expect401('ark_' + 'A'.repeat(43));
     await expect401('a.b.c');
-    await expect401(undefined, '/mcp/claude-code');
-    const r = await rawMcp(s, INITIALIZE, { authorization: 'Basic Zm9vOmJhcg==' });
-    expect(r.status).toBe(401);
-    expect(s.running.core.sessions.size).toBe(sessions);
+    await expect401(undefined, 'claude-code');
   });
 
   it('an expired passport signed with the server key is refused', async () => {
@@ -108,9 +115,9 @@ describe('authentication on the MCP resources', () => {
   });
 
   it('a passport from POST /v1/auth/passport, a bearer credential and ?key= all work', async () => {
-    const minted = await fetch(`${s.baseUrl}/v1/auth/passport`, { method: 'POST', headers: { authorization: `Bearer ${a.credential}` } });
+    const minted = await s.api('POST', '/v1/auth/passport', undefined, a.credential);
     expect(minted.status).toBe(200);
-    const p = (await minted.json()) as { token_type: string; expires_in: number; passport: string };
+    const p = minted.body as { token_type: string; expires_in: number; passport: string };
     expect(p.token_type).toBe('Bearer');
     expect(p.expires_in).toBeGreaterThan(800);
     expect(p.expires_in).toBeLessThanOrEqual(900);
@@ -127,33 +134,17 @@ describe('authentication on the MCP resources', () => {
     // The passport also works on a host-bound resource.
     expect((await ok(await s.connect(p.passport, 'claude-code'), 'whoami')).host).toBe('claude-code');
 
-    const bad = await fetch(`${s.baseUrl}/v1/auth/passport`, { method: 'POST', headers: { authorization: 'Bearer ark_nope' } });
+    const bad = await s.api('POST', '/v1/auth/passport', undefined, 'ark_nope');
     expect(bad.status).toBe(401);
-    expect(((await bad.json()) as any).error).toMatchObject({ code: 'UNAUTHENTICATED', error_id: expect.stringMatching(/^err_/) });
-    const none = await fetch(`${s.baseUrl}/v1/auth/passport`, { method: 'POST' });
-    expect(none.status).toBe(401);
-  });
-
-  it('a second plate reusing another agent’s session id gets 403', async () => {
-    const ca = await s.connect(a.credential);
-    const sid = sessionIdOf(ca);
-    const call = { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'send_message', arguments: { room, body: 'hijack' } } };
-    const r = await rawMcp(s, call, { authorization: `Bearer ${b.credential}`, 'mcp-session-id': sid });
-    expect(r.status).toBe(403);
-    expect(r.text).not.toContain('hijack');
-    const h = await ok(ca, 'read_room', { room });
-    expect(h.messages.some((m: any) => m.body === 'hijack')).toBe(false);
-    // The owner of the session still uses it.
-    const mine = await rawMcp(s, { ...call, params: { name: 'whoami', arguments: {} } }, { authorization: `Bearer ${a.credential}`, 'mcp-session-id': sid });
-    expect(mine.status).toBe(200);
-    expect(mine.text).toContain(a.plate);
+    expect(bad.body.error).toMatchObject({ code: 'UNAUTHENTICATED', error_id: expect.stringMatching(/^err_/) });
+    // With no Authorization header at all: http-adapter.test.ts.
   });
 
   describe('revocation takes effect on the very next call', () => {
     async function liveAgent(name: string) {
       const ag = await s.agent(name);
       await s.join(room, ag.plate);
-      const p = ((await (await fetch(`${s.baseUrl}/v1/auth/passport`, { method: 'POST', headers: { authorization: `Bearer ${ag.credential}` } })).json()) as any).passport as string;
+      const p = (await s.api('POST', '/v1/auth/passport', undefined, ag.credential)).body.passport as string;
       const viaCred = await s.connect(ag.credential);
       const viaPassport = await s.connect(p);
       await ok(viaCred, 'whoami');
@@ -161,12 +152,12 @@ describe('authentication on the MCP resources', () => {
       return { ag, p, viaCred, viaPassport };
     }
 
-    async function expectDead(x: { ag: TestAgent; p: string; viaCred: Client; viaPassport: Client }) {
+    async function expectDead(x: { ag: TestAgent; p: string; viaCred: AppClient; viaPassport: AppClient }) {
       await expect(x.viaCred.callTool({ name: 'whoami', arguments: {} })).rejects.toThrow();
       await expect(x.viaPassport.callTool({ name: 'whoami', arguments: {} })).rejects.toThrow();
       await expect401(x.p);
       await expect401(x.ag.credential);
-      const mint = await fetch(`${s.baseUrl}/v1/auth/passport`, { method: 'POST', headers: { authorization: `Bearer ${x.ag.credential}` } });
+      const mint = await s.api('POST', '/v1/auth/passport', undefined, x.ag.credential);
       expect(mint.status).toBe(401);
       expect(s.running.core.sessions.ofPlate(x.ag.plate)).toHaveLength(0);
     }
@@ -207,32 +198,6 @@ describe('authentication on the MCP resources', () => {
       expect((await s.api('POST', `/v1/agents/${a.plate}/revoke`, undefined, o2.token)).status).toBe(404);
       expect((await s.api('POST', `/v1/devices/${a.device_id}/revoke`, undefined, o2.token)).status).toBe(404);
       expect((await ok(await s.connect(a.credential), 'whoami')).plate).toBe(a.plate);
-    });
-  });
-
-  describe('DNS-rebinding defence', () => {
-    const init = JSON.stringify(INITIALIZE);
-    it('a foreign Host gets 403 on /mcp and /v1', async () => {
-      const port = s.running.port;
-      const mcpHeaders = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${a.credential}` };
-      const good = await rawHttp(port, { method: 'POST', path: '/mcp', headers: { ...mcpHeaders, host: `localhost:${port}` }, body: init });
-      expect(good.status).toBe(200);
-      for (const host of ['evil.example:' + port, `127.0.0.1:${port + 1}`, 'attacker.test', `127.0.0.1.evil.test:${port}`]) {
-        const r = await rawHttp(port, { method: 'POST', path: '/mcp', headers: { ...mcpHeaders, host }, body: init });
-        expect(r.status, host).toBe(403);
-        const v1 = await rawHttp(port, { path: '/v1/me', headers: { host, authorization: `Bearer ${s.ownerToken}` } });
-        expect(v1.status, host).toBe(403);
-        expect(JSON.parse(v1.text).error.code).toBe('FORBIDDEN');
-      }
-    });
-
-    it('a foreign Origin gets 403; a loopback Origin is allowed', async () => {
-      const auth = { authorization: `Bearer ${a.credential}` };
-      expect((await rawMcp(s, INITIALIZE, { ...auth, origin: 'http://evil.example' })).status).toBe(403);
-      expect((await rawMcp(s, INITIALIZE, { ...auth, origin: 'null' })).status).toBe(403);
-      expect((await rawMcp(s, INITIALIZE, { ...auth, origin: `http://localhost:${s.running.port}` })).status).toBe(200);
-      const v1 = await fetch(`${s.baseUrl}/v1/me`, { headers: { authorization: `Bearer ${s.ownerToken}`, origin: 'https://evil.example' } });
-      expect(v1.status).toBe(403);
     });
   });
 });

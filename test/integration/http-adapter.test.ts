@@ -1,18 +1,27 @@
-/// <reference lib="dom" />
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { existsSync } from 'node:fs';
 import type { Browser } from 'playwright-core';
 import { startTestServer, ok, fails, type TestServer, type TestAgent } from '../helpers/server.js';
-import { ERROR_ID_RE } from '../helpers/core.js';
+import { ERROR_ID_RE, INITIALIZE, rawHttp, rawMcp, sessionIdOf } from '../helpers/core.js';
 import { ERROR_CODES } from '../../shared/errors.js';
 import { EXECUTABLE } from '../helpers/download-types.js';
 import { CHROMIUM, launchBrowser } from '../helpers/browser.js';
 import { UNAUTH_ROWS_PER_WINDOW, UNAUTH_WINDOW_MS, flushUnauthenticatedEvidence } from '../../src-main/core/evidence/store.js';
 
+/** What the in-browser script load uses of the page's globals. */
+interface PageGlobals {
+  pwned?: string;
+  document: {
+    createElement(tag: 'script'): { src: string; onload: (() => void) | null; onerror: (() => void) | null };
+    head: { appendChild(el: unknown): void };
+  };
+}
+
 /**
  * What only the HTTP adapter does, split out of tests of rules that now run in process
- * (core-human-api, diagnose, files, 09-evidence-flood, 13-download-types, 17-invisible-and-leaks): headers as they cross the wire, the error
- * docs page, a download URL served by the listener, raw unauthenticated requests, the event stream.
+ * (core-human-api, diagnose, files, 09-evidence-flood, 13-download-types, 17-invisible-and-leaks, core-auth): headers as they cross the wire, the error
+ * docs page, a download URL served by the listener, raw unauthenticated requests, the event stream, the MCP
+ * transport's Authorization header, session ids, and the Host and Origin checks.
  */
 describe('the HTTP adapter', () => {
   let s: TestServer;
@@ -137,11 +146,13 @@ describe('the HTTP adapter', () => {
         const outcome = await page.evaluate(
           (src) =>
             new Promise<string>((resolve) => {
-              const el = document.createElement('script');
+              // Runs in the page: the DOM of this file's types would change fetch's for the whole test program.
+              const g = globalThis as unknown as PageGlobals;
+              const el = g.document.createElement('script');
               el.src = src;
-              el.onload = () => resolve(String((window as unknown as { pwned?: string }).pwned ?? 'loaded, did not run'));
+              el.onload = () => resolve(String(g.pwned ?? 'loaded, did not run'));
               el.onerror = () => resolve('blocked');
-              document.head.appendChild(el);
+              g.document.head.appendChild(el);
             }),
           url,
         );
@@ -178,5 +189,85 @@ describe('the HTTP adapter', () => {
     ac.abort();
     expect(seen).toContain('owners.changed');
     expect(seen).not.toContain(carol.owner_id);
+  });
+
+  describe('authentication on the MCP resources, on the wire (core-auth)', () => {
+    let b: TestAgent;
+    beforeAll(async () => {
+      b = await s.agent('Beta');
+      await s.join(room, b.plate);
+    });
+
+    async function expect401(token: string | undefined, path = '/mcp') {
+      const r = await rawMcp(s, INITIALIZE, token === undefined ? {} : { authorization: `Bearer ${token}` }, { path });
+      expect(r.status, `token ${String(token).slice(0, 40)}`).toBe(401);
+      expect(r.headers.get('www-authenticate')).toMatch(/^Bearer /);
+      expect(r.text).not.toContain('"result"');
+      return JSON.parse(r.text);
+    }
+
+    it('a passport from POST /v1/auth/passport opens a session over raw HTTP; the mint needs a header', async () => {
+      const minted = await fetch(`${s.baseUrl}/v1/auth/passport`, { method: 'POST', headers: { authorization: `Bearer ${a.credential}` } });
+      expect(minted.status).toBe(200);
+      const { passport } = (await minted.json()) as { passport: string };
+      const r = await rawMcp(s, INITIALIZE, { authorization: `Bearer ${passport}` });
+      expect(r.status).toBe(200);
+      expect(r.headers.get('mcp-session-id')).toBeTruthy();
+      const none = await fetch(`${s.baseUrl}/v1/auth/passport`, { method: 'POST' });
+      expect(none.status).toBe(401);
+    });
+
+    it('no token, garbage and malformed tokens: 401 with WWW-Authenticate: Bearer, before any JSON-RPC', async () => {
+      const sessions = s.running.core.sessions.size;
+      await expect401(undefined);
+      await expect401('garbage');
+      await expect401('ark_' + 'A'.repeat(43));
+      await expect401('a.b.c');
+      await expect401(undefined, '/mcp/claude-code');
+      const r = await rawMcp(s, INITIALIZE, { authorization: 'Basic Zm9vOmJhcg==' });
+      expect(r.status).toBe(401);
+      expect(s.running.core.sessions.size).toBe(sessions);
+    });
+
+    it('a second plate reusing another agent’s session id gets 403', async () => {
+      const ca = await s.connect(a.credential);
+      const sid = sessionIdOf(ca);
+      const call = { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'send_message', arguments: { room, body: 'hijack' } } };
+      const r = await rawMcp(s, call, { authorization: `Bearer ${b.credential}`, 'mcp-session-id': sid });
+      expect(r.status).toBe(403);
+      expect(r.text).not.toContain('hijack');
+      const h = await ok(ca, 'read_room', { room });
+      expect(h.messages.some((m: any) => m.body === 'hijack')).toBe(false);
+      // The owner of the session still uses it.
+      const mine = await rawMcp(s, { ...call, params: { name: 'whoami', arguments: {} } }, { authorization: `Bearer ${a.credential}`, 'mcp-session-id': sid });
+      expect(mine.status).toBe(200);
+      expect(mine.text).toContain(a.plate);
+    });
+  });
+
+  describe('DNS-rebinding defence', () => {
+    const init = JSON.stringify(INITIALIZE);
+    it('a foreign Host gets 403 on /mcp and /v1', async () => {
+      const port = s.running.port;
+      const mcpHeaders = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${a.credential}` };
+      const good = await rawHttp(port, { method: 'POST', path: '/mcp', headers: { ...mcpHeaders, host: `localhost:${port}` }, body: init });
+      expect(good.status).toBe(200);
+      for (const host of ['evil.example:' + port, `127.0.0.1:${port + 1}`, 'attacker.test', `127.0.0.1.evil.test:${port}`]) {
+        const r = await rawHttp(port, { method: 'POST', path: '/mcp', headers: { ...mcpHeaders, host }, body: init });
+        expect(r.status, host).toBe(403);
+        const v1 = await rawHttp(port, { path: '/v1/me', headers: { host, authorization: `Bearer ${s.ownerToken}` } });
+        expect(v1.status, host).toBe(403);
+        expect(JSON.parse(v1.text).error.code).toBe('FORBIDDEN');
+      }
+    });
+
+    it('a foreign Origin gets 403; a loopback Origin is allowed', async () => {
+      const auth = { authorization: `Bearer ${a.credential}` };
+      expect((await rawMcp(s, INITIALIZE, { ...auth, origin: 'http://evil.example' })).status).toBe(403);
+      expect((await rawMcp(s, INITIALIZE, { ...auth, origin: 'null' })).status).toBe(403);
+      expect((await rawMcp(s, INITIALIZE, { ...auth, origin: `http://localhost:${s.running.port}` })).status).toBe(200);
+      const v1 = await fetch(`${s.baseUrl}/v1/me`, { headers: { authorization: `Bearer ${s.ownerToken}`, origin: 'https://evil.example' } });
+      expect(v1.status).toBe(403);
+    });
   });
 });
