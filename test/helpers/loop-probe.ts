@@ -1,61 +1,55 @@
 import { performance } from 'node:perf_hooks';
 
 /**
- * How an adversarial request treats everyone else (docs/security.md "No input freezes the
- * server"): while `attack` runs, a trivial request (GET /healthz) goes out every `everyMs`
- * and its latency is recorded. The server of test/helpers/server.ts runs in the test's own
- * process, so a request that holds the event loop delays the probe by exactly that long.
+ * How long an adversarial request holds the event loop (docs/security.md "No input freezes the
+ * server"). The attack runs in this process (the in-process app of test/helpers/app.ts) while a
+ * timer ticks every `everyMs`: the longest gap between two ticks (or between the last tick and
+ * the attack's end) is the longest time the loop was held, which is exactly how long any other
+ * request would have waited.
  *
- * Returns the attack's own duration, the worst probe latency, and the attack's result.
- * Figures are measurements to report; tests assert only generous bounds (the machine is shared).
+ * The figures are measurements to print. The tests assert work-bounded facts (steps spent, the
+ * refused-as-too-complex answer, rows and characters read), and on time only LOOP_HELD_MAX_MS:
+ * far above the 50 ms target so that a machine under heavy load passes, far below the seconds to
+ * minutes the old quadratic and exponential code held the loop.
  */
 export interface LoopProbe<T> {
+  /** The attack's wall-clock duration. */
   attackMs: number;
-  maxLatencyMs: number;
-  probes: number;
+  /** The longest the event loop was held during the attack. */
+  maxHeldMs: number;
+  ticks: number;
   result: T;
 }
 
-/** Generous bounds for unit tests: a concurrent request within 500 ms, the attack over within 2 s. */
-export const PROBE_LATENCY_MAX_MS = 500;
-export const PROBE_ATTACK_MAX_MS = 2000;
+/** The only time bound asserted: 100× the 50 ms target. The old code held the loop for 3 s to minutes. */
+export const LOOP_HELD_MAX_MS = 5000;
 
-export async function probeLoop<T>(baseUrl: string, attack: () => Promise<T>, everyMs = 10): Promise<LoopProbe<T>> {
-  let maxLatencyMs = 0;
-  let probes = 0;
-  let stop = false;
-  const inFlight: Array<Promise<void>> = [];
-  const one = async () => {
-    const t0 = performance.now();
-    try {
-      const r = await fetch(`${baseUrl}/healthz`);
-      await r.arrayBuffer();
-    } finally {
-      maxLatencyMs = Math.max(maxLatencyMs, performance.now() - t0);
-      probes++;
-    }
-  };
-  await one(); // warm the connection
-  maxLatencyMs = 0;
-  probes = 0;
-  // The timer itself is delayed by a frozen loop: each tick also counts how late it fired.
-  let expected = performance.now() + everyMs;
+export async function probeLoop<T>(attack: () => Promise<T>, everyMs = 1): Promise<LoopProbe<T>> {
+  let maxHeldMs = 0;
+  let ticks = 0;
+  let last = performance.now();
   const timer = setInterval(() => {
     const now = performance.now();
-    maxLatencyMs = Math.max(maxLatencyMs, now - expected);
-    expected = now + everyMs;
-    if (!stop) inFlight.push(one());
+    maxHeldMs = Math.max(maxHeldMs, now - last);
+    last = now;
+    ticks++;
   }, everyMs);
   const t0 = performance.now();
+  last = t0;
   let attackMs = 0;
   let result: T;
   try {
     result = await attack();
   } finally {
-    attackMs = performance.now() - t0;
-    stop = true;
+    const end = performance.now();
     clearInterval(timer);
-    await Promise.allSettled(inFlight);
+    maxHeldMs = Math.max(maxHeldMs, end - last);
+    attackMs = end - t0;
   }
-  return { attackMs, maxLatencyMs, probes, result };
+  return { attackMs, maxHeldMs, ticks, result };
+}
+
+/** Prints a probe's figures: `[figure] <name>: attack N ms, event loop held at most M ms`. */
+export function report(name: string, p: { attackMs: number; maxHeldMs: number }): void {
+  console.log(`[figure] ${name}: attack ${p.attackMs.toFixed(0)} ms, event loop held at most ${p.maxHeldMs.toFixed(0)} ms`);
 }
