@@ -19,6 +19,7 @@ import {
 import { getAgentByPlate } from '../agents/store.js';
 import { getOwner } from '../owners/store.js';
 import { instancesOf } from './instances.js';
+import { removeAgentPermission } from './rules.js';
 import type { TrustMode } from '../../../shared/api-types.js';
 
 /**
@@ -90,7 +91,7 @@ export function removeRoomAgent(core: Core, { room, ownerId, callerRole, plate }
   const { db } = core;
   const a = getAgentByPlate(db, plate);
   if (!a) throw new AppError('NOT_FOUND', 'agent not found');
-  if (a.owner_id !== ownerId && callerRole !== 'admin') {
+  if (!removeAgentPermission({ ownerId, role: callerRole }, a.owner_id).ok) {
     throw new AppError('FORBIDDEN', 'only the agent’s owner or a room admin may remove it', { roomId: room });
   }
   immediate(db, () => {

@@ -3,6 +3,7 @@ import { agentPresence } from '../core.js';
 import { defineUseCase, type UseCaseContext } from '../usecase/define.js';
 import { humanRoomRecord, roomMembersRecord, roomTrustRecord } from '../../../shared/schemas/rooms.js';
 import { roomById, roomDto, roomsOfAgent, trustMode } from './store.js';
+import { withMemberActions } from './rules.js';
 import { addMember, leave, openRoom, removeRoomAgent, roomMembers, roomsOfHuman, roomTrust, setOwnerTrust } from './service.js';
 import {
   addMemberBody,
@@ -88,7 +89,10 @@ export const listMembersUseCase = defineUseCase({
   route: {
     method: 'GET',
     path: '/v1/rooms/:id/members',
-    present: (m, { core }) => ({ humans: m.humans, agents: m.agents.map((a) => ({ ...a, presence: agentPresence(core, a.plate) })), instances: m.instances }),
+    present: (m, ctx) => ({
+      ...withMemberActions({ humans: m.humans, agents: m.agents.map((a) => ({ ...a, presence: agentPresence(ctx.core, a.plate) })) }, { ownerId: ctx.caller.ownerId, role: humanRoomOf(ctx).role }),
+      instances: m.instances,
+    }),
   },
 });
 
