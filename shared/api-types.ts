@@ -37,7 +37,7 @@ export type Role = z.output<typeof Rooms.roomRole>;
 export type TrustMode = z.output<typeof Rooms.trustModeSchema>;
 
 /** A room, with the calling human's role and Trust where the API says them. */
-export type Room = z.output<typeof Rooms.humanRoomRecord>;
+export type Room = z.output<typeof Rooms.humanRoomRecord> & Actions<RoomAction>;
 
 export type HumanMember = z.output<typeof Rooms.humanMember> & Actions<HumanMemberAction>;
 
@@ -85,6 +85,10 @@ export interface Actions<A extends string> {
 /** The human acts on a task (docs/tasks.md "What you may do with a task"). */
 export const TASK_ACTIONS = ['edit', 'reassign', 'cancel', 'release', 'archive', 'retry'] as const;
 export type TaskAction = (typeof TASK_ACTIONS)[number];
+
+/** The human acts on a room itself (docs/contract.md "Allowed actions"). */
+export const ROOM_ACTIONS = ['add_human', 'edit_workspace'] as const;
+export type RoomAction = (typeof ROOM_ACTIONS)[number];
 
 /** The human acts on a room's members: remove an agent, leave (one's own record) (docs/rooms.md "Members"). */
 export const AGENT_MEMBER_ACTIONS = ['remove'] as const;

@@ -52,6 +52,25 @@ describe('member allowed_actions', () => {
     expect((await s.api('POST', `/v1/rooms/${room}/leave`, {}, bea.token)).status).toBe(200);
   });
 
+  it('a room record lists what its caller may do in it: an admin adds humans and edits the workspace, a member is told why not', async () => {
+    const cy = await s.owner('Cy');
+    const dee = await s.owner('Dee');
+    const created = await s.api('POST', '/v1/rooms', { name: 'Hall' });
+    expect(created.body.allowed_actions).toEqual(['add_human', 'edit_workspace']);
+    const room = created.body.room_id;
+    expect((await s.api('POST', `/v1/rooms/${room}/members`, { owner_id: cy.owner_id, role: 'member' })).status).toBe(201);
+    const asCy = (await s.api('GET', `/v1/rooms/${room}`, undefined, cy.token)).body;
+    expect(asCy.allowed_actions).toEqual([]);
+    expect(asCy.denied_actions.add_human).toMatch(/room admin/);
+    expect(asCy.denied_actions.edit_workspace).toMatch(/room admins/);
+    const listed = (await s.api('GET', '/v1/rooms', undefined, cy.token)).body.rooms.find((r: { room_id: string }) => r.room_id === room);
+    expect(listed.allowed_actions).toEqual([]);
+    // What is denied is refused: Cy cannot add Dee, nor set the workspace.
+    expect((await s.api('POST', `/v1/rooms/${room}/members`, { owner_id: dee.owner_id, role: 'member' }, cy.token)).status).toBe(403);
+    expect((await s.api('PUT', `/v1/rooms/${room}/workspace`, { local_path: '/tmp' }, cy.token)).status).toBe(403);
+    expect((await s.api('GET', `/v1/rooms/${room}/members`)).body.humans).toHaveLength(2);
+  });
+
   it('agents reading list_members get no allowed_actions (the core tool listing stays as it is)', async () => {
     const room = await s.room('Quiet');
     const bot = await s.agent('Reader');

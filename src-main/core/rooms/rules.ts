@@ -1,4 +1,4 @@
-import { AGENT_MEMBER_ACTIONS, HUMAN_MEMBER_ACTIONS, type AgentMemberAction, type HumanMemberAction } from '../../../shared/api-types.js';
+import { AGENT_MEMBER_ACTIONS, HUMAN_MEMBER_ACTIONS, ROOM_ACTIONS, type AgentMemberAction, type HumanMemberAction, type RoomAction } from '../../../shared/api-types.js';
 import type { RoomRole } from './store.js';
 
 /**
@@ -8,7 +8,7 @@ import type { RoomRole } from './store.js';
  * `allowed_actions` and `denied_actions`, so the window asks instead of copying the rule.
  */
 
-export { AGENT_MEMBER_ACTIONS, HUMAN_MEMBER_ACTIONS, type AgentMemberAction, type HumanMemberAction };
+export { AGENT_MEMBER_ACTIONS, HUMAN_MEMBER_ACTIONS, ROOM_ACTIONS, type AgentMemberAction, type HumanMemberAction, type RoomAction };
 
 export interface MemberStanding {
   ownerId: string;
@@ -21,6 +21,29 @@ export type Permission = { ok: true } | { ok: false; reason: string };
 export function removeAgentPermission(who: MemberStanding, agentOwnerId: string): Permission {
   if (agentOwnerId === who.ownerId || who.role === 'admin') return { ok: true };
   return { ok: false, reason: 'Only the agent’s owner or a room admin may remove it.' };
+}
+
+/** Adding a human to the room: a room admin (any member adds its own agents). */
+export function addHumanPermission(role: RoomRole | undefined): Permission {
+  return role === 'admin' ? { ok: true } : { ok: false, reason: 'Only a room admin may add humans to this room.' };
+}
+
+/** Changing the room's workspace (its routes declare `room: 'admin'`, which the router checks). */
+export function editWorkspacePermission(role: RoomRole | undefined): Permission {
+  return role === 'admin' ? { ok: true } : { ok: false, reason: 'Only room admins can change the workspace; agents of admins can read it with read_workspace.' };
+}
+
+/** A room record with what its human caller may do in it now (GET /v1/rooms, GET /v1/rooms/:id). */
+export function withRoomActions<R extends { role?: RoomRole | undefined }>(room: R): R & Acts<RoomAction> {
+  const allowed: RoomAction[] = [];
+  const denied: Partial<Record<RoomAction, string>> = {};
+  const rules: Record<RoomAction, Permission> = { add_human: addHumanPermission(room.role), edit_workspace: editWorkspacePermission(room.role) };
+  for (const a of ROOM_ACTIONS) {
+    const p = rules[a];
+    if (p.ok) allowed.push(a);
+    else denied[a] = p.reason;
+  }
+  return { ...room, allowed_actions: allowed, denied_actions: denied };
 }
 
 interface Acts<A extends string> {

@@ -19,7 +19,7 @@ import {
 import { getAgentByPlate } from '../agents/store.js';
 import { getOwner } from '../owners/store.js';
 import { instancesOf } from './instances.js';
-import { removeAgentPermission } from './rules.js';
+import { addHumanPermission, removeAgentPermission } from './rules.js';
 import type { TrustMode } from '../../../shared/api-types.js';
 
 /**
@@ -59,7 +59,7 @@ export type NewMember = { owner_id: string; role: RoomRole } | { plate: string }
 export function addMember(core: Core, { room, ownerId, callerRole, member }: { room: string; ownerId: string; callerRole: RoomRole; member: NewMember }) {
   const { db } = core;
   if ('owner_id' in member) {
-    if (callerRole !== 'admin') throw new AppError('FORBIDDEN', 'only a room admin may add humans', { roomId: room });
+    if (!addHumanPermission(callerRole).ok) throw new AppError('FORBIDDEN', 'only a room admin may add humans', { roomId: room });
     if (!getOwner(db, member.owner_id)) throw new AppError('NOT_FOUND', 'owner not found');
     immediate(db, () => {
       addHuman(db, room, member.owner_id, member.role);
