@@ -37,11 +37,11 @@ export type Role = z.output<typeof Rooms.roomRole>;
 export type TrustMode = z.output<typeof Rooms.trustModeSchema>;
 
 /** A room, with the calling human's role and Trust where the API says them. */
-export type Room = z.output<typeof Rooms.humanRoomRecord>;
+export type Room = z.output<typeof Rooms.humanRoomRecord> & Actions<RoomAction>;
 
-export type HumanMember = z.output<typeof Rooms.humanMember>;
+export type HumanMember = z.output<typeof Rooms.humanMember> & Actions<HumanMemberAction>;
 
-export type AgentMember = z.output<typeof Rooms.roomMembersRecord>['agents'][number];
+export type AgentMember = z.output<typeof Rooms.roomMembersRecord>['agents'][number] & Actions<AgentMemberAction>;
 
 /**
  * An agent's liveness (docs/wakes.md "Liveness"): working (a wake running, or a tool call in the
@@ -52,8 +52,8 @@ export type Presence = z.output<typeof Rooms.presence>;
 
 export type Instance = z.output<typeof Rooms.instanceRecord>;
 
-/** GET /v1/rooms/:id/members */
-export type Members = z.output<typeof Rooms.roomMembersRecord>;
+/** GET /v1/rooms/:id/members: each member with what the caller may do with it (rooms/rules.ts). */
+export type Members = Omit<z.output<typeof Rooms.roomMembersRecord>, 'humans' | 'agents'> & { humans: HumanMember[]; agents: AgentMember[] };
 
 export type Mention = z.output<typeof Messages.mention>;
 
@@ -85,6 +85,16 @@ export interface Actions<A extends string> {
 /** The human acts on a task (docs/tasks.md "What you may do with a task"). */
 export const TASK_ACTIONS = ['edit', 'reassign', 'cancel', 'release', 'archive', 'retry'] as const;
 export type TaskAction = (typeof TASK_ACTIONS)[number];
+
+/** The human acts on a room itself (docs/contract.md "Allowed actions"). */
+export const ROOM_ACTIONS = ['add_human', 'edit_workspace'] as const;
+export type RoomAction = (typeof ROOM_ACTIONS)[number];
+
+/** The human acts on a room's members: remove an agent, leave (one's own record) (docs/rooms.md "Members"). */
+export const AGENT_MEMBER_ACTIONS = ['remove'] as const;
+export type AgentMemberAction = (typeof AGENT_MEMBER_ACTIONS)[number];
+export const HUMAN_MEMBER_ACTIONS = ['leave'] as const;
+export type HumanMemberAction = (typeof HUMAN_MEMBER_ACTIONS)[number];
 
 /** The human acts on a wake (docs/wakes.md "Acting on a wake"). */
 export const WAKE_ACTIONS = ['release', 'drop', 'retry', 'stop'] as const;

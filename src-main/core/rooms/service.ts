@@ -19,6 +19,7 @@ import {
 import { getAgentByPlate } from '../agents/store.js';
 import { getOwner } from '../owners/store.js';
 import { instancesOf } from './instances.js';
+import { addHumanPermission, removeAgentPermission } from './rules.js';
 import type { TrustMode } from '../../../shared/api-types.js';
 
 /**
@@ -58,7 +59,7 @@ export type NewMember = { owner_id: string; role: RoomRole } | { plate: string }
 export function addMember(core: Core, { room, ownerId, callerRole, member }: { room: string; ownerId: string; callerRole: RoomRole; member: NewMember }) {
   const { db } = core;
   if ('owner_id' in member) {
-    if (callerRole !== 'admin') throw new AppError('FORBIDDEN', 'only a room admin may add humans', { roomId: room });
+    if (!addHumanPermission(callerRole).ok) throw new AppError('FORBIDDEN', 'only a room admin may add humans', { roomId: room });
     if (!getOwner(db, member.owner_id)) throw new AppError('NOT_FOUND', 'owner not found');
     immediate(db, () => {
       addHuman(db, room, member.owner_id, member.role);
@@ -90,7 +91,7 @@ export function removeRoomAgent(core: Core, { room, ownerId, callerRole, plate }
   const { db } = core;
   const a = getAgentByPlate(db, plate);
   if (!a) throw new AppError('NOT_FOUND', 'agent not found');
-  if (a.owner_id !== ownerId && callerRole !== 'admin') {
+  if (!removeAgentPermission({ ownerId, role: callerRole }, a.owner_id).ok) {
     throw new AppError('FORBIDDEN', 'only the agent’s owner or a room admin may remove it', { roomId: room });
   }
   immediate(db, () => {

@@ -3,6 +3,7 @@ import { agentPresence } from '../core.js';
 import { defineUseCase, type UseCaseContext } from '../usecase/define.js';
 import { humanRoomRecord, roomMembersRecord, roomTrustRecord } from '../../../shared/schemas/rooms.js';
 import { roomById, roomDto, roomsOfAgent, trustMode } from './store.js';
+import { withMemberActions, withRoomActions } from './rules.js';
 import { addMember, leave, openRoom, removeRoomAgent, roomMembers, roomsOfHuman, roomTrust, setOwnerTrust } from './service.js';
 import {
   addMemberBody,
@@ -36,7 +37,7 @@ export const createRoomUseCase = defineUseCase({
   input: createRoomBody,
   output: humanRoomRecord,
   handler: ({ core, caller }, input) => openRoom(core, { ownerId: caller.ownerId, name: input.name }),
-  route: { method: 'POST', path: '/v1/rooms', status: 201 },
+  route: { method: 'POST', path: '/v1/rooms', status: 201, present: (room) => withRoomActions(room) },
 });
 
 /** The rooms the caller is in: an agent's rooms (list_rooms), or a human's with its role and Trust in each (GET /v1/rooms). */
@@ -53,7 +54,7 @@ export const listRoomsUseCase = defineUseCase({
     description: 'The rooms you are in, with id, name, last seq and context_version; call it first when you need a room id.',
     output: listRoomsOutput,
   },
-  route: { method: 'GET', path: '/v1/rooms' },
+  route: { method: 'GET', path: '/v1/rooms', present: (out) => ({ rooms: out.rooms.map((r) => withRoomActions(r)) }) },
 });
 
 export const getRoomUseCase = defineUseCase({
@@ -61,7 +62,7 @@ export const getRoomUseCase = defineUseCase({
   output: humanRoomRecord,
   room: 'member',
   handler: (ctx, input) => ({ ...roomDto(ctx.core.db, roomById(ctx.core.db, input.room)), role: humanRoomOf(ctx).role, trust: trustMode(ctx.core.db, input.room, ctx.caller.ownerId) }),
-  route: { method: 'GET', path: '/v1/rooms/:id' },
+  route: { method: 'GET', path: '/v1/rooms/:id', present: (room) => withRoomActions(room) },
 });
 
 /**
@@ -88,7 +89,10 @@ export const listMembersUseCase = defineUseCase({
   route: {
     method: 'GET',
     path: '/v1/rooms/:id/members',
-    present: (m, { core }) => ({ humans: m.humans, agents: m.agents.map((a) => ({ ...a, presence: agentPresence(core, a.plate) })), instances: m.instances }),
+    present: (m, ctx) => ({
+      ...withMemberActions({ humans: m.humans, agents: m.agents.map((a) => ({ ...a, presence: agentPresence(ctx.core, a.plate) })) }, { ownerId: ctx.caller.ownerId, role: humanRoomOf(ctx).role }),
+      instances: m.instances,
+    }),
   },
 });
 

@@ -8,9 +8,12 @@ import type { Role, Room } from '../types';
 import { Loading, ErrorNote, Empty } from './States';
 import { ActivityBadge, PresenceBadge } from './presence';
 import { LeaveRoom } from './LeaveRoom';
+import { actionOf } from './allowed';
 
 export function MembersView({ room }: { room: Room }) {
   const roomId = room.room_id;
+  // Whether this owner may add humans: the server's answer on the room record (allowed_actions).
+  const mayAddHuman = actionOf(room, 'add_human');
   const m = useMembers((s) => s.rooms[roomId]);
   const owners = useRooms((s) => s.owners);
   const { addHuman, addAgent } = useRooms.getState();
@@ -59,7 +62,7 @@ export function MembersView({ room }: { room: Room }) {
             </li>
           ))}
         </ul>
-        {room.role === 'admin' ? (
+        {mayAddHuman?.ok ? (
           <form className="row wrap" onSubmit={submitHuman}>
             <label htmlFor="add-owner">Add a human</label>
             <select id="add-owner" value={ownerId} onChange={(e) => setOwnerId(e.target.value)}>
@@ -80,7 +83,7 @@ export function MembersView({ room }: { room: Room }) {
             </button>
           </form>
         ) : (
-          <p className="muted explain">Only a room admin may add humans to this room.</p>
+          <p className="muted explain">{mayAddHuman?.reason ?? 'Only a room admin may add humans to this room.'}</p>
         )}
         <p className="muted">Your Trust for this room, and every owner’s, is in the room header.</p>
         <LeaveRoom room={room} members={data} meId={me?.owner_id} />

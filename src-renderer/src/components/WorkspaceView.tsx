@@ -4,6 +4,7 @@ import { phaseOf } from '../stores/room-resource';
 import { describeError } from '../api';
 import type { Room, Workspace } from '../types';
 import { Loading, ErrorNote } from './States';
+import { actionOf } from './allowed';
 
 type Msg = { ok: boolean; text: string } | undefined;
 
@@ -16,7 +17,8 @@ function WorkspaceForm({ room, ws, msg, setMsg }: { room: Room; ws: Workspace; m
   const [token, setToken] = useState('');
   const [clearToken, setClearToken] = useState(false);
   const [busy, setBusy] = useState(false);
-  const admin = room.role === 'admin';
+  // The server says whether this owner may change the workspace (allowed_actions on the room record).
+  const admin = actionOf(room, 'edit_workspace')?.ok === true;
 
   async function submit(e: FormEvent) {
     e.preventDefault();
