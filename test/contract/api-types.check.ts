@@ -25,9 +25,9 @@ import type { RUNNER_PRESETS } from '../../src-main/core/wakes/presets.js';
 import type { taskFeedbackOfRoom } from '../../src-main/core/feedback/task-feedback.js';
 import type { productFeedbackOfRoom } from '../../src-main/core/feedback/product.js';
 import type { reportsForOwner } from '../../src-main/core/feedback/reports.js';
-import type { BackupStatus } from '../../src-main/core/backup/service.js';
+import type { BackupState } from '../../src-main/core/backup/service.js';
 import type { BackupResult } from '../../src-main/core/backup/backup.js';
-import type { createLoginLink, LoginPreview } from '../../src-main/core/owners/login.js';
+import type { createLoginLink, LinkPreview } from '../../src-main/core/owners/login.js';
 import type { createOwner } from '../../src-main/core/owners/store.js';
 import type { wakePage } from '../../src-main/core/wakes/routes.js';
 import type { roomTrust } from '../../src-main/core/rooms/routes.js';
@@ -68,9 +68,9 @@ export type ApiContract = [
   Accepts<Api.TaskFeedback, ReturnType<typeof taskFeedbackOfRoom>[number]>,
   Accepts<Api.ProductFeedback, ReturnType<typeof productFeedbackOfRoom>[number]>,
   Accepts<Api.ErrorReport, ReturnType<typeof reportsForOwner>[number]>,
-  Accepts<Api.BackupStatus, BackupStatus>,
+  Accepts<Api.BackupStatus, BackupState>,
   Accepts<Api.BackupSummary, BackupResult>,
-  Accepts<Api.LoginPreview['owner'], Extract<LoginPreview, { ok: true }>['owner']>,
+  Accepts<Api.LoginPreview['owner'], Extract<LinkPreview, { ok: true }>['owner']>,
   Accepts<Api.LoginLink, ReturnType<typeof createLoginLink>>,
   Accepts<Api.CreatedOwner, ReturnType<typeof createOwner>>,
   Accepts<Api.WakePage, ReturnType<typeof wakePage>>,

@@ -74,7 +74,7 @@ export function pruneSnapshots(home: string, keep: number): string[] {
   return removed;
 }
 
-export interface BackupStatus {
+export interface BackupState {
   last: BackupResult | null;
   backups: BackupResult[];
   running: State['running'];
@@ -83,7 +83,7 @@ export interface BackupStatus {
   next_auto_at: string | null;
 }
 
-export function backupStatus(core: Core): BackupStatus {
+export function backupStatus(core: Core): BackupState {
   const s = stateOf(core);
   const settings = readSnapshotSettings(core.config.home);
   const backups = listBackups(core.config.home);

@@ -299,7 +299,7 @@ function readableVersion(db: Db, f: FileRow, version: number | undefined): Versi
 }
 
 /** A page of list_files / GET …/files: `next_cursor` continues after the last path shown. */
-export interface FilePage<T> {
+export interface PageOfFiles<T> {
   files: T[];
   next_cursor: string | null;
   total: number;
@@ -355,7 +355,7 @@ function pageOf<T>(
   roomId: string,
   q: { prefix?: string; cursor?: string; limit: number; plate?: string },
   shape: (f: FileRow, versions: VersionRow[]) => T,
-): FilePage<T> {
+): PageOfFiles<T> {
   const prefix = normalisePrefix(q.prefix);
   const after = q.cursor === undefined ? undefined : decodeCursor(q.cursor, isPathKey)[0];
   const limit = Math.max(1, Math.min(FILES_LIMIT_MAX, q.limit));
@@ -385,7 +385,7 @@ export function listFilesPage(
   actor: FileActor,
   roomId: string,
   q: { prefix?: string; cursor?: string; limit?: number },
-): FilePage<FileEntry> {
+): PageOfFiles<FileEntry> {
   const { db } = core;
   requireMember(db, roomId, actor);
   const plate = actor.kind === 'agent' ? actor.plate : undefined;

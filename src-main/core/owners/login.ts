@@ -34,7 +34,7 @@ export function createLoginLink(db: Db, baseUrl: string, ownerId: string, kind: 
 }
 
 export type LinkProblem = 'unknown' | 'used' | 'expired';
-export type LoginPreview = { ok: true; owner: Owner; confirm: boolean } | { ok: false; why: LinkProblem };
+export type LinkPreview = { ok: true; owner: Owner; confirm: boolean } | { ok: false; why: LinkProblem };
 export type LoginOutcome = { ok: true; sessionId: string; owner: Owner; idleExpiresAt: number; expiresAt: number } | { ok: false; why: LinkProblem };
 
 function linkRow(db: Db, token: string) {
@@ -51,7 +51,7 @@ function linkProblem(r: ReturnType<typeof linkRow>): LinkProblem | undefined {
 }
 
 /** Who a link signs in as, and whether the page must ask first; the link stays unused. */
-export function previewLoginLink(db: Db, token: string): LoginPreview {
+export function previewLoginLink(db: Db, token: string): LinkPreview {
   if (typeof token !== 'string' || !token) return { ok: false, why: 'unknown' };
   const r = linkRow(db, token);
   const why = linkProblem(r);

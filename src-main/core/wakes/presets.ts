@@ -88,14 +88,14 @@ export function expandRunnerArgs(args: readonly string[], c: RunnerArgsContext):
 /** The per-agent MCP server name hosts know the room by (the same name `agent-rooms connect` registers). */
 export const serverNameFor = mcpServerName;
 
-export type RunnerPreset = keyof typeof RUNNER_PRESETS;
-export const PRESET_NAMES = Object.keys(RUNNER_PRESETS) as [RunnerPreset, ...RunnerPreset[]];
+export type PresetName = keyof typeof RUNNER_PRESETS;
+export const PRESET_NAMES = Object.keys(RUNNER_PRESETS) as [PresetName, ...PresetName[]];
 
 /** Short aliases a human may type instead of the full preset name. */
-const ALIASES: Record<string, RunnerPreset> = { claude: 'claude -p', codex: 'codex exec', gemini: 'gemini -p', 'cursor-agent': 'cursor-agent -p', cursor: 'cursor-agent -p' };
+const ALIASES: Record<string, PresetName> = { claude: 'claude -p', codex: 'codex exec', gemini: 'gemini -p', 'cursor-agent': 'cursor-agent -p', cursor: 'cursor-agent -p' };
 
-export function presetNamed(name: string): RunnerPreset | undefined {
-  if (name in RUNNER_PRESETS) return name as RunnerPreset;
+export function presetNamed(name: string): PresetName | undefined {
+  if (name in RUNNER_PRESETS) return name as PresetName;
   return ALIASES[name];
 }
 

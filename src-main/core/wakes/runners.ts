@@ -6,13 +6,13 @@ import { ISSUED_SECRET_PREFIXES } from '../util/ids.js';
 import { openEnv, sealEnv } from './env-seal.js';
 import type { WakeUsage } from './store.js';
 import { UsageScanner } from './usage.js';
-import { RUNNER_PRESETS, RUNNER_TIMEOUT_DEFAULT_MS, type RunnerPreset } from './presets.js';
+import { RUNNER_PRESETS, RUNNER_TIMEOUT_DEFAULT_MS, type PresetName } from './presets.js';
 
 /** What an owner configured for one agent on one host. */
 export interface RunnerConfig {
   plate: string;
   host: string;
-  preset: RunnerPreset | null;
+  preset: PresetName | null;
   command: string;
   args: string[];
   /** null: the room workspace's local_path when the agent's own owner set it, else a per-agent scratch folder (never the data home). */
@@ -42,10 +42,10 @@ interface RunnerRow {
 function fromRow(db: Db, r: RunnerRow): RunnerConfig {
   // A preset runner follows the preset as this build defines it, not the args saved with it;
   // its command is the absolute path saved with it, if any (agent-rooms connect resolves one).
-  const preset = r.preset && r.preset in RUNNER_PRESETS ? RUNNER_PRESETS[r.preset as RunnerPreset] : undefined;
+  const preset = r.preset && r.preset in RUNNER_PRESETS ? RUNNER_PRESETS[r.preset as PresetName] : undefined;
   return {
     ...r,
-    preset: r.preset as RunnerPreset | null,
+    preset: r.preset as PresetName | null,
     command: preset ? (isAbsolute(r.command) ? r.command : preset.command) : r.command,
     args: preset ? [...preset.args] : (JSON.parse(r.args) as string[]),
     env: openEnv(db, r.plate, r.host, r.env),
@@ -54,7 +54,7 @@ function fromRow(db: Db, r: RunnerRow): RunnerConfig {
 }
 
 export type RunnerInput =
-  | { preset: RunnerPreset; command?: string; cwd?: string; timeout_ms?: number; env?: Record<string, string>; coalesce?: boolean }
+  | { preset: PresetName; command?: string; cwd?: string; timeout_ms?: number; env?: Record<string, string>; coalesce?: boolean }
   | { command: string; args?: string[]; cwd?: string; timeout_ms?: number; env?: Record<string, string>; coalesce?: boolean };
 
 /** Creates or replaces the runner of (agent, host); a replaced runner keeps its place in the order. */

@@ -4,6 +4,7 @@ import { newId } from '../util/ids.js';
 import { getAgentByPlate, listAgentsOfOwner } from '../agents/store.js';
 import { roomIdsOfOwner, trustMode } from '../rooms/store.js';
 import { hasScope } from '../../../shared/scopes.js';
+import type { WakeStatus, UsageSums } from '../../../shared/api-types.js';
 
 export type WakeTrigger = 'mention' | 'assignment' | 'successor' | 'paths_free';
 
@@ -81,7 +82,8 @@ export function mayWake(db: Db, roomId: string, plate: string, actorOwnerId: str
  * `held`: not started (loop guard or budget) until a human releases or drops it; `merged`:
  * coalesced into another wake's run (docs/wakes.md).
  */
-export type WakeStatus = 'queued' | 'running' | 'handled' | 'failed' | 'held' | 'merged';
+/** A wake's status and the usage sums: the UI's own types (shared/api-types.ts). */
+export type { WakeStatus, UsageSums };
 export const WAKE_STATUSES = ['queued', 'running', 'handled', 'failed', 'held', 'merged'] as const satisfies readonly WakeStatus[];
 /** Why a wake is held. */
 export type HoldReason = 'loop_guard' | 'budget';
@@ -469,14 +471,6 @@ export function listWakes(
   if (by.beforeSeq !== undefined) filter('seq < ?', by.beforeSeq);
   const sql = `SELECT * FROM wakes ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY seq DESC LIMIT ?`;
   return stmt(db, sql).all(...args, by.limit) as WakeRow[];
-}
-
-export interface UsageSums {
-  wakes: number;
-  input_tokens: number;
-  output_tokens: number;
-  cache_read_tokens: number;
-  cost_usd: number;
 }
 
 /**
