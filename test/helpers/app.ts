@@ -10,7 +10,7 @@ import { openDb } from '../../src-main/core/db/open.js';
 import { API_BODY_LIMIT, dispatchApi } from '../../src-main/core/http/api.js';
 import { AppError } from '../../src-main/core/errors/app-error.js';
 import { callTool } from '../../src-main/core/mcp/call.js';
-import { normalizeToolCalls } from '../../src-main/core/mcp/handler.js';
+import { normalizeToolCalls, openMcpSession } from '../../src-main/core/mcp/handler.js';
 import { profileOf } from '../../src-main/core/mcp/profiles.js';
 import { SERVER_INSTRUCTIONS } from '../../src-main/core/mcp/instructions.js';
 import type { McpSession } from '../../src-main/core/sessions.js';
@@ -163,28 +163,17 @@ export async function openTestApp(opts: AppOptions = {}): Promise<TestApp> {
     const profile = profileOf(url);
     if (!profile) throw transportError(400, { jsonrpc: '2.0', error: { code: -32602, message: 'unknown tool profile' }, id: null });
     const id = randomUUID();
-    const now = Date.now();
     const closeNothing = { close: async () => {} };
-    const session: McpSession = {
+    // The same session record and caps as the transport's (mcp/handler.ts openMcpSession).
+    const opened = openMcpSession(core, {
       id,
-      label: id.replace(/-/g, '').slice(0, 8),
-      plate: identity.plate,
-      agentId: identity.agentId,
-      ownerId: identity.ownerId,
-      credentialId: identity.credentialId,
-      deviceId: identity.deviceId,
+      identity,
       host: h,
+      url,
       transport: closeNothing as unknown as McpSession['transport'],
       server: closeNothing as unknown as McpSession['server'],
-      createdAt: now,
-      lastSeen: now,
-      getStreams: 0,
-      toolCalls: 0,
-      channels: h === 'claude-code' && ['1', 'true', 'yes'].includes((url.searchParams.get('channels') ?? '').toLowerCase()),
-    };
-    core.sessions.add(session);
-    const caps = core.config.mcpSessionLimits;
-    await core.sessions.enforceCaps(session, caps.perCredential, caps.total);
+    });
+    await opened.capsEnforced;
     // The session's own request: authenticated, bound to its agent, still open.
     const request = async (): Promise<AgentIdentity> => {
       const who = await authenticate();
@@ -212,7 +201,7 @@ export async function openTestApp(opts: AppOptions = {}): Promise<TestApp> {
           params: { name: string; arguments?: unknown };
         };
         normalizeToolCalls(msg);
-        const result = JSON.parse(JSON.stringify(await callTool(core, registry, who, session, msg.params.name, msg.params.arguments))) as CallToolResult;
+        const result = JSON.parse(JSON.stringify(await callTool(core, registry, who, opened.session, msg.params.name, msg.params.arguments))) as CallToolResult;
         const validate = validators.get(params.name);
         if (validate && !result.isError) {
           if (!result.structuredContent) throw new Error(`Tool ${params.name} has an output schema but did not return structured content`);

@@ -156,6 +156,38 @@ function makeServer(core: Core, registry: ToolRegistry, host: McpResourceHost, p
   return server;
 }
 
+/**
+ * Registers a new MCP session of `identity` (the transport's or, in tests, an in-process
+ * stand-in) and enforces the per-credential and total caps; `capsEnforced` settles once older
+ * sessions over a cap are closed.
+ */
+export function openMcpSession(
+  core: Core,
+  o: { id: string; identity: AgentIdentity; host: McpResourceHost; url: URL; transport: McpSession['transport']; server: McpSession['server'] },
+): { session: McpSession; capsEnforced: Promise<number> } {
+  const now = Date.now();
+  const session: McpSession = {
+    id: o.id,
+    label: o.id.replace(/-/g, '').slice(0, 8),
+    plate: o.identity.plate,
+    agentId: o.identity.agentId,
+    ownerId: o.identity.ownerId,
+    credentialId: o.identity.credentialId,
+    deviceId: o.identity.deviceId,
+    host: o.host,
+    transport: o.transport,
+    server: o.server,
+    createdAt: now,
+    lastSeen: now,
+    getStreams: 0,
+    toolCalls: 0,
+    channels: o.host === 'claude-code' && channelOptIn(o.url),
+  };
+  core.sessions.add(session);
+  const caps = core.config.mcpSessionLimits;
+  return { session, capsEnforced: core.sessions.enforceCaps(session, caps.perCredential, caps.total) };
+}
+
 /** `?channels=1` (or true/yes) on the connection URL: the session listens for channel pushes. */
 function channelOptIn(url: URL): boolean {
   return ['1', 'true', 'yes'].includes((url.searchParams.get('channels') ?? '').toLowerCase());
@@ -271,26 +303,9 @@ export async function handleMcp(
   const transport = new StreamableHTTPServerTransport({
     sessionIdGenerator: () => randomUUID(),
     onsessioninitialized: (id) => {
-      session = {
-        id,
-        label: id.replace(/-/g, '').slice(0, 8),
-        plate: identity.plate,
-        agentId: identity.agentId,
-        ownerId: identity.ownerId,
-        credentialId: identity.credentialId,
-        deviceId: identity.deviceId,
-        host,
-        transport,
-        server,
-        createdAt: Date.now(),
-        lastSeen: Date.now(),
-        getStreams: 0,
-        toolCalls: 0,
-        channels: host === 'claude-code' && channelOptIn(url),
-      };
-      core.sessions.add(session);
-      const caps = core.config.mcpSessionLimits;
-      void core.sessions.enforceCaps(session, caps.perCredential, caps.total);
+      const opened = openMcpSession(core, { id, identity, host, url, transport, server });
+      session = opened.session;
+      void opened.capsEnforced;
     },
     onsessionclosed: (id) => {
       void core.sessions.close(id);
