@@ -14,17 +14,20 @@ export interface ListedTool {
 
 const SAFE_INT = Number.MAX_SAFE_INTEGER;
 
-/** Drops what zod writes that says nothing to a client: `$schema`, and integer bounds equal to JavaScript's safe range. */
-function compactSchema(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map(compactSchema);
+/** A copy of a JSON schema without the keys `drop` rejects, at every depth. */
+function pruneSchema(node: unknown, drop: (k: string, v: unknown) => boolean): unknown {
+  if (Array.isArray(node)) return node.map((n) => pruneSchema(n, drop));
   if (!node || typeof node !== 'object') return node;
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(node)) {
-    if (k === '$schema') continue;
-    if ((k === 'minimum' && v === -SAFE_INT) || (k === 'maximum' && v === SAFE_INT)) continue;
-    out[k] = compactSchema(v);
-  }
+  for (const [k, v] of Object.entries(node)) if (!drop(k, v)) out[k] = pruneSchema(v, drop);
   return out;
+}
+
+/** What zod writes that says nothing to a client: `$schema`, and integer bounds equal to JavaScript's safe range. */
+const saysNothing = (k: string, v: unknown) => k === '$schema' || (k === 'minimum' && v === -SAFE_INT) || (k === 'maximum' && v === SAFE_INT);
+
+function compactSchema(node: unknown): unknown {
+  return pruneSchema(node, saysNothing);
 }
 
 /** Strings up to this length are identifiers, names and short fields: their length bound is no news to a model. */
@@ -39,18 +42,14 @@ const LONG_LIST = 50;
  * model can run into (a 64 KiB body, 20,000 characters of detail) stay listed.
  */
 function modelInputSchema(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map(modelInputSchema);
-  if (!node || typeof node !== 'object') return node;
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(node)) {
-    if (k === '$schema') continue;
-    if ((k === 'minimum' && v === -SAFE_INT) || (k === 'maximum' && v === SAFE_INT)) continue;
-    if (k === 'minLength' && v === 1) continue;
-    if (k === 'maxLength' && typeof v === 'number' && v <= SHORT_STRING) continue;
-    if (k === 'maxItems' && typeof v === 'number' && v >= LONG_LIST) continue;
-    out[k] = modelInputSchema(v);
-  }
-  return out;
+  return pruneSchema(
+    node,
+    (k, v) =>
+      saysNothing(k, v) ||
+      (k === 'minLength' && v === 1) ||
+      (k === 'maxLength' && typeof v === 'number' && v <= SHORT_STRING) ||
+      (k === 'maxItems' && typeof v === 'number' && v >= LONG_LIST),
+  );
 }
 
 /**
