@@ -18,6 +18,8 @@ import type { StopStep } from '../../src-main/core/util/repeat.js';
 import type { AgentIdentity } from '../../src-main/core/auth/callers.js';
 import { isMcpHost, type McpResourceHost } from '../../shared/hosts.js';
 import type { CoreEvent } from '../../shared/core-events.js';
+import { useProcessRunner } from '../../src-main/core/wakes/runners.js';
+import { appProcessRunner } from './app-runner.js';
 import { ownerHelpers, scratchFolders, sharedValidator, type ApiResponse, type TestHarness } from './server.js';
 
 /**
@@ -63,6 +65,13 @@ export interface AppOptions {
   wakeBudget?: number;
   /** Where diagnostics go; default: kept in memory. */
   log?: (line: string) => void;
+  /**
+   * Every run a wake starts runs the fixture agent (test/fixtures/runner-agent-script.mjs) in
+   * process, calling back through this app's client (helpers/app-runner.ts), whatever command
+   * the runner names; with `background`, for tests of the wake rules. Default: runs spawn the
+   * command, which cannot call back (the app has no listener).
+   */
+  fixtureRunners?: boolean;
 }
 
 /** The in-process app has no port: URLs it builds name port 0, which nothing listens on. */
@@ -109,6 +118,8 @@ export async function openTestApp(opts: AppOptions = {}): Promise<TestApp> {
   const events: CoreEvent[] = [];
   const unsubscribe = core.bus.on((e) => void events.push(e));
   const stopSteps: StopStep[] = [];
+  // `connect` is defined below; a run only starts once the dispatcher runs, after this returns.
+  if (opts.fixtureRunners) useProcessRunner(core, appProcessRunner((bearer, host, o) => connect(bearer, host, o)));
   if (opts.background) stopSteps.push(...assembled.startCapabilities());
   const clients: AppClient[] = [];
 

@@ -2,16 +2,17 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startTestServer, ok, type TestServer } from '../helpers/server.js';
+import { ok } from '../helpers/server.js';
+import { openTestApp, type TestApp } from '../helpers/app.js';
 import { fixtureRunner, readRunnerLog } from './wakes-helpers.js';
 import { waitFor } from '../helpers/core.js';
 import { enqueueWake } from '../../src-main/core/wakes/store.js';
 
 describe('wakes: who may wake whom', () => {
-  let s: TestServer;
+  let s: TestApp;
   let dir: string;
   beforeAll(async () => {
-    s = await startTestServer({ rateLimit: { perSecond: 0, burst: 1 } });
+    s = await openTestApp({ database: 'home', rateLimit: { perSecond: 0, burst: 1 }, background: true, fixtureRunners: true });
     dir = mkdtempSync(join(tmpdir(), 'agent-rooms-consent-'));
   });
   afterAll(async () => {

@@ -1,27 +1,27 @@
 import { describe, it, expect, afterAll } from 'vitest';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ok, startTestServer, type TestServer } from '../helpers/server.js';
-import { spawnServer, type ChildServer } from '../helpers/child.js';
+import { ok } from '../helpers/server.js';
+import { openTestApp, type AppOptions, type TestApp } from '../helpers/app.js';
 import { waitFor } from '../helpers/core.js';
 import { fixtureRunner, readRunnerLog } from './wakes-helpers.js';
 
-const servers: TestServer[] = [];
-const homes: string[] = [];
+// The rules of the loop guard, the budget and their releases, usage and coalescing: the core in
+// process, its runs the fixture agent's (helpers/app-runner.ts). A restart with `serve
+// --wake-budget` is in wakes-process.test.ts.
+const servers: TestApp[] = [];
 afterAll(async () => {
   for (const s of servers) await s.stop();
-  for (const h of homes) rmSync(h, { recursive: true, force: true });
 });
 
-async function server(opts: Parameters<typeof startTestServer>[0] = {}) {
-  const s = await startTestServer(opts);
+async function server(opts: AppOptions = {}) {
+  const s = await openTestApp({ database: 'home', background: true, fixtureRunners: true, ...opts });
   servers.push(s);
   return s;
 }
 
 /** An agent of the primary owner with the fixture runner on codex, in `room`. */
-async function runnerAgent(s: TestServer, room: string, name: string, extra: Record<string, unknown> = {}) {
+async function runnerAgent(s: TestApp, room: string, name: string, extra: Record<string, unknown> = {}) {
   const a = await s.agent(name);
   const log = join(s.home, `${name}.log`);
   const put = await s.api('PUT', `/v1/agents/${a.plate}/runners/codex`, fixtureRunner(log, extra));
@@ -30,13 +30,13 @@ async function runnerAgent(s: TestServer, room: string, name: string, extra: Rec
   return { ...a, log };
 }
 
-async function wakesOf(s: TestServer, plate: string): Promise<any[]> {
+async function wakesOf(s: TestApp, plate: string): Promise<any[]> {
   const r = await s.api('GET', `/v1/agents/${plate}/wakes?limit=500`);
   expect(r.status).toBe(200);
   return r.body.wakes;
 }
 
-const say = async (s: TestServer, room: string, body: string, handle: string) => {
+const say = async (s: TestApp, room: string, body: string, handle: string) => {
   const r = await s.api('POST', `/v1/rooms/${room}/messages`, { body, mention_targets: [handle] });
   expect(r.status).toBe(201);
   return r.body;
@@ -172,48 +172,6 @@ describe('wakes you can leave running: budget, release, drop, retry', () => {
   });
 });
 
-describe('wakes you can leave running: restarts', () => {
-  const children: ChildServer[] = [];
-  afterAll(async () => {
-    for (const c of children) if (c.proc.exitCode === null) await c.kill();
-  });
-
-  it('the budget window survives a restart (serve --wake-budget)', async () => {
-    const home = mkdtempSync(join(tmpdir(), 'agent-rooms-budget-'));
-    homes.push(home);
-    const log = join(home, 'runner.log');
-    const first = await spawnServer(home, ['--wake-budget', '2']);
-    children.push(first);
-    const api = async (base: ChildServer, method: string, path: string, body?: unknown) => {
-      const res = await fetch(base.baseUrl + path, {
-        method,
-        headers: { authorization: `Bearer ${base.ownerToken}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      return { status: res.status, body: (await res.json()) as any };
-    };
-    const agent = (await api(first, 'POST', '/v1/agents', { name: 'Sleeper' })).body;
-    expect((await api(first, 'PUT', `/v1/agents/${agent.plate}/runners/codex`, fixtureRunner(log))).status).toBe(200);
-    const room = (await api(first, 'POST', '/v1/rooms', { name: 'Restart room' })).body.room_id;
-    expect((await api(first, 'POST', `/v1/rooms/${room}/members`, { plate: agent.plate })).status).toBe(201);
-    const mention = async (srv: ChildServer, body: string) =>
-      expect((await api(srv, 'POST', `/v1/rooms/${room}/messages`, { body, mention_targets: [agent.handle] })).status).toBe(201);
-    const wakes = async (srv: ChildServer) => (await api(srv, 'GET', `/v1/agents/${agent.plate}/wakes`)).body.wakes as any[];
-    await mention(first, 'one');
-    await mention(first, 'two');
-    await waitFor(async () => (await wakes(first)).filter((w) => w.status === 'handled').length === 2, 'two runs');
-    expect(await first.stop()).toBe(0);
-
-    const second = await spawnServer(home, ['--wake-budget', '2']);
-    children.push(second);
-    await mention(second, 'three');
-    const held = await waitFor(async () => (await wakes(second)).find((w) => w.status === 'held'), 'the third to be held after the restart');
-    expect(held.reason).toBe('budget');
-    expect(readRunnerLog(log).filter((l) => l.event === 'start')).toHaveLength(2);
-    await second.stop();
-  });
-});
-
 describe('wakes you can leave running: usage and coalescing', () => {
   it('usage a runner prints on its last line is recorded per wake and summed by /v1/usage, for what the caller may see', async () => {
     const s = await server();
@@ -251,10 +209,13 @@ describe('wakes you can leave running: usage and coalescing', () => {
     const room = await s.room('Busy');
     const a = await runnerAgent(s, room, 'Busy', { coalesce: true });
     expect((await s.api('GET', `/v1/agents/${a.plate}/runners/codex`)).body.coalesce).toBe(true);
-    const m0 = await say(s, room, 'slow:1500', a.handle);
+    // The first run holds until the four are queued behind it (the test opens its gate).
+    const gate = join(s.home, 'gate-busy');
+    const m0 = await say(s, room, `hold:${gate}`, a.handle);
     await waitFor(() => starts(a.log).length === 1, 'the slow run to start');
     const ids: string[] = [];
     for (let i = 1; i <= 4; i++) ids.push((await say(s, room, `queued ${i}`, a.handle)).message_id);
+    writeFileSync(gate, '');
     await waitFor(async () => ended(await wakesOf(s, a.plate)), 'every wake to end');
     const runs = starts(a.log);
     expect(runs.length).toBeLessThanOrEqual(2);
@@ -272,12 +233,14 @@ describe('wakes you can leave running: usage and coalescing', () => {
     const s = await server();
     const room = await s.room('Plain');
     const a = await runnerAgent(s, room, 'Plain');
-    await say(s, room, 'slow:500', a.handle);
+    const gate = join(s.home, 'gate-plain');
+    await say(s, room, `hold:${gate}`, a.handle);
     await waitFor(() => starts(a.log).length === 1, 'the slow run to start');
     await say(s, room, 'queued 1', a.handle);
     await say(s, room, 'queued 2', a.handle);
+    writeFileSync(gate, '');
     await waitFor(async () => ended(await wakesOf(s, a.plate)) && starts(a.log).length === 3, 'three runs');
-    expect(starts(a.log).map((l) => l.stdin)).toEqual(['slow:500', 'queued 1', 'queued 2']);
+    expect(starts(a.log).map((l) => l.stdin)).toEqual([`hold:${gate}`, 'queued 1', 'queued 2']);
   });
 });
 

@@ -2,16 +2,17 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startTestServer, ok, type TestServer } from '../helpers/server.js';
+import { ok } from '../helpers/server.js';
+import { openTestApp, type TestApp } from '../helpers/app.js';
 import { fixtureRunner } from './wakes-helpers.js';
 import { waitFor } from '../helpers/core.js';
 
 /** docs/wakes.md "What a mention says": every mention target gets a wake status or `inbox` with a reason. */
 describe('wakes: what became of each mention', () => {
-  let s: TestServer;
+  let s: TestApp;
   let dir: string;
   beforeAll(async () => {
-    s = await startTestServer({ rateLimit: { perSecond: 0, burst: 1 } });
+    s = await openTestApp({ database: 'home', rateLimit: { perSecond: 0, burst: 1 }, background: true, fixtureRunners: true });
     dir = mkdtempSync(join(tmpdir(), 'agent-rooms-outcome-'));
   });
   afterAll(async () => {

@@ -2,15 +2,20 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startTestServer, ok, type TestServer, type TestAgent } from '../helpers/server.js';
+import { ok, type TestAgent } from '../helpers/server.js';
+import { openTestApp, type TestApp } from '../helpers/app.js';
 import { fixtureRunner, readRunnerLog } from './wakes-helpers.js';
 import { waitFor } from '../helpers/core.js';
 
-describe('wakes: spawned runners', () => {
-  let s: TestServer;
+// What the dispatcher does with runs (tasks and their handoff, order, parallel rooms, outcomes,
+// runner settings, pull): the core in process, each run the fixture agent's in process
+// (helpers/app-runner.ts). The process runner itself (spawn, env, cwd, output tails, timeout
+// kill) is tested over HTTP in wakes-process.test.ts.
+describe('wakes: runners', () => {
+  let s: TestApp;
   let dir: string;
   beforeAll(async () => {
-    s = await startTestServer({ rateLimit: { perSecond: 0, burst: 1 } });
+    s = await openTestApp({ database: 'home', rateLimit: { perSecond: 0, burst: 1 }, background: true, fixtureRunners: true });
     dir = mkdtempSync(join(tmpdir(), 'agent-rooms-runner-'));
   });
   afterAll(async () => {
@@ -31,55 +36,6 @@ describe('wakes: spawned runners', () => {
       expect(r.status).toBe(201);
       return r.body;
     });
-
-  it('a mention spawns the runner, which connects back with the MCP client and replies in the room', async () => {
-    const a = await runnerAgent('Replier');
-    const room = await s.room('Reply room');
-    await s.join(room, a.plate);
-    const body = 'please look at the parser\n  (two spaces, "quotes")';
-    const msg = await mention(room, a.handle, body);
-
-    const reply = await waitFor(async () => {
-      const h = await s.api('GET', `/v1/rooms/${room}/messages`);
-      return (h.body.messages as any[]).find((m) => m.sender.plate === a.plate);
-    }, 'the runner reply');
-    expect(reply.body).toBe(`reply: ${body}`);
-
-    const [w] = await waitFor(async () => {
-      const ws = await wakesOf(a.plate);
-      return ws.length === 1 && ws[0].status === 'handled' && ws;
-    }, 'the wake to be handled');
-    expect(w).toMatchObject({ trigger: 'mention', target: 'runner', host: 'codex', message_id: msg.message_id, exit_code: 0, no_tool_call: false });
-    expect(w.tool_calls).toBeGreaterThanOrEqual(1);
-
-    const start = readRunnerLog(a.log).find((l) => l.event === 'start')!;
-    expect(start.stdin).toBe(body); // nothing injected: the raw body only
-    expect(start.has_key).toBe(true);
-    expect(start.wake).toEqual({
-      wake_id: w.wake_id,
-      plate: a.plate,
-      handle: a.handle,
-      room,
-      host: 'codex',
-      trigger: 'mention',
-      context_version: w.context_version,
-      message_id: msg.message_id,
-    });
-    expect(typeof start.wake.context_version).toBe('number');
-    // With no workspace configured the runner works in a per-agent scratch folder, never in the
-    // data home (issue 14, docs/security.md item 1; it used to be the home).
-    expect(start.cwd).not.toBe(s.home);
-    expect(start.cwd).toBe(join(tmpdir(), `agent-rooms-runs-${process.getuid!()}`, a.plate));
-
-    // The run's credential was deleted when the run ended (no revoked row left behind per wake;
-    // the wake log keeps the audit), so it authenticates nothing.
-    const creds = (await s.api('GET', `/v1/agents/${a.plate}/credentials`)).body.credentials as any[];
-    expect(creds.filter((c) => c.purpose === 'runner')).toEqual([]);
-
-    // The room's wake log shows the same wake.
-    const roomLog = await s.api('GET', `/v1/rooms/${room}/wakes`);
-    expect(roomLog.body.wakes.map((x: any) => x.wake_id)).toEqual([w.wake_id]);
-  });
 
   it('an assigned task goes doing under the runner, then done with handoff notes; the successor gets them verbatim', async () => {
     const builder = await runnerAgent('Builder');
@@ -129,38 +85,6 @@ describe('wakes: spawned runners', () => {
     expect(rw.map((w) => [w.trigger, w.status])).toEqual([['successor', 'handled']]);
   });
 
-  it('a human reassignment wakes the new assignee with the task; the old assignee is no longer woken for it', async () => {
-    const first = await s.agent('Dropped');
-    const next = await runnerAgent('Picked');
-    const room = await s.room('Reassign room');
-    await s.join(room, first.plate);
-    await s.join(room, next.plate);
-    const t = await s.api('POST', `/v1/rooms/${room}/tasks`, { title: 'Port it', definition_of_done: 'ported', assignee: first.handle });
-    expect(t.status).toBe(201);
-    // The first assignee has no runner and no session: its wake waits for pull.
-    await waitFor(async () => (await wakesOf(first.plate)).find((w) => w.target === 'pull'), 'the pull wake');
-    const r = await s.api('POST', `/v1/rooms/${room}/tasks/${t.body.task_id}/assign`, { assignee: next.handle });
-    expect(r.status).toBe(200);
-    const done = await waitFor(async () => {
-      const x = await s.api('GET', `/v1/rooms/${room}/tasks/${t.body.task_id}`);
-      return x.body.status === 'done' && x.body;
-    }, 'the reassigned task to be done');
-    expect(done.assignee).toBe(next.plate);
-    const start = readRunnerLog(next.log).find((l) => l.event === 'start')!;
-    expect(start.wake).toMatchObject({ trigger: 'assignment', task_id: t.body.task_id });
-    expect(JSON.parse(start.stdin!).task).toMatchObject({ task_id: t.body.task_id, assignee: next.plate });
-
-    // The old assignee's wake is dropped, never delivered, even to a session that connects now.
-    const cc = await s.connect(first.credential, 'claude-code');
-    let pushes = 0;
-    cc.fallbackNotificationHandler = async () => {
-      pushes++;
-    };
-    const old = await waitFor(async () => (await wakesOf(first.plate)).find((w) => w.status === 'failed'), 'the stale wake to be dropped');
-    expect(old.reason).toBe('the task was reassigned to another agent');
-    expect(pushes).toBe(0);
-  });
-
   it('three mentions to one runner run one after another, in order', async () => {
     const a = await runnerAgent('Serial');
     const room = await s.room('FIFO room');
@@ -190,20 +114,6 @@ describe('wakes: spawned runners', () => {
     expect(ws.map((w) => w.status)).toEqual(['handled', 'handled']);
   });
 
-  it('a failing runner is failed with its output tails kept and the credential masked', async () => {
-    const a = await runnerAgent('Failing');
-    const room = await s.room('Fail room');
-    await s.join(room, a.plate);
-    await mention(room, a.handle, 'fail now');
-    const w = await waitFor(async () => (await wakesOf(a.plate)).find((x) => x.status === 'failed'), 'the failed wake');
-    expect(w.reason).toBe('the runner exited with code 3');
-    expect(w.exit_code).toBe(3);
-    expect(w.stdout_tail).toContain(`connecting to ${s.baseUrl}/mcp/codex?key=`);
-    expect(w.stderr_tail).toContain('could not use');
-    expect(w.stdout_tail).not.toMatch(/ark_[A-Za-z0-9_-]{43}/);
-    expect(w.stderr_tail).not.toMatch(/ark_[A-Za-z0-9_-]{43}/);
-  });
-
   it('a run that exits 0 without a tool call back is handled but flagged', async () => {
     const a = await runnerAgent('Silent');
     const room = await s.room('Silent room');
@@ -211,27 +121,6 @@ describe('wakes: spawned runners', () => {
     await mention(room, a.handle, 'silent please');
     const w = await waitFor(async () => (await wakesOf(a.plate)).find((x) => x.status === 'handled'), 'the handled wake');
     expect(w).toMatchObject({ no_tool_call: true, tool_calls: 0, exit_code: 0 });
-  });
-
-  it('a runner over its timeout is killed and failed', async () => {
-    const a = await runnerAgent('Slow', { timeout_ms: 300 });
-    const room = await s.room('Slow room');
-    await s.join(room, a.plate);
-    await mention(room, a.handle, 'sleep');
-    const w = await waitFor(async () => (await wakesOf(a.plate)).find((x) => x.status === 'failed'), 'the timed-out wake');
-    expect(w.reason).toBe('the runner timed out after 300 ms');
-    const start = readRunnerLog(a.log).find((l) => l.event === 'start')!;
-    expect(() => process.kill(start.pid, 0)).toThrow();
-  });
-
-  it('a runner that cannot start is failed with a reason', async () => {
-    const a = await s.agent('Missing');
-    expect((await s.api('PUT', `/v1/agents/${a.plate}/runners/gemini`, { command: join(dir, 'no-such-command') })).status).toBe(200);
-    const room = await s.room('Missing room');
-    await s.join(room, a.plate);
-    await mention(room, a.handle, 'hello');
-    const w = await waitFor(async () => (await wakesOf(a.plate)).find((x) => x.status === 'failed'), 'the failed wake');
-    expect(w.reason).toBe('the runner command could not be started (ENOENT)');
   });
 
   it('runners are configured per agent and host by their owner: presets, GET, DELETE, validation', async () => {
@@ -274,18 +163,6 @@ describe('wakes: spawned runners', () => {
     expect((await s.api('DELETE', `/v1/agents/${a.plate}/runners/claude-code`)).status).toBe(404);
   });
 
-  it('the runner works in the room workspace folder when one is set', async () => {
-    const a = await runnerAgent('Worker');
-    const room = await s.room('Workspace room');
-    await s.join(room, a.plate);
-    const folder = mkdtempSync(join(dir, 'workspace-'));
-    const ws = await s.api('PUT', `/v1/rooms/${room}/workspace`, { local_path: folder });
-    expect(ws.status).toBe(200);
-    await mention(room, a.handle, 'where are you');
-    await waitFor(async () => (await wakesOf(a.plate)).some((w) => w.status === 'handled'), 'the handled wake');
-    expect(readRunnerLog(a.log).find((l) => l.event === 'start')!.cwd).toBe(folder);
-  });
-
   it('with runners on no host the mention waits in the inbox (pull) and is handled when the agent acts', async () => {
     const a = await s.agent('Puller');
     const room = await s.room('Pull room');
@@ -299,5 +176,14 @@ describe('wakes: spawned runners', () => {
     await ok(c, 'send_message', { room, body: 'seen', ack_mention_ids: [inbox.items[0].mention_id] });
     const after = await wakesOf(a.plate);
     expect(after[0]).toMatchObject({ wake_id: w.wake_id, status: 'handled' });
+  });
+  it('a mention run that exits with a code is failed with that code at once', async () => {
+    const room = await s.room('Exits');
+    const a = await s.agent('Exiter');
+    expect((await s.api('PUT', `/v1/agents/${a.plate}/runners/codex`, fixtureRunner(join(s.home, 'x.log')))).status).toBe(200);
+    await s.join(room, a.plate);
+    expect((await s.api('POST', `/v1/rooms/${room}/messages`, { body: 'fail now', mention_targets: [a.handle] })).status).toBe(201);
+    const w = await waitFor(async () => ((await s.api('GET', `/v1/agents/${a.plate}/wakes`)).body.wakes as any[]).find((x) => x.status === 'failed'), 'the failure');
+    expect(w).toMatchObject({ exit_code: 3, reason: 'the runner exited with code 3' });
   });
 });

@@ -29,7 +29,7 @@ import {
   type WakeRow,
 } from './store.js';
 import { channelAckMs, channelFallbackReason, channelSessionOf, channelTimeoutMs, markChannelDeaf, pushChannel } from './channel.js';
-import { firstRunner, runProcess, type ProcessOutcome, type RunnerConfig, type RunningProcess } from './runners.js';
+import { firstRunner, processRunnerOf, type ProcessOutcome, type RunnerConfig, type RunningProcess } from './runners.js';
 import { expandRunnerArgs, RUNNER_PRESETS, serverNameFor, type PresetDef } from './presets.js';
 import { geminiRunHome, wakeInstructions, type RunHome } from './run-home.js';
 import { isInsideHome, knownSecrets, scratchFolder } from './secrets.js';
@@ -493,7 +493,7 @@ export class WakeDispatcher {
       const baseUrl = mcpUrl(core, runner.host);
       const spawnSpec = runnerSpawnSpec(runner, envelope, baseUrl, cred.credential);
       home = spawnSpec.home;
-      proc = runProcess({
+      proc = processRunnerOf(core)({
         command: runner.command,
         args: spawnSpec.args,
         cwd: where.cwd,

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { isAbsolute } from 'node:path';
+import type { Core } from '../core.js';
 import type { Db } from '../db/open.js';
 import { stmt } from '../db/stmt.js';
 import { ISSUED_SECRET_PREFIXES } from '../util/ids.js';
@@ -160,8 +161,8 @@ class Tail {
   }
 }
 
-/** What a human may read of a run's output: secrets masked, the last TAIL_BYTES. */
-function keptText(text: string, secrets: string[]): string {
+/** What a human may read of a run's output: secrets masked, the last TAIL_BYTES (test process runners keep it alike). */
+export function keptText(text: string, secrets: string[]): string {
   let s = text;
   for (const secret of secrets) if (secret) s = s.split(secret).join('***');
   s = maskIssuedSecrets(s);
@@ -191,11 +192,8 @@ export interface RunningProcess {
   forceKill(): void;
 }
 
-/**
- * Spawns a runner without a shell, in its own process group, with the content on stdin.
- * On timeout or kill the whole group gets SIGTERM, then SIGKILL a moment later.
- */
-export function runProcess(opts: {
+/** One run to start: what the dispatcher hands the process runner. */
+export interface ProcessSpec {
   command: string;
   args: string[];
   cwd: string;
@@ -204,7 +202,32 @@ export function runProcess(opts: {
   timeoutMs: number;
   /** Masked in the kept output. */
   secrets: string[];
-}): RunningProcess {
+}
+
+/** What starts a run: `runProcess` (a child process) in the product; a test may give its own (docs/testing.md). */
+export type ProcessRunner = (spec: ProcessSpec) => RunningProcess;
+
+const processRunners = new WeakMap<Core, ProcessRunner>();
+
+/**
+ * Gives one core a process runner of its own instead of spawning: the in-process test app's
+ * runner (test/helpers/app-runner.ts), which runs the fixture agent against the core without
+ * a listener. The server never calls this.
+ */
+export function useProcessRunner(core: Core, run: ProcessRunner): void {
+  processRunners.set(core, run);
+}
+
+/** The process runner of this core: `runProcess` unless a test gave another. */
+export function processRunnerOf(core: Core): ProcessRunner {
+  return processRunners.get(core) ?? runProcess;
+}
+
+/**
+ * Spawns a runner without a shell, in its own process group, with the content on stdin.
+ * On timeout or kill the whole group gets SIGTERM, then SIGKILL a moment later.
+ */
+export function runProcess(opts: ProcessSpec): RunningProcess {
   const out = new Tail(TAIL_BYTES * 2);
   const err = new Tail(TAIL_BYTES * 2);
   let timedOut = false;
