@@ -9,6 +9,7 @@ import { spawnServer, type ChildServer } from '../helpers/child.js';
 import { waitFor } from '../helpers/core.js';
 import { agentPresence, PRESENCE_RECENT_CALL_MS, PRESENCE_STALLED_MS } from '../../src-main/core/core.js';
 import { needsYou } from '../../src-main/core/needs/service.js';
+import { dispatcherOf } from '../../src-main/core/wakes/dispatcher.js';
 import { fixtureRunner, readRunnerLog } from './wakes-helpers.js';
 
 /**
@@ -238,7 +239,8 @@ describe('wakes over HTTP: stop', () => {
       expect(stopped.body).toMatchObject({ wake_id: running.wake_id, status: 'failed', reason: `stopped by ${me.name}` });
       // The runner's process is gone, and its end does not overwrite the reason.
       await waitFor(() => !alive(started.pid), 'the runner process to end', 10_000);
-      await new Promise((r) => setTimeout(r, 300));
+      // The dispatcher let go of the run once its end was written (or, here, found the wake already finished).
+      await waitFor(() => dispatcherOf(core)!.toolCallsOf(running.wake_id) === undefined, "the run's end to be processed", 10_000);
       expect((await wakes()).find((w) => w.wake_id === running.wake_id)).toMatchObject({ status: 'failed', reason: `stopped by ${me.name}` });
 
       // Stopped, it is a failed wake in Needs you (Retry = requeue), no longer a stalled one.
@@ -347,7 +349,9 @@ describe('wakes over HTTP: liveness', () => {
       expect(t.lease.stale).toBe(true);
       expect(await presenceOf(s, a.plate, room)).toBe('offline');
       // Nothing wakes the agent again by itself: one run, one wake, the task waits for a human.
-      await new Promise((r) => setTimeout(r, 1500));
+      // A full dispatch pass (what the slow poll would run) starts nothing for it.
+      dispatcherOf(s.running.core)!.tick(true);
+      await new Promise((r) => setImmediate(r));
       expect(((await s.api('GET', `/v1/agents/${a.plate}/wakes`)).body.wakes as any[]).filter((w) => w.task_id === taskId)).toHaveLength(1);
       expect(readRunnerLog(log).filter((l) => l.event === 'start')).toHaveLength(1);
       // A human's release brings it back to todo and clears the flag.
