@@ -110,16 +110,57 @@ function phraseCounts(toks: string[], phrases: string[][]): number[] {
 export function bm25Scores(entries: ReadonlyArray<{ title: string; body: string }>, words: readonly string[]): number[] {
   const phrases = words.map((w) => tokens(w)).filter((p) => p.length > 0);
   const chars = scoredChars(entries.length);
-  const toks = entries.map((e) => ({ t: tokens(e.title, chars), b: tokens(e.body, chars) }));
-  const avg = (f: (x: { t: string[]; b: string[] }) => number) => Math.max(1, toks.reduce((n, x) => n + f(x), 0) / Math.max(1, toks.length));
+  const stats = entries.map((e) => ({ t: textStats(e.title, chars, phrases), b: textStats(e.body, chars, phrases) }));
+  const avg = (f: (x: { t: TextStats; b: TextStats }) => number) => Math.max(1, stats.reduce((n, x) => n + f(x), 0) / Math.max(1, stats.length));
   const avgT = avg((x) => x.t.length);
   const avgB = avg((x) => x.b.length);
   const sat = (f: number, dl: number, avgdl: number) => (f === 0 ? 0 : (f * 2.2) / (f + 1.2 * (0.25 + (0.75 * dl) / avgdl)));
-  return toks.map((x) => {
-    const ft = phraseCounts(x.t, phrases);
-    const fb = phraseCounts(x.b, phrases);
-    return phrases.reduce((s, _p, k) => s + 4 * sat(ft[k]!, x.t.length, avgT) + sat(fb[k]!, x.b.length, avgB), 0);
+  return stats.map((x) => phrases.reduce((s, _p, k) => s + 4 * sat(x.t.counts[k]!, x.t.length, avgT) + sat(x.b.counts[k]!, x.b.length, avgB), 0));
+}
+
+/** A text's length in tokens and how often each phrase occurs in it (over its first `chars` characters). */
+interface TextStats {
+  length: number;
+  counts: number[];
+}
+
+function textStats(text: string, chars: number, phrases: string[][]): TextStats {
+  const t = text.slice(0, chars);
+  if (ASCII.test(t)) return asciiStats(t.toLowerCase(), phrases);
+  const toks = tokens(t, chars);
+  return { length: toks.length, counts: phraseCounts(toks, phrases) };
+}
+
+// ASCII_SEPARATOR as a table of char codes.
+const ASCII_SEP = new Uint8Array(128).map((_x, c) => (ASCII_SEPARATOR.test(String.fromCharCode(c)) ? 1 : 0));
+const sepAt = (t: string, i: number) => i < 0 || i >= t.length || ASCII_SEP[t.charCodeAt(i)] === 1;
+
+/**
+ * textStats for lower-case ASCII text, the same counts as tokens + phraseCounts without making
+ * a string of each token: one pass counts the tokens, and each phrase's first token is found
+ * with indexOf, kept when it is a whole token and the phrase's other tokens follow it.
+ */
+function asciiStats(t: string, phrases: string[][]): TextStats {
+  let length = 0;
+  for (let i = 0; i < t.length; i++) if (ASCII_SEP[t.charCodeAt(i)] === 0 && sepAt(t, i - 1)) length++;
+  const counts = phrases.map((p) => {
+    let n = 0;
+    for (let at = t.indexOf(p[0]!); at >= 0; at = t.indexOf(p[0]!, at + 1)) {
+      if (!sepAt(t, at - 1)) continue;
+      let end = at + p[0]!.length;
+      let k = 1;
+      for (; sepAt(t, end) && k <= p.length; k++) {
+        if (k === p.length) break;
+        let j = end;
+        while (j < t.length && ASCII_SEP[t.charCodeAt(j)] === 1) j++;
+        if (j === t.length || !t.startsWith(p[k]!, j)) break;
+        end = j + p[k]!.length;
+      }
+      if (k === p.length && sepAt(t, end)) n++;
+    }
+    return n;
   });
+  return { length, counts };
 }
 
 /** The characters of each entry scored when `entries` share SCORE_TOTAL_CHARS (SCORE_CHARS for up to 25 entries). */
