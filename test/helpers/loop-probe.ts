@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 
 /**
@@ -52,4 +54,71 @@ export async function probeLoop<T>(attack: () => Promise<T>, everyMs = 1): Promi
 /** Prints a probe's figures: `[figure] <name>: attack N ms, event loop held at most M ms`. */
 export function report(name: string, p: { attackMs: number; maxHeldMs: number }): void {
   console.log(`[figure] ${name}: attack ${p.attackMs.toFixed(0)} ms, event loop held at most ${p.maxHeldMs.toFixed(0)} ms`);
+}
+
+/** A cheap request made while an attack ran: did it get an answer, and how long after it was sent. */
+export interface RequestProbe {
+  status: number;
+  /** From sending the request to its whole answer: how long another client waited during the attack. */
+  latencyMs: number;
+}
+
+export interface LoopAndRequestProbe<T> extends LoopProbe<T> {
+  request: RequestProbe;
+}
+
+/**
+ * An HTTP listener in this process answering `GET /healthz` as the real server does (a small JSON
+ * 200, no work). It shares the event loop with the in-process app (test/helpers/app.ts), so a
+ * request to it made during an attack waits exactly as long as a request to the real server's
+ * listener would: while the attack holds the loop, neither can be read nor answered.
+ */
+export async function startHealthServer(): Promise<{ url: string; close(): Promise<void> }> {
+  const server = createServer((req, res) => {
+    const ok = req.url === '/healthz';
+    res.writeHead(ok ? 200 : 404, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(ok ? { ok: true } : { error: 'not found' }));
+  });
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/healthz`,
+    close: () =>
+      new Promise<void>((done) => {
+        server.closeAllConnections();
+        server.close(() => done());
+      }),
+  };
+}
+
+/** GET `url` and read the whole answer, timed from the moment it is sent. */
+export async function timedGet(url: string): Promise<RequestProbe> {
+  const t0 = performance.now();
+  const res = await fetch(url);
+  await res.arrayBuffer();
+  return { status: res.status, latencyMs: performance.now() - t0 };
+}
+
+/**
+ * probeLoop, plus one concurrent request: `GET url` is sent as the attack starts (before its
+ * first synchronous step), so its latency is how long a client that asked at the worst moment
+ * waited for a cheap answer. The latency is a figure to print, not a bound (a loaded machine
+ * stretches it); what a test may assert is that the request was answered.
+ */
+export async function probeLoopAndRequest<T>(attack: () => Promise<T>, url: string, everyMs = 1): Promise<LoopAndRequestProbe<T>> {
+  // One answered request first: the connection is open (kept alive) before the attack, so the probe measures waiting, not connecting.
+  await timedGet(url);
+  let request: Promise<RequestProbe> | undefined;
+  const p = await probeLoop(() => {
+    request = timedGet(url);
+    return attack();
+  }, everyMs);
+  return { ...p, request: await request! };
+}
+
+/** Prints a probe's figures with the concurrent request's: `[figure] <name>: attack N ms, event loop held at most M ms, a concurrent GET /healthz answered in K ms`. */
+export function reportWithRequest(name: string, p: { attackMs: number; maxHeldMs: number; request: RequestProbe }): void {
+  console.log(
+    `[figure] ${name}: attack ${p.attackMs.toFixed(0)} ms, event loop held at most ${p.maxHeldMs.toFixed(0)} ms, a concurrent GET /healthz answered in ${p.request.latencyMs.toFixed(0)} ms (HTTP ${p.request.status})`,
+  );
 }

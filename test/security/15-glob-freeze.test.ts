@@ -4,14 +4,15 @@
 // N1: guard paths made of `**` segments made the overlap walk quadratic. N2: 50 deep patterns
 // against 300 held ones. F9: the public route listed every reservation (holders, patterns) to
 // whoever asked about a `**` path. Each attack runs in the in-process app (test/helpers/app.ts)
-// while test/helpers/loop-probe.ts measures how long the event loop was held (printed). What is
+// while test/helpers/loop-probe.ts measures how long the event loop was held and how long a
+// concurrent GET /healthz sent as the attack started waited for its answer (both printed). What is
 // asserted is the work: the matcher counts its steps in a Budget (reservations/rules.ts) and no
 // request spends more than Budget.PER_REQUEST, or it is refused as `too_complex`; the only time
 // bound is LOOP_HELD_MAX_MS, far above what a loaded machine needs, far below the old seconds.
 import { describe, it, expect, beforeAll, afterAll, beforeEach } from 'vitest';
 import { ok, fails, type TestAgent } from '../helpers/server.js';
 import { openTestApp, type AppClient, type TestApp } from '../helpers/app.js';
-import { probeLoop, report, LOOP_HELD_MAX_MS } from '../helpers/loop-probe.js';
+import { probeLoopAndRequest, reportWithRequest, startHealthServer, LOOP_HELD_MAX_MS } from '../helpers/loop-probe.js';
 import { Budget } from '../../src-main/core/reservations/rules.js';
 
 /** Matching steps spent (Budget.spend, those the budget allowed) since the last reset: the work the attack made the matcher do. */
@@ -23,10 +24,11 @@ function counted(this: Budget, n: number): void {
   steps += n;
 }
 
-/** Each request's matching stayed within its budget (the budget throws `too_complex` beyond it), and the loop was not held long. */
-const within = (p: { maxHeldMs: number }, requests: number) => {
+/** Each request's matching stayed within its budget (the budget throws `too_complex` beyond it), the loop was not held long, and the concurrent request was answered. */
+const within = (p: { maxHeldMs: number; request: { status: number } }, requests: number) => {
   expect(steps).toBeLessThanOrEqual(Budget.PER_REQUEST * requests);
   expect(p.maxHeldMs).toBeLessThan(LOOP_HELD_MAX_MS);
+  expect(p.request.status).toBe(200);
 };
 
 describe('issue 26: no reservation pattern or guard path freezes the server', () => {
@@ -36,6 +38,9 @@ describe('issue 26: no reservation pattern or guard path freezes the server', ()
   let ch: AppClient;
   let ca: AppClient;
   let room: string;
+  let health: Awaited<ReturnType<typeof startHealthServer>>;
+  /** Runs the attack while a concurrent GET /healthz is sent (test/helpers/loop-probe.ts). */
+  const probe = <T>(attack: () => Promise<T>) => probeLoopAndRequest(attack, health.url);
 
   /** The unauthenticated guard question, as the attacker sent it (no credential; the route's own dispatch). */
   const check = (paths: string[], roomId = room) => s.api('POST', `/v1/rooms/${roomId}/reservations/check`, { paths }, '');
@@ -47,6 +52,7 @@ describe('issue 26: no reservation pattern or guard path freezes the server', ()
   beforeAll(async () => {
     Budget.prototype.spend = counted;
     s = await openTestApp({ rateLimit: { perSecond: 0, burst: 0 } });
+    health = await startHealthServer();
     holder = await s.agent('Holder');
     attacker = await s.agent('Attacker');
     room = await s.room('Globs');
@@ -57,14 +63,15 @@ describe('issue 26: no reservation pattern or guard path freezes the server', ()
   }, 60_000);
   afterAll(async () => {
     Budget.prototype.spend = spend;
+    await health?.close();
     await s?.stop();
   });
 
   it('F1: a backtracking glob held in the room, asked about a long name through the public guard route', async () => {
     await ok(ch, 'reserve_paths', { room, paths: ['*k*k*k*k*k*k*k*k*9', 'src/*a*a*a*a*a*a*a*a*a*a*a*a*b'] });
     steps = 0;
-    const p = await probeLoop(() => check(['k'.repeat(255), 'src/' + 'a'.repeat(255), 'k'.repeat(200) + '9']));
-    report(`F1 guard route, backtracking glob vs 255-char names (${steps} matching steps)`, p);
+    const p = await probe(() => check(['k'.repeat(255), 'src/' + 'a'.repeat(255), 'k'.repeat(200) + '9']));
+    reportWithRequest(`F1 guard route, backtracking glob vs 255-char names (${steps} matching steps)`, p);
     expect(steps).toBeGreaterThan(0);
     // Linear matching: at most (pattern length × name length) steps per pair, 2 held patterns × 3
     // names; backtracking (the old picomatch) grows as name length ^ wildcards.
@@ -76,11 +83,11 @@ describe('issue 26: no reservation pattern or guard path freezes the server', ()
   });
 
   it('F1: the same glob through list_reservations path= and reserve_paths', async () => {
-    const p = await probeLoop(async () => {
+    const p = await probe(async () => {
       await ok(ca, 'list_reservations', { room, path: 'k'.repeat(255) });
       return fails(ca, 'reserve_paths', { room, paths: ['k'.repeat(254) + '9'] });
     });
-    report(`F1 list_reservations + reserve_paths, 255-char names (${steps} matching steps)`, p);
+    reportWithRequest(`F1 list_reservations + reserve_paths, 255-char names (${steps} matching steps)`, p);
     expect(steps).toBeGreaterThan(0);
     within(p, 2);
     expect(p.result.code).toBe('CONFLICT');
@@ -101,8 +108,8 @@ describe('issue 26: no reservation pattern or guard path freezes the server', ()
 
   it('N1: 250 guard paths of ** segments (public route): `**` in a path is a name, not a wildcard', async () => {
     const paths = Array.from({ length: 250 }, (_x, i) => Array(127).fill('**').join('/') + '/' + i);
-    const p = await probeLoop(() => check(paths));
-    report(`N1 guard route, 250 paths of 128 ** segments (${steps} matching steps)`, p);
+    const p = await probe(() => check(paths));
+    reportWithRequest(`N1 guard route, 250 paths of 128 ** segments (${steps} matching steps)`, p);
     within(p, 1);
     expect(p.result.status).toBe(200);
     // Only the holder's `*k…9` could cover a root name; none of these paths is reserved.
@@ -110,26 +117,79 @@ describe('issue 26: no reservation pattern or guard path freezes the server', ()
     expect(p.result.body.ok).toBe(true);
   });
 
+  /** A room where the holder holds 300 patterns (shared unless told), reserved 50 a call. */
+  const heldRoom = async (name: string, pattern: (i: number) => string, exclusive = false) => {
+    const r = await s.room(name);
+    await s.join(r, holder.plate);
+    await s.join(r, attacker.plate);
+    for (let k = 0; k < 6; k++) await ok(ch, 'reserve_paths', { room: r, paths: Array.from({ length: 50 }, (_x, i) => pattern(k * 50 + i)), exclusive });
+    return r;
+  };
+  const deep = (tag: string, i: number, ext: string) => Array.from({ length: 15 }, () => `**/d/${tag}`).join('/') + `/*${i}.${ext}`;
+
   it.each([
     ['file names that differ', 'md', 'ts'],
     ['file names that meet', 'ts', 'ts'],
   ])('N2: 50 deep patterns against 300 deep held ones in one reserve_paths (%s)', async (_why, heldExt, wantExt) => {
-    const deepRoom = await s.room(`Deep ${heldExt}`);
-    await s.join(deepRoom, holder.plate);
-    await s.join(deepRoom, attacker.plate);
-    const deep = (tag: string, i: number, ext: string) => Array.from({ length: 15 }, () => `**/d/${tag}`).join('/') + `/*${i}.${ext}`;
-    for (let k = 0; k < 6; k++) {
-      await ok(ch, 'reserve_paths', { room: deepRoom, paths: Array.from({ length: 50 }, (_x, i) => deep('h', k * 50 + i, heldExt)), exclusive: false });
-    }
+    const deepRoom = await heldRoom(`Deep ${heldExt}`, (i) => deep('h', i, heldExt));
     steps = 0;
-    const p = await probeLoop(() =>
-      ca.callTool({ name: 'reserve_paths', arguments: { room: deepRoom, paths: Array.from({ length: 50 }, (_x, i) => deep('w', i, wantExt)) } }),
-    );
-    report(`N2 reserve_paths, 50 deep patterns vs 300 held (${_why}; ${steps} matching steps)`, p);
+    const p = await probe(() => ca.callTool({ name: 'reserve_paths', arguments: { room: deepRoom, paths: Array.from({ length: 50 }, (_x, i) => deep('w', i, wantExt)) } }));
+    reportWithRequest(`N2 reserve_paths, 50 deep patterns vs 300 held (${_why}; ${steps} matching steps)`, p);
     expect(steps).toBeGreaterThan(0);
     within(p, 1);
-    // Granted, refused as a conflict, or refused as too complex to check: never a frozen server.
-    if (p.result.isError) expect(['INVALID_ARGUMENT', 'CONFLICT']).toContain((p.result.structuredContent as any).error.code);
+    // Granted: every pair is told apart by its fixed trailing segments (`d/w/*.ts` never meets
+    // `d/h/*.md` nor `d/h/*.ts`) in a few steps, before any walk over the 46 × 46 positions.
+    expect(p.result.isError).toBeFalsy();
+    expect(steps).toBeLessThanOrEqual(50 * 300 * 10);
+  });
+
+  it('N2: deep patterns that only the walk can tell apart are refused as too_complex within the budget, with an error_id', async () => {
+    // A `**` right before the last name leaves only that name fixed, and `*i.ts` meets `*j.ts`
+    // whenever one number ends the other: the walk must run, and 15,000 such pairs need more than one request's budget.
+    const deep2 = (tag: string, i: number) => Array.from({ length: 14 }, () => `**/d/${tag}`).join('/') + `/**/*${i}.ts`;
+    const deepRoom = await heldRoom('Deep walk', (i) => deep2('h', i));
+    steps = 0;
+    const p = await probe(() => ca.callTool({ name: 'reserve_paths', arguments: { room: deepRoom, paths: Array.from({ length: 50 }, (_x, i) => deep2('w', i)) } }));
+    reportWithRequest(`N2 reserve_paths, 50 deep patterns vs 300 held that need the walk (${steps} matching steps)`, p);
+    within(p, 1);
+    // The budget was used up (the step that crossed it is refused, not counted), then the request refused as a structured error.
+    expect(steps).toBeGreaterThan(Budget.PER_REQUEST * 0.99);
+    expect(p.result.isError).toBe(true);
+    const error = (p.result.structuredContent as any).error;
+    expect([error.code, error.reason]).toEqual(['INVALID_ARGUMENT', 'too_complex']);
+    expect(error.error_id).toMatch(/^err_/);
+    // Nothing was half-written: the attacker holds nothing in that room.
+    const list = await ok<any>(ca, 'list_reservations', { room: deepRoom });
+    expect(list.reservations.filter((r: any) => r.plate === attacker.plate)).toEqual([]);
+  });
+
+  // The budget is for attacks only: ordinary globs against 300 held ones are answered, granted or refused as a conflict naming each holder.
+  const ordinary = (i: number) => [`src/mod${i}/**`, `docs/guide${i}/**`, `src/**/*.gen${i}.ts`, `test/unit/t${i}.test.ts`, `packages/p${i}/src/**/*.ts`][i % 5]!;
+
+  it('ordinary globs against 300 held ordinary ones: 50 that meet none are granted', async () => {
+    const r = await heldRoom('Ordinary free', ordinary, true);
+    steps = 0;
+    const p = await probe(() => ok<any>(ca, 'reserve_paths', { room: r, paths: Array.from({ length: 50 }, (_x, i) => (i % 2 ? `src/feature${i}/**/*.md` : `docs/new${i}.md`)) }));
+    reportWithRequest(`ordinary reserve_paths, 50 free globs vs 300 held (${steps} matching steps)`, p);
+    within(p, 1);
+    expect(p.result.granted).toBe(true);
+    expect(p.result.reservations).toHaveLength(50);
+    expect(steps).toBeLessThan(Budget.PER_REQUEST / 2);
+  });
+
+  it('ordinary globs against 300 held ordinary ones: src/**/*.ts and docs/** conflict with exactly the held ones they meet', async () => {
+    const r = await heldRoom('Ordinary taken', ordinary, true);
+    steps = 0;
+    const p = await probe(() => fails(ca, 'reserve_paths', { room: r, paths: ['src/**/*.ts', 'docs/**', 'lib/**'] }));
+    reportWithRequest(`ordinary reserve_paths, src/**/*.ts docs/** lib/** vs 300 held (${steps} matching steps)`, p);
+    within(p, 1);
+    expect(p.result.code).toBe('CONFLICT');
+    const found = (p.result.details as any).conflicts as Array<{ pattern: string; held_pattern: string }>;
+    // src/**/*.ts meets src/mod<i>/** and src/**/*.gen<i>.ts (60 each); docs/** meets docs/guide<i>/** (60); lib/** nothing.
+    const expected = Array.from({ length: 300 }, (_x, i) => ordinary(i)).flatMap((h) =>
+      h.startsWith('src/') ? [['src/**/*.ts', h]] : h.startsWith('docs/') ? [['docs/**', h]] : [],
+    );
+    expect(found.map((c) => [c.pattern, c.held_pattern]).sort()).toEqual(expected.sort());
   });
 
   it('F9: without a credential the guard route says only which asked paths are reserved, never by whom', async () => {

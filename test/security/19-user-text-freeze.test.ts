@@ -1,15 +1,16 @@
 // Issue 26, the general rule: no request holds the event loop, whatever its text. Beyond patterns
 // and search (15, 16), every other tool that parses user text gets its adversarial input here while
-// a concurrent GET /healthz measures the loop (test/helpers/loop-probe.ts): message bodies and
+// a concurrent GET /healthz, sent as the attack starts, waits for its answer (test/helpers/loop-probe.ts): message bodies and
 // mention targets (handles), file paths, contents (indexed for search) and list prefixes, task
 // titles and details, handles to resolve. Each attack runs in the in-process app (test/helpers/app.ts)
-// while test/helpers/loop-probe.ts measures how long the event loop was held (printed). What is
+// while test/helpers/loop-probe.ts measures how long the event loop was held and how long that
+// request waited (both printed). What is
 // asserted is the outcome, pinned per attack: taken, or refused with the code and the reason that
 // name the bound it crossed (sizes, depth, words, handle shape, membership); the only time bound is LOOP_HELD_MAX_MS, far above a loaded machine's need, far below the old freezes.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { openTestApp, type AppClient, type TestApp } from '../helpers/app.js';
 import { agentInRoom } from '../helpers/seat.js';
-import { probeLoop, report, LOOP_HELD_MAX_MS } from '../helpers/loop-probe.js';
+import { probeLoopAndRequest, reportWithRequest, startHealthServer, LOOP_HELD_MAX_MS } from '../helpers/loop-probe.js';
 
 const fill = (unit: string, size: number) => unit.repeat(Math.ceil(size / unit.length)).slice(0, size);
 
@@ -18,12 +19,17 @@ describe('issue 26: no user text freezes the server', () => {
   let c: AppClient;
   let room: string;
   let plate: string;
+  let health: Awaited<ReturnType<typeof startHealthServer>>;
 
   beforeAll(async () => {
     s = await openTestApp({ rateLimit: { perSecond: 0, burst: 0 } });
+    health = await startHealthServer();
     ({ agent: { plate }, room, c } = await agentInRoom(s, 'Fuzzer', 'Texts'));
   });
-  afterAll(() => s?.stop());
+  afterAll(async () => {
+    await health?.close();
+    await s?.stop();
+  });
 
   // [what, tool, arguments, outcome]: `ok`, or the structured error's `code/reason` (the bound that refused it), never a freeze.
   const ATTACKS: Array<[string, string, () => Record<string, unknown>, string]> = [
@@ -41,8 +47,9 @@ describe('issue 26: no user text freezes the server', () => {
   ];
 
   it.each(ATTACKS)('%s', async (what, tool, args, outcome) => {
-    const p = await probeLoop(() => c.callTool({ name: tool, arguments: args() }));
-    report(`${tool}, ${what}`, p);
+    const p = await probeLoopAndRequest(() => c.callTool({ name: tool, arguments: args() }), health.url);
+    reportWithRequest(`${tool}, ${what}`, p);
+    expect(p.request.status).toBe(200);
     const error = p.result.isError ? (p.result.structuredContent as any).error : undefined;
     expect(error ? [error.code, error.reason].filter(Boolean).join('/') : 'ok').toBe(outcome);
     if (error) expect(error.error_id).toMatch(/^err_/);

@@ -52,6 +52,14 @@ export function queryWords(input: string): string[] {
 
 /** Text beyond this many characters is not scored (a 256 KiB file is ranked by its beginning). */
 export const SCORE_CHARS = 4_000;
+/**
+ * Characters scored in one request, all entries together: a full window of long entries
+ * shares them (100 entries: 1,000 characters each), so ranking 100 messages of 20,000
+ * characters costs what 25 of them cost at SCORE_CHARS (docs/search.md "Bounds").
+ */
+export const SCORE_TOTAL_CHARS = 100_000;
+/** However many entries share SCORE_TOTAL_CHARS, each is scored over at least this much. */
+export const SCORE_MIN_CHARS = 500;
 const SEPARATOR = /[\p{Z}\p{P}\p{C}]+/u;
 const ASCII = /^[\x00-\x7f]*$/;
 // SEPARATOR restricted to ASCII: spaces, controls and punctuation (not the symbols $+<=>^`|~, which are word characters).
@@ -61,8 +69,8 @@ const ASCII_SEPARATOR = /[\x00-\x20\x7f!"#%&'()*,\-./:;?@[\\\]_{}]+/;
  * Tokens as the index's tokenizer (unicode61, remove_diacritics 2) makes them, near enough to
  * count term frequencies: case and diacritics folded, split at spaces, punctuation and controls.
  */
-export function tokens(text: string): string[] {
-  const t = text.slice(0, SCORE_CHARS);
+export function tokens(text: string, chars = SCORE_CHARS): string[] {
+  const t = text.slice(0, chars);
   // Plain ASCII (the common case) skips normalisation and Unicode classes: the same split, several times faster.
   if (ASCII.test(t)) return t.toLowerCase().split(ASCII_SEPARATOR).filter(Boolean);
   return t
@@ -100,21 +108,78 @@ function phraseCounts(toks: string[], phrases: string[][]): number[] {
  * Returns scores in the order given, higher is more relevant.
  */
 export function bm25Scores(entries: ReadonlyArray<{ title: string; body: string }>, words: readonly string[]): number[] {
-  const phrases = words.map(tokens).filter((p) => p.length > 0);
-  const toks = entries.map((e) => ({ t: tokens(e.title), b: tokens(e.body) }));
-  const avg = (f: (x: { t: string[]; b: string[] }) => number) => Math.max(1, toks.reduce((n, x) => n + f(x), 0) / Math.max(1, toks.length));
+  const phrases = words.map((w) => tokens(w)).filter((p) => p.length > 0);
+  const chars = scoredChars(entries.length);
+  const stats = entries.map((e) => ({ t: textStats(e.title, chars, phrases), b: textStats(e.body, chars, phrases) }));
+  const avg = (f: (x: { t: TextStats; b: TextStats }) => number) => Math.max(1, stats.reduce((n, x) => n + f(x), 0) / Math.max(1, stats.length));
   const avgT = avg((x) => x.t.length);
   const avgB = avg((x) => x.b.length);
   const sat = (f: number, dl: number, avgdl: number) => (f === 0 ? 0 : (f * 2.2) / (f + 1.2 * (0.25 + (0.75 * dl) / avgdl)));
-  return toks.map((x) => {
-    const ft = phraseCounts(x.t, phrases);
-    const fb = phraseCounts(x.b, phrases);
-    return phrases.reduce((s, _p, k) => s + 4 * sat(ft[k]!, x.t.length, avgT) + sat(fb[k]!, x.b.length, avgB), 0);
+  return stats.map((x) => phrases.reduce((s, _p, k) => s + 4 * sat(x.t.counts[k]!, x.t.length, avgT) + sat(x.b.counts[k]!, x.b.length, avgB), 0));
+}
+
+/** A text's length in tokens and how often each phrase occurs in it (over its first `chars` characters). */
+interface TextStats {
+  length: number;
+  counts: number[];
+}
+
+function textStats(text: string, chars: number, phrases: string[][]): TextStats {
+  const t = text.slice(0, chars);
+  if (ASCII.test(t)) return asciiStats(t.toLowerCase(), phrases);
+  const toks = tokens(t, chars);
+  return { length: toks.length, counts: phraseCounts(toks, phrases) };
+}
+
+// ASCII_SEPARATOR as a table of char codes.
+const ASCII_SEP = new Uint8Array(128).map((_x, c) => (ASCII_SEPARATOR.test(String.fromCharCode(c)) ? 1 : 0));
+const sepAt = (t: string, i: number) => i < 0 || i >= t.length || ASCII_SEP[t.charCodeAt(i)] === 1;
+
+/**
+ * textStats for lower-case ASCII text, the same counts as tokens + phraseCounts without making
+ * a string of each token: one pass counts the tokens, and each phrase's first token is found
+ * with indexOf, kept when it is a whole token and the phrase's other tokens follow it.
+ */
+function asciiStats(t: string, phrases: string[][]): TextStats {
+  let length = 0;
+  for (let i = 0; i < t.length; i++) if (ASCII_SEP[t.charCodeAt(i)] === 0 && sepAt(t, i - 1)) length++;
+  const counts = phrases.map((p) => {
+    let n = 0;
+    for (let at = t.indexOf(p[0]!); at >= 0; at = t.indexOf(p[0]!, at + 1)) {
+      if (!sepAt(t, at - 1)) continue;
+      let end = at + p[0]!.length;
+      let k = 1;
+      for (; sepAt(t, end) && k <= p.length; k++) {
+        if (k === p.length) break;
+        let j = end;
+        while (j < t.length && ASCII_SEP[t.charCodeAt(j)] === 1) j++;
+        if (j === t.length || !t.startsWith(p[k]!, j)) break;
+        end = j + p[k]!.length;
+      }
+      if (k === p.length && sepAt(t, end)) n++;
+    }
+    return n;
   });
+  return { length, counts };
+}
+
+/** The characters of each entry scored when `entries` share SCORE_TOTAL_CHARS (SCORE_CHARS for up to 25 entries). */
+export function scoredChars(entries: number): number {
+  return Math.min(SCORE_CHARS, Math.max(SCORE_MIN_CHARS, Math.floor(SCORE_TOTAL_CHARS / Math.max(1, entries))));
 }
 
 /** Snippets are cut from this many characters of an entry at most: the cost of a hit's snippet does not grow with the entry. */
 export const SNIPPET_SCAN_CHARS = 8_000;
+/**
+ * Characters walked for the snippets of one page, all hits together: a page of 100 hits scans
+ * at most 2,000 characters of each for its first match (a default page of 20, 8,000).
+ */
+export const SNIPPET_TOTAL_CHARS = 200_000;
+
+/** The characters of each hit walked for its snippet when `hits` share SNIPPET_TOTAL_CHARS. */
+export function snippetScanChars(hits: number): number {
+  return Math.min(SNIPPET_SCAN_CHARS, Math.max(SCORE_MIN_CHARS, Math.floor(SNIPPET_TOTAL_CHARS / Math.max(1, hits))));
+}
 /** Characters of a snippet, about 12 tokens of prose. */
 export const SNIPPET_CHARS = 100;
 const TOKEN_RUN = /[^\p{Z}\p{P}\p{C}]+/gu;
@@ -122,16 +187,20 @@ const fold = (t: string) => (/^[\x00-\x7f]*$/.test(t) ? t.toLowerCase() : t.norm
 
 /**
  * A snippet of an entry's own text, computed here rather than by FTS5's snippet() (whose cost
- * grew with query words × entry length): the first SNIPPET_SCAN_CHARS characters of the body
+ * grew with query words × entry length): the first `scanChars` characters of the body
  * (or the title when the body has no match) are walked once for the first token of the query,
  * and a window of about SNIPPET_CHARS around it is returned with every query token in it
  * highlighted ([start, end) in UTF-16 code units), `…` where it was cut.
  */
-export function makeSnippet(entry: { title: string; body: string }, words: readonly string[]): { snippet: string; highlights: Array<[number, number]> } {
-  const wanted = new Set(words.flatMap(tokens));
+export function makeSnippet(
+  entry: { title: string; body: string },
+  words: readonly string[],
+  scanChars = SNIPPET_SCAN_CHARS,
+): { snippet: string; highlights: Array<[number, number]> } {
+  const wanted = new Set(words.flatMap((w) => tokens(w)));
   const firstMatch = (text: string): number => {
     TOKEN_RUN.lastIndex = 0;
-    const slice = text.slice(0, SNIPPET_SCAN_CHARS);
+    const slice = text.slice(0, scanChars);
     for (let m = TOKEN_RUN.exec(slice); m; m = TOKEN_RUN.exec(slice)) if (wanted.has(fold(m[0]))) return m.index;
     return -1;
   };

@@ -3,7 +3,7 @@ import type { Db } from '../db/open.js';
 import { AppError } from '../errors/app-error.js';
 import { stmt } from '../db/stmt.js';
 import { decodeCursor, encodeCursor } from '../util/cursor.js';
-import { bm25Scores, makeSnippet, queryWords, SCORE_CHARS, toFtsQuery } from './query.js';
+import { bm25Scores, makeSnippet, queryWords, SCORE_CHARS, snippetScanChars, toFtsQuery } from './query.js';
 import { OTHER_BASE } from '../db/migrations/0009-search.js';
 import { roomIdsOfOwner } from '../rooms/store.js';
 import type { SearchResult } from '../../../shared/api-types.js';
@@ -137,11 +137,12 @@ export function search(db: Db, q: SearchQuery): SearchPage {
   hits.sort((a, b) => b.score - a.score || b.rowid - a.rowid);
   const page = hits.slice(offset, offset + limit);
   const results: SearchResult[] = [];
+  const scanChars = snippetScanChars(page.length);
   for (const r of page) {
     const src = sourceOf(db, r.rowid, r.kind);
     if (!src) continue;
     // The hit's own text, on a bounded window (query.ts makeSnippet), never FTS5 snippet() over the whole entry.
-    const { snippet, highlights } = makeSnippet(r, words);
+    const { snippet, highlights } = makeSnippet(r, words, scanChars);
     results.push({
       kind: r.kind,
       room: r.room_id,
