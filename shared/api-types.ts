@@ -11,6 +11,9 @@ import type { ScopeName } from './scopes.js';
 import type * as Rooms from './schemas/rooms.js';
 import type * as Messages from './schemas/messages.js';
 import type * as Tasks from './schemas/tasks.js';
+import type * as Reservations from './schemas/reservations.js';
+import type * as Search from './schemas/search.js';
+import type * as Files from './schemas/files.js';
 
 export type { ScopeName };
 
@@ -147,23 +150,8 @@ export type OwnerTrust = z.output<typeof Rooms.ownerTrust>;
 /** GET /v1/rooms/:id/trust */
 export type RoomTrust = z.output<typeof Rooms.roomTrustRecord>;
 
-/** One hit of GET /v1/rooms/:id/search: `snippet` is plain text, `highlights` UTF-16 offsets into it. */
-export interface SearchResult {
-  kind: 'message' | 'task' | 'decision' | 'file';
-  id: string;
-  room: string;
-  snippet: string;
-  highlights: Array<[number, number]>;
-  rank: number;
-  created_at: string;
-  seq?: number;
-  task_id?: string;
-  /** A task hit: the task's title. */
-  title?: string;
-  /** A file hit: its path and its name (the last segment). */
-  path?: string;
-  name?: string;
-}
+/** One hit of GET /v1/rooms/:id/search: `snippet` is plain text, `highlights` UTF-16 offsets into it (pairs on the wire). */
+export type SearchResult = Omit<z.output<typeof Search.searchResult>, 'highlights'> & { highlights: Array<[number, number]> };
 
 export interface RoomFile extends Actions<FileAction> {
   file_id: string;
@@ -189,16 +177,10 @@ export interface FilePage {
 }
 
 /** POST /v1/rooms/:id/files/uploads: the new version, quarantined until its bytes are PUT to `upload_url`. */
-export interface UploadStart {
-  file_id: string;
-  upload_url: string;
-}
+export type UploadStart = z.output<typeof Files.shareFileOutput>;
 
 /** GET /v1/rooms/:id/files/:fileId/download: a short-lived link to the bytes. */
-export interface DownloadLink {
-  download_url: string;
-  expires_at: string;
-}
+export type DownloadLink = z.output<typeof Files.fetchFileOutput>;
 
 /** A deleted file still restorable (GET /v1/rooms/:id/deleted-files → `{files}`). */
 export interface DeletedFile extends Actions<DeletedFileAction> {
@@ -487,42 +469,12 @@ export interface LoginLink {
 }
 
 /** A path reservation (issue 19): who holds which repository glob, until when, for which task. */
-export interface Reservation {
-  reservation_id: string;
-  room: string;
-  holder: string;
-  plate: string;
-  pattern: string;
-  exclusive: boolean;
-  reason: string | null;
-  task_id: string | null;
-  state: 'waiting' | 'active';
-  created_at: string;
-  granted_at: string | null;
-  expires_at: string;
-}
+export type Reservation = z.output<typeof Reservations.reservationRecord>;
 
 /** How a reservation ended; a force-release keeps the admin's reason. */
-export interface ReservationRelease {
-  reservation_id: string;
-  holder: string;
-  plate: string;
-  pattern: string;
-  task_id: string | null;
-  cause: 'released' | 'force_released' | 'expired' | 'task_ended' | 'holder_left' | 'wait_cancelled' | 'wait_expired';
-  by_kind: 'agent' | 'human' | 'server';
-  by: string | null;
-  reason: string | null;
-  at: string;
-}
+export type ReservationRelease = z.output<typeof Reservations.reservationRelease>;
 
 /** GET /v1/rooms/:id/reservations */
-export interface RoomReservations {
-  reservations: Reservation[];
-  waiting: Reservation[];
-  released: ReservationRelease[];
-  can_force_release: boolean;
-  context_version: number;
-}
+export type RoomReservations = z.output<typeof Reservations.roomReservationsRecord>;
 
 export type Json = Record<string, unknown>;

@@ -139,6 +139,58 @@ describe('defineUseCase', () => {
     expect(calls).toEqual([]);
   });
 
+  it("room: 'record': the tool takes the record's id as is, the route checks :id and hands that room to the handler", async () => {
+    // Which room each record is in: the handler's lookup, as a task use case's service does.
+    const ITEMS: Record<string, string> = { item_1: ROOM, item_2: 'room_other' };
+    const seen: Array<{ kind: string; room?: string }> = [];
+    const touch = defineUseCase({
+      input: z.object({ item_id: z.string().min(1).max(20) }),
+      output: z.object({ item_id: z.string(), room: z.string() }),
+      room: 'record',
+      handler: (ctx, input) => {
+        seen.push({ kind: ctx.caller.kind, room: ctx.room?.id });
+        const itemRoom = ITEMS[input.item_id];
+        if (!itemRoom || (ctx.room && ctx.room.id !== itemRoom)) throw new AppError('NOT_FOUND', 'item not found', { reason: 'item_not_found' });
+        return { item_id: input.item_id, room: itemRoom };
+      },
+      tool: {
+        name: 'touch_test',
+        title: 'Touch (test)',
+        annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+        scope: 'WRITE',
+        description: 'A test record use case.',
+      },
+      route: { method: 'POST', path: '/v1/rooms/:id/items/:itemId/touch', body: null, input: ({ params }) => ({ item_id: params.itemId }) },
+    });
+    // The tool's input is the record's id alone, with no room for the registry to check; the route checks the room :id.
+    expect(touch.tool.room).toBeUndefined();
+    expect(touch.tool.input).toBe(touch.input);
+    expect(touch.route.room).toBe('member');
+    const reg = new ToolRegistry([...ALL_TOOLS, touch.tool], toolChecks);
+    const viaTouchTool = async (args: Record<string, unknown>) => {
+      const r = await callTool(mem.core, reg, agent, { id: 'ses_1', host: 'generic', toolCalls: 0 }, 'touch_test', args);
+      return r.structuredContent;
+    };
+    const viaTouchRoute = (roomId: string, itemId: string) => {
+      const url = new URL(`http://127.0.0.1/v1/rooms/${roomId}/items/${itemId}/touch`);
+      try {
+        const { room, input } = prepareRoute(mem.core, routerChecks, touch.route, { id: roomId, itemId }, owner, {}, url, {} as IncomingMessage);
+        const ctx = { core: mem.core, req: {} as IncomingMessage, res: {} as ServerResponse, url, params: { id: roomId, itemId }, owner, room } as RouteContext<string, 'owner', RoomAccess>;
+        return { ok: touch.route.handler(ctx, input) };
+      } catch (err) {
+        return { error: (err as AppError).reason ?? (err as AppError).code };
+      }
+    };
+    expect(await viaTouchTool({ item_id: 'item_1' })).toEqual({ item_id: 'item_1', room: ROOM });
+    expect(viaTouchRoute(ROOM, 'item_1')).toEqual({ ok: { item_id: 'item_1', room: ROOM } });
+    // A record of another room through this room's path is not found; a room the human is not in is refused before the handler.
+    expect(viaTouchRoute(ROOM, 'item_2')).toEqual({ error: 'item_not_found' });
+    const before = seen.length;
+    expect(viaTouchRoute('room_other', 'item_2').error).toBe('NOT_FOUND');
+    expect(seen.length).toBe(before);
+    expect(seen.slice(0, 3)).toEqual([{ kind: 'agent', room: undefined }, { kind: 'human', room: ROOM }, { kind: 'human', room: ROOM }]);
+  });
+
   it('refuses declarations the adapters could not honour', () => {
     const input = z.object({ room: z.string() });
     const output = z.object({});

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { roomIdArg } from '../rooms/tools.js';
 import { FILES_LIMIT_MAX } from './service.js';
+import { completeUploadOutput, fetchFileOutput, fileEntry, shareFileOutput } from '../../../shared/schemas/files.js';
 
 // ---- fields: the tools and the UI's routes take the same ones -------------------------
 
@@ -88,20 +89,8 @@ export const versionQuery = z.object({ v: z.coerce.number().int().min(1).optiona
 
 // ---- results ----------------------------------------------------------------------------
 
-/** A file as the tools show it: one version of one path (FileEntry in service.ts). */
-const fileEntry = z.object({
-  path: z.string(),
-  file_id: z.string(),
-  version: z.number().int(),
-  filename: z.string(),
-  content_type: z.string(),
-  size_bytes: z.number().int(),
-  sha256: z.string(),
-  kind: z.enum(['inline', 'presigned']),
-  status: z.enum(['ready', 'quarantined']),
-  read_with: z.enum(['read_file', 'fetch_file']),
-  updated_at: z.string(),
-});
+// The records the UI reads too are in shared/schemas/files.ts (it derives its types from them).
+export { completeUploadOutput, fetchFileOutput, shareFileOutput };
 
 /** A result an idempotency key can replay says so. */
 const replayed = z.boolean().optional();
@@ -128,15 +117,3 @@ export const deleteFileOutput = z.object({
   versions_deleted: z.number().int(),
   restorable_until: z.string(),
 });
-
-export const shareFileOutput = fileEntry.extend({
-  upload_url: z.string(),
-  upload_method: z.string(),
-  expires_at: z.string(),
-  next: z.string(),
-  replayed,
-});
-
-export const completeUploadOutput = fileEntry.extend({ room: z.string(), replayed });
-
-export const fetchFileOutput = fileEntry.extend({ download_url: z.string(), expires_at: z.string() });

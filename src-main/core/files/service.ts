@@ -35,6 +35,8 @@ import {
   type VersionRow,
 } from './store.js';
 import { repeat, type StopStep } from '../util/repeat.js';
+import type { z } from 'zod';
+import type { fileEntry } from '../../../shared/schemas/files.js';
 
 /** write_file and read_file carry at most this many decoded bytes (docs/contract.md "Limits"). */
 export const INLINE_LIMIT = 256 * 1024;
@@ -52,19 +54,8 @@ export function blobsOf(core: Core): BlobStore {
   return b;
 }
 
-export interface FileEntry {
-  path: string;
-  file_id: string;
-  version: number;
-  filename: string;
-  content_type: string;
-  size_bytes: number;
-  sha256: string;
-  kind: 'inline' | 'presigned';
-  status: 'ready' | 'quarantined';
-  read_with: 'read_file' | 'fetch_file';
-  updated_at: string;
-}
+/** A file as the tools show it: one version of one path (shared/schemas/files.ts). */
+export type FileEntry = z.output<typeof fileEntry>;
 
 export function entryOf(f: FileRow, v: VersionRow): FileEntry {
   return {

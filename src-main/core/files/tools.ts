@@ -1,19 +1,11 @@
 import { defineTool, type ToolContext } from '../mcp/tool.js';
 import { invalid } from '../errors/app-error.js';
 import type { FileActor } from './store.js';
-import { completeUpload, deleteFile, fetchFile, INLINE_LIMIT, listFilesPage, readInline, shareFile, writeInline, type ByteRange } from './service.js';
+import { INLINE_LIMIT, readInline, writeInline, type ByteRange } from './service.js';
+import { completeUploadUseCase, deleteFileUseCase, fetchFileUseCase, listFilesUseCase, shareFileUseCase } from './use-cases.js';
 import {
-  completeUploadOutput,
-  deleteFileInput,
-  deleteFileOutput,
-  fetchFileOutput,
-  fileVersionInput,
-  listFilesInput,
-  listFilesOutput,
   readFileInput,
   readFileOutput,
-  shareFileInput,
-  shareFileOutput,
   writeFileInput,
   writeFileOutput,
 } from './schemas.js';
@@ -67,68 +59,11 @@ export const fileTools = [
       });
     },
   }),
-  defineTool({
-    name: 'list_files',
-    title: 'List files',
-    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-    scope: 'READ',
-    room: 'member',
-    description: 'A page of the room\'s files with version, kind and read_with (the tool to read each); use it to find what to read.',
-    input: listFilesInput,
-    output: listFilesOutput,
-    handler: (ctx, args) => listFilesPage(ctx.core, actorOf(ctx), args.room, { prefix: args.prefix, cursor: args.cursor, limit: args.limit }),
-  }),
-  defineTool({
-    name: 'delete_file',
-    title: 'Delete a file',
-    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
-    scope: 'UPLOAD',
-    room: 'member',
-    description: 'Soft-deletes a room file with all its versions and returns what was deleted; use it only for files your owner may delete.',
-    input: deleteFileInput,
-    output: deleteFileOutput,
-    handler: (ctx, args) => {
-      if (args.path === undefined && args.file_id === undefined) throw invalid('give path or file_id');
-      return deleteFile(ctx.core, actorOf(ctx), { roomId: args.room, path: args.path, fileId: args.file_id });
-    },
-  }),
-  defineTool({
-    name: 'share_file',
-    title: 'Start a file upload',
-    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-    scope: 'UPLOAD',
-    room: 'member',
-    description: 'Starts an upload of up to 2 GiB and returns file_id and upload_url: PUT the bytes, then call complete_file_upload.',
-    input: shareFileInput,
-    output: shareFileOutput,
-    handler: (ctx, args) =>
-      shareFile(ctx.core, actorOf(ctx), {
-        roomId: args.room,
-        filename: args.filename,
-        contentType: args.content_type,
-        sizeBytes: args.size_bytes,
-        sha256: args.sha256,
-        idempotencyKey: args.idempotency_key,
-      }),
-  }),
-  defineTool({
-    name: 'complete_file_upload',
-    title: 'Finish a file upload',
-    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-    scope: 'UPLOAD',
-    description: 'Releases a share_file upload after the PUT if size and sha256 match, else it stays quarantined; returns the file entry.',
-    input: fileVersionInput,
-    output: completeUploadOutput,
-    handler: (ctx, args) => completeUpload(ctx.core, actorOf(ctx), { fileId: args.file_id, version: args.version }),
-  }),
-  defineTool({
-    name: 'fetch_file',
-    title: 'Get a download link',
-    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-    scope: 'DOWNLOAD',
-    description: 'Returns a download_url (15 minutes) for a released file of any size; use it when read_file\'s 256 KiB is not enough.',
-    input: fileVersionInput,
-    output: fetchFileOutput,
-    handler: (ctx, args) => fetchFile(ctx.core, actorOf(ctx), { fileId: args.file_id, version: args.version }),
-  }),
+  // One use case with GET /v1/rooms/:id/files (files/use-cases.ts).
+  listFilesUseCase.tool,
+  // One use case with DELETE /v1/rooms/:id/files/:fileId (files/use-cases.ts), as are share, complete and fetch.
+  deleteFileUseCase.tool,
+  shareFileUseCase.tool,
+  completeUploadUseCase.tool,
+  fetchFileUseCase.tool,
 ];

@@ -2,17 +2,16 @@ import { defineRoute } from '../http/router.js';
 import { AppError } from '../errors/app-error.js';
 import { authenticateAgent } from '../agents/authenticate.js';
 import { getRoom, isAgentMember } from '../rooms/store.js';
-import { forceRelease, guardCheck, roomReservationsForHuman } from './service.js';
+import { forceRelease, guardCheck } from './service.js';
+import { listReservationsUseCase } from './use-cases.js';
 import { forceReleaseBody, guardCheckBody } from './schemas.js';
 
-/** The reservation routes leave the room check to the service: the list also says whether the caller is an admin. */
+/**
+ * The reservation routes. The list is a use case shared with list_reservations (reservations/use-cases.ts);
+ * the force-release checks its own rule in the service (a room admin, or the holder's owner).
+ */
 export const reservationRoutes = [
-  defineRoute({
-    method: 'GET',
-    path: '/v1/rooms/:id/reservations',
-    room: 'member',
-    handler: ({ core, owner, params }) => roomReservationsForHuman(core.db, owner.owner_id, params.id),
-  }),
+  listReservationsUseCase.route,
   defineRoute({
     method: 'POST',
     path: '/v1/rooms/:id/reservations/:reservationId/release',

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { TTL_MAX_S } from './service.js';
 import { PATH_MAX_CHARS } from './rules.js';
+import { listReservationsOutput, reservationRecord } from '../../../shared/schemas/reservations.js';
 
 // ---- arguments ----
 
@@ -40,21 +41,8 @@ export const forceReleaseBody = z.object({ reason: z.string().min(1).max(500) })
 
 // ---- results ----
 
-/** A reservation (shared/api-types.ts `Reservation`). */
-const reservation = z.object({
-  reservation_id: z.string(),
-  room: z.string(),
-  holder: z.string(),
-  plate: z.string(),
-  pattern: z.string(),
-  exclusive: z.boolean(),
-  reason: z.string().nullable(),
-  task_id: z.string().nullable(),
-  state: z.enum(['waiting', 'active']),
-  created_at: z.string(),
-  granted_at: z.string().nullable(),
-  expires_at: z.string(),
-});
+// The reservation record and the list are in shared/schemas/reservations.ts (the UI derives its types from them).
+const reservation = reservationRecord;
 
 /** A holder in the way of a queued request (service.ts `ConflictDto`). */
 const conflict = z.object({
@@ -82,9 +70,4 @@ export const releasePathsOutput = z.object({ released: z.array(z.string()), cont
 
 export const renewPathsOutput = z.object({ reservations: z.array(reservation) });
 
-export const listReservationsOutput = z.object({
-  reservations: z.array(reservation),
-  waiting: z.array(reservation),
-  path: z.string().optional(),
-  context_version: z.number().int(),
-});
+export { listReservationsOutput };

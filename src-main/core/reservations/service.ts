@@ -9,6 +9,8 @@ import { getTaskRow } from '../tasks/store.js';
 import { enqueueWake, mayWake } from '../wakes/store.js';
 import { Budget, conflicts, covers, normalizePattern, parsePath, parsePattern, PatternIndex, type HeldPattern, type ParsedPattern } from './rules.js';
 import type { Reservation } from '../../../shared/api-types.js';
+import type { z } from 'zod';
+import type { reservationRelease } from '../../../shared/schemas/reservations.js';
 import {
   deadRows,
   endReservation,
@@ -21,7 +23,6 @@ import {
   rowsOfTask,
   setExpiry,
   deathCause,
-  type ReleaseCause,
   type ReleaseRow,
   type ReservationRow,
 } from './store.js';
@@ -371,18 +372,7 @@ export function reservationsOfTask(db: Db, roomId: string, taskId: string): Rese
     .map((r) => reservationDto(db, r));
 }
 
-export interface ReleaseRecordDto {
-  reservation_id: string;
-  holder: string;
-  plate: string;
-  pattern: string;
-  task_id: string | null;
-  cause: ReleaseCause;
-  by_kind: 'agent' | 'human' | 'server';
-  by: string | null;
-  reason: string | null;
-  at: string;
-}
+export type ReleaseRecordDto = z.output<typeof reservationRelease>;
 
 function releaseRecordDto(db: Db, r: ReleaseRow, handles: Map<string, string>): ReleaseRecordDto {
   return {

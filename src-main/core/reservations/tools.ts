@@ -1,8 +1,7 @@
 import { defineTool, type ToolContext } from '../mcp/tool.js';
-import { listReservations, releasePaths, renewPaths, reservePaths, type Holder } from './service.js';
+import { releasePaths, renewPaths, reservePaths, type Holder } from './service.js';
+import { listReservationsUseCase } from './use-cases.js';
 import {
-  listReservationsInput,
-  listReservationsOutput,
   releasePathsInput,
   releasePathsOutput,
   renewPathsInput,
@@ -56,15 +55,6 @@ export const reservationTools = [
     output: renewPathsOutput,
     handler: (ctx, a) => renewPaths(ctx.core, holder(ctx), a.room, a.reservation_ids, a.ttl_s),
   }),
-  defineTool({
-    name: 'list_reservations',
-    title: 'List reservations',
-    scope: 'READ',
-    description: 'Who holds or waits for which paths in the room; use it before editing a file.',
-    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-    room: 'member',
-    input: listReservationsInput,
-    output: listReservationsOutput,
-    handler: (ctx, a) => listReservations(ctx.core.db, a.room, a.path),
-  }),
+  // One use case with GET /v1/rooms/:id/reservations (reservations/use-cases.ts).
+  listReservationsUseCase.tool,
 ];

@@ -26,21 +26,5 @@ export const searchQuery = z.object({
   cursor: cursorArg.optional(),
 });
 
-/** One hit (shared/api-types.ts `SearchResult`): highlights are [start, end) offsets into the snippet. */
-const searchResult = z.object({
-  kind: z.enum(SEARCH_KINDS),
-  id: z.string(),
-  room: z.string(),
-  snippet: z.string(),
-  // Pairs, written as arrays of two: a JSON Schema tuple (prefixItems) reads as "no items" to a draft-07 validator.
-  highlights: z.array(z.array(z.number().int()).length(2)),
-  rank: z.number(),
-  created_at: z.string(),
-  seq: z.number().int().optional(),
-  task_id: z.string().optional(),
-  title: z.string().optional(),
-  path: z.string().optional(),
-  name: z.string().optional(),
-});
-
-export const searchOutput = z.object({ results: z.array(searchResult), next_cursor: z.string().nullable() });
+// The results are in shared/schemas/search.ts (the UI derives its types from them).
+export { searchOutput } from '../../../shared/schemas/search.js';

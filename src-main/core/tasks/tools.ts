@@ -1,19 +1,8 @@
 import { defineTool, type ToolContext } from '../mcp/tool.js';
 import { AppError } from '../errors/app-error.js';
 import { setTrustUseCase } from '../rooms/use-cases.js';
-import { createTaskUseCase, readBoardUseCase } from './use-cases.js';
-import {
-  archiveTask,
-  claimTask,
-  completeTask,
-  releaseTask,
-  renewLease,
-  setStatus,
-  requireTask,
-  updateTask,
-  type Actor,
-} from './service.js';
-import { depsOf, openDepsOf, toRecord } from './store.js';
+import { archiveTaskUseCase, createTaskUseCase, readBoardUseCase, readTaskUseCase, releaseTaskUseCase, updateTaskUseCase } from './use-cases.js';
+import { claimTask, completeTask, renewLease, setStatus, type Actor } from './service.js';
 import {
   acceptTaskInput,
   claimTaskInput,
@@ -28,9 +17,7 @@ import {
   retiredInput,
   retiredOutput,
   setStatusInput,
-  taskIdInput,
   taskRecord,
-  updateTaskInput,
 } from './schemas.js';
 
 function agentActor(ctx: ToolContext): Extract<Actor, { kind: 'agent' }> {
@@ -42,26 +29,8 @@ const NOTHING_PENDING = 'Nothing is ever pending: a cross-owner task is created 
 export const taskTools = [
   // One use case with POST /v1/rooms/:id/tasks (tasks/use-cases.ts).
   createTaskUseCase.tool,
-  defineTool({
-    name: 'update_task',
-    title: 'Update a task',
-    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
-    scope: 'WRITE',
-    description: 'Edits an unfinished task\'s title, detail, definition_of_done, order or depends_on when the plan changes; returns the task.',
-    input: updateTaskInput,
-    output: taskRecord,
-    handler: (ctx, a) =>
-      updateTask(ctx.core, agentActor(ctx), {
-        taskId: a.task_id,
-        patch: {
-          title: a.title,
-          detail: a.detail,
-          definitionOfDone: a.definition_of_done,
-          order: a.order,
-          dependsOn: a.depends_on,
-        },
-      }),
-  }),
+  // One use case with PATCH /v1/rooms/:id/tasks/:taskId (tasks/use-cases.ts), as are read, release and archive.
+  updateTaskUseCase.tool,
   defineTool({
     name: 'claim_task',
     title: 'Claim a task',
@@ -82,16 +51,7 @@ export const taskTools = [
     output: taskRecord,
     handler: (ctx, a) => renewLease(ctx.core, agentActor(ctx), a.task_id, a.instance_id ?? ctx.sessionId),
   }),
-  defineTool({
-    name: 'release_task',
-    title: 'Release a task',
-    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-    scope: 'WRITE',
-    description: 'Gives back your doing task unfinished (to todo, lease ended) when you cannot go on; returns the task.',
-    input: taskIdInput,
-    output: taskRecord,
-    handler: (ctx, a) => releaseTask(ctx.core, agentActor(ctx), { taskId: a.task_id }),
-  }),
+  releaseTaskUseCase.tool,
   defineTool({
     name: 'set_status',
     title: 'Set task status',
@@ -132,29 +92,8 @@ export const taskTools = [
   }),
   // One use case with GET /v1/rooms/:id/board (tasks/use-cases.ts).
   readBoardUseCase.tool,
-  defineTool({
-    name: 'read_task',
-    scope: 'READ',
-    title: 'Read a task',
-    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-    description: 'The full record of one task; use it when read_board\'s compact entry is not enough.',
-    input: taskIdInput,
-    output: taskRecord,
-    handler: (ctx, a) => {
-      const t = requireTask(ctx.core.db, agentActor(ctx), { taskId: a.task_id });
-      return toRecord(ctx.core.db, t, depsOf(ctx.core.db, t.id), openDepsOf(ctx.core.db, t.id));
-    },
-  }),
-  defineTool({
-    name: 'archive_task',
-    title: 'Archive a task',
-    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-    scope: 'WRITE',
-    description: 'Archives a finished task of yours once work is over (off the board, still readable by id); returns the task.',
-    input: taskIdInput,
-    output: taskRecord,
-    handler: (ctx, a) => archiveTask(ctx.core, agentActor(ctx), { taskId: a.task_id }),
-  }),
+  readTaskUseCase.tool,
+  archiveTaskUseCase.tool,
   // One use case with PUT /v1/rooms/:id/consent (rooms/use-cases.ts).
   setTrustUseCase.tool,
   defineTool({

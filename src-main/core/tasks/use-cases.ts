@@ -1,8 +1,21 @@
 import { defineUseCase } from '../usecase/define.js';
-import { createTask, leaseHandles, readBoard } from './service.js';
+import { archiveTask, createTask, leaseHandles, readBoard, releaseTask, requireTask, updateTask } from './service.js';
+import { depsOf, openDepsOf, toRecord } from './store.js';
 import { BOARD_LIMIT_HTTP, BOARD_TASK_BUDGET, statusTotals } from './board.js';
 import { boardWithActions, withTaskActions } from './rules.js';
-import { boardOutput, boardQuery, createTaskBody, createTaskInput, createTaskOutput, readBoardInput } from './schemas.js';
+import {
+  boardOutput,
+  boardQuery,
+  createTaskBody,
+  createTaskInput,
+  createTaskOutput,
+  readBoardInput,
+  taskIdInput,
+  taskRecord,
+  updateTaskBody,
+  updateTaskInput,
+} from './schemas.js';
+import type { UseCaseContext } from '../usecase/define.js';
 
 /**
  * The task use cases that agents and humans share, each declared once (usecase/define.ts):
@@ -104,4 +117,91 @@ export const readBoardUseCase = defineUseCase({
       status_totals: statusTotals(core.db, input.room),
     }),
   },
+});
+
+// ---- one task: the tool names it by `task_id`, the route by /v1/rooms/:id/tasks/:taskId ----
+
+/**
+ * The task use cases below take the tool's input as it is (`task_id`, no room): their rule is
+ * `room: 'record'`, so the service finds the task's room (one lookup) and checks the caller is a
+ * member; on /v1 the router has checked the human is in `:id`, and the handler passes that room
+ * on, so a task of another room is "task not found" (docs/tasks.md).
+ */
+const taskInPath = ({ params, body }: { params: { taskId: string }; body: unknown }) => ({ ...(body as object), task_id: params.taskId });
+
+/** A /v1 task record carries what the owner calling may do with it now (tasks/rules.ts); an agent's is the record as is. */
+function shownTo<T extends { task_id: string; room: string }>({ core, caller }: UseCaseContext, task: T) {
+  return caller.kind === 'human' ? withTaskActions(core.db, task.room, caller.ownerId, [task])[0]! : task;
+}
+
+/** The full record of one task. */
+export const readTaskUseCase = defineUseCase({
+  input: taskIdInput,
+  output: taskRecord,
+  room: 'record',
+  handler: ({ core, caller, room }, a) => {
+    const t = requireTask(core.db, caller, { taskId: a.task_id, room: room?.id });
+    return toRecord(core.db, t, depsOf(core.db, t.id), openDepsOf(core.db, t.id));
+  },
+  tool: {
+    name: 'read_task',
+    scope: 'READ',
+    title: 'Read a task',
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    description: 'The full record of one task; use it when read_board\'s compact entry is not enough.',
+  },
+  route: { method: 'GET', path: '/v1/rooms/:id/tasks/:taskId', input: taskInPath, present: (task, ctx) => shownTo(ctx, task) },
+});
+
+/** Edits an unfinished task (an agent's plan changes; a human's board detail panel): same rules, each with its right to edit. */
+export const updateTaskUseCase = defineUseCase({
+  input: updateTaskInput,
+  output: taskRecord,
+  room: 'record',
+  handler: ({ core, caller, room }, a) =>
+    updateTask(core, caller, {
+      taskId: a.task_id,
+      room: room?.id,
+      patch: { title: a.title, detail: a.detail, definitionOfDone: a.definition_of_done, order: a.order, dependsOn: a.depends_on },
+    }),
+  tool: {
+    name: 'update_task',
+    title: 'Update a task',
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    scope: 'WRITE',
+    description: 'Edits an unfinished task\'s title, detail, definition_of_done, order or depends_on when the plan changes; returns the task.',
+  },
+  route: { method: 'PATCH', path: '/v1/rooms/:id/tasks/:taskId', body: updateTaskBody, input: taskInPath, present: (task, ctx) => shownTo(ctx, task) },
+});
+
+/** Gives a doing task back unfinished (to todo, lease ended). */
+export const releaseTaskUseCase = defineUseCase({
+  input: taskIdInput,
+  output: taskRecord,
+  room: 'record',
+  handler: ({ core, caller, room }, a) => releaseTask(core, caller, { taskId: a.task_id, room: room?.id }),
+  tool: {
+    name: 'release_task',
+    title: 'Release a task',
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    scope: 'WRITE',
+    description: 'Gives back your doing task unfinished (to todo, lease ended) when you cannot go on; returns the task.',
+  },
+  route: { method: 'POST', path: '/v1/rooms/:id/tasks/:taskId/release', body: null, input: taskInPath, present: (task, ctx) => shownTo(ctx, task) },
+});
+
+/** Archives a finished task (off the board, still readable by id). */
+export const archiveTaskUseCase = defineUseCase({
+  input: taskIdInput,
+  output: taskRecord,
+  room: 'record',
+  handler: ({ core, caller, room }, a) => archiveTask(core, caller, { taskId: a.task_id, room: room?.id }),
+  tool: {
+    name: 'archive_task',
+    title: 'Archive a task',
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    scope: 'WRITE',
+    description: 'Archives a finished task of yours once work is over (off the board, still readable by id); returns the task.',
+  },
+  route: { method: 'POST', path: '/v1/rooms/:id/tasks/:taskId/archive', body: null, input: taskInPath, present: (task, ctx) => shownTo(ctx, task) },
 });

@@ -65,6 +65,9 @@ export interface RouteSide<P extends string, I, O> {
   present?: (out: O, ctx: UseCaseContext & { input: I }) => unknown;
 }
 
+/** A use case's room rule (`UseCaseSpec.room`). */
+export type UseCaseAccess = RoomAccess | 'record';
+
 export interface UseCaseSpec<I extends z.ZodObject, O extends z.ZodType, P extends string> {
   /** The input, caller-neutral: a room use case names its room in `room`. */
   input: I;
@@ -73,10 +76,14 @@ export interface UseCaseSpec<I extends z.ZodObject, O extends z.ZodType, P exten
   /**
    * Authorization: `'member'`, the caller must be in the room `input.room` (an agent member through
    * MCP, a human member through /v1; NOT_FOUND/NOT_MEMBER or 404 otherwise); `'admin'`, a human
-   * admin of it (no tool then). Which kinds of caller may call at all follows from the adapters:
-   * `tool` lets agents, `route` lets human owners.
+   * admin of it (no tool then). `'record'`: the input names one record of a room (a task's
+   * `task_id`), not the room: the handler's service finds the record's room (one lookup) and checks
+   * the caller is a member of it; the route also checks the human is a member of `:id` first (404)
+   * and hands that room to the handler, whose service then refuses a record of another room as not
+   * found. Which kinds of caller may call at all follows from the adapters: `tool` lets agents,
+   * `route` lets human owners.
    */
-  room?: RoomAccess;
+  room?: UseCaseAccess;
   /** Decides, writes in one transaction of its own and emits its events after commit. */
   handler: (ctx: UseCaseContext, input: z.output<I>) => z.input<O>;
   tool?: ToolSide<z.input<O>>;
@@ -87,7 +94,7 @@ export interface UseCaseSpec<I extends z.ZodObject, O extends z.ZodType, P exten
 export interface UseCase<I extends z.ZodObject = z.ZodObject, O extends z.ZodType = z.ZodType> {
   input: I;
   output: O;
-  room?: RoomAccess;
+  room?: UseCaseAccess;
   run: (ctx: UseCaseContext, input: z.output<I>) => z.input<O>;
   /** The MCP tool (absent when agents may not call it). */
   tool: ToolDef;
@@ -105,7 +112,8 @@ const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 export function defineUseCase<I extends z.ZodObject, O extends z.ZodType, const P extends string = string>(
   spec: UseCaseSpec<I, O, P>,
 ): UseCase<I, O> & { tool: O extends z.ZodObject ? ToolDef : never } {
-  if (spec.room && !('room' in spec.input.shape)) throw new Error('a room use case names its room in its input (`room`)');
+  const inRoom = spec.room === 'member' || spec.room === 'admin';
+  if (inRoom && !('room' in spec.input.shape)) throw new Error('a room use case names its room in its input (`room`)');
   if (spec.room === 'admin' && spec.tool) throw new Error('an admin-only use case has no tool: room admins are humans');
   const run = spec.handler;
   const out = { input: spec.input, output: spec.output, room: spec.room, run } as UseCase<I, O>;
@@ -118,13 +126,13 @@ export function defineUseCase<I extends z.ZodObject, O extends z.ZodType, const 
       scope: t.scope,
       ...(t.advertised === false ? { advertised: false } : {}),
       description: t.description,
-      // The registry parses the input, then (room: 'member') checks the agent is in `room`.
-      ...(spec.room ? { room: 'member' as const } : {}),
+      // The registry parses the input, then (room: 'member') checks the agent is in `room`; a record's room is the service's to check.
+      ...(inRoom ? { room: 'member' as const } : {}),
       input: spec.input,
       output: t.output ?? (spec.output as unknown as z.ZodObject),
       handler: (ctx: ToolContext, args: z.output<I>) => {
         const caller: Caller = { kind: 'agent', plate: ctx.agent.plate, ownerId: ctx.agent.ownerId, sessionId: ctx.sessionId };
-        const room = spec.room ? { id: (args as { room: string }).room } : undefined;
+        const room = inRoom ? { id: (args as { room: string }).room } : undefined;
         const result = run({ core: ctx.core, caller, room }, args);
         return (t.present ? t.present(result, ctx) : result) as never;
       },
@@ -137,11 +145,12 @@ export function defineUseCase<I extends z.ZodObject, O extends z.ZodType, const 
     const toInput =
       r.input ??
       ((req: RouteInputs<P>) =>
-        ({ ...(req.body as object), ...(spec.room ? { room: (req.params as Record<string, string>).id } : {}) }) as z.output<I>);
+        ({ ...(req.body as object), ...(inRoom ? { room: (req.params as Record<string, string>).id } : {}) }) as z.output<I>);
     out.route = defineRoute({
       method: r.method,
       path: r.path,
-      room: spec.room,
+      // A record's route checks the human is in `:id`, as a room route does; the service matches the record to it.
+      room: spec.room === 'record' ? 'member' : spec.room,
       body,
       query: r.query,
       handler: (ctx: RouteContext<string, 'owner', RoomAccess | undefined>, parsed: { body: unknown; query: unknown }) => {

@@ -1,0 +1,51 @@
+import { z } from 'zod';
+
+/**
+ * The reservation records, declared once: list_reservations' result and GET
+ * /v1/rooms/:id/reservations' response use these schemas, and shared/api-types.ts derives the
+ * UI's types from them (`z.output`), importing types only (docs/architecture.md, "Use cases").
+ */
+
+/** A path reservation: who holds (or waits for) which repository glob, until when, for which task. */
+export const reservationRecord = z.object({
+  reservation_id: z.string(),
+  room: z.string(),
+  holder: z.string(),
+  plate: z.string(),
+  pattern: z.string(),
+  exclusive: z.boolean(),
+  reason: z.string().nullable(),
+  task_id: z.string().nullable(),
+  state: z.enum(['waiting', 'active']),
+  created_at: z.string(),
+  granted_at: z.string().nullable(),
+  expires_at: z.string(),
+});
+
+/** How a reservation ended (reservations/service.ts `ReleaseRecordDto`); a force-release keeps the human's reason. */
+export const reservationRelease = z.object({
+  reservation_id: z.string(),
+  holder: z.string(),
+  plate: z.string(),
+  pattern: z.string(),
+  task_id: z.string().nullable(),
+  cause: z.enum(['released', 'force_released', 'expired', 'task_ended', 'holder_left', 'wait_cancelled', 'wait_expired']),
+  by_kind: z.enum(['agent', 'human', 'server']),
+  by: z.string().nullable(),
+  reason: z.string().nullable(),
+  at: z.string(),
+});
+
+/** list_reservations: the live and waiting reservations, narrowed to one path when asked. */
+export const listReservationsOutput = z.object({
+  reservations: z.array(reservationRecord),
+  waiting: z.array(reservationRecord),
+  path: z.string().optional(),
+  context_version: z.number().int(),
+});
+
+/** GET /v1/rooms/:id/reservations: the whole list, the recent releases and whether the owner may force-release. */
+export const roomReservationsRecord = listReservationsOutput.omit({ path: true }).extend({
+  released: z.array(reservationRelease),
+  can_force_release: z.boolean(),
+});
