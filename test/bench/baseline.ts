@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { setMaxListeners } from 'node:events';
 import { Worker } from 'node:worker_threads';
+import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -347,4 +348,21 @@ export async function connectEchoPools(load: LoadWorker, echo: EchoBaseline, cou
 /** send_message's arguments for each agent's client: each mentions the next agent (one inbox item and one durable wake per message). */
 export function mentionNext(room: string, agents: BenchAgent[]): Array<Record<string, unknown>> {
   return agents.map((_, i) => ({ room, body: 'Build is green; please review the diff.', mention_targets: [agents[(i + 1) % agents.length]!.handle] }));
+}
+
+/**
+ * A bench's own entry, for the file run directly (`npx tsx test/bench/x.ts`) and not when run.ts
+ * imports it: progress on stderr, the rows as a table on stdout, exit 1 on a failure.
+ */
+export function tableWhenRun(moduleUrl: string, bench: (log: (line: string) => void) => Promise<unknown[]>): void {
+  if (!process.argv[1] || moduleUrl !== pathToFileURL(process.argv[1]).href) return;
+  bench((l) => process.stderr.write(`${l}\n`))
+    .then((rows) => {
+      console.table(rows);
+      process.exit(0);
+    })
+    .catch((err) => {
+      console.error(err);
+      process.exit(1);
+    });
 }
