@@ -14,6 +14,7 @@ import type * as Tasks from './schemas/tasks.js';
 import type * as Reservations from './schemas/reservations.js';
 import type * as Search from './schemas/search.js';
 import type * as Files from './schemas/files.js';
+import { TASK_STATUSES, type TaskStatus } from './task-statuses.js';
 
 export type { ScopeName };
 
@@ -71,8 +72,8 @@ export type PostedMessage = z.output<typeof Messages.sendMessageOutput>;
 /** GET /v1/rooms/:id/messages */
 export type History = z.output<typeof Messages.readRoomOutput>;
 
-export type TaskStatus = z.output<typeof Tasks.taskStatus>;
-export const TASK_STATUSES: TaskStatus[] = ['todo', 'doing', 'blocked', 'done', 'failed', 'cancelled'];
+/** The task statuses: one list, in shared/task-statuses.ts (no zod, so the UI may import it). */
+export { TASK_STATUSES, type TaskStatus };
 
 /**
  * What the owner calling may do with a record now (docs/contract.md "Allowed actions"): the

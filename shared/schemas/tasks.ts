@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { TASK_STATUSES } from '../task-statuses.js';
 
 /**
  * The task records, declared once: the task tools' results and the /v1 task and board routes'
@@ -6,8 +7,8 @@ import { z } from 'zod';
  * (`z.output`), importing types only (docs/architecture.md, "Use cases").
  */
 
-/** The task statuses (tasks/transitions.ts holds the moves between them). */
-export const taskStatus = z.enum(['todo', 'doing', 'blocked', 'done', 'failed', 'cancelled']);
+/** The task statuses (shared/task-statuses.ts; tasks/transitions.ts holds the moves between them). */
+export const taskStatus = z.enum(TASK_STATUSES);
 
 export const consentState = z.enum(['auto', 'accepted']);
 

@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { LoadWorker, api, formatTable, medianOfRounds, startEchoBaseline, type BenchRow } from './baseline.js';
+import { LoadWorker, benchRoom, connectEchoPools, connectPools, formatTable, medianOfRounds, mentionNext, startEchoBaseline, type BenchRow } from './baseline.js';
 import { startCore as startOurs } from '../../src-main/core/start.js';
 
 function arg(name: string): string | undefined {
@@ -40,30 +40,11 @@ try {
     homes.push(home);
     const running = await start({ home, port: 0, ownerName: 'Bench Owner', rateLimit: { perSecond: 0, burst: 0 }, log: () => {} });
     servers.push(running);
-    const { baseUrl, ownerToken } = running;
-    const room = (await api(baseUrl, ownerToken, 'POST', '/v1/rooms', { name: 'Bench' })).room_id as string;
-    const agents: Array<{ handle: string; credential: string }> = [];
-    for (let i = 0; i < clients; i++) {
-      const a = await api(baseUrl, ownerToken, 'POST', '/v1/agents', { name: `Agent ${i}` });
-      const c = await api(baseUrl, ownerToken, 'POST', `/v1/agents/${a.plate}/credentials`, { device: 'bench' });
-      await api(baseUrl, ownerToken, 'POST', `/v1/rooms/${room}/members`, { plate: a.plate });
-      agents.push({ handle: a.handle, credential: c.credential });
-    }
-    const conn = (a: { credential: string }) => ({ url: running.mcpUrl, headers: { authorization: `Bearer ${a.credential}` } });
-    await load.connect(`${label}-1`, [conn(agents[0]!)]);
-    await load.connect(`${label}-n`, agents.map(conn));
-    argsOf.set(
-      label,
-      agents.map((_, i) =>
-        tool === 'send_message'
-          ? { room, body: 'Build is green; please review the diff.', mention_targets: [agents[(i + 1) % agents.length]!.handle] }
-          : {},
-      ),
-    );
+    const { room, agents } = await benchRoom(running, clients);
+    await connectPools(load, label, running.mcpUrl, agents);
+    argsOf.set(label, tool === 'send_message' ? mentionNext(room, agents) : agents.map(() => ({})));
   }
-  await load.connect('echo-1', [{ url: echo.url }]);
-  await load.connect('echo-n', Array.from({ length: clients }, () => ({ url: echo.url })));
-  const echoArgs = Array.from({ length: clients }, () => ({ message: 'hello' }));
+  const echoArgs = await connectEchoPools(load, echo, clients);
 
   const plan: Array<[string, string, string, string, Array<Record<string, unknown>>, number]> = [];
   for (const [mode, suffix, n] of [

@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { setMaxListeners } from 'node:events';
 import { Worker } from 'node:worker_threads';
+import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -300,4 +301,68 @@ export async function api(baseUrl: string, token: string, method: string, path: 
   const json = (await res.json()) as any;
   if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
   return json;
+}
+
+/** An agent a bench seeded: its handle (to mention it) and its credential (to connect as it). */
+export interface BenchAgent {
+  handle: string;
+  credential: string;
+}
+
+/** A new room of `count` new agents of the owner, each with a credential, on a running server (through /v1). */
+export async function benchRoom(
+  server: { baseUrl: string; ownerToken: string },
+  count: number,
+  names: { room?: string; device?: string } = {},
+): Promise<{ room: string; agents: BenchAgent[] }> {
+  const { baseUrl, ownerToken } = server;
+  const room = (await api(baseUrl, ownerToken, 'POST', '/v1/rooms', { name: names.room ?? 'Bench' })).room_id as string;
+  const agents: BenchAgent[] = [];
+  for (let i = 0; i < count; i++) {
+    const a = await api(baseUrl, ownerToken, 'POST', '/v1/agents', { name: `Agent ${i}` });
+    const c = await api(baseUrl, ownerToken, 'POST', `/v1/agents/${a.plate}/credentials`, { device: names.device ?? 'bench' });
+    await api(baseUrl, ownerToken, 'POST', `/v1/rooms/${room}/members`, { plate: a.plate });
+    agents.push({ handle: a.handle, credential: c.credential });
+  }
+  return { room, agents };
+}
+
+/** How the load worker connects to a server's MCP endpoint as this agent. */
+export function asAgent(mcpUrl: string, agent: BenchAgent): { url: string; headers: Record<string, string> } {
+  return { url: mcpUrl, headers: { authorization: `Bearer ${agent.credential}` } };
+}
+
+/** The pools of one server: `<label>-1`, its first agent alone, and `<label>-n`, all of them at once. */
+export async function connectPools(load: LoadWorker, label: string, mcpUrl: string, agents: BenchAgent[]): Promise<void> {
+  await load.connect(`${label}-1`, [asAgent(mcpUrl, agents[0]!)]);
+  await load.connect(`${label}-n`, agents.map((a) => asAgent(mcpUrl, a)));
+}
+
+/** The baseline's pools: `echo-1`, one client, and `echo-n`, `count` clients; with the echo arguments of each. */
+export async function connectEchoPools(load: LoadWorker, echo: EchoBaseline, count: number): Promise<Array<Record<string, unknown>>> {
+  await load.connect('echo-1', [{ url: echo.url }]);
+  await load.connect('echo-n', Array.from({ length: count }, () => ({ url: echo.url })));
+  return Array.from({ length: count }, () => ({ message: 'hello' }));
+}
+
+/** send_message's arguments for each agent's client: each mentions the next agent (one inbox item and one durable wake per message). */
+export function mentionNext(room: string, agents: BenchAgent[]): Array<Record<string, unknown>> {
+  return agents.map((_, i) => ({ room, body: 'Build is green; please review the diff.', mention_targets: [agents[(i + 1) % agents.length]!.handle] }));
+}
+
+/**
+ * A bench's own entry, for the file run directly (`npx tsx test/bench/x.ts`) and not when run.ts
+ * imports it: progress on stderr, the rows as a table on stdout, exit 1 on a failure.
+ */
+export function tableWhenRun(moduleUrl: string, bench: (log: (line: string) => void) => Promise<unknown[]>): void {
+  if (!process.argv[1] || moduleUrl !== pathToFileURL(process.argv[1]).href) return;
+  bench((l) => process.stderr.write(`${l}\n`))
+    .then((rows) => {
+      console.table(rows);
+      process.exit(0);
+    })
+    .catch((err) => {
+      console.error(err);
+      process.exit(1);
+    });
 }

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { startCore } from '../../src-main/core/start.js';
-import { BASELINE_NAME, LoadWorker, api, compareToBaseline, formatTable, medianOfRounds, startEchoBaseline, type BenchRow } from './baseline.js';
+import { BASELINE_NAME, LoadWorker, benchRoom, compareToBaseline, connectEchoPools, connectPools, formatTable, medianOfRounds, mentionNext, startEchoBaseline, type BenchRow } from './baseline.js';
 
 export interface CoreBenchOptions {
   /** Calls per round from one client. */
@@ -31,29 +31,12 @@ export async function runCoreBench(opts: CoreBenchOptions = {}): Promise<BenchRo
   const running = await startCore({ home, port: 0, ownerName: 'Bench Owner', rateLimit: { perSecond: 0, burst: 0 }, log: () => {} });
   const load = new LoadWorker();
   try {
-    const { baseUrl, ownerToken } = running;
-    const room = (await api(baseUrl, ownerToken, 'POST', '/v1/rooms', { name: 'Bench' })).room_id as string;
-    const agents: Array<{ handle: string; credential: string }> = [];
-    for (let i = 0; i < concurrentClients; i++) {
-      const a = await api(baseUrl, ownerToken, 'POST', '/v1/agents', { name: `Agent ${i}` });
-      const c = await api(baseUrl, ownerToken, 'POST', `/v1/agents/${a.plate}/credentials`, { device: 'bench' });
-      await api(baseUrl, ownerToken, 'POST', `/v1/rooms/${room}/members`, { plate: a.plate });
-      agents.push({ handle: a.handle, credential: c.credential });
-    }
-    const ours = (a: { credential: string }) => ({ url: running.mcpUrl, headers: { authorization: `Bearer ${a.credential}` } });
-    await load.connect('echo-1', [{ url: echo.url }]);
-    await load.connect('echo-n', agents.map(() => ({ url: echo.url })));
-    await load.connect('ours-1', [ours(agents[0]!)]);
-    await load.connect('ours-n', agents.map(ours));
+    const { room, agents } = await benchRoom(running, concurrentClients);
+    const echoArgs = await connectEchoPools(load, echo, concurrentClients);
+    await connectPools(load, 'ours', running.mcpUrl, agents);
 
-    const echoArgs = agents.map(() => ({ message: 'hello' }));
     const whoamiArgs = agents.map(() => ({}));
-    // Each client mentions the next agent: one inbox item and one durable wake per message.
-    const sendArgs = agents.map((_, i) => ({
-      room,
-      body: 'Build is green; please review the diff.',
-      mention_targets: [agents[(i + 1) % agents.length]!.handle],
-    }));
+    const sendArgs = mentionNext(room, agents);
     const concurrent = `${concurrentClients} clients`;
     const plan: Array<[string, string, string, string, Array<Record<string, unknown>>, number]> = [
       [BASELINE_NAME, 'sequential', 'echo-1', 'echo', echoArgs, sequentialCalls],

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { startCore, type RunningCore } from '../../src-main/core/start.js';
 import type { Synchronous } from '../../src-main/core/db/open.js';
-import { BASELINE_NAME, LoadWorker, api, compareToBaseline, formatTable, medianOfRounds, startEchoBaseline, type BenchRow } from './baseline.js';
+import { BASELINE_NAME, LoadWorker, benchRoom, compareToBaseline, connectEchoPools, connectPools, formatTable, medianOfRounds, mentionNext, startEchoBaseline, type BenchRow } from './baseline.js';
 
 export interface DurabilityBenchOptions {
   sequentialCalls?: number;
@@ -36,29 +36,17 @@ export async function runDurabilityBench(opts: DurabilityBenchOptions = {}): Pro
   const load = new LoadWorker();
   const cores: Array<{ mode: Synchronous; home: string; running: RunningCore }> = [];
   try {
-    await load.connect('echo-1', [{ url: echo.url }]);
-    await load.connect('echo-n', Array.from({ length: concurrentClients }, () => ({ url: echo.url })));
+    const echoArgs = await connectEchoPools(load, echo, concurrentClients);
     const sendArgs: Record<Synchronous, Array<Record<string, unknown>>> = { GROUP: [], FULL: [], NORMAL: [] };
     for (const mode of MODES) {
       const home = mkdtempSync(join(tmpdir(), `agent-rooms-bench-sync-${mode.toLowerCase()}-`));
       const running = await startCore({ home, port: 0, ownerName: 'Bench Owner', rateLimit: { perSecond: 0, burst: 0 }, log: () => {}, synchronous: mode });
       cores.push({ mode, home, running });
-      const { baseUrl, ownerToken } = running;
-      const room = (await api(baseUrl, ownerToken, 'POST', '/v1/rooms', { name: 'Bench' })).room_id as string;
-      const agents: Array<{ handle: string; credential: string }> = [];
-      for (let i = 0; i < concurrentClients; i++) {
-        const a = await api(baseUrl, ownerToken, 'POST', '/v1/agents', { name: `Agent ${i}` });
-        const c = await api(baseUrl, ownerToken, 'POST', `/v1/agents/${a.plate}/credentials`, { device: 'bench' });
-        await api(baseUrl, ownerToken, 'POST', `/v1/rooms/${room}/members`, { plate: a.plate });
-        agents.push({ handle: a.handle, credential: c.credential });
-      }
-      const conn = (a: { credential: string }) => ({ url: running.mcpUrl, headers: { authorization: `Bearer ${a.credential}` } });
-      await load.connect(`${mode}-1`, [conn(agents[0]!)]);
-      await load.connect(`${mode}-n`, agents.map(conn));
-      sendArgs[mode] = agents.map((_, i) => ({ room, body: 'Build is green; please review the diff.', mention_targets: [agents[(i + 1) % agents.length]!.handle] }));
+      const { room, agents } = await benchRoom(running, concurrentClients);
+      await connectPools(load, mode, running.mcpUrl, agents);
+      sendArgs[mode] = mentionNext(room, agents);
     }
     const concurrent = `${concurrentClients} clients`;
-    const echoArgs = Array.from({ length: concurrentClients }, () => ({ message: 'hello' }));
     const plan: Array<[string, string, string, string, Array<Record<string, unknown>>, number]> = [
       [BASELINE_NAME, 'sequential', 'echo-1', 'echo', echoArgs, sequentialCalls],
       ...MODES.map((m) => [`send_message synchronous=${m}`, 'sequential', `${m}-1`, 'send_message', sendArgs[m], sequentialCalls] as (typeof plan)[number]),

@@ -9,26 +9,17 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startCore } from '../../src-main/core/start.js';
-import { LoadWorker, api } from './baseline.js';
+import { LoadWorker, asAgent, benchRoom, mentionNext } from './baseline.js';
 
 const calls = Number(process.argv[2] ?? 2000);
 const tool = process.argv[3] ?? 'send_message';
 const home = mkdtempSync(join(tmpdir(), 'agent-rooms-prof-'));
 const running = await startCore({ home, port: 0, ownerName: 'Prof Owner', rateLimit: { perSecond: 0, burst: 0 }, log: () => {} });
 try {
-  const { baseUrl, ownerToken } = running;
-  const room = (await api(baseUrl, ownerToken, 'POST', '/v1/rooms', { name: 'Prof' })).room_id as string;
-  const agents: Array<{ handle: string; credential: string }> = [];
-  for (let i = 0; i < 2; i++) {
-    const a = await api(baseUrl, ownerToken, 'POST', '/v1/agents', { name: `Agent ${i}` });
-    const c = await api(baseUrl, ownerToken, 'POST', `/v1/agents/${a.plate}/credentials`, { device: 'prof' });
-    await api(baseUrl, ownerToken, 'POST', `/v1/rooms/${room}/members`, { plate: a.plate });
-    agents.push({ handle: a.handle, credential: c.credential });
-  }
+  const { room, agents } = await benchRoom(running, 2, { room: 'Prof', device: 'prof' });
   const load = new LoadWorker();
-  await load.connect('one', [{ url: running.mcpUrl, headers: { authorization: `Bearer ${agents[0]!.credential}` } }]);
-  const args =
-    tool === 'send_message' ? { room, body: 'Build is green; please review the diff.', mention_targets: [agents[1]!.handle] } : {};
+  await load.connect('one', [asAgent(running.mcpUrl, agents[0]!)]);
+  const args = tool === 'send_message' ? mentionNext(room, agents)[0]! : {};
   const row = await load.run(tool, 'sequential', 'one', tool, [args], { perClient: calls, warmup: 100 });
   process.stdout.write(
     `${row.calls} ${tool} calls: p50 ${row.p50_ms.toFixed(3)} ms, server event-loop busy ${row.server_us_per_call!.toFixed(0)} us/call, cpu ${row.cpu_us_per_call!.toFixed(0)} us/call\n`,

@@ -10,12 +10,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
-import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { once } from 'node:events';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { startTestServer } from '../helpers/server.js';
-import { benchClient, startEchoBaseline } from './baseline.js';
+import { benchClient, startEchoBaseline, tableWhenRun } from './baseline.js';
 import { seedLarge } from './seed-large.js';
 import { readBoard, leaseHandles } from '../../src-main/core/tasks/service.js';
 import { listFilesForHumans, listFilesPage } from '../../src-main/core/files/service.js';
@@ -191,14 +190,4 @@ export async function runScaleBench(log: (line: string) => void = () => {}): Pro
   }
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  runScaleBench((l) => process.stderr.write(`${l}\n`))
-    .then((rows) => {
-      console.table(rows);
-      process.exit(0);
-    })
-    .catch((err) => {
-      console.error(err);
-      process.exit(1);
-    });
-}
+tableWhenRun(import.meta.url, runScaleBench);

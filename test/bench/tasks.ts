@@ -4,10 +4,9 @@
  * `echo` tool over StreamableHTTPServerTransport on node:http, in this same process,
  * called the same way). Run: `npx tsx test/bench/tasks.ts`.
  */
-import { pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { startTestServer, type TestAgent } from '../helpers/server.js';
-import { startEchoBaseline, benchClient } from './baseline.js';
+import { startEchoBaseline, benchClient, tableWhenRun } from './baseline.js';
 import { createTask, claimTask } from '../../src-main/core/tasks/service.js';
 
 export interface BenchRow {
@@ -142,14 +141,4 @@ export async function runTasksBench(log: (line: string) => void = () => {}): Pro
   }
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  runTasksBench((l) => process.stderr.write(`${l}\n`))
-    .then((rows) => {
-      console.table(rows);
-      process.exit(0);
-    })
-    .catch((err) => {
-      console.error(err);
-      process.exit(1);
-    });
-}
+tableWhenRun(import.meta.url, runTasksBench);

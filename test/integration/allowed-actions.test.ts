@@ -41,10 +41,48 @@ async function putUpload(core: Core, uploadUrl: string, bytes: Buffer): Promise<
  * denied act is refused as forbidden (docs/contract.md "Allowed actions").
  */
 
+/**
+ * The table of one record kind, opened for its describe: an in-process app whose primary owner
+ * (the caller `admin`) makes the rooms named and admits every other caller, a new owner of the
+ * name given, as a plain member of each. `rows` are every state read by every caller (it.each's
+ * cases); `s`, `rooms` and `token` (each caller's owner token) are there from the tests and the
+ * describe's own later beforeAll on.
+ */
+function actionsTable<S extends string, C extends string>(states: readonly S[], callers: Record<C, string | 'primary'>, roomNames: string[]) {
+  const names = Object.keys(callers) as C[];
+  const t = {
+    callers: names,
+    rows: states.flatMap((state) => names.map((caller) => [state, caller] as const)),
+    s: undefined as unknown as TestApp,
+    rooms: [] as string[],
+    token: {} as Record<C, string>,
+  };
+  beforeAll(async () => {
+    t.s = await openTestApp({ rateLimit: { perSecond: 0, burst: 0 } });
+    for (const name of roomNames) t.rooms.push(await t.s.room(name));
+    for (const caller of names) {
+      if (callers[caller] === 'primary') {
+        t.token[caller] = t.s.ownerToken;
+        continue;
+      }
+      const o = await t.s.owner(callers[caller]);
+      t.token[caller] = o.token;
+      for (const room of t.rooms) expect((await t.s.api('POST', `/v1/rooms/${room}/members`, { owner_id: o.owner_id, role: 'member' })).status).toBe(201);
+    }
+  });
+  afterAll(async () => t.s?.stop());
+  return t;
+}
+
 type Caller = 'admin' | 'assigneeOwner' | 'creator' | 'otherMember';
-const CALLERS: Caller[] = ['admin', 'assigneeOwner', 'creator', 'otherMember'];
 
 describe('allowed_actions: tasks', () => {
+  type State = 'todo' | 'doing' | 'blocked' | 'done' | 'failed' | 'cancelled' | 'archived' | 'retried';
+  const STATES: State[] = ['todo', 'doing', 'blocked', 'done', 'failed', 'cancelled', 'archived', 'retried'];
+  // A cross-owner room (the admin's agent and Bea's agents; Bea lets others assign to hers), and
+  // a room whose agents all belong to Bea, a plain member: she reassigns there, the admin does not.
+  const table = actionsTable<State, Caller>(STATES, { admin: 'primary', assigneeOwner: 'Bea', creator: 'Cy', otherMember: 'Dee' }, ['Cross', 'Solo']);
+  const CALLERS = table.callers;
   let s: TestApp;
   let room: string;
   let soloRoom: string;
@@ -53,40 +91,26 @@ describe('allowed_actions: tasks', () => {
   let soloWorker: TestAgent;
   let w: AppClient;
   let sw: AppClient;
-  const token: Record<Caller, string> = {} as never;
+  let token: Record<Caller, string>;
 
   beforeAll(async () => {
-    s = await openTestApp({ rateLimit: { perSecond: 0, burst: 0 } });
-    const b = await s.owner('Bea');
-    const c = await s.owner('Cy');
-    const d = await s.owner('Dee');
-    token.admin = s.ownerToken;
-    token.assigneeOwner = b.token;
-    token.creator = c.token;
-    token.otherMember = d.token;
-    // A cross-owner room: the admin's agent and Bea's agents; Bea lets others assign to hers.
-    room = await s.room('Cross');
-    for (const o of [b, c, d]) expect((await s.api('POST', `/v1/rooms/${room}/members`, { owner_id: o.owner_id, role: 'member' })).status).toBe(201);
+    ({ s, token } = table);
+    [room = '', soloRoom = ''] = table.rooms;
+    const bea = token.assigneeOwner;
     const mine = await s.agent('Mine');
     await s.join(room, mine.plate);
-    worker = await s.agent('Worker', { token: b.token });
-    spare = await s.agent('Spare', { token: b.token });
-    await s.join(room, worker.plate, b.token);
-    await s.join(room, spare.plate, b.token);
-    expect((await s.api('PUT', `/v1/rooms/${room}/consent`, { mode: 'trust_room' }, b.token)).status).toBe(200);
+    worker = await s.agent('Worker', { token: bea });
+    spare = await s.agent('Spare', { token: bea });
+    await s.join(room, worker.plate, bea);
+    await s.join(room, spare.plate, bea);
+    expect((await s.api('PUT', `/v1/rooms/${room}/consent`, { mode: 'trust_room' }, bea)).status).toBe(200);
     w = await s.connect(worker.credential);
-    // A room whose agents all belong to Bea, a plain member: she reassigns there, the admin does not.
-    soloRoom = await s.room('Solo');
-    for (const o of [b, c, d]) expect((await s.api('POST', `/v1/rooms/${soloRoom}/members`, { owner_id: o.owner_id, role: 'member' })).status).toBe(201);
-    soloWorker = await s.agent('Solo', { token: b.token });
-    await s.join(soloRoom, soloWorker.plate, b.token);
-    expect((await s.api('PUT', `/v1/rooms/${soloRoom}/consent`, { mode: 'trust_room' }, b.token)).status).toBe(200);
+    soloWorker = await s.agent('Solo', { token: bea });
+    await s.join(soloRoom, soloWorker.plate, bea);
+    expect((await s.api('PUT', `/v1/rooms/${soloRoom}/consent`, { mode: 'trust_room' }, bea)).status).toBe(200);
     sw = await s.connect(soloWorker.credential);
   });
-  afterAll(async () => s.stop());
 
-  type State = 'todo' | 'doing' | 'blocked' | 'done' | 'failed' | 'cancelled' | 'archived' | 'retried';
-  const STATES: State[] = ['todo', 'doing', 'blocked', 'done', 'failed', 'cancelled', 'archived', 'retried'];
   let n = 0;
 
   /** A task created by Cy (the creator), assigned to Bea's agent, brought to `state`. */
@@ -143,8 +167,7 @@ describe('allowed_actions: tasks', () => {
     }
   });
 
-  const cases = STATES.flatMap((state) => CALLERS.map((caller) => [state, caller] as const));
-  it.each(cases)('a %s task, read by the %s: each listed act succeeds, each other is refused', async (state, caller) => {
+  it.each(table.rows)('a %s task, read by the %s: each listed act succeeds, each other is refused', async (state, caller) => {
     const tok = token[caller];
     const t = await taskIn(state);
     const rec = await read(t, tok);
@@ -212,27 +235,18 @@ describe('allowed_actions: tasks', () => {
 
 describe('allowed_actions: wakes', () => {
   type WakeCaller = 'admin' | 'agentOwner' | 'otherMember';
-  const WAKE_CALLERS: WakeCaller[] = ['admin', 'agentOwner', 'otherMember'];
   type WakeState = 'held' | 'running' | 'failed' | 'retried' | 'handled';
-  const WAKE_STATES: WakeState[] = ['held', 'running', 'failed', 'retried', 'handled'];
+  const table = actionsTable<WakeState, WakeCaller>(['held', 'running', 'failed', 'retried', 'handled'], { admin: 'primary', agentOwner: 'Bea', otherMember: 'Dee' }, ['Wakes']);
   let s: TestApp;
   let room: string;
   let worker: TestAgent;
-  const token: Record<WakeCaller, string> = {} as never;
+  let token: Record<WakeCaller, string>;
 
   beforeAll(async () => {
-    s = await openTestApp({ rateLimit: { perSecond: 0, burst: 0 } });
-    const b = await s.owner('Bea');
-    const d = await s.owner('Dee');
-    token.admin = s.ownerToken;
-    token.agentOwner = b.token;
-    token.otherMember = d.token;
-    room = await s.room('Wakes');
-    for (const o of [b, d]) expect((await s.api('POST', `/v1/rooms/${room}/members`, { owner_id: o.owner_id, role: 'member' })).status).toBe(201);
-    worker = await s.agent('Worker', { token: b.token });
-    await s.join(room, worker.plate, b.token);
+    ({ s, token, rooms: [room = ''] } = table);
+    worker = await s.agent('Worker', { token: token.agentOwner });
+    await s.join(room, worker.plate, token.agentOwner);
   });
-  afterAll(async () => s.stop());
 
   let n = 0;
   /** A wake of Bea's agent in `state`, written as the dispatcher would (synchronously, so it does not pick it up between). */
@@ -255,8 +269,7 @@ describe('allowed_actions: wakes', () => {
     return w as { status: string; allowed_actions: WakeAction[]; denied_actions: Record<string, string> };
   };
 
-  const cases = WAKE_STATES.flatMap((state) => WAKE_CALLERS.map((caller) => [state, caller] as const));
-  it.each(cases)('a %s wake, read by the %s: each listed act succeeds, each other is refused', async (state, caller) => {
+  it.each(table.rows)('a %s wake, read by the %s: each listed act succeeds, each other is refused', async (state, caller) => {
     const tok = token[caller];
     const id = await wakeIn(state);
     const rec = await read(id, tok);
@@ -299,24 +312,15 @@ describe('allowed_actions: wakes', () => {
 
 describe('allowed_actions: files', () => {
   type FileCaller = 'admin' | 'author' | 'otherMember';
-  const FILE_CALLERS: FileCaller[] = ['admin', 'author', 'otherMember'];
   type FileState = 'ready' | 'quarantined' | 'deleted' | 'deletedPathTaken';
-  const FILE_STATES: FileState[] = ['ready', 'quarantined', 'deleted', 'deletedPathTaken'];
+  const table = actionsTable<FileState, FileCaller>(['ready', 'quarantined', 'deleted', 'deletedPathTaken'], { admin: 'primary', author: 'Bea', otherMember: 'Dee' }, ['Files']);
   let s: TestApp;
   let room: string;
-  const token: Record<FileCaller, string> = {} as never;
+  let token: Record<FileCaller, string>;
 
   beforeAll(async () => {
-    s = await openTestApp({ rateLimit: { perSecond: 0, burst: 0 } });
-    const b = await s.owner('Bea');
-    const d = await s.owner('Dee');
-    token.admin = s.ownerToken;
-    token.author = b.token;
-    token.otherMember = d.token;
-    room = await s.room('Files');
-    for (const o of [b, d]) expect((await s.api('POST', `/v1/rooms/${room}/members`, { owner_id: o.owner_id, role: 'member' })).status).toBe(201);
+    ({ s, token, rooms: [room = ''] } = table);
   });
-  afterAll(async () => s.stop());
 
   let n = 0;
   async function share(path: string, complete: boolean): Promise<string> {
@@ -352,8 +356,7 @@ describe('allowed_actions: files', () => {
     return s.api('POST', `/v1/rooms/${room}/deleted-files/${f.id}/restore`, undefined, tok);
   }
 
-  const cases = FILE_STATES.flatMap((state) => FILE_CALLERS.map((caller) => [state, caller] as const));
-  it.each(cases)('a %s file, read by the %s: each listed act succeeds, each other is refused', async (state, caller) => {
+  it.each(table.rows)('a %s file, read by the %s: each listed act succeeds, each other is refused', async (state, caller) => {
     const tok = token[caller];
     const f = await fileIn(state);
     const rec = await read(f, state, tok);

@@ -1,8 +1,9 @@
-import { describe, it, expect, afterAll, beforeAll } from 'vitest';
+import { describe, it, expect } from 'vitest';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { ok, fails, type TestAgent } from '../helpers/server.js';
-import { openTestApp, type AppClient, type TestApp } from '../helpers/app.js';
+import { ok, fails } from '../helpers/server.js';
+import { type TestApp } from '../helpers/app.js';
+import { appFor, seatFor } from '../helpers/seat.js';
 
 /**
  * A real server fault, provoked honestly: the test moves the `messages` table aside through
@@ -26,31 +27,20 @@ const repairMessages = (s: TestApp) => withStore(s, (db) => db.exec('ALTER TABLE
 const SECRET_BODY = `deploy with ${['ark', 'SECRETinBODY9876543210zyxwvutsrqponmlkjihgfedc'].join('_')} and the note from alice@example.com`;
 
 describe('error reporting: the six-step sequence of docs/contract.md', () => {
-  let s: TestApp;
-  let a: TestAgent;
-  let c: AppClient;
-  let room: string;
-
-  beforeAll(async () => {
-    s = await openTestApp({ database: 'home' });
-    a = await s.agent('Reporter');
-    room = await s.room('Faults');
-    await s.join(room, a.plate);
-    c = await s.connect(a.credential);
-  });
-  afterAll(async () => s.stop());
+  const s = appFor({ database: 'home' });
+  const seat = seatFor(s, 'Reporter', 'Faults');
 
   it('diagnose, retry once, check consent, ask, record consent, report: the trace comes from evidence only', async () => {
     breakMessages(s);
     let failed: any;
     let again: any;
     try {
-      failed = await fails(c, 'send_message', { room, body: SECRET_BODY });
+      failed = await fails(seat.c, 'send_message', { room: seat.room, body: SECRET_BODY });
       expect(failed.code).toBe('INTERNAL');
       expect(failed.next_action).toBe('diagnose_error');
 
       // 1. diagnose_error({error_id})
-      const d1 = await ok(c, 'diagnose_error', { error_id: failed.error_id });
+      const d1 = await ok(seat.c, 'diagnose_error', { error_id: failed.error_id });
       expect(d1.classification).toBe('server_fault');
       expect(d1.evidence_available).toBe(true);
       expect(d1.feedback.recommended).toBe(true);
@@ -58,33 +48,33 @@ describe('error reporting: the six-step sequence of docs/contract.md', () => {
 
       // 2. retry once after the stated delay; 3. it fails again, so the flow continues.
       await new Promise((r) => setTimeout(r, d1.retry.delay_ms));
-      again = await fails(c, 'send_message', { room, body: SECRET_BODY });
+      again = await fails(seat.c, 'send_message', { room: seat.room, body: SECRET_BODY });
       expect(again.code).toBe('INTERNAL');
 
       // 4. both evidence_available and feedback.recommended
-      const d2 = await ok(c, 'diagnose_error', { error_id: again.error_id });
+      const d2 = await ok(seat.c, 'diagnose_error', { error_id: again.error_id });
       expect(d2.evidence_available && d2.feedback.recommended).toBe(true);
       expect(d2.fingerprint).toBe(d1.fingerprint);
       expect(d2.occurrences).toBe(2);
       expect(d2.feedback.bug_consent).toBe(false);
 
       // 5. read bug consent: absent, so report_error is refused until the human's clear yes is recorded.
-      const consent = await ok(c, 'get_feedback_consent');
+      const consent = await ok(seat.c, 'get_feedback_consent');
       expect(consent).toMatchObject({ bugs: false, product: false, granted_at: null, revoked: false });
-      const refused = await fails(c, 'report_error', { error_id: again.error_id });
+      const refused = await fails(seat.c, 'report_error', { error_id: again.error_id });
       expect(refused.code).toBe('CONSENT_REQUIRED');
       expect(refused.reason).toBe('bug_consent_missing');
-      const granted = await ok(c, 'set_feedback_consent', { bugs: true });
+      const granted = await ok(seat.c, 'set_feedback_consent', { bugs: true });
       expect(granted.bugs).toBe(true);
       expect(granted.granted_at).toEqual(expect.any(String));
 
       // 6. report_error: the server builds the trace.
-      const rep = await ok(c, 'report_error', {
+      const rep = await ok(seat.c, 'report_error', {
         error_id: again.error_id,
         impact: 'blocker',
         note: 'send_message failed twice with INTERNAL, so the status update never reached the room.',
       });
-      expect(rep).toMatchObject({ recorded: true, duplicate: false, error_id: again.error_id, tool: 'send_message', code: 'INTERNAL', classification: 'server_fault', impact: 'blocker', room });
+      expect(rep).toMatchObject({ recorded: true, duplicate: false, error_id: again.error_id, tool: 'send_message', code: 'INTERNAL', classification: 'server_fault', impact: 'blocker', room: seat.room });
       expect(rep.report_id).toMatch(/^rep_/);
       expect(rep.trace).toMatchObject({
         error_id: again.error_id,
@@ -92,7 +82,7 @@ describe('error reporting: the six-step sequence of docs/contract.md', () => {
         code: 'INTERNAL',
         http_status: 500,
         arg_shape: { room: 'string', body: 'string' },
-        room,
+        room: seat.room,
         fingerprint: d1.fingerprint,
       });
       expect(rep.trace.request_id).toMatch(/^req_/);
@@ -103,18 +93,18 @@ describe('error reporting: the six-step sequence of docs/contract.md', () => {
       expect(wire).not.toMatch(/at .*\.ts:\d+/); // no stack trace
 
       // Deduplicated by error id: the same call returns the first report.
-      const dup = await ok(c, 'report_error', { error_id: again.error_id, impact: 'minor', note: 'A different note.' });
+      const dup = await ok(seat.c, 'report_error', { error_id: again.error_id, impact: 'minor', note: 'A different note.' });
       expect(dup.report_id).toBe(rep.report_id);
       expect(dup.duplicate).toBe(true);
       expect(dup.impact).toBe('blocker');
       expect(dup.note).toBe(rep.note);
 
       // The first failure of the same incident is another error id: a recurrence of the same fingerprint.
-      const rep1 = await ok(c, 'report_error', { error_id: failed.error_id });
+      const rep1 = await ok(seat.c, 'report_error', { error_id: failed.error_id });
       expect(rep1.report_id).not.toBe(rep.report_id);
       expect(rep1.recurrence).toMatchObject({ reports: 2, recurring: true });
 
-      const d3 = await ok(c, 'diagnose_error', { error_id: again.error_id });
+      const d3 = await ok(seat.c, 'diagnose_error', { error_id: again.error_id });
       expect(d3.feedback.already_reported).toBe(true);
     } finally {
       repairMessages(s);
@@ -123,7 +113,7 @@ describe('error reporting: the six-step sequence of docs/contract.md', () => {
     // The owner reads the reports through /v1, without any of the message content.
     const list = await s.api('GET', '/v1/reports');
     expect(list.status).toBe(200);
-    const mine = list.body.reports.filter((r: any) => r.plate === a.plate);
+    const mine = list.body.reports.filter((r: any) => r.plate === seat.agent.plate);
     expect(mine.map((r: any) => r.error_id).sort()).toEqual([failed.error_id, again.error_id].sort());
     expect(JSON.stringify(list.body)).not.toContain('SECRETinBODY');
     // Another owner with no agents and no rooms sees none of them.
@@ -134,24 +124,24 @@ describe('error reporting: the six-step sequence of docs/contract.md', () => {
   });
 
   it('a retried call that succeeds is not reported', async () => {
-    await ok(c, 'set_feedback_consent', { bugs: true });
+    await ok(seat.c, 'set_feedback_consent', { bugs: true });
     breakMessages(s);
     let failed: any;
     try {
-      failed = await fails(c, 'send_message', { room, body: 'status: build green' });
-      const d = await ok(c, 'diagnose_error', { error_id: failed.error_id });
+      failed = await fails(seat.c, 'send_message', { room: seat.room, body: 'status: build green' });
+      const d = await ok(seat.c, 'diagnose_error', { error_id: failed.error_id });
       expect(d.feedback.recommended).toBe(true);
     } finally {
       repairMessages(s);
     }
     // The retry (same call) succeeds.
-    const sent = await ok(c, 'send_message', { room, body: 'status: build green' });
+    const sent = await ok(seat.c, 'send_message', { room: seat.room, body: 'status: build green' });
     expect(sent.seq).toBeGreaterThan(0);
-    const d = await ok(c, 'diagnose_error', { error_id: failed.error_id });
+    const d = await ok(seat.c, 'diagnose_error', { error_id: failed.error_id });
     expect(d.resolved_by_retry).toBe(true);
     expect(d.feedback.recommended).toBe(false);
     expect(d.feedback.next_action).toBe('stop');
-    const r = await fails(c, 'report_error', { error_id: failed.error_id });
+    const r = await fails(seat.c, 'report_error', { error_id: failed.error_id });
     expect(r.code).toBe('FORBIDDEN');
     expect(r.reason).toBe('resolved_by_retry');
     const list = await s.api('GET', '/v1/reports');
@@ -159,34 +149,34 @@ describe('error reporting: the six-step sequence of docs/contract.md', () => {
   });
 
   it('refuses caller-side failures, other agents’ error ids and unknown ids', async () => {
-    await ok(c, 'set_feedback_consent', { bugs: true });
-    const misuse = await fails(c, 'read_room', { room: 'room_missing' });
-    const r = await fails(c, 'report_error', { error_id: misuse.error_id });
+    await ok(seat.c, 'set_feedback_consent', { bugs: true });
+    const misuse = await fails(seat.c, 'read_room', { room: 'room_missing' });
+    const r = await fails(seat.c, 'report_error', { error_id: misuse.error_id });
     expect(r.code).toBe('FORBIDDEN');
     expect(r.reason).toBe('feedback_not_recommended');
 
     const b = await s.agent('Other');
-    await s.join(room, b.plate);
+    await s.join(seat.room, b.plate);
     const cb = await s.connect(b.credential);
     await ok(cb, 'set_feedback_consent', { bugs: true });
     breakMessages(s);
     let theirs: any;
     try {
-      theirs = await fails(cb, 'send_message', { room, body: 'x' });
+      theirs = await fails(cb, 'send_message', { room: seat.room, body: 'x' });
     } finally {
       repairMessages(s);
     }
     // Not the caller's: as if it did not exist.
-    expect((await fails(c, 'report_error', { error_id: theirs.error_id })).code).toBe('NOT_FOUND');
-    expect((await fails(c, 'report_error', { error_id: 'err_01AAAAAAAAAAAAAAAAAAAAAAAA' })).code).toBe('NOT_FOUND');
+    expect((await fails(seat.c, 'report_error', { error_id: theirs.error_id })).code).toBe('NOT_FOUND');
+    expect((await fails(seat.c, 'report_error', { error_id: 'err_01AAAAAAAAAAAAAAAAAAAAAAAA' })).code).toBe('NOT_FOUND');
   });
 
   it('rejects every kind of sensitive note and accepts ordinary technical notes', async () => {
-    await ok(c, 'set_feedback_consent', { bugs: true });
+    await ok(seat.c, 'set_feedback_consent', { bugs: true });
     const faults: string[] = [];
     breakMessages(s);
     try {
-      for (let i = 0; i < 4; i++) faults.push((await fails(c, 'send_message', { room, body: `n${i}`, parent_id: `p${i}` })).error_id);
+      for (let i = 0; i < 4; i++) faults.push((await fails(seat.c, 'send_message', { room: seat.room, body: `n${i}`, parent_id: `p${i}` })).error_id);
     } finally {
       repairMessages(s);
     }
@@ -214,7 +204,7 @@ describe('error reporting: the six-step sequence of docs/contract.md', () => {
       '> this is a quoted message line',
     ];
     for (const note of sensitive) {
-      const e = await fails(c, 'report_error', { error_id: faults[0]!, note });
+      const e = await fails(seat.c, 'report_error', { error_id: faults[0]!, note });
       expect(e.code, note).toBe('INVALID_ARGUMENT');
       expect(e.reason, note).toBe('sensitive_content');
       expect(e.message).not.toContain(note.slice(0, 20));
@@ -226,29 +216,29 @@ describe('error reporting: the six-step sequence of docs/contract.md', () => {
       "It's blocking: the handoff didn't reach the successor, e.g. the review task couldn't start.",
     ];
     for (let i = 0; i < ordinary.length; i++) {
-      const rep = await ok(c, 'report_error', { error_id: faults[i]!, note: ordinary[i] });
+      const rep = await ok(seat.c, 'report_error', { error_id: faults[i]!, note: ordinary[i] });
       expect(rep.recorded).toBe(true);
       expect(rep.note).toBe(ordinary[i]);
     }
   });
 
   it('ties a report to a task of the caller’s rooms, and the same incident is not accepted twice through task feedback', async () => {
-    await ok(c, 'set_feedback_consent', { bugs: true });
-    const t = await ok(c, 'create_task', { room, title: 'Ship', definition_of_done: 'shipped', assignee: a.plate });
-    await ok(c, 'claim_task', { task_id: t.task_id });
-    await ok(c, 'complete_task', { task_id: t.task_id, status: 'failed', reason: 'store fault' });
+    await ok(seat.c, 'set_feedback_consent', { bugs: true });
+    const t = await ok(seat.c, 'create_task', { room: seat.room, title: 'Ship', definition_of_done: 'shipped', assignee: seat.agent.plate });
+    await ok(seat.c, 'claim_task', { task_id: t.task_id });
+    await ok(seat.c, 'complete_task', { task_id: t.task_id, status: 'failed', reason: 'store fault' });
     const faults: string[] = [];
     breakMessages(s);
     try {
-      for (let i = 0; i < 3; i++) faults.push((await fails(c, 'send_message', { room, body: 'progress' })).error_id);
+      for (let i = 0; i < 3; i++) faults.push((await fails(seat.c, 'send_message', { room: seat.room, body: 'progress' })).error_id);
     } finally {
       repairMessages(s);
     }
-    expect((await fails(c, 'report_error', { error_id: faults[0]!, task_id: 'task_unknown' })).code).toBe('NOT_FOUND');
-    const rep = await ok(c, 'report_error', { error_id: faults[0]!, task_id: t.task_id, impact: 'degraded' });
-    expect(rep).toMatchObject({ task_id: t.task_id, room, impact: 'degraded' });
+    expect((await fails(seat.c, 'report_error', { error_id: faults[0]!, task_id: 'task_unknown' })).code).toBe('NOT_FOUND');
+    const rep = await ok(seat.c, 'report_error', { error_id: faults[0]!, task_id: t.task_id, impact: 'degraded' });
+    expect(rep).toMatchObject({ task_id: t.task_id, room: seat.room, impact: 'degraded' });
     const issue = {
-      room,
+      room: seat.room,
       task_id: t.task_id,
       outcome: 'issue',
       evidence: { tool: 'send_message', expected: 'the message is posted', got: 'INTERNAL' },
@@ -258,14 +248,14 @@ describe('error reporting: the six-step sequence of docs/contract.md', () => {
       origin: 'agent_noticed',
     };
     // Already sent through report_error: not again as task feedback.
-    const dup = await fails(c, 'submit_task_feedback', { ...issue, error_id: faults[0]! });
+    const dup = await fails(seat.c, 'submit_task_feedback', { ...issue, error_id: faults[0]! });
     expect(dup.code).toBe('CONFLICT');
     expect(dup.reason).toBe('already_reported');
     // Sent as task feedback first: report_error then refuses it.
-    const fb = await ok(c, 'submit_task_feedback', { ...issue, error_id: faults[1]! });
+    const fb = await ok(seat.c, 'submit_task_feedback', { ...issue, error_id: faults[1]! });
     expect(fb.error_id).toBe(faults[1]);
-    const twice = await fails(c, 'report_error', { error_id: faults[1]! });
+    const twice = await fails(seat.c, 'report_error', { error_id: faults[1]! });
     expect(twice.reason).toBe('already_reported');
-    expect((await ok(c, 'report_error', { error_id: faults[2]! })).recorded).toBe(true);
+    expect((await ok(seat.c, 'report_error', { error_id: faults[2]! })).recorded).toBe(true);
   });
 });

@@ -1,20 +1,13 @@
 import { describe, it, expect } from 'vitest';
 import Database from 'better-sqlite3';
 import { migrate } from '../../src-main/core/db/migrate.js';
+import { insertRow, migratedTo } from '../helpers/migrations.js';
 
 /** 0003-files: data of the versions before survives; the schema guards kinds, states and types. */
 describe('migration 0003-files', () => {
-  function atV2() {
-    const db = new Database(':memory:');
-    db.pragma('foreign_keys = ON');
-    expect(migrate(db, 2)).toBe(2);
-    const now = Date.now();
-    db.prepare("INSERT INTO owners (id, name, slug, plate_prefix, token_hash, is_primary, created_at) VALUES ('own_1', 'Ada', 'ada', 'ADA', 'h1', 1, ?)").run(now);
-    db.prepare("INSERT INTO rooms (id, name, created_by, created_at) VALUES ('room_1', 'Main', 'own_1', ?)").run(now);
-    return db;
-  }
-  const version = (db: Database.Database, extra: Record<string, unknown> = {}) => {
-    const row: Record<string, unknown> = {
+  const atV2 = () => migratedTo(2);
+  const version = (db: Database.Database, extra: Record<string, unknown> = {}) =>
+    insertRow(db, 'file_versions', {
       file_id: 'file_1',
       version: 1,
       kind: 'inline',
@@ -27,10 +20,7 @@ describe('migration 0003-files', () => {
       uploader_owner_id: 'own_1',
       created_at: 1,
       ...extra,
-    };
-    const cols = Object.keys(row);
-    db.prepare(`INSERT INTO file_versions (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`).run(...cols.map((c) => row[c]));
-  };
+    });
 
   it('migrates a database with rooms; files and versions reference them; one row per (room, path)', () => {
     const db = atV2();

@@ -9,6 +9,7 @@ import { createTask, claimTask, completeTask } from '../../src-main/core/tasks/s
 import { enqueueWake } from '../../src-main/core/wakes/store.js';
 import { immediate } from '../../src-main/core/db/open.js';
 import { openTestApp, type AppClient, type TestApp } from '../helpers/app.js';
+import { appFor, seatFor } from '../helpers/seat.js';
 
 const SUMMARY_KEYS = ['assignee', 'assignee_handle', 'blocked_by', 'consent_state', 'depends_on', 'lease', 'order', 'room', 'status', 'task_id', 'title', 'updated_at'];
 
@@ -155,26 +156,19 @@ describe('paging: the board', () => {
 });
 
 describe('paging: files', () => {
-  let s: TestApp;
-  let room: string;
-  let c: AppClient;
+  const s = appFor({ rateLimit: { perSecond: 0, burst: 0 } });
+  const seat = seatFor(s, 'Writer', 'Files');
   let other: AppClient;
 
   beforeAll(async () => {
-    s = await openTestApp({ rateLimit: { perSecond: 0, burst: 0 } });
-    room = await s.room('Files');
-    const a = await s.agent('Writer');
     const b = await s.agent('Other');
-    await s.join(room, a.plate);
-    await s.join(room, b.plate);
-    c = await s.connect(a.credential);
+    await s.join(seat.room, b.plate);
     other = await s.connect(b.credential);
-    for (let i = 0; i < 23; i++) await ok(c, 'write_file', { room, path: `docs/f${String(i).padStart(2, '0')}.md`, content: `file ${i}` });
-    await ok(c, 'write_file', { room, path: 'src/main.ts', content: 'x' });
+    for (let i = 0; i < 23; i++) await ok(seat.c, 'write_file', { room: seat.room, path: `docs/f${String(i).padStart(2, '0')}.md`, content: `file ${i}` });
+    await ok(seat.c, 'write_file', { room: seat.room, path: 'src/main.ts', content: 'x' });
     // Another agent's upload that is still quarantined: not listed (nor counted) for us.
-    await ok(other, 'share_file', { room, filename: 'docs/pending.bin', content_type: 'application/octet-stream', size_bytes: 3, sha256: 'a'.repeat(64) });
+    await ok(other, 'share_file', { room: seat.room, filename: 'docs/pending.bin', content_type: 'application/octet-stream', size_bytes: 3, sha256: 'a'.repeat(64) });
   });
-  afterAll(async () => s.stop());
 
   async function pageAll(via: 'mcp' | 'http', limit: number, prefix = '', between?: (page: number) => Promise<void>) {
     const seen: string[] = [];
@@ -184,8 +178,8 @@ describe('paging: files', () => {
     for (;;) {
       const r =
         via === 'mcp'
-          ? await ok(c, 'list_files', { room, limit, ...(prefix ? { prefix } : {}), ...(cursor ? { cursor } : {}) })
-          : (await s.api('GET', `/v1/rooms/${room}/files?limit=${limit}${prefix ? `&prefix=${prefix}` : ''}${cursor ? `&cursor=${cursor}` : ''}`)).body;
+          ? await ok(seat.c, 'list_files', { room: seat.room, limit, ...(prefix ? { prefix } : {}), ...(cursor ? { cursor } : {}) })
+          : (await s.api('GET', `/v1/rooms/${seat.room}/files?limit=${limit}${prefix ? `&prefix=${prefix}` : ''}${cursor ? `&cursor=${cursor}` : ''}`)).body;
       expect(r.files.length).toBeLessThanOrEqual(limit);
       total = r.total;
       seen.push(...r.files.map((f: any) => f.path));
@@ -207,9 +201,9 @@ describe('paging: files', () => {
     expect(http.total).toBe(25);
     expect(http.seen).toContain('docs/pending.bin');
     expect(http.seen).toContain('src/main.ts');
-    const first = (await s.api('GET', `/v1/rooms/${room}/files?limit=1`)).body;
+    const first = (await s.api('GET', `/v1/rooms/${seat.room}/files?limit=1`)).body;
     expect(first.files[0].versions).toHaveLength(1);
-    const dflt = await ok(c, 'list_files', { room });
+    const dflt = await ok(seat.c, 'list_files', { room: seat.room });
     expect(dflt.files.length).toBe(24);
     expect(dflt.next_cursor).toBeNull();
   });
@@ -219,10 +213,10 @@ describe('paging: files', () => {
     const deleted = 'docs/f15.md';
     const r = await pageAll('mcp', 6, 'docs/', async (page) => {
       if (page !== 1) return;
-      await ok(c, 'delete_file', { room, path: deleted });
-      await ok(c, 'delete_file', { room, path: 'docs/f05.md' }); // the first page's last path: the cursor's anchor
-      await ok(c, 'write_file', { room, path: 'docs/a-early.md', content: 'before the cursor' });
-      await ok(c, 'write_file', { room, path: 'docs/z-late.md', content: 'after the cursor' });
+      await ok(seat.c, 'delete_file', { room: seat.room, path: deleted });
+      await ok(seat.c, 'delete_file', { room: seat.room, path: 'docs/f05.md' }); // the first page's last path: the cursor's anchor
+      await ok(seat.c, 'write_file', { room: seat.room, path: 'docs/a-early.md', content: 'before the cursor' });
+      await ok(seat.c, 'write_file', { room: seat.room, path: 'docs/z-late.md', content: 'after the cursor' });
     });
     expect(new Set(r.seen).size).toBe(r.seen.length);
     for (const p of before) if (p !== deleted) expect(r.seen).toContain(p);
@@ -232,10 +226,10 @@ describe('paging: files', () => {
   });
 
   it('bad cursors and limits are structured errors', async () => {
-    expect((await fails(c, 'list_files', { room, cursor: 'not a cursor' })).code).toBe('INVALID_ARGUMENT');
-    expect((await fails(c, 'list_files', { room, limit: 501 })).code).toBe('INVALID_ARGUMENT');
+    expect((await fails(seat.c, 'list_files', { room: seat.room, cursor: 'not a cursor' })).code).toBe('INVALID_ARGUMENT');
+    expect((await fails(seat.c, 'list_files', { room: seat.room, limit: 501 })).code).toBe('INVALID_ARGUMENT');
     for (const q of ['cursor=%00', 'limit=0', 'limit=x', `cursor=${Buffer.from('[1]').toString('base64url')}`]) {
-      const r = await s.api('GET', `/v1/rooms/${room}/files?${q}`);
+      const r = await s.api('GET', `/v1/rooms/${seat.room}/files?${q}`);
       expect(r.status, q).toBe(400);
       expect(r.body.error.error_id).toMatch(/^err_/);
     }
@@ -243,27 +237,20 @@ describe('paging: files', () => {
 });
 
 describe('paging: wake logs', () => {
-  let s: TestApp;
-  let room: string;
-  let target: TestAgent;
-
-  beforeAll(async () => {
-    s = await openTestApp({ rateLimit: { perSecond: 0, burst: 0 } });
-    room = await s.room('Wakes');
-    target = await s.agent('Target');
-    await s.join(room, target.plate);
+  const s = appFor({ rateLimit: { perSecond: 0, burst: 0 } });
+  const seat = seatFor(s, 'Target', 'Wakes');
+  beforeAll(() => {
     for (let i = 0; i < 11; i++) wake(i);
   });
   let n = 0;
   /** Queues a wake through the real store function (as a mention would). */
   const wake = (i: number) =>
     immediate(s.running.core.db, () =>
-      enqueueWake(s.running.core.db, { plate: target.plate, roomId: room, trigger: 'mention', content: `ping ${i}`, eventKey: `test:${i}:${n++}` }),
+      enqueueWake(s.running.core.db, { plate: seat.agent.plate, roomId: seat.room, trigger: 'mention', content: `ping ${i}`, eventKey: `test:${i}:${n++}` }),
     );
-  afterAll(async () => s.stop());
 
   it('both logs page newest first with limit and cursor to the last page, across new wakes in between', async () => {
-    for (const path of [`/v1/agents/${target.plate}/wakes`, `/v1/rooms/${room}/wakes`]) {
+    for (const path of [`/v1/agents/${seat.agent.plate}/wakes`, `/v1/rooms/${seat.room}/wakes`]) {
       const all = (await s.api('GET', `${path}?limit=500`)).body.wakes.map((w: any) => w.wake_id);
       expect(all.length).toBeGreaterThanOrEqual(11);
       const seen: string[] = [];
@@ -280,7 +267,7 @@ describe('paging: wake logs', () => {
       // The new wake is newer than the cursor: not on a later page; nothing else moved.
       expect(seen).toEqual(all);
     }
-    const r = await s.api('GET', `/v1/rooms/${room}/wakes?cursor=zz`);
+    const r = await s.api('GET', `/v1/rooms/${seat.room}/wakes?cursor=zz`);
     expect(r.status).toBe(400);
   });
 });

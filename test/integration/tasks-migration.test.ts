@@ -1,21 +1,18 @@
 import { describe, it, expect } from 'vitest';
 import Database from 'better-sqlite3';
 import { migrate } from '../../src-main/core/db/migrate.js';
+import { insertRow, migratedTo } from '../helpers/migrations.js';
 
 /** 0002-tasks: data of version 1 survives, and the schema itself guards the task invariants. */
 describe('migration 0002-tasks', () => {
+  /** Version 1 with Ada's room and her agent Alice. */
   function atV1() {
-    const db = new Database(':memory:');
-    db.pragma('foreign_keys = ON');
-    expect(migrate(db, 1)).toBe(1);
-    const now = Date.now();
-    db.prepare("INSERT INTO owners (id, name, slug, plate_prefix, token_hash, is_primary, created_at) VALUES ('own_1', 'Ada', 'ada', 'ADA', 'h1', 1, ?)").run(now);
-    db.prepare("INSERT INTO agents (id, plate, owner_id, name, slug, scopes, created_at) VALUES ('agt_1', 'ADA-AGT-ABCDEF', 'own_1', 'Alice', 'alice', 31, ?)").run(now);
-    db.prepare("INSERT INTO rooms (id, name, created_by, created_at) VALUES ('room_1', 'Main', 'own_1', ?)").run(now);
+    const db = migratedTo(1);
+    db.prepare("INSERT INTO agents (id, plate, owner_id, name, slug, scopes, created_at) VALUES ('agt_1', 'ADA-AGT-ABCDEF', 'own_1', 'Alice', 'alice', 31, ?)").run(Date.now());
     return db;
   }
-  const insert = (db: Database.Database, id: string, extra: Record<string, unknown> = {}) => {
-    const row: Record<string, unknown> = {
+  const insert = (db: Database.Database, id: string, extra: Record<string, unknown> = {}) =>
+    insertRow(db, 'tasks', {
       id,
       room_id: 'room_1',
       title: 't',
@@ -27,10 +24,7 @@ describe('migration 0002-tasks', () => {
       created_at: 1,
       updated_at: 1,
       ...extra,
-    };
-    const cols = Object.keys(row);
-    db.prepare(`INSERT INTO tasks (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`).run(...cols.map((c) => row[c]));
-  };
+    });
 
   it('migrates a version-1 database with rooms and agents; tasks reference them', () => {
     const db = atV1();

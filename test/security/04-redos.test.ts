@@ -4,13 +4,12 @@
 // time per KB of the same filter on ordinary prose, measured in the same test (no absolute
 // timing threshold): a linear filter stays within a constant factor, a backtracking one grows
 // with the input and leaves it far behind. Also: the cheap consent gate runs before the filter.
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { describe, it, expect, beforeAll } from 'vitest';
 import fc from 'fast-check';
 import { performance } from 'node:perf_hooks';
 import { findSensitive } from '../../src-main/core/feedback/sensitive.js';
-import { ok, fails, type TestAgent } from '../helpers/server.js';
-import { openTestApp, type AppClient, type TestApp } from '../helpers/app.js';
-import { agentInRoom } from '../helpers/seat.js';
+import { ok, fails } from '../helpers/server.js';
+import { appFor, seatFor } from '../helpers/seat.js';
 
 const SIZE = 16 * 1024;
 /** How much slower per KB than prose adversarial input may be. A backtracking pattern is off by 100s to 1000s at this size. */
@@ -91,24 +90,16 @@ describe('item 4: the feedback filter runs in linear time', () => {
 });
 
 describe('item 4: cheap gates before the filter', () => {
-  let s: TestApp;
-  let a: TestAgent;
-  let c: AppClient;
-  let room: string;
-
-  beforeAll(async () => {
-    s = await openTestApp();
-    ({ agent: a, room, c } = await agentInRoom(s, 'Reporter', 'Feedback'));
-  });
-  afterAll(() => s?.stop());
+  const s = appFor();
+  const seat = seatFor(s, 'Reporter', 'Feedback');
 
   it('an issue without bug consent is refused before its text is filtered', async () => {
-    const t = await ok(c, 'create_task', { room, title: 'T', definition_of_done: 'it works', assignee: a.plate });
-    await ok(c, 'claim_task', { task_id: t.task_id });
-    await ok(c, 'complete_task', { task_id: t.task_id, status: 'failed', reason: 'stuck' });
-    await ok(c, 'set_feedback_consent', { revoked: true });
-    const e = await fails(c, 'submit_task_feedback', {
-      room,
+    const t = await ok(seat.c, 'create_task', { room: seat.room, title: 'T', definition_of_done: 'it works', assignee: seat.agent.plate });
+    await ok(seat.c, 'claim_task', { task_id: t.task_id });
+    await ok(seat.c, 'complete_task', { task_id: t.task_id, status: 'failed', reason: 'stuck' });
+    await ok(seat.c, 'set_feedback_consent', { revoked: true });
+    const e = await fails(seat.c, 'submit_task_feedback', {
+      room: seat.room,
       task_id: t.task_id,
       outcome: 'issue',
       // Text the filter would refuse: the consent gate must answer first, without reading it.

@@ -4,27 +4,19 @@
 // still reports the stored type. Here, in process: the rule (servedContentType) and the file entry.
 // The download itself, its headers and the script load in Chromium cross the listener:
 // test/integration/http-adapter.test.ts.
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { describe, it, expect } from 'vitest';
 import { ok } from '../helpers/server.js';
-import { openTestApp, type AppClient, type TestApp } from '../helpers/app.js';
-import { agentInRoom } from '../helpers/seat.js';
+import { appFor, seatFor } from '../helpers/seat.js';
 import { servedContentType } from '../../src-main/core/files/http.js';
 import { EXECUTABLE } from '../helpers/download-types.js';
 
 describe('item 13: no executable content type on the UI origin', () => {
-  let s: TestApp;
-  let c: AppClient;
-  let room: string;
-
-  beforeAll(async () => {
-    s = await openTestApp({ rateLimit: { perSecond: 0, burst: 0 } });
-    ({ room, c } = await agentInRoom(s, 'Uploader', 'Downloads'));
-  });
-  afterAll(() => s?.stop());
+  const s = appFor({ rateLimit: { perSecond: 0, burst: 0 } });
+  const seat = seatFor(s, 'Uploader', 'Downloads');
 
   async function downloadUrl(path: string, contentType: string, content: string): Promise<{ url: string; fileId: string }> {
-    const w = await ok(c, 'write_file', { room, path, content, content_type: contentType });
-    const d = await s.api('GET', `/v1/rooms/${room}/files/${w.file_id}/download`);
+    const w = await ok(seat.c, 'write_file', { room: seat.room, path, content, content_type: contentType });
+    const d = await s.api('GET', `/v1/rooms/${seat.room}/files/${w.file_id}/download`);
     expect(d.status).toBe(200);
     return { url: d.body.download_url, fileId: w.file_id };
   }
@@ -32,7 +24,7 @@ describe('item 13: no executable content type on the UI origin', () => {
   it.each(EXECUTABLE)('%s stored as %s is to be served as an octet-stream, and listed as stored', async (path, type) => {
     await downloadUrl(path, type, 'window.pwned = true;');
     expect(servedContentType(type)).toBe('application/octet-stream');
-    const listed = await s.api('GET', `/v1/rooms/${room}/files`);
+    const listed = await s.api('GET', `/v1/rooms/${seat.room}/files`);
     expect(listed.body.files.find((f: { path: string }) => f.path === path).content_type).toBe(type);
   });
 

@@ -4,12 +4,11 @@
 // event told every signed-in owner the others' allow_runners. INFO: output-tail masking knew only
 // some of the secret prefixes the server issues. In process; F8 is about what the event stream
 // carries, so it runs over HTTP: test/integration/http-adapter.test.ts.
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { describe, it, expect } from 'vitest';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fails } from '../helpers/server.js';
-import { openTestApp, type AppClient, type TestApp } from '../helpers/app.js';
-import { agentInRoom } from '../helpers/seat.js';
+import { appFor, seatFor } from '../helpers/seat.js';
 import { maskIssuedSecrets } from '../../src-main/core/wakes/runners.js';
 import { ISSUED_SECRET_PREFIXES, newSecret } from '../../src-main/core/util/ids.js';
 
@@ -34,30 +33,23 @@ const INVISIBLE: Array<[string, string]> = [
 const codePoint = (ch: string) => `U+${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
 
 describe('issue 26: invisible characters, owners.changed, issued-secret masking', () => {
-  let s: TestApp;
-  let c: AppClient;
-  let room: string;
-
-  beforeAll(async () => {
-    s = await openTestApp({ rateLimit: { perSecond: 0, burst: 0 } });
-    ({ room, c } = await agentInRoom(s, 'Spoofer', 'Invisible'));
-  });
-  afterAll(() => s?.stop());
+  const s = appFor({ rateLimit: { perSecond: 0, burst: 0 } });
+  const seat = seatFor(s, 'Spoofer', 'Invisible');
 
   it.each(INVISIBLE)('F5: %j (%s) is refused in reservation patterns, list paths and file paths, naming the code point', async (ch) => {
     const cp = codePoint(ch);
-    const reserve = await fails(c, 'reserve_paths', { room, paths: [`src/ma${ch}in.ts`] });
+    const reserve = await fails(seat.c, 'reserve_paths', { room: seat.room, paths: [`src/ma${ch}in.ts`] });
     expect(reserve.code).toBe('INVALID_ARGUMENT');
     expect(reserve.message).toContain(cp);
-    const list = await fails(c, 'list_reservations', { room, path: `src/${ch}x.ts` });
+    const list = await fails(seat.c, 'list_reservations', { room: seat.room, path: `src/${ch}x.ts` });
     expect(list.code).toBe('INVALID_ARGUMENT');
-    const file = await fails(c, 'write_file', { room, path: `notes/re${ch}adme.md`, content: 'x' });
+    const file = await fails(seat.c, 'write_file', { room: seat.room, path: `notes/re${ch}adme.md`, content: 'x' });
     expect(file.code).toBe('INVALID_ARGUMENT');
     expect(file.message).toContain(cp);
   });
 
   it('F5: ordinary names still work (accents, non-Latin, symbols, plain spaces)', async () => {
-    const r = await c.callTool({ name: 'reserve_paths', arguments: { room, paths: ['docs/café notes/日本語.md', 'src/+$~.ts'] } });
+    const r = await seat.c.callTool({ name: 'reserve_paths', arguments: { room: seat.room, paths: ['docs/café notes/日本語.md', 'src/+$~.ts'] } });
     expect(r.isError).toBeFalsy();
   });
 

@@ -1,6 +1,9 @@
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestHarness } from '../helpers/server.js';
+import { forFile } from '../helpers/for-file.js';
+import { openTestApp, type TestApp } from '../helpers/app.js';
 
 /**
  * A small runner script (run with node, no shell): appends {cwd, stdin} to RUN_LOG, prints
@@ -42,3 +45,32 @@ export async function addHuman(s: TestHarness, room: string, ownerId: string, ro
   if (r.status !== 201) throw new Error(`add human: ${JSON.stringify(r.body)}`);
 }
 
+
+/** What the runner attacks start from: the app, a folder of their own with the runner script in it, and a second owner, Bob. */
+export interface RunnerRig {
+  s: TestApp;
+  dir: string;
+  script: string;
+  bob: { owner_id: string; token: string };
+}
+
+/**
+ * The runner attacks' rig: the app with its background work (the wake dispatcher starts runs) on
+ * a home of its own, made in beforeAll; in afterAll the app stops, then the folder goes (forFile).
+ */
+export function runnerRig(folderPrefix: string, bobName: string): RunnerRig {
+  return forFile(async () => {
+    const s = await openTestApp({ background: true, database: 'home', rateLimit: { perSecond: 0, burst: 1 } });
+    const dir = mkdtempSync(join(tmpdir(), folderPrefix));
+    return {
+      s,
+      dir,
+      script: writeRunnerScript(dir),
+      bob: await s.owner(bobName),
+      async close() {
+        await s.stop();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  });
+}

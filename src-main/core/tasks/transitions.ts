@@ -1,5 +1,5 @@
 import type { ErrorCode } from '../../../shared/errors.js';
-import type { TaskStatus } from '../../../shared/api-types.js';
+import { TASK_STATUSES, type TaskStatus } from '../../../shared/task-statuses.js';
 
 /**
  * The task transition table (docs/contract.md "Tasks", docs/tasks.md), as data. Every act on a task's
@@ -7,9 +7,8 @@ import type { TaskStatus } from '../../../shared/api-types.js';
  * conditional UPDATE, so a decision taken on a stale read can never be applied.
  */
 
-export const TASK_STATUSES = ['todo', 'doing', 'blocked', 'done', 'failed', 'cancelled'] as const;
-/** A task's status: the UI's own type (shared/api-types.ts), the same list as TASK_STATUSES. */
-export type { TaskStatus };
+/** The statuses and their type: the one list of shared/task-statuses.ts, which the schemas and the UI share. */
+export { TASK_STATUSES, type TaskStatus };
 
 export type Trigger =
   | 'running_receipt'
