@@ -111,3 +111,17 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   await page.screenshot({ path: file });
   return file;
 }
+
+/**
+ * Resolves once the page's finite CSS animations and transitions have ended and a frame was
+ * painted after them: what a check of painted pixels or colours (screenshots, axe-core) waits
+ * for, instead of a fixed sleep. Endless animations (a spinner) are not waited for.
+ */
+export async function settled(page: Page): Promise<void> {
+  await page.evaluate(`(async () => {
+    await document.fonts.ready;
+    const finite = document.getAnimations().filter((a) => Number.isFinite(a.effect ? a.effect.getComputedTiming().endTime : 0));
+    await Promise.all(finite.map((a) => a.finished.catch(() => undefined)));
+    await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+  })()`);
+}
