@@ -32,25 +32,48 @@ export interface UiRig {
   close(): Promise<void>;
 }
 
-export async function openUi(opts: Partial<StartOptions> = {}): Promise<UiRig> {
+/** How a rig opens beyond the server's options. */
+export interface UiRigOptions {
+  /**
+   * false: no Chromium is launched, for a file whose server-only checks (serving the bundle) run
+   * where Chromium is missing and whose browser tests are skipped then; reading `browser` throws.
+   */
+  launch?: boolean;
+}
+
+export async function openUi(opts: Partial<StartOptions> = {}, rig: UiRigOptions = {}): Promise<UiRig> {
   const s = await startTestServer(opts);
-  const browser = await launchBrowser().catch(async (err: unknown) => {
-    await s.stop();
-    throw err;
-  });
+  const browser =
+    rig.launch === false
+      ? notLaunched()
+      : await launchBrowser().catch(async (err: unknown) => {
+          await s.stop();
+          throw err;
+        });
   return {
     s,
     browser,
     async close() {
-      await browser.close();
+      if (rig.launch !== false) await browser.close();
       await s.stop();
     },
   };
 }
 
-/** A UI test file's server and Chromium, shared by its tests: `const ui = uiForFile()`, then `ui.s` and `ui.browser`. */
-export function uiForFile(opts: Partial<StartOptions> = {}, timeoutMs?: number): Pick<UiRig, 's' | 'browser'> {
-  return forFile(() => openUi(opts), timeoutMs);
+function notLaunched(): Browser {
+  return new Proxy({} as Browser, {
+    get(_target, key) {
+      throw new Error(`browser.${String(key)}: Chromium was not launched (${browserSkipReason() ?? 'launch: false'})`);
+    },
+  });
+}
+
+/**
+ * A UI test file's server and Chromium, shared by its tests: `const ui = uiForFile()`, then `ui.s` and `ui.browser`.
+ * A file that groups several places of the window opens one rig for all of them (docs/testing.md).
+ */
+export function uiForFile(opts: Partial<StartOptions> = {}, timeoutMs?: number, rig: UiRigOptions = {}): Pick<UiRig, 's' | 'browser'> {
+  return forFile(() => openUi(opts, rig), timeoutMs);
 }
 
 export function launchBrowser(): Promise<Browser> {
@@ -87,4 +110,18 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   const file = join(SHOTS, `${name}.png`);
   await page.screenshot({ path: file });
   return file;
+}
+
+/**
+ * Resolves once the page's finite CSS animations and transitions have ended and a frame was
+ * painted after them: what a check of painted pixels or colours (screenshots, axe-core) waits
+ * for, instead of a fixed sleep. Endless animations (a spinner) are not waited for.
+ */
+export async function settled(page: Page): Promise<void> {
+  await page.evaluate(`(async () => {
+    await document.fonts.ready;
+    const finite = document.getAnimations().filter((a) => Number.isFinite(a.effect ? a.effect.getComputedTiming().endTime : 0));
+    await Promise.all(finite.map((a) => a.finished.catch(() => undefined)));
+    await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+  })()`);
 }
