@@ -2,8 +2,7 @@ import { describe, it, expect, beforeEach, afterEach } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
-import { immediate, openDb, type Db } from '../../src-main/core/db/open.js';
+import { openDb, type Db } from '../../src-main/core/db/open.js';
 import { GroupCommit } from '../../src-main/core/db/group-commit.js';
 
 /**
@@ -75,79 +74,5 @@ describe('group commit', () => {
     await gc.close();
     await gc.durable();
     expect(gc.syncs).toBe(before);
-  });
-
-  describe('batched commits', () => {
-    const owners = (d: Database.Database) => (d.prepare("SELECT count(*) AS n FROM owners WHERE id LIKE 'own_%'").get() as { n: number }).n;
-    const other = () => new Database(join(dir, 'rooms.db'), { readonly: true });
-
-    it('the write transactions of one turn share one COMMIT; another connection sees none of them before it, all after', async () => {
-      await gc.durable();
-      const reader = other();
-      try {
-        const batches = gc.batches;
-        const acks = [1, 2, 3].map((i) => {
-          immediate(db, () => write(i));
-          return gc.durable();
-        });
-        // Same turn: written on this connection, not committed yet.
-        expect(owners(db)).toBe(3);
-        expect(owners(reader)).toBe(0);
-        await Promise.all(acks);
-        expect(gc.batches).toBe(batches + 1);
-        expect(owners(reader)).toBe(3);
-      } finally {
-        reader.close();
-      }
-    });
-
-    it('a write that throws rolls back alone; the others of its batch commit', async () => {
-      immediate(db, () => write(1));
-      expect(() =>
-        immediate(db, () => {
-          write(2);
-          write(1); // the same id again: a constraint error
-        }),
-      ).toThrow(/UNIQUE/);
-      immediate(db, () => write(3));
-      await gc.durable();
-      const reader = other();
-      try {
-        expect((reader.prepare("SELECT id FROM owners WHERE id LIKE 'own_%' ORDER BY id").all() as Array<{ id: string }>).map((r) => r.id)).toEqual([
-          'own_1',
-          'own_3',
-        ]);
-      } finally {
-        reader.close();
-      }
-    });
-
-    it('a batch whose COMMIT fails is rolled back whole and refused to every write in it, and the next batch works', async () => {
-      // A deferred foreign key is checked at COMMIT: the batch's COMMIT fails, as on a full disk.
-      db.exec('CREATE TABLE IF NOT EXISTS t_child (id INTEGER PRIMARY KEY, parent TEXT REFERENCES owners(id) DEFERRABLE INITIALLY DEFERRED)');
-      await gc.durable();
-      const ok = (() => {
-        immediate(db, () => write(1));
-        return gc.durable();
-      })();
-      immediate(db, () => db.prepare("INSERT INTO t_child (parent) VALUES ('own_missing')").run());
-      const bad = gc.durable();
-      await expect(ok).rejects.toThrow(/FOREIGN KEY/);
-      await expect(bad).rejects.toThrow(/FOREIGN KEY/);
-      expect(db.inTransaction).toBe(false);
-      expect(owners(db)).toBe(0);
-      immediate(db, () => write(2));
-      await gc.durable();
-      expect(owners(db)).toBe(1);
-    });
-
-    it('close() commits the open batch before the connection goes', async () => {
-      immediate(db, () => write(7));
-      await gc.close();
-      db.close();
-      db = openDb(join(dir, 'rooms.db'), { synchronous: 'GROUP' });
-      gc = new GroupCommit(db, join(dir, 'rooms.db-wal'));
-      expect(owners(db)).toBe(1);
-    });
   });
 });

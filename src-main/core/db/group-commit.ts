@@ -1,5 +1,5 @@
 import { open, type FileHandle } from 'node:fs/promises';
-import { batchWrites, type Db } from './open.js';
+import type { Db } from './open.js';
 import { stmt } from './stmt.js';
 
 /**
@@ -18,12 +18,6 @@ import { stmt } from './stmt.js';
  * that may have seen another call's unsynced write waits for that sync too, so no answer shows a
  * write a power cut could still take back.
  */
-/** The write transaction shared by the writes of one turn of the event loop, until its COMMIT. */
-interface Batch {
-  committed: Promise<void>;
-  settle: (err?: unknown) => void;
-}
-
 export class GroupCommit {
   private handle: FileHandle | undefined;
   /** total_changes() when the last completed sync started: everything up to it is on disk (0: nothing known, e.g. migrations just ran). */
@@ -33,61 +27,11 @@ export class GroupCommit {
   private closed = false;
   /** fdatasyncs done so far (benchmarks and tests read it). */
   syncs = 0;
-  /** COMMITs of batches so far, and the write transactions they carried (benchmarks and tests read them). */
-  batches = 0;
-  batchedWrites = 0;
-  private batch: Batch | undefined;
 
   constructor(
     private readonly db: Db,
     private readonly walFile: string,
-    opts: { batch?: boolean } = {},
-  ) {
-    if (opts.batch !== false) batchWrites(db, () => this.openBatch());
-  }
-
-  /**
-   * Batched commits (docs/performance.md, "Batched commits"): the first write transaction of a
-   * turn of the event loop opens one IMMEDIATE transaction, every write transaction until the
-   * turn's check phase runs inside it as a savepoint, and one COMMIT (setImmediate) ends them
-   * all. Concurrent calls then write each hot page (the tail of each index) to the WAL once per
-   * batch instead of once per call. Nothing is acknowledged before its batch committed and was
-   * synced: durable() waits for both.
-   */
-  private openBatch(): void {
-    if (this.closed || !this.db.open) return;
-    this.batchedWrites++;
-    // Inside a transaction already: the batch's own, or a caller's (which nests as before).
-    if (this.db.inTransaction) return;
-    this.db.exec('BEGIN IMMEDIATE');
-    let settle!: (err?: unknown) => void;
-    const committed = new Promise<void>((resolve, reject) => {
-      settle = (err) => (err === undefined ? resolve() : reject(err));
-    });
-    // A failed COMMIT is reported through durable(); no one else need listen.
-    committed.catch(() => undefined);
-    const batch: Batch = { committed, settle };
-    this.batch = batch;
-    setImmediate(() => this.commitBatch(batch));
-  }
-
-  /** Ends the batch: COMMIT, or when that fails ROLLBACK and every write of it is refused by durable(). */
-  private commitBatch(batch: Batch): void {
-    if (this.batch !== batch) return;
-    this.batch = undefined;
-    try {
-      if (this.db.open && this.db.inTransaction) this.db.exec('COMMIT');
-      this.batches++;
-      batch.settle();
-    } catch (err) {
-      try {
-        if (this.db.open && this.db.inTransaction) this.db.exec('ROLLBACK');
-      } catch {
-        // The connection rolled back by itself.
-      }
-      batch.settle(err);
-    }
-  }
+  ) {}
 
   private changes(): number {
     return (stmt(this.db, 'SELECT total_changes() AS n').get() as { n: number }).n;
@@ -96,8 +40,6 @@ export class GroupCommit {
   /** Resolves once every write this connection committed before the call is on disk. */
   durable(): Promise<void> {
     if (this.closed || !this.db.open) return Promise.resolve();
-    // A write of the open batch is on disk only once the batch committed and that was synced.
-    if (this.batch) return this.batch.committed.then(() => this.durable());
     const now = this.changes();
     if (now <= this.synced) return Promise.resolve();
     if (this.running && now <= this.running.upTo) return this.running.done;
@@ -156,8 +98,6 @@ export class GroupCommit {
 
   /** Waits for the sync in flight and lets the WAL file go (the core is closing). */
   async close(): Promise<void> {
-    if (this.batch) this.commitBatch(this.batch);
-    batchWrites(this.db, undefined);
     this.closed = true;
     await this.queued?.catch(() => undefined);
     await this.running?.done.catch(() => undefined);

@@ -37,22 +37,7 @@ export function openDb(file: string, opts: OpenOptions = {}): Db {
   return db;
 }
 
-/** What opens the shared write transaction of a connection whose writes are batched (db/group-commit.ts). */
-const batchOpeners = new WeakMap<Db, () => void>();
-
-/** Batches this connection's write transactions: `open` runs before each `immediate` (GroupCommit registers it). */
-export function batchWrites(db: Db, open: (() => void) | undefined): void {
-  if (open) batchOpeners.set(db, open);
-  else batchOpeners.delete(db);
-}
-
-/**
- * Runs fn in an IMMEDIATE transaction (takes the write lock up front: no upgrade deadlocks). On a
- * connection whose writes are batched, the transaction is a savepoint inside the batch's shared
- * one (docs/performance.md, "Batched commits"): fn's writes are all or nothing as before, and
- * they reach the database with the batch's COMMIT.
- */
+/** Runs fn in an IMMEDIATE transaction (takes the write lock up front: no upgrade deadlocks). */
 export function immediate<T>(db: Db, fn: () => T): T {
-  batchOpeners.get(db)?.();
   return db.transaction(fn).immediate();
 }
