@@ -5,7 +5,7 @@ import type { McpSession } from '../../src-main/core/sessions.js';
 
 /**
  * The tools/call fast path (docs/performance.md): one plain tools/call on a session is answered
- * by handler.ts without the SDK transport, with the bytes the SDK would send; everything else
+ * by handler.ts without the SDK transport, with the bytes the SDK would send (one JSON body); everything else
  * still goes through the SDK. Each session's transport is wrapped to count what reaches it.
  */
 let s: TestServer;
@@ -43,7 +43,7 @@ const sameness = (text: string) => text.replace(/err_[0-9A-Z]+/g, 'err_X');
 const wireHeaders = (h: Headers) => ['content-type', 'cache-control', 'connection', 'x-accel-buffering', 'mcp-session-id'].map((k) => [k, h.get(k)]);
 
 describe('the tools/call fast path', () => {
-  it('answers one tools/call itself, with the status, headers and SSE frame the SDK sends for it', async () => {
+  it('answers one tools/call itself, with the status, headers and JSON body the SDK sends for it', async () => {
     const { headers, sdkRequests } = await session();
     let sdk = 0;
     for (const [name, args] of [
@@ -58,7 +58,8 @@ describe('the tools/call fast path', () => {
       expect(sdkRequests()).toBe(++sdk);
       expect(fast.status).toBe(bySdk.status);
       expect(wireHeaders(fast.headers)).toEqual(wireHeaders(bySdk.headers));
-      expect(fast.text.startsWith('event: message\ndata: {"result":{"_meta":{"pending_mentions":')).toBe(true);
+      expect(fast.headers.get('content-type')).toBe('application/json');
+      expect(fast.text.startsWith('{"result":{"_meta":{"pending_mentions":')).toBe(true);
       expect(sameness(fast.text)).toBe(sameness(bySdk.text));
     }
   });
@@ -68,7 +69,7 @@ describe('the tools/call fast path', () => {
     const withToken = { ...call('req-a', 'whoami'), params: { name: 'whoami', arguments: {}, _meta: { progressToken: 'p1' } } };
     const r = await rawMcp(s, withToken, headers);
     expect(r.status).toBe(200);
-    expect(r.text.endsWith('"jsonrpc":"2.0","id":"req-a"}\n\n')).toBe(true);
+    expect(r.text.endsWith('"jsonrpc":"2.0","id":"req-a"}')).toBe(true);
     expect(sdkRequests()).toBe(0);
   });
 

@@ -124,14 +124,9 @@ async function answerToolCall(core: Core, registry: ToolRegistry, identity: Agen
     message = { jsonrpc: '2.0', id: call.id, error };
   }
   if (res.destroyed) return;
-  res.writeHead(200, {
-    'cache-control': 'no-cache, no-transform',
-    connection: 'keep-alive',
-    'content-type': 'text/event-stream',
-    'mcp-session-id': s.id,
-    'x-accel-buffering': 'no',
-  });
-  res.end(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+  const body = JSON.stringify(message);
+  res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'mcp-session-id': s.id });
+  res.end(body);
 }
 
 /** One MCP server per session, listing the tools of the session's profile; tool schemas come prebuilt from the registry. */
@@ -302,6 +297,8 @@ export async function handleMcp(
   let session: McpSession | undefined;
   const transport = new StreamableHTTPServerTransport({
     sessionIdGenerator: () => randomUUID(),
+    // Answers to POSTed requests are one JSON body, not an SSE stream (docs/performance.md, "JSON answers").
+    enableJsonResponse: true,
     onsessioninitialized: (id) => {
       const opened = openMcpSession(core, { id, identity, host, url, transport, server });
       session = opened.session;

@@ -8,7 +8,7 @@ import { withIdempotency } from '../idempotency/store.js';
 import { resolveTarget, type ResolvedTarget } from '../addressing/handles.js';
 import { addInboxItem, ackByIds, type TrustLevel } from '../inbox/store.js';
 import { enqueueWake, mayWake } from '../wakes/store.js';
-import { mentionWakes, type MentionWake } from '../wakes/outcome.js';
+import { mentionWakes, nothingCanTake, type MentionWake } from '../wakes/outcome.js';
 import { nextMessageSeq, touchRoom, trustMode } from '../rooms/store.js';
 import { agentHandle, getAgentByPlate } from '../agents/store.js';
 import { ownerHandle } from '../owners/store.js';
@@ -189,6 +189,7 @@ function postMessage(core: Core, sender: Sender, input: SendInput, wakeIds?: Map
             eventKey: `msg:${id}`,
             actorOwnerId: sender.ownerId,
             causePlate: sender.kind === 'agent' ? sender.plate : undefined,
+            pull: nothingCanTake(core, r.plate),
           });
           wakeIds?.set(r.plate, wakeId);
         }

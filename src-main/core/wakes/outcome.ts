@@ -6,7 +6,7 @@ import { hasScope } from '../../../shared/scopes.js';
 import type { MentionWake } from '../../../shared/api-types.js';
 import { channelSessionOf } from './channel.js';
 import { firstRunner } from './runners.js';
-import { getWake, listWakes, type WakeRow } from './store.js';
+import { getWake, listWakes, PULL_REASON, type WakeRow } from './store.js';
 
 /**
  * What became of one mention target (docs/wakes.md "What a mention says"): the wake's status,
@@ -26,6 +26,15 @@ function whyNoWake(core: Core, roomId: string, plate: string, actorOwnerId: stri
     return "the agent's owner has not turned Trust on in this room: mentions by others wait in its inbox";
   }
   return 'this message already woke the agent';
+}
+
+/**
+ * Nothing can take a wake of this agent now: no live channel session and no runner. A mention
+ * then queues its wake parked for pull (store.ts `WakeInput.pull`), which is what the
+ * dispatcher's next pass would do (dispatcher.ts `dispatch`), in the message's own transaction.
+ */
+export function nothingCanTake(core: Core, plate: string): boolean {
+  return !channelSessionOf(core, plate) && !firstRunner(core.db, plate);
 }
 
 function wakeById(core: Core, id: string | undefined): WakeRow | undefined {
@@ -69,7 +78,7 @@ export function mentionWakes(
     } else if (runner) {
       out.push({ plate: t.plate, handle: t.handle, wake_id: w.id, status: 'inbox', target: 'pull', reason: "the agent's owner may not run commands on this machine (allow_runners): the mention waits in the inbox" });
     } else {
-      out.push({ plate: t.plate, handle: t.handle, wake_id: w.id, status: 'inbox', target: 'pull', reason: w.target === 'pull' && w.reason ? w.reason : NO_TARGET });
+      out.push({ plate: t.plate, handle: t.handle, wake_id: w.id, status: 'inbox', target: 'pull', reason: w.target === 'pull' && w.reason && w.reason !== PULL_REASON ? w.reason : NO_TARGET });
     }
   }
   return out;

@@ -25,6 +25,12 @@ export interface WakeInput {
    * it (`chain_depth` one deeper, docs/wakes.md "Loop guard"). Absent for a human's write.
    */
   causePlate?: string;
+  /**
+   * Nothing can take the wake now (no runner, no live channel session: wakes/outcome.ts
+   * `nothingCanTake`): queue it parked for pull at once, as the dispatcher's pass would a moment
+   * later, in the caller's transaction instead of a write of its own.
+   */
+  pull?: boolean;
   /** An explicit depth (a retry keeps the failed wake's). */
   chainDepth?: number;
   retryOf?: string;
@@ -46,8 +52,8 @@ export function enqueueWake(db: Db, w: WakeInput): string | undefined {
   const depth = w.chainDepth ?? (w.causePlate ? chainDepthCausedBy(db, w.causePlate) : 0);
   const r = stmt(
     db,
-    `INSERT OR IGNORE INTO wakes (id, plate, room_id, trigger, task_id, message_id, content, event_key, actor_owner_id, created_at, chain_depth, retry_of)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT OR IGNORE INTO wakes (id, plate, room_id, trigger, task_id, message_id, content, event_key, actor_owner_id, created_at, chain_depth, retry_of, target, reason)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   ).run(
     id,
     w.plate,
@@ -61,6 +67,8 @@ export function enqueueWake(db: Db, w: WakeInput): string | undefined {
     Date.now(),
     depth,
     w.retryOf ?? null,
+    w.pull ? 'pull' : null,
+    w.pull ? PULL_REASON : null,
   );
   return r.changes ? id : undefined;
 }
@@ -202,15 +210,18 @@ export function markRunning(
  * channel session, no runner): all of them at once, so none is looked at again per message.
  * Returns how many changed.
  */
+/** Why a wake waits for pull (the wake log shows it). */
+export const PULL_REASON = 'waiting in the inbox: no live channel session or runner for this agent';
+
 export function markPull(db: Db, plate: string, roomId: string): number {
   return stmt(
     db,
     // Through the partial index of the not-yet-parked wakes: wakes_by_queue would walk every
     // wake already parked for this agent and room, a backlog that grows with each mention.
     `UPDATE wakes INDEXED BY wakes_dispatchable
-       SET target = 'pull', reason = 'waiting in the inbox: no live channel session or runner for this agent'
+       SET target = 'pull', reason = ?
      WHERE plate = ? AND room_id = ? AND status = 'queued' AND target IS NOT 'pull'`,
-  ).run(plate, roomId).changes;
+  ).run(PULL_REASON, plate, roomId).changes;
 }
 
 /** What a run cost, as the host CLI reported it (null where it does not say): the shared type. */
