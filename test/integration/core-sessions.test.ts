@@ -8,6 +8,9 @@ import { startTestServer, ok, type TestServer } from '../helpers/server.js';
 import { requirePorts, type CorePorts } from '../../src-main/core/core.js';
 import { CAPABILITY_PORTS } from '../../src-main/core/capabilities.js';
 import { startCore } from '../../src-main/core/start.js';
+import { activeRepeats } from '../../src-main/core/util/repeat.js';
+import { dispatcherOf } from '../../src-main/core/wakes/dispatcher.js';
+import type { EventEmitter } from 'node:events';
 import { callChecked, count, expectToolError, INITIALIZE, rawMcp, sessionIdOf, waitFor } from '../helpers/core.js';
 
 const servers: TestServer[] = [];
@@ -248,6 +251,21 @@ describe('the home at start', () => {
     expect(() => requirePorts(ports as unknown as CorePorts)).toThrow(/agentActed/);
     await expect(startCore({ home, port: 0, log: () => {}, ports: ports as unknown as CorePorts })).rejects.toThrow(/the core cannot start: missing port\(s\) agentActed/);
     expect(readdirSync(home)).toEqual([]);
+  });
+
+  it("a stopped server leaves no background loop or listener of its own: its close ran the capabilities' stop steps", async () => {
+    const before = activeRepeats();
+    const s = await startTestServer();
+    const { core } = s.running;
+    // The starters run once the home is known sound; a small home is checked before listening.
+    expect(activeRepeats()).toBeGreaterThan(before);
+    expect(dispatcherOf(core)).toBeDefined();
+    const listeners = (core.sessions as unknown as { listeners: unknown[] }).listeners;
+    expect(listeners.length).toBeGreaterThan(0);
+    await s.stop();
+    expect(activeRepeats()).toBe(before);
+    expect((core.bus as unknown as { emitter: EventEmitter }).emitter.listenerCount('event')).toBe(0);
+    expect(listeners).toEqual([]);
   });
 
   it.skipIf(!!posixModes)('item 11: a new home is 0700 with every folder 0700 and every file 0600, while the server runs', async () => {
