@@ -38,6 +38,11 @@ export interface TestApp extends TestHarness<AppClient> {
   fetch(input: string, init?: RequestInit): Promise<Response>;
   /** Every event the core emitted, in order. */
   events: CoreEvent[];
+  /**
+   * A /v1 request with exactly these headers (no Authorization added) and this raw body, through
+   * the same dispatch as `api`: for tests of what the routes make of any header or body (fuzz-routes).
+   */
+  request(method: string, path: string, init?: { headers?: Record<string, string>; body?: string }): Promise<ApiResponse>;
 }
 
 /** An in-process MCP client: the official client's calls and result shapes. */
@@ -123,14 +128,8 @@ export async function openTestApp(opts: AppOptions = {}): Promise<TestApp> {
   if (opts.background) stopSteps.push(...assembled.startCapabilities());
   const clients: AppClient[] = [];
 
-  const api = async (method: string, path: string, body?: unknown, token = ownerToken): Promise<ApiResponse> => {
+  const dispatch = async (method: string, path: string, headers: IncomingHttpHeaders, text: string | undefined): Promise<ApiResponse> => {
     const url = new URL(path, APP_BASE_URL);
-    const text = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
-    const headers: IncomingHttpHeaders = { host: new URL(APP_BASE_URL).host, authorization: `Bearer ${token}` };
-    if (text !== undefined) {
-      headers['content-type'] = 'application/json';
-      headers['content-length'] = String(Buffer.byteLength(text));
-    }
     const { req, res } = requestOf(method, url, headers);
     const answer = url.pathname.startsWith('/v1/')
       ? await dispatchApi(
@@ -154,6 +153,23 @@ export async function openTestApp(opts: AppOptions = {}): Promise<TestApp> {
     const h = new Headers({ 'content-type': 'application/json; charset=utf-8', 'content-length': String(Buffer.byteLength(wire)), 'cache-control': 'no-store', ...answer.headers });
     // A 204 carries no body on the wire: fetch reads ''.
     return { status: answer.status, body: answer.status === 204 ? '' : JSON.parse(wire), headers: h };
+  };
+
+  const api = async (method: string, path: string, body?: unknown, token = ownerToken): Promise<ApiResponse> => {
+    const text = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
+    const headers: IncomingHttpHeaders = { host: new URL(APP_BASE_URL).host, authorization: `Bearer ${token}` };
+    if (text !== undefined) {
+      headers['content-type'] = 'application/json';
+      headers['content-length'] = String(Buffer.byteLength(text));
+    }
+    return dispatch(method, path, headers, text);
+  };
+
+  const request: TestApp['request'] = async (method, path, init = {}) => {
+    const headers: IncomingHttpHeaders = { host: new URL(APP_BASE_URL).host };
+    for (const [k, v] of Object.entries(init.headers ?? {})) headers[k.toLowerCase()] = v;
+    if (init.body !== undefined) headers['content-length'] = String(Buffer.byteLength(init.body));
+    return dispatch(method, path, headers, init.body);
   };
 
   async function connect(bearer: string, host?: string, o: { query?: string } = {}): Promise<AppClient> {
@@ -238,6 +254,7 @@ export async function openTestApp(opts: AppOptions = {}): Promise<TestApp> {
     baseUrl: APP_BASE_URL,
     ownerToken,
     api,
+    request,
     ...ownerHelpers(api),
     connect,
     async fetch(input, init = {}) {

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
+import { cliArgs } from './cli-bundle.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -18,11 +19,11 @@ export interface ChildServer {
   stop(): Promise<number | null>;
 }
 
-/** Runs `agent-rooms serve` from source in a child process and waits for the ready line. */
+/** Runs `agent-rooms serve` from source (cli-bundle.ts) in a child process and waits for the ready line. */
 export function spawnServer(home: string, extraArgs: string[] = [], env: Record<string, string> = {}): Promise<ChildServer> {
   const proc = spawn(
     process.execPath,
-    ['--import', 'tsx', join(ROOT, 'src-main/core/cli.ts'), 'serve', '--port', '0', '--home', home, ...extraArgs],
+    [...cliArgs(), 'serve', '--port', '0', '--home', home, ...extraArgs],
     { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let out = '';

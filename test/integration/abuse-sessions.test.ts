@@ -1,5 +1,6 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { startTestServer, ok, type TestServer, type TestAgent } from '../helpers/server.js';
+import { DEFAULT_MCP_SESSION_LIMITS } from '../../src-main/core/core.js';
 
 /**
  * Sessions and abuse: refused requests leave no session behind, concurrent clients reusing the
@@ -151,5 +152,35 @@ describe('sessions and abuse', () => {
     // retry_after_ms must be enough, so the test waits exactly that long (plus slack), not until it works.
     await new Promise((r) => setTimeout(r, Math.max(...limited.map((r) => r.structuredContent.error.retry_after_ms)) + 50));
     expect((await ok(fc, 'whoami')).plate).toBe(flooder.plate);
+  });
+
+  // Folded from test/security/10-mcp-session-caps.test.ts (item 10), whose caps test runs in process:
+  // one credential opened 5,000 sessions in 5.4 s; `initialize` is rate-limited per credential, on the wire.
+  it('item 10: a loop of initialize calls from one credential is rate-limited and never holds more than the cap', async () => {
+    const flooder = await s.agent('Init flooder');
+    const bystander = await s.agent('Init bystander');
+    const initialize = async (credential: string) => {
+      const r = await fetch(url, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${credential}`, 'content-type': 'application/json', accept: ACCEPT_BOTH },
+        body: JSON.stringify(INIT(1)),
+      });
+      await r.text();
+      return { status: r.status, retryAfter: r.headers.get('retry-after') };
+    };
+    const started = Date.now();
+    const results = [];
+    for (let i = 0; i < 10; i++) results.push(...(await Promise.all(Array.from({ length: 20 }, () => initialize(flooder.credential)))));
+    const elapsedS = (Date.now() - started) / 1000;
+    const okCount = results.filter((r) => r.status === 200).length;
+    const limited = results.filter((r) => r.status === 429);
+    expect(limited.length).toBeGreaterThan(0);
+    expect(limited.every((r) => Number(r.retryAfter) >= 1)).toBe(true);
+    // No more than the bucket allows over the time the loop took (no fixed timing threshold).
+    const { initializeBurst, initializePerSecond, perCredential } = DEFAULT_MCP_SESSION_LIMITS;
+    expect(okCount).toBeLessThanOrEqual(initializeBurst + Math.ceil(elapsedS * initializePerSecond) + 1);
+    expect(s.running.core.sessions.all().filter((x) => x.credentialId === flooder.credential_id).length).toBeLessThanOrEqual(perCredential);
+    // Another credential is not affected by the flood.
+    expect((await initialize(bystander.credential)).status).toBe(200);
   });
 });

@@ -2,19 +2,26 @@ import { describe, it, expect, afterAll } from 'vitest';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
-import { startTestServer, ok, type TestServer } from '../helpers/server.js';
+import { ok } from '../helpers/server.js';
+import { openTestApp, type TestApp } from '../helpers/app.js';
 import { waitFor, tempDirs } from '../helpers/core.js';
 import { restoreHome } from '../../src-main/core/backup/restore.js';
 import type { BackupResult } from '../../src-main/core/backup/backup.js';
 
 const sha = (s: string) => createHash('sha256').update(s).digest('hex');
 
+/**
+ * A backup is the core's own work (backup/service.ts through its own connection): it runs in
+ * process on a home's database file (openTestApp `database: 'home'`), and each restored home is
+ * opened the same way. Restore next to a running server, and a restored home served by a real
+ * `serve`, are in durability-home.test.ts.
+ */
 describe('online backup and restore', () => {
   const { tmp, removeAll } = tempDirs();
   afterAll(removeAll);
 
   it('20 consecutive backups taken while 8 writers run all verify, and each restores to a home that serves every write acknowledged before it', async () => {
-    const s = await startTestServer({ home: tmp('ar-bk-live-') });
+    const s = await openTestApp({ database: 'home', home: tmp('ar-bk-live-') });
     const roomId = await s.room('busy');
     const a = await s.agent('writer');
     await s.join(roomId, a.plate);
@@ -81,7 +88,7 @@ describe('online backup and restore', () => {
       const home = join(tmp('ar-bk-restore-'), 'home');
       const r = await restoreHome(b.result.path, home);
       expect(r.previous).toBeNull();
-      const restored: TestServer = await startTestServer({ home });
+      const restored: TestApp = await openTestApp({ database: 'home', home });
       try {
         const ids = new Set((restored.running.core.db.prepare('SELECT id FROM messages WHERE room_id = ?').all(roomId) as Array<{ id: string }>).map((m) => m.id));
         const files = new Map<string, string>();
@@ -93,7 +100,7 @@ describe('online backup and restore', () => {
           if (ack.kind === 'message') expect(ids.has(ack.id), `backup ${n}: message ${ack.id}`).toBe(true);
           else expect(files.get(`${ack.path}#${ack.version}`), `backup ${n}: ${ack.path} v${ack.version}`).toBe(ack.sha256);
         }
-        // Served over HTTP by the restored server: the newest page of history and a file's bytes.
+        // Served by the restored core's /v1 dispatch: the newest page of history and a file's bytes.
         const page = await restored.api('GET', `/v1/rooms/${roomId}/messages?limit=5`);
         expect(page.status).toBe(200);
         expect(page.body.messages.length).toBeGreaterThan(0);

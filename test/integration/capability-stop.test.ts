@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { startTestServer } from '../helpers/server.js';
+import { openTestApp } from '../helpers/app.js';
 import type { EventEmitter } from 'node:events';
 import { activeRepeats } from '../../src-main/core/util/repeat.js';
 import { dispatcherOf } from '../../src-main/core/wakes/dispatcher.js';
@@ -9,17 +9,20 @@ import { dispatcherOf } from '../../src-main/core/wakes/dispatcher.js';
  * pruning loop or session listener of a closed core is left behind in the process (a desktop
  * app that restarts its core, or a test file that starts many, would pile them up). The ports
  * hold nothing per core: the running parts they reach (the wake dispatcher) stop with it.
+ * The starters run in process here, as the server starts them (assembleCore's startCapabilities);
+ * that the server's own close runs their stop steps is checked in core-sessions.test.ts.
  */
 describe('capability starters stop with the core', () => {
   it('a closed core leaves no background loop, listener or running dispatcher of its own', async () => {
     const before = activeRepeats();
-    const s = await startTestServer();
+    const s = await openTestApp({ background: true });
     const { core } = s.running;
-    // The starters run once the home is known sound; a small home is checked before listening.
     expect(activeRepeats()).toBeGreaterThan(before);
     expect(dispatcherOf(core)).toBeDefined();
     const busListeners = (core.bus as unknown as { emitter: EventEmitter }).emitter.listenerCount('event');
     expect(busListeners).toBeGreaterThan(0);
+    // The app's own event log listens too: the starters add to it.
+    expect(busListeners).toBeGreaterThan(1);
     const listeners = (core.sessions as unknown as { listeners: unknown[] }).listeners;
     expect(listeners.length).toBeGreaterThan(0);
     await s.stop();
@@ -30,9 +33,9 @@ describe('capability starters stop with the core', () => {
 
   it('two cores in one process each stop only their own work', async () => {
     const before = activeRepeats();
-    const a = await startTestServer();
+    const a = await openTestApp({ background: true });
     const afterA = activeRepeats();
-    const b = await startTestServer();
+    const b = await openTestApp({ background: true });
     expect(activeRepeats() - afterA).toBe(afterA - before);
     await a.stop();
     expect(activeRepeats()).toBe(afterA);

@@ -1,10 +1,16 @@
 import { describe, it, expect, afterEach } from 'vitest';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startTestServer, ok, type TestServer } from '../helpers/server.js';
+import { requirePorts, type CorePorts } from '../../src-main/core/core.js';
+import { CAPABILITY_PORTS } from '../../src-main/core/capabilities.js';
+import { startCore } from '../../src-main/core/start.js';
+import { activeRepeats } from '../../src-main/core/util/repeat.js';
+import { dispatcherOf } from '../../src-main/core/wakes/dispatcher.js';
+import type { EventEmitter } from 'node:events';
 import { callChecked, count, expectToolError, INITIALIZE, rawMcp, sessionIdOf, waitFor } from '../helpers/core.js';
 
 const servers: TestServer[] = [];
@@ -198,5 +204,98 @@ describe('storage', () => {
       await Promise.all(servers.splice(0).map((x) => x.stop()));
       rmSync(home, { recursive: true, force: true });
     }
+  });
+});
+
+/** Every path under the home with its mode, symbolic links left out. */
+function modes(home: string): Array<[string, number, boolean]> {
+  const out: Array<[string, number, boolean]> = [];
+  const walk = (p: string, rel: string) => {
+    const st = lstatSync(p);
+    if (st.isSymbolicLink()) return;
+    out.push([rel, st.mode & 0o777, st.isDirectory()]);
+    if (st.isDirectory()) for (const n of readdirSync(p)) walk(join(p, n), rel === '.' ? n : `${rel}/${n}`);
+  };
+  walk(home, '.');
+  return out;
+}
+
+function expectPrivate(home: string) {
+  const wrong = modes(home).filter(([, mode, dir]) => mode !== (dir ? 0o700 : 0o600));
+  expect(wrong.map(([p, m]) => `${p} ${m.toString(8)}`)).toEqual([]);
+}
+
+const posixModes = process.platform === 'win32' ? 'POSIX modes do not apply on Windows' : undefined;
+
+// What the server's start does to its home (docs/architecture.md "Ports", docs/security.md item 11):
+// the rules of a running core (runner env sealed at rest, ports named) are tested in process
+// (test/security/11-home-modes.test.ts, test/unit/core-ports.test.ts).
+describe('the home at start', () => {
+  const homes: string[] = [];
+  const newHome = () => {
+    const parent = mkdtempSync(join(tmpdir(), 'agent-rooms-modes-'));
+    homes.push(parent);
+    return join(parent, 'home');
+  };
+  afterEach(async () => {
+    // This hook runs before the file's own: the servers stop before their homes go.
+    await Promise.all(servers.splice(0).map((s) => s.stop()));
+    for (const h of homes.splice(0)) rmSync(h, { recursive: true, force: true });
+  });
+
+  it('startCore refuses a core without a port before it touches the home', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'ar-ports-'));
+    homes.push(home);
+    const ports = { ...CAPABILITY_PORTS } as Record<string, unknown>;
+    delete ports.agentActed;
+    expect(() => requirePorts(ports as unknown as CorePorts)).toThrow(/agentActed/);
+    await expect(startCore({ home, port: 0, log: () => {}, ports: ports as unknown as CorePorts })).rejects.toThrow(/the core cannot start: missing port\(s\) agentActed/);
+    expect(readdirSync(home)).toEqual([]);
+  });
+
+  it("a stopped server leaves no background loop or listener of its own: its close ran the capabilities' stop steps", async () => {
+    const before = activeRepeats();
+    const s = await startTestServer();
+    const { core } = s.running;
+    // The starters run once the home is known sound; a small home is checked before listening.
+    expect(activeRepeats()).toBeGreaterThan(before);
+    expect(dispatcherOf(core)).toBeDefined();
+    const listeners = (core.sessions as unknown as { listeners: unknown[] }).listeners;
+    expect(listeners.length).toBeGreaterThan(0);
+    await s.stop();
+    expect(activeRepeats()).toBe(before);
+    expect((core.bus as unknown as { emitter: EventEmitter }).emitter.listenerCount('event')).toBe(0);
+    expect(listeners).toEqual([]);
+  });
+
+  it.skipIf(!!posixModes)('item 11: a new home is 0700 with every folder 0700 and every file 0600, while the server runs', async () => {
+    const home = newHome();
+    const s = await server({ home });
+    const a = await s.agent('Writer');
+    const room = await s.room('Files');
+    await s.join(room, a.plate);
+    const c = await s.connect(a.credential);
+    await c.callTool({ name: 'write_file', arguments: { room, path: 'notes.md', content: 'hello' } });
+    expect(existsSync(join(home, 'rooms.db-wal'))).toBe(true);
+    expect(existsSync(join(home, 'server.json'))).toBe(true);
+    expectPrivate(home);
+  });
+
+  it.skipIf(!!posixModes)('item 11: a home left readable by others is repaired at start, with a warning', async () => {
+    const home = newHome();
+    const first = await startTestServer({ home });
+    await first.stop();
+    // What a copy, a restore or an older version leaves behind.
+    chmodSync(home, 0o755);
+    for (const [rel, , dir] of modes(home)) if (rel !== '.') chmodSync(join(home, rel), dir ? 0o755 : 0o644);
+    mkdirSync(join(home, 'backups'), { mode: 0o755 });
+    writeFileSync(join(home, 'backups', 'old.db'), 'x', { mode: 0o644 });
+    chmodSync(join(home, 'backups', 'old.db'), 0o644);
+    const logs: string[] = [];
+    const s = await server({ home, log: (l) => logs.push(l) });
+    expectPrivate(home);
+    const warning = logs.find((l) => l.includes('readable by other users'));
+    expect(warning).toBeDefined();
+    expect(warning).not.toContain(s.ownerToken);
   });
 });

@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { spawnServer, type ChildServer } from '../helpers/child.js';
+import { cliArgs } from '../helpers/cli-bundle.js';
 import { startTestServer } from '../helpers/server.js';
 import { HOME_EXIT_CODES } from '../../src-main/core/db/home-errors.js';
 import { tempDirs } from '../helpers/core.js';
@@ -19,9 +20,9 @@ interface Ran {
   stderr: string;
 }
 
-/** Runs the CLI from source in a child process (asynchronously) and collects its exit. */
+/** Runs the CLI from source (cli-bundle.ts) in a child process (asynchronously) and collects its exit. */
 function runCli(args: string[], opts: { env?: Record<string, string>; uid?: number; gid?: number; timeoutMs?: number } = {}): Promise<Ran> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src-main/core/cli.ts'), ...args], {
+  const proc = spawn(process.execPath, [...cliArgs(), ...args], {
     cwd: ROOT,
     env: { ...process.env, ...opts.env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,4 +1,5 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import fc from 'fast-check';
 import { existsSync } from 'node:fs';
 import type { Browser } from 'playwright-core';
 import { startTestServer, ok, fails, type TestServer, type TestAgent } from '../helpers/server.js';
@@ -6,6 +7,7 @@ import { ERROR_ID_RE, INITIALIZE, rawHttp, rawMcp, sessionIdOf } from '../helper
 import { ERROR_CODES } from '../../shared/errors.js';
 import { EXECUTABLE } from '../helpers/download-types.js';
 import { CHROMIUM, launchBrowser } from '../helpers/browser.js';
+import { edgeString } from '../load/arbitraries.js';
 import { UNAUTH_ROWS_PER_WINDOW, UNAUTH_WINDOW_MS, flushUnauthenticatedEvidence } from '../../src-main/core/evidence/store.js';
 
 /** What the in-browser script load uses of the page's globals. */
@@ -387,5 +389,79 @@ describe('folded: smoke and UI routes, on the same server', () => {
       const outsider = await s.owner('Outsider');
       expectApiError(await s.api('GET', `/v1/rooms/${room}/trust`, undefined, outsider.token), 404, 'NOT_FOUND');
     });
+  });
+});
+
+/**
+ * Folded from fuzz-routes.test.ts, whose route fuzzing now runs in process: what only the
+ * listener sees, raw paths on the wire (the server's split between /v1, /mcp, files and the UI)
+ * and the one /v1 route that writes its own response, the event stream.
+ */
+describe('fuzz: what crosses the wire', () => {
+  /** Percent-encodes any string; a lone surrogate becomes the invalid UTF-8 bytes %ED%A0%80. */
+  const enc = (v: string): string => {
+    try {
+      return encodeURIComponent(v);
+    } catch {
+      return encodeURIComponent(v.replace(/[\uD800-\uDFFF]/g, '')) + '%ED%A0%80';
+    }
+  };
+
+  it('unknown paths and methods under /v1 are structured 404/405s', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'),
+        fc.oneof(edgeString, fc.string({ maxLength: 60 }), fc.constantFrom('rooms/x/y/z/w', 'me/', '../mcp', 'agents//x')),
+        async (method, tail) => {
+          const path = `/v1/${enc(tail).replace(/%2F/g, '/')}`;
+          let res: Response;
+          try {
+            res = await fetch(s.baseUrl + path, { method, headers: { authorization: `Bearer ${s.ownerToken}` }, body: method === 'GET' ? undefined : '{}' });
+          } catch {
+            return; // fetch itself refused a malformed URL: nothing reached the server
+          }
+          expect(res.status).toBeLessThan(500);
+          if ((res.headers.get('content-type') ?? '').includes('text/event-stream')) return void res.body?.cancel();
+          const text = await res.text();
+          if (res.status >= 400) expect((JSON.parse(text) as { error: { error_id: string } }).error.error_id).toMatch(/^err_/);
+        },
+      ),
+      { numRuns: 150, endOnFailure: true },
+    );
+  });
+
+  it('the event stream answers any query and credential with a stream or a structured error', async () => {
+    let streams = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        // Short values: a URL of tens of kilobytes is refused by Node's own parser (431, no body), before the server.
+        fc.oneof(edgeString, fc.string({ maxLength: 40 }), fc.constantFrom('', '-1', '0', 'null', '{}', 'x'.repeat(300))),
+        fc.oneof({ weight: 3, arbitrary: fc.constant(`Bearer ${s.ownerToken}`) }, { weight: 1, arbitrary: fc.constantFrom('', 'Bearer ', 'Bearer aro_nope', 'Basic abc') }),
+        async (value, authorization) => {
+          const ac = new AbortController();
+          const headers: Record<string, string> = authorization ? { authorization } : {};
+          const res = await fetch(`${s.baseUrl}/v1/events?ticket=${enc(value)}&since=${enc(value)}`, { headers, signal: ac.signal });
+          try {
+            expect(res.status).toBeLessThan(500);
+            if ((res.headers.get('content-type') ?? '').includes('text/event-stream')) {
+              expect(res.status).toBe(200);
+              streams++;
+              return;
+            }
+            const text = await res.text();
+            expect(res.status, text.slice(0, 200)).toBeGreaterThanOrEqual(400);
+            expect(text, `${res.status} ${JSON.stringify([...res.headers])}`).not.toBe('');
+            const body = JSON.parse(text) as { error?: { code?: string; message?: string; error_id?: string } };
+            expect(body.error?.error_id).toMatch(ERROR_ID_RE);
+            expect(typeof body.error?.code).toBe('string');
+            expect(typeof body.error?.message).toBe('string');
+          } finally {
+            ac.abort();
+          }
+        },
+      ),
+      { numRuns: 40, endOnFailure: true },
+    );
+    expect(streams).toBeGreaterThan(0);
   });
 });

@@ -2,12 +2,12 @@
 // core at construction. A core missing one refuses to start, naming it, before it opens the home.
 import { describe, it, expect } from 'vitest';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { requirePorts, type CorePorts } from '../../src-main/core/core.js';
 import { CAPABILITY_PORTS } from '../../src-main/core/capabilities.js';
-import { startCore } from '../../src-main/core/start.js';
+import { assembleCore } from '../../src-main/core/assemble.js';
 
 const without = (name: string, inner?: string): CorePorts => {
   const ports = { ...CAPABILITY_PORTS } as Record<string, unknown>;
@@ -27,17 +27,16 @@ describe('core ports', () => {
     expect(() => requirePorts({} as CorePorts)).toThrow(/agentActed, taskEnded, runnerRightChanged, .*authenticateAgent/);
   });
 
-  it('startCore refuses a core without a port before it touches the home', async () => {
+  it('assembleCore (the core without its listener) refuses a core without a port before it touches the home', () => {
     const home = mkdtempSync(join(tmpdir(), 'ar-ports-'));
     try {
-      await expect(startCore({ home, port: 0, log: () => {}, ports: without('agentActed') })).rejects.toThrow(
-        /the core cannot start: missing port\(s\) agentActed/,
-      );
+      expect(() => assembleCore({ home, db: 'memory', log: () => {}, ports: without('agentActed') })).toThrow(/the core cannot start: missing port\(s\) agentActed/);
       expect(readdirSync(home)).toEqual([]);
     } finally {
       rmSync(home, { recursive: true, force: true });
     }
   });
+  // startCore's own refusal, before it touches the home, is checked where the server starts: test/integration/core-sessions.test.ts.
 });
 
 describe('docs/architecture.md lists the ports', () => {
