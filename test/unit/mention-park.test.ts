@@ -1,6 +1,7 @@
 import { describe, it, expect, afterAll, beforeAll } from 'vitest';
 import { openTestApp, type TestApp } from '../helpers/app.js';
 import { ok } from '../helpers/server.js';
+import { agentInRoom } from '../helpers/seat.js';
 import { PULL_REASON } from '../../src-main/core/wakes/store.js';
 
 /**
@@ -24,12 +25,9 @@ describe("a mention's wake, parked at once", () => {
       | undefined;
 
   it('no runner, no session: queued for pull with the reason the wake log shows; the answer says inbox and how to add a runner', async () => {
-    const a = await app.agent('Sender');
+    const { room, c } = await agentInRoom(app, 'Sender', 'Park');
     const b = await app.agent('Bare');
-    const room = await app.room('Park');
-    await app.join(room, a.plate);
     await app.join(room, b.plate);
-    const c = await app.connect(a.credential);
     const sent = await ok<{ message_id: string; wakes: Array<{ plate: string; status: string; target: string; reason: string }> }>(c, 'send_message', {
       room,
       body: 'please look',
@@ -41,14 +39,11 @@ describe("a mention's wake, parked at once", () => {
   });
 
   it('with a runner: queued for the runner, not parked', async () => {
-    const a = await app.agent('Sender2');
+    const { room, c } = await agentInRoom(app, 'Sender2', 'Run');
     const b = await app.agent('Runnable');
     const put = await app.api('PUT', `/v1/agents/${b.plate}/runners/codex`, { command: process.execPath, args: ['-e', '0'] });
     expect(put.status).toBe(200);
-    const room = await app.room('Run');
-    await app.join(room, a.plate);
     await app.join(room, b.plate);
-    const c = await app.connect(a.credential);
     const sent = await ok<{ message_id: string; wakes: Array<{ status: string; target: string }> }>(c, 'send_message', {
       room,
       body: 'please run',
