@@ -4,13 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { startTestServer, ok, type TestServer, type TestAgent } from '../helpers/server.js';
+import { startTestServer, ok, type TestServer } from '../helpers/server.js';
 import { spawnServer, type ChildServer } from '../helpers/child.js';
 import { waitFor } from '../helpers/core.js';
 import { agentPresence, PRESENCE_RECENT_CALL_MS, PRESENCE_STALLED_MS } from '../../src-main/core/core.js';
 import { needsYou } from '../../src-main/core/needs/service.js';
 import { dispatcherOf } from '../../src-main/core/wakes/dispatcher.js';
-import { fixtureRunner, readRunnerLog } from './wakes-helpers.js';
+import { fixtureRunner, readRunnerLog, runnerRig } from './wakes-helpers.js';
 
 /**
  * The wakes whose subject is a real process or the server's own life (docs/testing.md "Wakes in
@@ -23,46 +23,22 @@ import { fixtureRunner, readRunnerLog } from './wakes-helpers.js';
 
 describe('wakes over HTTP: spawned runners', () => {
   describe('wakes: spawned runners (the process runner)', () => {
-    let s: TestServer;
-    let dir: string;
-    beforeAll(async () => {
-      s = await startTestServer({ rateLimit: { perSecond: 0, burst: 1 } });
-      dir = mkdtempSync(join(tmpdir(), 'agent-rooms-runner-'));
-    });
-    afterAll(async () => {
-      await s.stop();
-      rmSync(dir, { recursive: true, force: true });
-    });
-
-    async function runnerAgent(name: string, extra: Record<string, unknown> = {}): Promise<TestAgent & { log: string }> {
-      const a = await s.agent(name);
-      const log = join(dir, `${name}.log`);
-      const r = await s.api('PUT', `/v1/agents/${a.plate}/runners/codex`, fixtureRunner(log, extra));
-      expect(r.status).toBe(200);
-      return { ...a, log };
-    }
-    const wakesOf = async (plate: string) => (await s.api('GET', `/v1/agents/${plate}/wakes`)).body.wakes as any[];
-    const mention = (room: string, handle: string, body: string) =>
-      s.api('POST', `/v1/rooms/${room}/messages`, { body, mention_targets: [handle] }).then((r) => {
-        expect(r.status).toBe(201);
-        return r.body;
-      });
-
+    const rig = runnerRig(() => startTestServer({ rateLimit: { perSecond: 0, burst: 1 } }));
     it('a mention spawns the runner, which connects back with the MCP client and replies in the room', async () => {
-      const a = await runnerAgent('Replier');
-      const room = await s.room('Reply room');
-      await s.join(room, a.plate);
+      const a = await rig.runnerAgent('Replier');
+      const room = await rig.s.room('Reply room');
+      await rig.s.join(room, a.plate);
       const body = 'please look at the parser\n  (two spaces, "quotes")';
-      const msg = await mention(room, a.handle, body);
+      const msg = await rig.mention(room, a.handle, body);
 
       const reply = await waitFor(async () => {
-        const h = await s.api('GET', `/v1/rooms/${room}/messages`);
+        const h = await rig.s.api('GET', `/v1/rooms/${room}/messages`);
         return (h.body.messages as any[]).find((m) => m.sender.plate === a.plate);
       }, 'the runner reply');
       expect(reply.body).toBe(`reply: ${body}`);
 
       const [w] = await waitFor(async () => {
-        const ws = await wakesOf(a.plate);
+        const ws = await rig.wakesOf(a.plate);
         return ws.length === 1 && ws[0].status === 'handled' && ws;
       }, 'the wake to be handled');
       expect(w).toMatchObject({ trigger: 'mention', target: 'runner', host: 'codex', message_id: msg.message_id, exit_code: 0, no_tool_call: false });
@@ -84,33 +60,33 @@ describe('wakes over HTTP: spawned runners', () => {
       expect(typeof start.wake.context_version).toBe('number');
       // With no workspace configured the runner works in a per-agent scratch folder, never in the
       // data home (issue 14, docs/security.md item 1; it used to be the home).
-      expect(start.cwd).not.toBe(s.home);
+      expect(start.cwd).not.toBe(rig.s.home);
       expect(start.cwd).toBe(join(tmpdir(), `agent-rooms-runs-${process.getuid!()}`, a.plate));
 
       // The run's credential was deleted when the run ended (no revoked row left behind per wake;
       // the wake log keeps the audit), so it authenticates nothing.
-      const creds = (await s.api('GET', `/v1/agents/${a.plate}/credentials`)).body.credentials as any[];
+      const creds = (await rig.s.api('GET', `/v1/agents/${a.plate}/credentials`)).body.credentials as any[];
       expect(creds.filter((c) => c.purpose === 'runner')).toEqual([]);
 
       // The room's wake log shows the same wake.
-      const roomLog = await s.api('GET', `/v1/rooms/${room}/wakes`);
+      const roomLog = await rig.s.api('GET', `/v1/rooms/${room}/wakes`);
       expect(roomLog.body.wakes.map((x: any) => x.wake_id)).toEqual([w.wake_id]);
     });
 
     it('a human reassignment wakes the new assignee with the task; the old assignee is no longer woken for it', async () => {
-      const first = await s.agent('Dropped');
-      const next = await runnerAgent('Picked');
-      const room = await s.room('Reassign room');
-      await s.join(room, first.plate);
-      await s.join(room, next.plate);
-      const t = await s.api('POST', `/v1/rooms/${room}/tasks`, { title: 'Port it', definition_of_done: 'ported', assignee: first.handle });
+      const first = await rig.s.agent('Dropped');
+      const next = await rig.runnerAgent('Picked');
+      const room = await rig.s.room('Reassign room');
+      await rig.s.join(room, first.plate);
+      await rig.s.join(room, next.plate);
+      const t = await rig.s.api('POST', `/v1/rooms/${room}/tasks`, { title: 'Port it', definition_of_done: 'ported', assignee: first.handle });
       expect(t.status).toBe(201);
       // The first assignee has no runner and no session: its wake waits for pull.
-      await waitFor(async () => (await wakesOf(first.plate)).find((w) => w.target === 'pull'), 'the pull wake');
-      const r = await s.api('POST', `/v1/rooms/${room}/tasks/${t.body.task_id}/assign`, { assignee: next.handle });
+      await waitFor(async () => (await rig.wakesOf(first.plate)).find((w) => w.target === 'pull'), 'the pull wake');
+      const r = await rig.s.api('POST', `/v1/rooms/${room}/tasks/${t.body.task_id}/assign`, { assignee: next.handle });
       expect(r.status).toBe(200);
       const done = await waitFor(async () => {
-        const x = await s.api('GET', `/v1/rooms/${room}/tasks/${t.body.task_id}`);
+        const x = await rig.s.api('GET', `/v1/rooms/${room}/tasks/${t.body.task_id}`);
         return x.body.status === 'done' && x.body;
       }, 'the reassigned task to be done');
       expect(done.assignee).toBe(next.plate);
@@ -119,60 +95,60 @@ describe('wakes over HTTP: spawned runners', () => {
       expect(JSON.parse(start.stdin!).task).toMatchObject({ task_id: t.body.task_id, assignee: next.plate });
 
       // The old assignee's wake is dropped, never delivered, even to a session that connects now.
-      const cc = await s.connect(first.credential, 'claude-code');
+      const cc = await rig.s.connect(first.credential, 'claude-code');
       let pushes = 0;
       cc.fallbackNotificationHandler = async () => {
         pushes++;
       };
-      const old = await waitFor(async () => (await wakesOf(first.plate)).find((w) => w.status === 'failed'), 'the stale wake to be dropped');
+      const old = await waitFor(async () => (await rig.wakesOf(first.plate)).find((w) => w.status === 'failed'), 'the stale wake to be dropped');
       expect(old.reason).toBe('the task was reassigned to another agent');
       expect(pushes).toBe(0);
     });
 
     it('a failing runner is failed with its output tails kept and the credential masked', async () => {
-      const a = await runnerAgent('Failing');
-      const room = await s.room('Fail room');
-      await s.join(room, a.plate);
-      await mention(room, a.handle, 'fail now');
-      const w = await waitFor(async () => (await wakesOf(a.plate)).find((x) => x.status === 'failed'), 'the failed wake');
+      const a = await rig.runnerAgent('Failing');
+      const room = await rig.s.room('Fail room');
+      await rig.s.join(room, a.plate);
+      await rig.mention(room, a.handle, 'fail now');
+      const w = await waitFor(async () => (await rig.wakesOf(a.plate)).find((x) => x.status === 'failed'), 'the failed wake');
       expect(w.reason).toBe('the runner exited with code 3');
       expect(w.exit_code).toBe(3);
-      expect(w.stdout_tail).toContain(`connecting to ${s.baseUrl}/mcp/codex?key=`);
+      expect(w.stdout_tail).toContain(`connecting to ${rig.s.baseUrl}/mcp/codex?key=`);
       expect(w.stderr_tail).toContain('could not use');
       expect(w.stdout_tail).not.toMatch(/ark_[A-Za-z0-9_-]{43}/);
       expect(w.stderr_tail).not.toMatch(/ark_[A-Za-z0-9_-]{43}/);
     });
 
     it('a runner over its timeout is killed and failed', async () => {
-      const a = await runnerAgent('Slow', { timeout_ms: 300 });
-      const room = await s.room('Slow room');
-      await s.join(room, a.plate);
-      await mention(room, a.handle, 'sleep');
-      const w = await waitFor(async () => (await wakesOf(a.plate)).find((x) => x.status === 'failed'), 'the timed-out wake');
+      const a = await rig.runnerAgent('Slow', { timeout_ms: 300 });
+      const room = await rig.s.room('Slow room');
+      await rig.s.join(room, a.plate);
+      await rig.mention(room, a.handle, 'sleep');
+      const w = await waitFor(async () => (await rig.wakesOf(a.plate)).find((x) => x.status === 'failed'), 'the timed-out wake');
       expect(w.reason).toBe('the runner timed out after 300 ms');
       const start = readRunnerLog(a.log).find((l) => l.event === 'start')!;
       expect(() => process.kill(start.pid, 0)).toThrow();
     });
 
     it('a runner that cannot start is failed with a reason', async () => {
-      const a = await s.agent('Missing');
-      expect((await s.api('PUT', `/v1/agents/${a.plate}/runners/gemini`, { command: join(dir, 'no-such-command') })).status).toBe(200);
-      const room = await s.room('Missing room');
-      await s.join(room, a.plate);
-      await mention(room, a.handle, 'hello');
-      const w = await waitFor(async () => (await wakesOf(a.plate)).find((x) => x.status === 'failed'), 'the failed wake');
+      const a = await rig.s.agent('Missing');
+      expect((await rig.s.api('PUT', `/v1/agents/${a.plate}/runners/gemini`, { command: join(rig.dir, 'no-such-command') })).status).toBe(200);
+      const room = await rig.s.room('Missing room');
+      await rig.s.join(room, a.plate);
+      await rig.mention(room, a.handle, 'hello');
+      const w = await waitFor(async () => (await rig.wakesOf(a.plate)).find((x) => x.status === 'failed'), 'the failed wake');
       expect(w.reason).toBe('the runner command could not be started (ENOENT)');
     });
 
     it('the runner works in the room workspace folder when one is set', async () => {
-      const a = await runnerAgent('Worker');
-      const room = await s.room('Workspace room');
-      await s.join(room, a.plate);
-      const folder = mkdtempSync(join(dir, 'workspace-'));
-      const ws = await s.api('PUT', `/v1/rooms/${room}/workspace`, { local_path: folder });
+      const a = await rig.runnerAgent('Worker');
+      const room = await rig.s.room('Workspace room');
+      await rig.s.join(room, a.plate);
+      const folder = mkdtempSync(join(rig.dir, 'workspace-'));
+      const ws = await rig.s.api('PUT', `/v1/rooms/${room}/workspace`, { local_path: folder });
       expect(ws.status).toBe(200);
-      await mention(room, a.handle, 'where are you');
-      await waitFor(async () => (await wakesOf(a.plate)).some((w) => w.status === 'handled'), 'the handled wake');
+      await rig.mention(room, a.handle, 'where are you');
+      await waitFor(async () => (await rig.wakesOf(a.plate)).some((w) => w.status === 'handled'), 'the handled wake');
       expect(readRunnerLog(a.log).find((l) => l.event === 'start')!.cwd).toBe(folder);
     });
   });
