@@ -45,6 +45,7 @@ import { onTaskEnded, startReservationSweeper } from './reservations/service.js'
 import { startEvidenceMaintenance } from './evidence/retention.js';
 import { searchTools } from './search/tools.js';
 import { searchRoutes } from './search/routes.js';
+import { startMessageIndexer } from './search/indexer.js';
 import { needsRoutes } from './needs/routes.js';
 import { backupRoutes } from './backup/routes.js';
 import { startSnapshots } from './backup/service.js';
@@ -121,6 +122,7 @@ export const CAPABILITY_STARTERS: CapabilityStarter[] = [
   startUiSessionSweeper,
   startEvidenceMaintenance,
   startSnapshots,
+  startMessageIndexer,
 ];
 
 /** Handlers for paths outside /v1 and /mcp (e.g. presigned file URLs); true when handled. */

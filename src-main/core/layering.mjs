@@ -47,7 +47,7 @@ export const CAPABILITIES = {
   wakes: ['agents', 'owners', 'rooms', 'workspace'],
   addressing: ['agents', 'owners', 'rooms'],
   identity: ['agents', 'inbox'],
-  messages: ['addressing', 'agents', 'inbox', 'owners', 'rooms', 'wakes'],
+  messages: ['addressing', 'agents', 'inbox', 'owners', 'rooms', 'search', 'wakes'],
   search: ['rooms'],
   files: ['rooms', 'search'],
   tasks: ['addressing', 'agents', 'inbox', 'owners', 'rooms', 'wakes'],
@@ -109,6 +109,7 @@ export const TABLE_OWNERS = {
   path_reservations: 'reservations',
   reservation_releases: 'reservations',
   search_fts: 'search',
+  search_progress: 'search',
 };
 
 /** Files that may name tables of other capabilities, each with its reason (keep this list short). */
@@ -127,6 +128,11 @@ export const TABLE_EXCEPTIONS = [
     file: 'search/service.ts',
     tables: ['messages', 'tasks', 'room_decisions', 'files', 'file_versions'],
     reason: 'the index is kept by triggers on its sources (migration 0009) and addresses them by rowid: a hit is resolved to its source row by that rowid',
+  },
+  {
+    file: 'search/indexer.ts',
+    tables: ['messages'],
+    reason: 'indexes messages in batches after their transaction (migration 0011), by rowid after its mark: it reads the rows it indexes',
   },
 ];
 

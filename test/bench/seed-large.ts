@@ -19,6 +19,7 @@ import { startCore } from '../../src-main/core/start.js';
 import { openDb } from '../../src-main/core/db/open.js';
 import { touchRoom } from '../../src-main/core/rooms/store.js';
 import { indexFileText, indexableText } from '../../src-main/core/search/service.js';
+import { indexPendingMessages } from '../../src-main/core/search/indexer.js';
 import { ulid } from '../../src-main/core/util/ids.js';
 
 export interface SeedOptions {
@@ -146,6 +147,8 @@ export async function seedLarge(o: SeedOptions): Promise<SeedResult> {
       if (done % 100_000 === 0 || done === o.messages) log(`messages: ${done.toLocaleString('en-US')}`);
     }
     db.prepare('UPDATE rooms SET next_seq = ? WHERE id = ?').run(o.messages + 1, room);
+    // Indexed for search as the server's indexer would have by now (search/indexer.ts).
+    indexPendingMessages(db);
 
     const task = db.prepare(
       `INSERT INTO tasks (id, room_id, title, detail, definition_of_done, assignee, sort_order, status, consent_state, lease_instance_id,

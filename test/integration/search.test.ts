@@ -222,9 +222,10 @@ describe('search: the migration indexes an existing home', () => {
     }).immediate();
     expect(calls.length).toBeGreaterThan(1);
     expect(calls[calls.length - 1]).toEqual([45_001, 45_001]);
+    // The later migrations keep what 0009 indexed (0011 marks every message here as indexed).
+    expect(migrate(db)).toBeGreaterThanOrEqual(migration0009.version);
     const r = search(db, { rooms: ['room_1'], query: 'needle' });
     expect(r.results.map((x) => x.id).sort()).toEqual(['msg_44321', 'task_1']);
-    expect(migrate(db)).toBeGreaterThanOrEqual(migration0009.version);
     db.close();
   });
 });

@@ -104,11 +104,12 @@ describe('0007-reservations', () => {
     const indexes = (d: Database.Database) =>
       (d.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'wakes' AND sql IS NOT NULL ORDER BY name").all() as Array<{ name: string }>).map((r) => r.name);
     const idxBefore = indexes(db);
-    migrate(db);
+    // Up to 0007, whose rebuild this checks (0011 changes the wakes' indexes: tested below).
+    migrate(db, before + 1);
     expect(db.prepare("SELECT seq, id, trigger, target, stdout_tail, status FROM wakes").all()).toEqual([
       { seq: 1, id: 'wake_1', trigger: 'mention', target: 'pull', stdout_tail: 'out', status: 'queued' },
     ]);
-    // Every index is kept (later migrations, such as 0010's, may add their own).
+    // Every index is kept.
     expect(indexes(db)).toEqual(expect.arrayContaining(idxBefore));
     db.prepare("INSERT INTO wakes (id, plate, room_id, trigger, content, event_key, created_at) VALUES ('wake_3', 'AA-AGT-000000', 'room_1', 'paths_free', '{}', 'e3', 3)").run();
     // AUTOINCREMENT never reuses the deleted wake's seq.
@@ -157,5 +158,26 @@ describe('0008-security', () => {
     expect(() =>
       db.prepare("INSERT INTO deleted_files (file_id, room_id, path, file_row, versions, deleted_by_kind, deleted_by_owner_id, deleted_at, purge_at) VALUES ('f', 'room_1', 'p', '{}', '[]', 'robot', 'own_1', 1, 'later')").run(),
     ).toThrow(/CHECK constraint|cannot store TEXT/);
+  });
+});
+
+describe('0011-write-path', () => {
+  it("the wakes' status indexes are partial; every hot query still reads through an index, never the whole log", () => {
+    const db = fresh();
+    migrate(db);
+    const names = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'wakes' AND sql IS NOT NULL ORDER BY name").all() as Array<{ name: string }>).map((r) => r.name);
+    expect(names).not.toEqual(expect.arrayContaining(['wakes_by_status']));
+    expect(names).not.toEqual(expect.arrayContaining(['wakes_by_queue']));
+    expect(names).not.toEqual(expect.arrayContaining(['wakes_running_key']));
+    expect(names).toEqual(expect.arrayContaining(['wakes_running', 'wakes_queued', 'wakes_by_plate', 'wakes_by_room']));
+    const plan = (sql: string) => (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...Array((sql.match(/\?/g) ?? []).length).fill(null)) as Array<{ detail: string }>).map((r) => r.detail).join('; ');
+    // The statements of wakes/store.ts on the write path and the dispatcher's, as written there.
+    expect(plan("SELECT MAX(chain_depth) AS d FROM wakes INDEXED BY wakes_running WHERE status = 'running' AND plate = ?")).toMatch(/USING INDEX wakes_running/);
+    expect(plan("SELECT 1 FROM wakes WHERE status = 'running' AND instance_id = ? AND room_id = ? AND host = ? LIMIT 1")).toMatch(/INDEX wakes_running/);
+    expect(plan("SELECT * FROM wakes WHERE plate = ? AND room_id = ? AND status = 'queued' AND seq < ? ORDER BY seq LIMIT 1")).toMatch(/INDEX wakes_queued/);
+    expect(plan("SELECT 1 FROM wakes WHERE status = 'queued' AND target = 'pull' AND plate = ? AND room_id = ? LIMIT 1")).toMatch(/INDEX wakes_queued/);
+    expect(plan('SELECT * FROM wakes WHERE plate = ? AND status = ? ORDER BY seq DESC LIMIT ?')).toMatch(/INDEX wakes_by_plate/);
+    expect(plan('SELECT * FROM wakes WHERE plate = ? ORDER BY seq DESC LIMIT ?')).not.toMatch(/TEMP B-TREE|SCAN wakes/);
+    db.close();
   });
 });

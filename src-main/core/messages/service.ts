@@ -12,6 +12,7 @@ import { mentionWakes, nothingCanTake, type MentionWake } from '../wakes/outcome
 import { nextMessageSeq, touchRoom, trustMode } from '../rooms/store.js';
 import { agentHandle, getAgentByPlate } from '../agents/store.js';
 import { ownerHandle } from '../owners/store.js';
+import { messageWritten } from '../search/indexer.js';
 
 export const MESSAGE_BODY_LIMIT = 64 * 1024;
 export const PAGE_DEFAULT = 50;
@@ -152,7 +153,7 @@ function postMessage(core: Core, sender: Sender, input: SendInput, wakeIds?: Map
           : { kind: 'human' as const, handle: r.handle, owner_id: r.owner_id },
       );
       const mentionsJson = JSON.stringify(mentions);
-      stmt(
+      const inserted = stmt(
         db,
         `INSERT INTO messages (id, room_id, seq, sender_kind, sender_plate, sender_owner_id, body, mentions, parent_id, created_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -168,6 +169,8 @@ function postMessage(core: Core, sender: Sender, input: SendInput, wakeIds?: Map
         input.parentId ?? null,
         now,
       );
+      // Indexed for search now or with the next batch (search/indexer.ts).
+      messageWritten(db, Number(inserted.lastInsertRowid), Buffer.byteLength(input.body, 'utf8'));
       for (const r of resolved) {
         if (r.kind !== 'agent') continue;
         if (sender.kind === 'agent' && r.plate === sender.plate) continue;

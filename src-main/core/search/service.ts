@@ -6,6 +6,7 @@ import { decodeCursor, encodeCursor } from '../util/cursor.js';
 import { bm25Scores, makeSnippet, queryWords, SCORE_CHARS, snippetScanChars, toFtsQuery } from './query.js';
 import { OTHER_BASE } from '../db/migrations/0009-search.js';
 import { roomIdsOfOwner } from '../rooms/store.js';
+import { indexPendingMessages, SEARCH_FLUSH_BATCHES } from './indexer.js';
 import type { SearchResult } from '../../../shared/api-types.js';
 
 export const SEARCH_KINDS = ['message', 'task', 'decision', 'file'] as const;
@@ -111,6 +112,8 @@ export function search(db: Db, q: SearchQuery): SearchPage {
   const limit = Math.max(1, Math.min(SEARCH_LIMIT_MAX, q.limit ?? SEARCH_LIMIT_DEFAULT));
   const offset = q.cursor === undefined ? 0 : decodeCursor(q.cursor, isOffsetKey)[0];
   if (!fts || !q.rooms.length) return { results: [], next_cursor: null };
+  // Messages sent before this search are found: index the pending ones first (search/indexer.ts).
+  indexPendingMessages(db, SEARCH_FLUSH_BATCHES);
   const kinds = q.kinds?.length ? JSON.stringify(q.kinds) : null;
   const rooms = JSON.stringify(q.rooms);
   const ranges: Array<[number, number]> = [];

@@ -42,7 +42,7 @@ export interface WakeInput {
  * acting on its own, outside any wake, starts no chain.
  */
 export function chainDepthCausedBy(db: Db, plate: string): number {
-  const r = stmt(db, "SELECT MAX(chain_depth) AS d FROM wakes WHERE status = 'running' AND plate = ?").get(plate) as { d: number | null };
+  const r = stmt(db, "SELECT MAX(chain_depth) AS d FROM wakes INDEXED BY wakes_running WHERE status = 'running' AND plate = ?").get(plate) as { d: number | null };
   return r.d === null ? 0 : r.d + 1;
 }
 
@@ -216,7 +216,7 @@ export const PULL_REASON = 'waiting in the inbox: no live channel session or run
 export function markPull(db: Db, plate: string, roomId: string): number {
   return stmt(
     db,
-    // Through the partial index of the not-yet-parked wakes: wakes_by_queue would walk every
+    // Through the partial index of the not-yet-parked wakes: wakes_queued would walk every
     // wake already parked for this agent and room, a backlog that grows with each mention.
     `UPDATE wakes INDEXED BY wakes_dispatchable
        SET target = 'pull', reason = ?
@@ -375,12 +375,12 @@ export function handlePullWakes(db: Db, plate: string, roomId: string): number {
 
 /** When the agent's oldest running wake started, if it runs one (presence). */
 export function runningWakeSince(db: Db, plate: string): number | undefined {
-  const r = stmt(db, "SELECT MIN(COALESCE(started_at, created_at)) AS t FROM wakes WHERE status = 'running' AND plate = ?").get(plate) as { t: number | null };
+  const r = stmt(db, "SELECT MIN(COALESCE(started_at, created_at)) AS t FROM wakes INDEXED BY wakes_running WHERE status = 'running' AND plate = ?").get(plate) as { t: number | null };
   return r.t ?? undefined;
 }
 
 export function runningWakes(db: Db): WakeRow[] {
-  return stmt(db, "SELECT * FROM wakes WHERE status = 'running' ORDER BY seq").all() as WakeRow[];
+  return stmt(db, "SELECT * FROM wakes INDEXED BY wakes_running WHERE status = 'running' ORDER BY seq").all() as WakeRow[];
 }
 
 /** Wakes a previous process left running: failed visibly, never run again. Returns them. */
