@@ -1,11 +1,22 @@
-import { describe, it, expect, afterAll, beforeAll } from 'vitest';
+import { describe, it, expect, afterAll, beforeAll, vi } from 'vitest';
 import Database from 'better-sqlite3';
 import { openTestApp, type TestApp } from '../helpers/app.js';
 import { ok } from '../helpers/server.js';
 import { agentInRoom } from '../helpers/seat.js';
 import { migrate } from '../../src-main/core/db/migrate.js';
 import { migration0011 } from '../../src-main/core/db/migrations/0011-write-path.js';
-import { DEFERRED_MAX_BYTES, INDEX_BATCH_BYTES, INDEX_BATCH_ROWS, PENDING_MAX_ROWS, indexMessageBatch, indexPendingMessages, messagesPending } from '../../src-main/core/search/indexer.js';
+import type { Core } from '../../src-main/core/core.js';
+import {
+  DEFERRED_MAX_BYTES,
+  INDEX_BATCH_BYTES,
+  INDEX_BATCH_ROWS,
+  INDEXER_EVERY_MS,
+  PENDING_MAX_ROWS,
+  indexMessageBatch,
+  indexPendingMessages,
+  messagesPending,
+  startMessageIndexer,
+} from '../../src-main/core/search/indexer.js';
 import { search } from '../../src-main/core/search/service.js';
 
 /**
@@ -85,6 +96,27 @@ describe('the indexer and its mark', () => {
     expect(indexPendingMessages(db)).toBe(1);
     expect(entries(db)).toBe(INDEX_BATCH_ROWS + 7);
     db.close();
+  });
+
+  it('the background indexer adds no commit while messages flow: it indexes what waits once a look finds no new message', () => {
+    vi.useFakeTimers();
+    const { db, add } = home();
+    const stop = startMessageIndexer({ db, config: { log: () => {} } } as unknown as Core);
+    try {
+      add('one');
+      vi.advanceTimersByTime(INDEXER_EVERY_MS);
+      expect(messagesPending(db)).toBe(true);
+      add('two');
+      vi.advanceTimersByTime(INDEXER_EVERY_MS);
+      expect(messagesPending(db)).toBe(true);
+      vi.advanceTimersByTime(INDEXER_EVERY_MS);
+      expect(messagesPending(db)).toBe(false);
+      expect(entries(db)).toBe(2);
+    } finally {
+      stop();
+      vi.useRealTimers();
+      db.close();
+    }
   });
 
   it('deleting the newest message lowers the mark, so a rowid SQLite hands out again is indexed', () => {

@@ -109,14 +109,25 @@ function trustLevelFor(db: Db, roomId: string, recipientOwner: string, actorOwne
  */
 export function sendMessage(core: Core, sender: Sender, input: SendInput): MessageRecord & { replayed?: boolean; wakes: MentionWake[] } {
   const wakeIds = new Map<string, string | undefined>();
-  const result = postMessage(core, sender, input, wakeIds);
   const by = { plate: sender.kind === 'agent' ? sender.plate : undefined, ownerId: sender.ownerId };
+  let wakes: MentionWake[] = [];
   // A fresh message names the wakes it just queued (looked up by id); a replay finds them by message.
-  return { ...result, wakes: mentionWakes(core, result, by, result.replayed ? undefined : wakeIds) };
+  // Read in the message's own transaction: what was committed, and no second read of the store.
+  const result = postMessage(core, sender, input, wakeIds, (r) => {
+    wakes = mentionWakes(core, r, by, r.replayed ? undefined : wakeIds);
+  });
+  return { ...result, wakes };
 }
 
 /** Posts the message; `wakeIds` receives, per mentioned agent, the wake it queued (undefined: none). */
-function postMessage(core: Core, sender: Sender, input: SendInput, wakeIds?: Map<string, string | undefined>): MessageRecord & { replayed?: boolean } {
+function postMessage(
+  core: Core,
+  sender: Sender,
+  input: SendInput,
+  wakeIds?: Map<string, string | undefined>,
+  /** Runs in the message's transaction, after it was written (or replayed), before the commit. */
+  inTransaction?: (r: MessageRecord & { replayed?: boolean }) => void,
+): MessageRecord & { replayed?: boolean } {
   const { db } = core;
   if (Buffer.byteLength(input.body, 'utf8') > MESSAGE_BODY_LIMIT) {
     throw new AppError('PAYLOAD_TOO_LARGE', `message body over ${MESSAGE_BODY_LIMIT} bytes; share long content as a file (write_file)`);
@@ -127,8 +138,8 @@ function postMessage(core: Core, sender: Sender, input: SendInput, wakeIds?: Map
   const scopeKey = `send_message:${input.roomId}:${sender.kind === 'agent' ? sender.plate : sender.ownerId}`;
   const idemArgs = { body: input.body, mentions: targets, parent_id: input.parentId ?? null };
 
-  const result = immediate(db, () =>
-    withIdempotency(db, scopeKey, input.idempotencyKey, idemArgs, () => {
+  const result = immediate(db, () => {
+    const written = withIdempotency(db, scopeKey, input.idempotencyKey, idemArgs, () => {
       const resolved: ResolvedTarget[] = [];
       const seen = new Set<string>();
       for (const t of targets) {
@@ -211,8 +222,10 @@ function postMessage(core: Core, sender: Sender, input: SendInput, wakeIds?: Map
         created_at: new Date(now).toISOString(),
       };
       return record;
-    }),
-  );
+    });
+    inTransaction?.(written);
+    return written;
+  });
   if (!result.replayed) {
     core.bus.emit({ type: 'message.created', room: input.roomId, data: result });
     if (result.mentions.some((m) => m.kind === 'agent')) core.bus.emit({ type: 'wakes.changed', room: input.roomId });

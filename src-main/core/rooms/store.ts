@@ -84,9 +84,14 @@ export function isAgentMember(db: Db, roomId: string, plate: string): boolean {
 
 /** The room, if the agent is a member; NOT_FOUND or NOT_MEMBER otherwise. The tool registry runs it for every `room: 'member'` tool. */
 export function requireAgentRoom(db: Db, roomId: string, plate: string): RoomRow {
-  const room = getRoom(db, roomId);
-  if (!room) throw new AppError('NOT_FOUND', 'room not found; call list_rooms for the rooms you are in');
-  if (!isAgentMember(db, roomId, plate)) {
+  // One statement, so a tool call's room check is one read of the store, not two (docs/performance.md).
+  const row = stmt(db, 'SELECT r.*, EXISTS (SELECT 1 FROM room_agents WHERE room_id = r.id AND plate = ?) AS is_member FROM rooms r WHERE r.id = ?').get(
+    plate,
+    roomId,
+  ) as (RoomRow & { is_member?: number }) | undefined;
+  if (!row) throw new AppError('NOT_FOUND', 'room not found; call list_rooms for the rooms you are in');
+  const { is_member: member, ...room } = row;
+  if (member !== 1) {
     throw new AppError('NOT_MEMBER', 'you are not a member of this room; ask its owner to add you', { roomId });
   }
   return room;

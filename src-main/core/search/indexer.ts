@@ -9,9 +9,10 @@ import { repeat, type StopStep } from '../util/repeat.js';
  * FTS5 insert inside each message's own transaction: FTS5 writes a new segment per
  * transaction, so indexing a hundred messages at once costs little more than indexing one,
  * and a `send_message` commits fewer pages. `search_progress.messages_rowid` marks the last
- * message indexed; the indexer below takes the ones after it a few times a second, a send
- * indexes them itself when many wait or its own text is long, and a search indexes whatever is
- * still pending before it reads, so a message is found as soon as its send was answered.
+ * message indexed. A send indexes what waits itself when many wait or its own text is long
+ * (in its own transaction: no extra commit), the indexer below takes what waits once messages
+ * stop coming, and a search indexes whatever is still pending before it reads, so a message is
+ * found as soon as its send was answered.
  */
 
 /**
@@ -29,8 +30,13 @@ export const INDEX_BATCH_ROWS = 64;
 export const INDEX_BATCH_BYTES = 64 * 1024;
 /** Batches a search indexes before it reads: all that is pending in normal running, bounded when a backlog was left (e.g. rows imported). */
 export const SEARCH_FLUSH_BATCHES = 2;
-/** How often the background indexer looks, and how long one of its turns may work before it yields. */
-export const INDEXER_EVERY_MS = 200;
+/**
+ * How often the background indexer looks. It indexes only when no message came since its last
+ * look: while messages flow, sends index in their own transactions (above), so the indexer adds
+ * no commit, and no sync a later answer would wait for, to a busy room.
+ */
+export const INDEXER_EVERY_MS = 1000;
+/** How long one turn of the background indexer may work before it yields. */
 export const INDEXER_TURN_MS = 8;
 
 function indexedUpTo(db: Db): number {
@@ -39,8 +45,7 @@ function indexedUpTo(db: Db): number {
 
 /** Whether some message is not in the search index yet (two lookups on rowids). */
 export function messagesPending(db: Db): boolean {
-  const newest = (stmt(db, 'SELECT COALESCE(MAX(rowid), 0) AS r FROM messages').get() as { r: number }).r;
-  return newest > indexedUpTo(db);
+  return newestMessage(db) > indexedUpTo(db);
 }
 
 /** Indexes the next batch of pending messages in one transaction; returns how many. */
@@ -100,9 +105,18 @@ export function indexPendingMessages(db: Db, batches = Infinity): number {
   return total;
 }
 
-/** The CAPABILITY_STARTERS entry: keeps the pending messages few, one bounded turn every INDEXER_EVERY_MS. */
+function newestMessage(db: Db): number {
+  return (stmt(db, 'SELECT COALESCE(MAX(rowid), 0) AS r FROM messages').get() as { r: number }).r;
+}
+
+/** The CAPABILITY_STARTERS entry: indexes what waits once messages stop coming, one bounded turn every INDEXER_EVERY_MS. */
 export function startMessageIndexer(core: Core): StopStep {
+  let seen = -1;
   return repeat({ name: 'search indexing', everyMs: INDEXER_EVERY_MS, runNow: false, log: core.config.log }, () => {
+    const newest = newestMessage(core.db);
+    const quiet = newest === seen;
+    seen = newest;
+    if (!quiet || newest <= indexedUpTo(core.db)) return;
     const started = performance.now();
     while (performance.now() - started < INDEXER_TURN_MS && indexMessageBatch(core.db) > 0) {
       // one more batch while the turn lasts

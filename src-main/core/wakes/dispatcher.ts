@@ -14,6 +14,7 @@ import {
   finishWake,
   handleChannelWakes,
   handlePullWakes,
+  wakesWaitingOnAct,
   holdWake,
   keyBusy,
   mergeQueuedMentions,
@@ -574,8 +575,10 @@ export class WakeDispatcher {
     if (this.stopped) return;
     const { db } = this.core;
     let n = 0;
-    if (e.sessionId) n += handleChannelWakes(db, e.sessionId, e.roomId);
-    n += handlePullWakes(db, e.plate, e.roomId);
+    // One read for both kinds (called on every act of every agent); the writes only where there is something to handle.
+    const waiting = wakesWaitingOnAct(db, e.sessionId, e.plate, e.roomId);
+    if (waiting.channel && e.sessionId) n += handleChannelWakes(db, e.sessionId, e.roomId);
+    if (waiting.pull) n += handlePullWakes(db, e.plate, e.roomId);
     if (n) {
       this.changed(e.roomId);
       this.kick();

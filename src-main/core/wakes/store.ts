@@ -334,6 +334,16 @@ export function dropQueued(db: Db, id: string, reason: string): void {
   stmt(db, "UPDATE wakes SET status = 'failed', reason = ?, ended_at = ? WHERE id = ? AND status = 'queued'").run(reason, Date.now(), id);
 }
 
+/** Whether this instance has channel wakes, and this agent pull wakes, in the room that its act handles: one read. */
+export function wakesWaitingOnAct(db: Db, instanceId: string | undefined, plate: string, roomId: string): { channel: boolean; pull: boolean } {
+  const r = stmt(
+    db,
+    `SELECT EXISTS (SELECT 1 FROM wakes WHERE status = 'running' AND target = 'channel' AND instance_id = @instance AND room_id = @room) AS channel,
+            EXISTS (SELECT 1 FROM wakes WHERE status = 'queued' AND target = 'pull' AND plate = @plate AND room_id = @room) AS pull`,
+  ).get({ instance: instanceId ?? null, plate, room: roomId }) as { channel: number; pull: number };
+  return { channel: r.channel === 1, pull: r.pull === 1 };
+}
+
 /** Channel wakes of this instance in this room: handled now that the instance acted there. */
 export function handleChannelWakes(db: Db, instanceId: string, roomId: string): number {
   // Called on every tool call of a session in a room: most find nothing, and a read costs a
