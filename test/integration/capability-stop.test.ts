@@ -14,10 +14,9 @@ import { dispatcherOf } from '../../src-main/core/wakes/dispatcher.js';
  */
 describe('capability starters stop with the core', () => {
   it('a closed core leaves no background loop, listener or running dispatcher of its own', async () => {
-    const before = activeRepeats();
     const s = await openTestApp({ background: true });
     const { core } = s.running;
-    expect(activeRepeats()).toBeGreaterThan(before);
+    expect(activeRepeats(core)).toBeGreaterThan(0);
     expect(dispatcherOf(core)).toBeDefined();
     const busListeners = (core.bus as unknown as { emitter: EventEmitter }).emitter.listenerCount('event');
     expect(busListeners).toBeGreaterThan(0);
@@ -26,23 +25,24 @@ describe('capability starters stop with the core', () => {
     const listeners = (core.sessions as unknown as { listeners: unknown[] }).listeners;
     expect(listeners.length).toBeGreaterThan(0);
     await s.stop();
-    expect(activeRepeats()).toBe(before);
+    expect(activeRepeats(core)).toBe(0);
     expect((core.bus as unknown as { emitter: EventEmitter }).emitter.listenerCount('event')).toBe(0);
     expect(listeners).toEqual([]);
   });
 
   it('two cores in one process each stop only their own work', async () => {
-    const before = activeRepeats();
     const a = await openTestApp({ background: true });
-    const afterA = activeRepeats();
     const b = await openTestApp({ background: true });
-    expect(activeRepeats() - afterA).toBe(afterA - before);
+    const loops = activeRepeats(a.core);
+    expect(loops).toBeGreaterThan(0);
+    expect(activeRepeats(b.core)).toBe(loops);
     await a.stop();
-    expect(activeRepeats()).toBe(afterA);
+    expect(activeRepeats(a.core)).toBe(0);
     // b still answers and still has its loops.
+    expect(activeRepeats(b.core)).toBe(loops);
     const me = await b.api('GET', '/v1/me');
     expect(me.status).toBe(200);
     await b.stop();
-    expect(activeRepeats()).toBe(before);
+    expect(activeRepeats(b.core)).toBe(0);
   });
 });

@@ -254,16 +254,15 @@ describe('the home at start', () => {
   });
 
   it("a stopped server leaves no background loop or listener of its own: its close ran the capabilities' stop steps", async () => {
-    const before = activeRepeats();
     const s = await startTestServer();
     const { core } = s.running;
     // The starters run once the home is known sound; a small home is checked before listening.
-    expect(activeRepeats()).toBeGreaterThan(before);
+    expect(activeRepeats(core)).toBeGreaterThan(0);
     expect(dispatcherOf(core)).toBeDefined();
     const listeners = (core.sessions as unknown as { listeners: unknown[] }).listeners;
     expect(listeners.length).toBeGreaterThan(0);
     await s.stop();
-    expect(activeRepeats()).toBe(before);
+    expect(activeRepeats(core)).toBe(0);
     expect((core.bus as unknown as { emitter: EventEmitter }).emitter.listenerCount('event')).toBe(0);
     expect(listeners).toEqual([]);
   });

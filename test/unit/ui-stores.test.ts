@@ -2,7 +2,7 @@
 // The loaders (load, loadMore, send, …) run against a real server in
 // test/integration/ui-store-loaders.test.ts. Stores that read browser globals when imported
 // (ui.ts: localStorage; attention.ts: navigator) are left out.
-import { describe, it, expect, beforeEach } from 'vitest';
+import { describe, it, expect, afterAll, beforeEach } from 'vitest';
 import { post } from '../../src-renderer/src/api.js';
 import { NO_FILTER, useBoard } from '../../src-renderer/src/stores/board.js';
 import { useChat, type RoomChat } from '../../src-renderer/src/stores/chat.js';
@@ -10,6 +10,14 @@ import { useConnection } from '../../src-renderer/src/stores/connection.js';
 import { handleOfPlate } from '../../src-renderer/src/stores/rooms.js';
 import { phaseOf, sequencer, settle, type RoomResource } from '../../src-renderer/src/stores/room-resource.js';
 import type { Members, Message } from '../../shared/api-types.js';
+
+// The stores are modules: a file sharing this one's worker imports the same ones (docs/testing.md,
+// "Files sharing a worker"). Leave them as the import made them (online, no rooms, no filters).
+afterAll(() => {
+  useBoard.setState(useBoard.getInitialState(), true);
+  useChat.setState(useChat.getInitialState(), true);
+  useConnection.setState(useConnection.getInitialState(), true);
+});
 
 describe('board store: filters', () => {
   beforeEach(() => useBoard.setState({ rooms: {}, filters: {} }));

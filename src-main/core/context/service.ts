@@ -253,5 +253,5 @@ export function pruneRoomChanges(db: Db): number {
 
 /** The CAPABILITY_STARTERS entry: prunes delta history now and every minute. */
 export function startContextPruner(core: Core): StopStep {
-  return repeat({ name: 'room context pruning', everyMs: 60_000, log: core.config.log }, () => pruneRoomChanges(core.db));
+  return repeat({ name: 'room context pruning', owner: core, everyMs: 60_000, log: core.config.log }, () => pruneRoomChanges(core.db));
 }

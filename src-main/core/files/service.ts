@@ -617,7 +617,7 @@ const PURGE_EVERY_MS = 60 * 60 * 1000;
 /** The CAPABILITY_STARTERS entry: purge now and then every hour. */
 export function startTrashPurger(core: Core): StopStep {
   const first = setImmediate(() => purgeTrash(core));
-  const stop = repeat({ name: 'trash purge', everyMs: PURGE_EVERY_MS, runNow: false, log: core.config.log }, () => purgeTrash(core));
+  const stop = repeat({ name: 'trash purge', owner: core, everyMs: PURGE_EVERY_MS, runNow: false, log: core.config.log }, () => purgeTrash(core));
   return () => {
     clearImmediate(first);
     stop();

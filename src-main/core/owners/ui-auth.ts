@@ -84,5 +84,5 @@ export const uiAuthRoutes: Route[] = [
 
 /** Expired UI sessions are dropped on a schedule. */
 export function startUiSessionSweeper(core: Core): StopStep {
-  return repeat({ name: 'UI session sweep', everyMs: 10 * 60_000, log: core.config.log }, () => sweepUiSessions(core.db));
+  return repeat({ name: 'UI session sweep', owner: core, everyMs: 10 * 60_000, log: core.config.log }, () => sweepUiSessions(core.db));
 }

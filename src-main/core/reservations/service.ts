@@ -499,7 +499,7 @@ export function guardCheck(db: Db, roomId: string, paths: string[], committer: s
 /** The CAPABILITY_STARTERS entry: the sweep runs now and every second (TTLs are in seconds). */
 export function startReservationSweeper(core: Core): StopStep {
   let last = 0;
-  return repeat({ name: 'reservation sweep', everyMs: SWEEP_MS, log: core.config.log }, () => {
+  return repeat({ name: 'reservation sweep', owner: core, everyMs: SWEEP_MS, log: core.config.log }, () => {
     sweep(core);
     if (Date.now() - last > 3600_000) {
       last = Date.now();

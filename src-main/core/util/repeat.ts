@@ -1,18 +1,24 @@
 /** How a piece of background work stops: called once when the core closes. */
 export type StopStep = () => void | Promise<void>;
 
-let active = 0;
+/**
+ * How many loops each owner (a core) has running. Counted per owner, not per process, so what one
+ * core starts or stops never shows in another's count (several cores can share a process: the
+ * desktop app restarting its core, test files sharing a worker; docs/testing.md).
+ */
+const active = new WeakMap<object, number>();
 
-/** How many `repeat` loops run in this process (tests check that closing a core stops its own). */
-export function activeRepeats(): number {
-  return active;
+/** How many `repeat` loops `owner` has running (tests check that closing a core stops all of its own). */
+export function activeRepeats(owner: object): number {
+  return active.get(owner) ?? 0;
 }
 
 /**
  * Runs `fn` every `everyMs` (and once right away, synchronously, unless `runNow` is false), never keeping the process
- * alive; a throw is logged with `name` and the loop goes on. Returns the loop's stop step.
+ * alive; a throw is logged with `name` and the loop goes on. `owner` is what the loop belongs to (its core), for
+ * `activeRepeats`. Returns the loop's stop step.
  */
-export function repeat(o: { name: string; everyMs: number; runNow?: boolean; log: (line: string) => void }, fn: () => void): StopStep {
+export function repeat(o: { name: string; owner: object; everyMs: number; runNow?: boolean; log: (line: string) => void }, fn: () => void): StopStep {
   const run = () => {
     try {
       fn();
@@ -23,12 +29,12 @@ export function repeat(o: { name: string; everyMs: number; runNow?: boolean; log
   if (o.runNow !== false) run();
   const timer = setInterval(run, o.everyMs);
   timer.unref();
-  active++;
+  active.set(o.owner, activeRepeats(o.owner) + 1);
   let stopped = false;
   return () => {
     if (stopped) return;
     stopped = true;
-    active--;
+    active.set(o.owner, activeRepeats(o.owner) - 1);
     clearInterval(timer);
   };
 }
