@@ -3,13 +3,17 @@ import type { ChildProcess } from 'node:child_process';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { waitFor } from '../helpers/core.js';
-import { mcpServerName } from '../../shared/host-connect.js';
 import { anthropicStandIn, REPLY_PREFIX } from './standins.js';
 import { BIN_DIR, claudeHostEnv, freshHome, hostInstalled, mentionAndWait, hostRigForFile, run } from './helpers.js';
 
 const installed = hostInstalled('claude');
 
-/** Claude Code 2.1 (pinned in test/hosts/package.json), against a loopback Anthropic Messages API. */
+/**
+ * Claude Code 2.1 (pinned in test/hosts/package.json), against a loopback Anthropic Messages API:
+ * the channel rule with a real `claude` session. A mention through the shipped `claude -p` preset
+ * (tools offered, envelope as a system-prompt addition, sessions closed) is checked by the README
+ * walk (walk.test.ts), on its one Claude Code wake.
+ */
 describe.skipIf(!installed)('host: Claude Code (real CLI)', () => {
   // A push not taken goes to the runner after this long (15 s by default).
   const rig = hostRigForFile('claude', anthropicStandIn, { env: { AGENT_ROOMS_CHANNEL_ACK_MS: '3000' } });
@@ -24,27 +28,6 @@ describe.skipIf(!installed)('host: Claude Code (real CLI)', () => {
     expect((await rig.s.api('PUT', `/v1/agents/${a.plate}/runners/claude-code`, { preset: 'claude -p', env: hostEnv(), timeout_ms: 120_000 })).status).toBe(200);
     return { ...a, room };
   }
-
-  it('a mention through the shipped claude -p preset ends handled, with the tool call in the room', async () => {
-    const a = await worker('Claude worker');
-    const seen = rig.model.requests.length;
-    const { wake, messages } = await mentionAndWait(rig.s, { plate: a.plate, handle: a.handle, room: a.room, body: 'please summarise the plan' });
-    expect(wake).toMatchObject({ status: 'handled', target: 'runner', host: 'claude-code' });
-    expect(wake.tool_calls).toBeGreaterThanOrEqual(1);
-    expect(messages.find((x) => x.body === `${REPLY_PREFIX}please summarise the plan`)?.sender.plate).toBe(a.plate);
-    // The host offered the model the room's tools under the agent's own server name, and the
-    // envelope arrived as a system-prompt addition while the content stayed verbatim.
-    const reqs = rig.model.requests.slice(seen).map((r) => JSON.stringify(r.body));
-    const server = mcpServerName(a.plate);
-    for (const tool of ['send_message', 'read_board', 'check_mentions']) expect(reqs.some((r) => r.includes(`mcp__${server}__${tool}`))).toBe(true);
-    const main = rig.model.requests.slice(seen).find((r) => JSON.stringify(r.body.system ?? '').includes(wake.wake_id))!;
-    expect(JSON.stringify(main.body.system)).toContain(a.room);
-    expect(JSON.stringify(main.body.messages)).toContain('please summarise the plan');
-    expect(JSON.stringify(main.body.messages)).not.toContain(wake.wake_id);
-    // claude -p never sends DELETE for its MCP session: the server closed the run's sessions itself.
-    const left = ((await rig.s.api('GET', `/v1/rooms/${a.room}/members`)).body.instances as any[]).filter((i) => i.plate === a.plate);
-    expect(left).toEqual([]);
-  }, 180_000);
 
   /**
    * A real `claude` session connected the way users do it (`claude mcp add`), kept open by a

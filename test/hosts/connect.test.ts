@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { spawn } from 'node:child_process';
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { cliArgs } from '../helpers/cli-bundle.js';
 import { mcpServerName, codexTokenVar } from '../../shared/host-connect.js';
 import { anthropicStandIn, openaiStandIn, type StandIn } from './standins.js';
 import { freshHome, hostInstalled, pathWithHosts, run } from './helpers.js';
@@ -11,10 +12,10 @@ import { freshHome, hostInstalled, pathWithHosts, run } from './helpers.js';
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const all = ['claude', 'codex', 'gemini', 'mcp-inspector'].map(hostInstalled).every(Boolean);
 
-/** `agent-rooms connect|doctor` from source, with its own HOME and the pinned host CLIs on PATH. */
+/** `agent-rooms connect|doctor` from source (the run's bundle, cli-bundle.ts), with its own HOME and the pinned host CLIs on PATH. */
 function agentRooms(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src-main/core/cli.ts'), ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...cliArgs(), ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));

@@ -6,16 +6,21 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { mcpServerName } from '../../shared/host-connect.js';
 import { onPath } from '../../src-main/core/util/which.js';
+import { cliArgs } from '../helpers/cli-bundle.js';
 import { anthropicStandIn, geminiStandIn, openaiStandIn, REPLY_PREFIX, type StandIn } from './standins.js';
-import { freshHome, hostInstalled, pathWithHosts, writeCodexConfig } from './helpers.js';
+import { freshHome, hostInstalled, mentionAndWait, pathWithHosts, writeCodexConfig } from './helpers.js';
+import { RUNNER_PRESETS } from '../../src-main/core/wakes/presets.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const all = ['claude', 'codex', 'gemini'].map(hostInstalled).every(Boolean);
 const CREDENTIAL_RE = /\bark_[A-Za-z0-9_-]{20,}/;
 
-/** `agent-rooms ARGS` from source, as a user runs it from their shell (asynchronously). */
+/**
+ * `agent-rooms ARGS` from source, as a user runs it from their shell (asynchronously): the run's
+ * bundle of the CLI (test/helpers/cli-bundle.ts), so a start does not transform the core again.
+ */
 function agentRooms(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string; argv: string[] }> {
-  const argv = [process.execPath, '--import', 'tsx', join(ROOT, 'src-main/core/cli.ts'), ...args];
+  const argv = [process.execPath, ...cliArgs(), ...args];
   return new Promise((resolve, reject) => {
     const child = spawn(argv[0]!, argv.slice(1), { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
@@ -92,6 +97,8 @@ describe.skipIf(!all)('from clone to a woken agent, with the real host CLIs', ()
   let argvWatch: ReturnType<typeof watchArgv>;
   const plates: Record<string, string> = {};
   const timings: string[] = [];
+  /** The first request of the walk's Codex wake (preset, `?tools=core`), for the profile comparison. */
+  let codexCoreTurn: { request: number; tools: number } | undefined;
 
   beforeAll(async () => {
     home = freshHome('walk');
@@ -173,6 +180,10 @@ describe.skipIf(!all)('from clone to a woken agent, with the real host CLIs', ()
 
       // A human mention: the response says where it goes; the wake ends handled with a tool call.
       const handle = (await s.api('GET', `/v1/agents/${plate}`)).body.handle as string;
+      const model = models[cases.indexOf(c)]!;
+      const seen = model.requests.length;
+      const geminiSettings = join(home.dir, '.gemini', 'settings.json');
+      const settingsBefore = c.host === 'gemini' ? readFileSync(geminiSettings, 'utf8') : '';
       const m = await s.api('POST', `/v1/rooms/${room}/messages`, { body: `walk check ${c.host}`, mention_targets: [handle] });
       expect(m.status).toBe(201);
       expect(m.body.wakes).toEqual([expect.objectContaining({ plate, status: 'queued', target: 'runner' })]);
@@ -188,8 +199,78 @@ describe.skipIf(!all)('from clone to a woken agent, with the real host CLIs', ()
       const reply = ((await s.api('GET', `/v1/rooms/${room}/messages`)).body.messages as any[]).find((x) => x.body === `${REPLY_PREFIX}walk check ${c.host}`);
       expect(reply?.sender.plate).toBe(plate);
       timings.push(`${c.host} ${Date.parse(reply.created_at) - Date.parse(m.body.created_at)} ms`);
+
+      // What the host made of the wake, from the model stand-in's recorded requests: the room's
+      // tools offered under the agent's server name, the envelope as a system-prompt addition
+      // (never in the content, which stays verbatim), and the usage the model reported.
+      const reqs = model.requests.slice(seen);
+      const main = reqs.find((r) => JSON.stringify(r.body).includes(wake.wake_id));
+      expect(main, 'the envelope reached the model').toBeDefined();
+      if (c.host === 'claude-code') {
+        for (const tool of ['send_message', 'read_board', 'check_mentions']) expect(reqs.some((r) => JSON.stringify(r.body).includes(`mcp__${server}__${tool}`)), tool).toBe(true);
+        expect(JSON.stringify(main!.body.system)).toContain(wake.wake_id);
+        expect(JSON.stringify(main!.body.system)).toContain(room);
+        expect(JSON.stringify(main!.body.messages)).toContain(`walk check ${c.host}`);
+        expect(JSON.stringify(main!.body.messages)).not.toContain(wake.wake_id);
+        // claude -p never sends DELETE for its MCP session: the server closed the run's sessions itself.
+        const left = ((await s.api('GET', `/v1/rooms/${room}/members`)).body.instances as any[]).filter((i) => i.plate === plate);
+        expect(left).toEqual([]);
+      } else if (c.host === 'codex') {
+        // Under Codex's default approvals the room's tools still ran: "approve" is set for that one server only.
+        expect(model.toolCalls.map((x) => x.name)).toContain(`mcp__${server.replace(/-/g, '_')}send_message`);
+        expect(JSON.stringify(main!.body)).toContain(room);
+        // `codex exec --json`: the tokens of its turns are the wake's usage, as the model reported them.
+        expect(wake.usage).toEqual({ input_tokens: model.reported.input_tokens, output_tokens: model.reported.output_tokens, cache_read_tokens: model.reported.cache_read_tokens, cost_usd: null, model: null });
+        expect(wake.stdout_tail).toBe('Done: replied in the room.');
+        codexCoreTurn = { request: Buffer.byteLength(JSON.stringify(main!.body)), tools: Buffer.byteLength(JSON.stringify(main!.body.tools ?? [])) };
+      } else {
+        // Gemini under its default approvals: the tools offered (trust: true on that one server
+        // entry of the per-run home), the envelope read from the per-run GEMINI.md, and the
+        // user's own settings left as connect wrote them.
+        const decls = reqs.flatMap((r) => (r.body.tools ?? []).flatMap((t: any) => (t.functionDeclarations ?? []).map((d: any) => d.name as string)));
+        for (const tool of ['send_message', 'read_board', 'check_mentions']) expect(decls.some((d) => d.endsWith(tool)), tool).toBe(true);
+        expect(readFileSync(geminiSettings, 'utf8')).toBe(settingsBefore);
+        // `--output-format json`: the tokens per model are the wake's usage (side requests to other models included).
+        expect(wake.usage.input_tokens).toBeGreaterThan(0);
+        expect(wake.usage.input_tokens).toBeLessThanOrEqual(model.reported.input_tokens);
+        expect(wake.usage.output_tokens).toBeGreaterThan(0);
+        expect(wake.usage.model).toBeTruthy();
+        expect(wake.stdout_tail).toBe('Done: replied in the room.');
+      }
     }, 240_000);
   }
+
+  /**
+   * What a tool profile buys (docs/core.md, "Tool profiles"): the first request of a woken Codex's
+   * turn carries the room's listing as the host forwards it. The walk's Codex wake above used the
+   * preset's `?tools=core`; one more wake with `?tools=full` must be larger. Both sizes are printed
+   * (docs/performance.md notes them).
+   */
+  it('codex: the first turn of a wake is smaller with ?tools=core than with ?tools=full', async () => {
+    expect(codexCoreTurn, 'the codex walk ran').toBeDefined();
+    const a = await s.agent('Walk Codex full');
+    await s.join(room, a.plate);
+    const preset = RUNNER_PRESETS['codex exec'];
+    const args = preset.args.map((x) => x.replace('"{mcp_base_url}"', '"{mcp_base_url}?tools=full"'));
+    expect(args.some((x) => x.includes('?tools=full'))).toBe(true);
+    const put = await s.api('PUT', `/v1/agents/${a.plate}/runners/codex`, { command: onPath('codex', user), args, env: { HOME: home.dir, OPENAI_API_KEY: 'sk-standin-key' }, timeout_ms: 120_000 });
+    expect(put.status).toBe(200);
+    const { wake, messages } = await mentionAndWait(s, { plate: a.plate, handle: a.handle, room, body: 'profile full' });
+    expect(wake).toMatchObject({ status: 'handled' });
+    expect(messages.some((x) => x.body === `${REPLY_PREFIX}profile full` && x.sender.plate === a.plate)).toBe(true);
+    const first = models[1]!.requests.find((r) => JSON.stringify(r.body).includes(wake.wake_id));
+    expect(first, 'the wake reached the model').toBeDefined();
+    const full = { request: Buffer.byteLength(JSON.stringify(first!.body)), tools: Buffer.byteLength(JSON.stringify(first!.body.tools ?? [])) };
+    const core = codexCoreTurn!;
+    console.log(
+      `first turn of a wake (Codex, OpenAI Responses request): core ${core.request} bytes (tools field ${core.tools} bytes), full ${full.request} bytes (tools field ${full.tools} bytes)`,
+    );
+    expect(core.request).toBeLessThan(full.request);
+    // Codex nests the MCP server's tools inside its own tool entries: the bytes show the difference, not the count.
+    expect(core.tools).toBeLessThan(full.tools);
+    await s.api('POST', `/v1/agents/${a.plate}/revoke`);
+  }, 240_000);
+
 
   it('doctor passes on good runners and fails on a broken one, naming the agent, the cause and the fix', async () => {
     const good = await agentRooms(['doctor', '--home', s.home], user);

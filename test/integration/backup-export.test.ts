@@ -7,6 +7,7 @@ import { waitFor, tempDirs } from '../helpers/core.js';
 import { exportRoom } from '../../src-main/core/backup/export.js';
 import type { BackupResult } from '../../src-main/core/backup/backup.js';
 import { openTestApp } from '../helpers/app.js';
+import { cliArgs } from '../helpers/cli-bundle.js';
 
 function lines(file: string): any[] {
   return readFileSync(file, 'utf8')
@@ -68,7 +69,7 @@ describe('export, snapshots and the backup routes', () => {
 
       // As a tar, by id, through the command line; any tar reads it.
       const tarFile = join(tmp('ar-export-tar-'), 'room.tar');
-      const cli = await run(process.execPath, ['--import', 'tsx', 'src-main/core/cli.ts', 'export', room, tarFile, '--home', s.home]);
+      const cli = await run(process.execPath, [...cliArgs(), 'export', room, tarFile, '--home', s.home]);
       expect(cli.code).toBe(0);
       expect(cli.stdout).toContain('2 messages, 1 tasks, 1 decisions, 1 files');
       const listing = await run('tar', ['-tf', tarFile]);

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startTestServer, ok, type TestServer, type TestAgent } from '../helpers/server.js';
+import { cliArgs } from '../helpers/cli-bundle.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -60,10 +61,10 @@ describe.skipIf(!hasGit)('agent-rooms guard install: the pre-commit hook', () =>
 
   it('installs a hook that holds no secret, and refuses to overwrite a foreign hook without --force', async () => {
     writeFileSync(join(repo, '.git/hooks/pre-commit'), '#!/bin/sh\nexit 0\n', { mode: 0o755 });
-    const refused = await run(process.execPath, ['--import', 'tsx', join(ROOT, 'src-main/core/cli.ts'), 'guard', 'install', '--home', s.home, '--room', room], { cwd: ROOT });
+    const refused = await run(process.execPath, [...cliArgs(), 'guard', 'install', '--home', s.home, '--room', room], { cwd: ROOT });
     expect(refused.code).not.toBe(0);
     expect(refused.stderr).toContain('--force');
-    const r = await run(process.execPath, ['--import', 'tsx', join(ROOT, 'src-main/core/cli.ts'), 'guard', 'install', '--home', s.home, '--room', room, '--force'], { cwd: ROOT });
+    const r = await run(process.execPath, [...cliArgs(), 'guard', 'install', '--home', s.home, '--room', room, '--force'], { cwd: ROOT });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('pre-commit guard installed');
     expect(existsSync(join(repo, '.git/hooks/pre-commit.before-agent-rooms'))).toBe(true);
@@ -71,7 +72,7 @@ describe.skipIf(!hasGit)('agent-rooms guard install: the pre-commit hook', () =>
     for (const secret of [s.ownerToken, holder.credential, committer.credential]) expect(hook).not.toContain(secret);
     expect(hook).toContain(room);
     // Installing again replaces its own hook without --force.
-    const again = await run(process.execPath, ['--import', 'tsx', join(ROOT, 'src-main/core/cli.ts'), 'guard', 'install', '--home', s.home], { cwd: ROOT });
+    const again = await run(process.execPath, [...cliArgs(), 'guard', 'install', '--home', s.home], { cwd: ROOT });
     expect(again.code, again.stderr).toBe(0);
   });
 

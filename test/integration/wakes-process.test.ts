@@ -21,9 +21,13 @@ import { fixtureRunner, readRunnerLog, runnerRig } from './wakes-helpers.js';
  * wakes-*.test.ts files.
  */
 
+// One server for every test that does not stop, kill or restart it (each test makes its own
+// agents and rooms): the spawned runners, a human's Stop, presence, the channel timeout and the
+// presets. The server's life (SIGKILL, shutdown, restart) has servers of its own below.
+const rig = runnerRig(() => startTestServer({ rateLimit: { perSecond: 0, burst: 1 } }));
+
 describe('wakes over HTTP: spawned runners', () => {
   describe('wakes: spawned runners (the process runner)', () => {
-    const rig = runnerRig(() => startTestServer({ rateLimit: { perSecond: 0, burst: 1 } }));
     it('a mention spawns the runner, which connects back with the MCP client and replies in the room', async () => {
       const a = await rig.runnerAgent('Replier');
       const room = await rig.s.room('Reply room');
@@ -155,11 +159,6 @@ describe('wakes over HTTP: spawned runners', () => {
 });
 
 describe('wakes over HTTP: stop', () => {
-  const servers: TestServer[] = [];
-  afterAll(async () => {
-    for (const s of servers) await s.stop();
-  });
-
   const alive = (pid: number) => {
     try {
       process.kill(pid, 0);
@@ -171,13 +170,11 @@ describe('wakes over HTTP: stop', () => {
 
   describe('POST /v1/wakes/:id/stop: a human stops a running (stalled) wake', () => {
     it('fails the wake with "stopped by <owner>", kills the runner; owner or room admin only (404 for others); a second stop is a conflict; retry requeues it', async () => {
-      const s = await startTestServer();
-      servers.push(s);
+      const s = rig.s;
       const me = (await s.api('GET', '/v1/me')).body;
       const room = await s.room('Stops');
-      const a = await s.agent('Sleeper');
-      const log = join(s.home, 'sleeper.log');
-      expect((await s.api('PUT', `/v1/agents/${a.plate}/runners/codex`, fixtureRunner(log))).status).toBe(200);
+      const a = await rig.runnerAgent('Sleeper');
+      const log = a.log;
       await s.join(room, a.plate);
       // Another owner, a plain member of the room: it may not even learn the wake exists.
       const other = await s.owner('Bystander');
@@ -192,15 +189,16 @@ describe('wakes over HTTP: stop', () => {
       expect(running).toBeTruthy();
 
       // Needs you lists the run once its agent reads stalled (5 minutes without a tool call), with Stop; not before.
-      const kinds = async (token?: string) => ((await s.api('GET', '/v1/needs-you', undefined, token)).body.items as any[]).map((i) => i.kind);
+      // The kinds of this room's items (the file's server holds other tests' rooms too).
+      const kinds = async (token?: string) => ((await s.api('GET', '/v1/needs-you', undefined, token)).body.items as any[]).filter((i) => i.room.room_id === room).map((i) => i.kind);
       expect(await kinds()).not.toContain('agent_stalled');
       const core = s.running.core;
       const later = (plate: string) => agentPresence(core, plate, Date.now() + PRESENCE_STALLED_MS + 1000) === 'stalled';
-      const stalledItems = needsYou(core.db, me.owner_id, { limit: 200, stalled: later }).items.filter((i) => i.kind === 'agent_stalled');
+      const stalledItems = needsYou(core.db, me.owner_id, { limit: 200, stalled: later }).items.filter((i) => i.kind === 'agent_stalled' && i.room.room_id === room);
       expect(stalledItems).toHaveLength(1);
       expect(stalledItems[0]).toMatchObject({ action: 'stop', room: { room_id: room }, wake: { wake_id: running.wake_id, status: 'running' } });
       // Not to a plain member of the room who neither owns the agent nor administers the room.
-      expect(needsYou(core.db, other.owner_id, { limit: 200, stalled: later }).items.filter((i) => i.kind === 'agent_stalled')).toHaveLength(0);
+      expect(needsYou(core.db, other.owner_id, { limit: 200, stalled: later }).items.filter((i) => i.kind === 'agent_stalled' && i.room.room_id === room)).toHaveLength(0);
 
       for (const token of [other.token, stranger.token]) {
         const r = await s.api('POST', `/v1/wakes/${running.wake_id}/stop`, undefined, token);
@@ -221,7 +219,7 @@ describe('wakes over HTTP: stop', () => {
 
       // Stopped, it is a failed wake in Needs you (Retry = requeue), no longer a stalled one.
       expect(await kinds()).toContain('wake_failed');
-      expect(needsYou(core.db, me.owner_id, { limit: 200, stalled: later }).items.filter((i) => i.kind === 'agent_stalled')).toHaveLength(0);
+      expect(needsYou(core.db, me.owner_id, { limit: 200, stalled: later }).items.filter((i) => i.kind === 'agent_stalled' && i.room.room_id === room)).toHaveLength(0);
 
       const again = await s.api('POST', `/v1/wakes/${running.wake_id}/stop`);
       expect(again.status).toBe(409);
@@ -241,11 +239,6 @@ describe('wakes over HTTP: stop', () => {
 });
 
 describe('wakes over HTTP: liveness', () => {
-  const servers: TestServer[] = [];
-  afterAll(async () => {
-    for (const s of servers) await s.stop();
-  });
-
   async function presenceOf(s: TestServer, plate: string, room: string) {
     const agents = (await s.api('GET', '/v1/agents')).body.agents as any[];
     const members = (await s.api('GET', `/v1/rooms/${room}/members`)).body.agents as any[];
@@ -258,8 +251,7 @@ describe('wakes over HTTP: liveness', () => {
 
   describe('liveness: presence counts tool calls, never health checks or pings', () => {
     it('offline, idle with a live session, working after a tool call, offline again once the session closes', async () => {
-      const s = await startTestServer();
-      servers.push(s);
+      const s = rig.s;
       const room = await s.room('Live');
       const a = await s.agent('Watched');
       const b = await s.agent('Watcher');
@@ -294,12 +286,10 @@ describe('wakes over HTTP: liveness', () => {
 
   describe('liveness: a runner that dies', () => {
     it('SIGKILL of a task run fails its wake within 5 s with the signal and flags the task stale at once, still doing, with no re-wake', async () => {
-      const s = await startTestServer();
-      servers.push(s);
+      const s = rig.s;
       const room = await s.room('Dies');
-      const a = await s.agent('Mortal');
-      const log = join(s.home, 'mortal.log');
-      expect((await s.api('PUT', `/v1/agents/${a.plate}/runners/codex`, fixtureRunner(log))).status).toBe(200);
+      const a = await rig.runnerAgent('Mortal');
+      const log = a.log;
       await s.join(room, a.plate);
       const created = await s.api('POST', `/v1/rooms/${room}/tasks`, { title: 'sleep on it', definition_of_done: 'never', assignee: a.handle });
       expect(created.status).toBe(201);
@@ -364,19 +354,22 @@ describe('wakes over HTTP: durable', () => {
       for (const h of homes) rmSync(h, { recursive: true, force: true });
     });
 
-    it('after a SIGKILL the queued wakes run once and the running one is failed with a reason', async () => {
+    it('after a SIGKILL the queued wakes run once and the running one is failed with a reason; the budget window survives the restart (serve --wake-budget)', async () => {
       const home = mkdtempSync(join(tmpdir(), 'agent-rooms-crash-'));
       homes.push(home);
       const log = join(home, 'runner.log');
-      const first = await spawnServer(home);
+      // A budget of three runs an hour: the three runs below fit it, across both servers.
+      const budget = ['--wake-budget', '3'];
+      const first = await spawnServer(home, budget);
       children.push(first);
       const call = (m: string, p: string, b?: unknown) => api(first.baseUrl, first.ownerToken, m, p, b);
       const agent = (await call('POST', '/v1/agents', { name: 'Survivor' })).body;
       expect((await call('PUT', `/v1/agents/${agent.plate}/runners/codex`, fixtureRunner(log))).status).toBe(200);
       const room = (await call('POST', '/v1/rooms', { name: 'Crash room' })).body.room_id;
       expect((await call('POST', `/v1/rooms/${room}/members`, { plate: agent.plate })).status).toBe(201);
+      let to = call;
       const say = async (body: string) => {
-        const r = await call('POST', `/v1/rooms/${room}/messages`, { body, mention_targets: [agent.handle] });
+        const r = await to('POST', `/v1/rooms/${room}/messages`, { body, mention_targets: [agent.handle] });
         expect(r.status).toBe(201);
       };
 
@@ -388,9 +381,10 @@ describe('wakes over HTTP: durable', () => {
       expect(before.map((w) => w.status)).toEqual(['queued', 'queued', 'running']);
 
       await first.kill();
-      const second = await spawnServer(home);
+      const second = await spawnServer(home, budget);
       children.push(second);
       const call2 = (m: string, p: string, b?: unknown) => api(second.baseUrl, second.ownerToken, m, p, b);
+      to = call2;
 
       const after = await waitFor(async () => {
         const ws = (await call2('GET', `/v1/agents/${agent.plate}/wakes`)).body.wakes as any[];
@@ -408,6 +402,15 @@ describe('wakes over HTTP: durable', () => {
       // The orphaned run's credential was revoked at restart.
       const creds = (await call2('GET', `/v1/agents/${agent.plate}/credentials`)).body.credentials as any[];
       expect(creds.filter((c) => c.purpose === 'runner').every((c) => c.revoked)).toBe(true);
+
+      // The restarted server counts the run the first one started: a fourth mention within the hour is held.
+      await say('after three');
+      const held = await waitFor(
+        async () => ((await call2('GET', `/v1/agents/${agent.plate}/wakes`)).body.wakes as any[]).find((w) => w.status === 'held'),
+        'the fourth to be held after the restart',
+      );
+      expect(held.reason).toBe('budget');
+      expect(readRunnerLog(log).filter((l) => l.event === 'start')).toHaveLength(3);
       expect(await second.stop()).toBe(0);
     });
 
@@ -432,8 +435,9 @@ describe('wakes over HTTP: durable', () => {
     });
 
     it('a pushed wake nobody acts on is failed after the channel timeout', async () => {
+      // Read when a push is made: set for this test only, on the file's server.
       process.env.AGENT_ROOMS_CHANNEL_TIMEOUT_MS = '300';
-      const s = await startTestServer();
+      const s = rig.s;
       try {
         const a = await s.agent('Idle');
         const room = await s.room('Idle room');
@@ -454,7 +458,6 @@ describe('wakes over HTTP: durable', () => {
         expect((await s.api('GET', `/v1/agents/${a.plate}/wakes`)).body.wakes[0].status).toBe('failed');
       } finally {
         delete process.env.AGENT_ROOMS_CHANNEL_TIMEOUT_MS;
-        await s.stop();
       }
     });
   });
@@ -466,23 +469,18 @@ describe('wakes over HTTP: presets', () => {
   const FAKE_HOSTS = fileURLToPath(new URL('../fixtures/fake-hosts', import.meta.url));
 
   describe('wakes: runner presets connect back by themselves', () => {
-    let s: TestServer;
-    let dir: string;
     let logFile: string;
     const saved = { PATH: process.env.PATH, FAKE_HOST_LOG: process.env.FAKE_HOST_LOG };
-    beforeAll(async () => {
-      dir = mkdtempSync(join(tmpdir(), 'agent-rooms-presets-'));
-      logFile = join(dir, 'hosts.log');
+    // The file's server finds a runner's command on PATH, and gives runners its environment, when it spawns them.
+    beforeAll(() => {
+      logFile = join(rig.dir, 'hosts.log');
       process.env.PATH = `${FAKE_HOSTS}:${process.env.PATH}`;
       process.env.FAKE_HOST_LOG = logFile;
-      s = await startTestServer({ rateLimit: { perSecond: 0, burst: 1 } });
     });
-    afterAll(async () => {
-      await s.stop();
+    afterAll(() => {
       process.env.PATH = saved.PATH;
       if (saved.FAKE_HOST_LOG === undefined) delete process.env.FAKE_HOST_LOG;
       else process.env.FAKE_HOST_LOG = saved.FAKE_HOST_LOG;
-      rmSync(dir, { recursive: true, force: true });
     });
 
     const hostLog = () => readFileSync(logFile, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
@@ -492,6 +490,7 @@ describe('wakes over HTTP: presets', () => {
       ['codex exec', 'codex', 'codex'],
     ] as const) {
       it(`${preset}: a mention spawns the host, which reaches the room with no credential in its argv`, async () => {
+        const s = rig.s;
         const a = await s.agent(`${bin} worker`);
         const room = await s.room(`${bin} room`);
         await s.join(room, a.plate);
@@ -519,51 +518,5 @@ describe('wakes over HTTP: presets', () => {
         expect(entry.instructions_name_room).toBe(true);
       });
     }
-  });
-});
-
-describe('wakes over HTTP: restart', () => {
-  describe('wakes you can leave running: restarts', () => {
-    const children: ChildServer[] = [];
-    const homes: string[] = [];
-    afterAll(async () => {
-      for (const c of children) if (c.proc.exitCode === null) await c.kill();
-      for (const h of homes) rmSync(h, { recursive: true, force: true });
-    });
-
-    it('the budget window survives a restart (serve --wake-budget)', async () => {
-      const home = mkdtempSync(join(tmpdir(), 'agent-rooms-budget-'));
-      homes.push(home);
-      const log = join(home, 'runner.log');
-      const first = await spawnServer(home, ['--wake-budget', '2']);
-      children.push(first);
-      const api = async (base: ChildServer, method: string, path: string, body?: unknown) => {
-        const res = await fetch(base.baseUrl + path, {
-          method,
-          headers: { authorization: `Bearer ${base.ownerToken}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-          body: body === undefined ? undefined : JSON.stringify(body),
-        });
-        return { status: res.status, body: (await res.json()) as any };
-      };
-      const agent = (await api(first, 'POST', '/v1/agents', { name: 'Sleeper' })).body;
-      expect((await api(first, 'PUT', `/v1/agents/${agent.plate}/runners/codex`, fixtureRunner(log))).status).toBe(200);
-      const room = (await api(first, 'POST', '/v1/rooms', { name: 'Restart room' })).body.room_id;
-      expect((await api(first, 'POST', `/v1/rooms/${room}/members`, { plate: agent.plate })).status).toBe(201);
-      const mention = async (srv: ChildServer, body: string) =>
-        expect((await api(srv, 'POST', `/v1/rooms/${room}/messages`, { body, mention_targets: [agent.handle] })).status).toBe(201);
-      const wakes = async (srv: ChildServer) => (await api(srv, 'GET', `/v1/agents/${agent.plate}/wakes`)).body.wakes as any[];
-      await mention(first, 'one');
-      await mention(first, 'two');
-      await waitFor(async () => (await wakes(first)).filter((w) => w.status === 'handled').length === 2, 'two runs');
-      expect(await first.stop()).toBe(0);
-
-      const second = await spawnServer(home, ['--wake-budget', '2']);
-      children.push(second);
-      await mention(second, 'three');
-      const held = await waitFor(async () => (await wakes(second)).find((w) => w.status === 'held'), 'the third to be held after the restart');
-      expect(held.reason).toBe('budget');
-      expect(readRunnerLog(log).filter((l) => l.event === 'start')).toHaveLength(2);
-      await second.stop();
-    });
   });
 });
