@@ -112,7 +112,7 @@ function newestMessage(db: Db): number {
 /** The CAPABILITY_STARTERS entry: indexes what waits once messages stop coming, one bounded turn every INDEXER_EVERY_MS. */
 export function startMessageIndexer(core: Core): StopStep {
   let seen = -1;
-  return repeat({ name: 'search indexing', everyMs: INDEXER_EVERY_MS, runNow: false, log: core.config.log }, () => {
+  return repeat({ name: 'search indexing', owner: core, everyMs: INDEXER_EVERY_MS, runNow: false, log: core.config.log }, () => {
     const newest = newestMessage(core.db);
     const quiet = newest === seen;
     seen = newest;
