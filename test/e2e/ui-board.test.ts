@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { startTestServer, ok, fails, type TestServer, type TestAgent } from '../helpers/server.js';
-import { browserSkip, uiForFile, screenshot, signedInPage } from '../helpers/browser.js';
+import { browserSkip, uiForFile, screenshot, openSignedIn, type SignedInOptions } from '../helpers/browser.js';
 
 /**
  * The board and what hangs off a task, on one server and one Chromium (docs/ui.md, "Tests"): the
@@ -14,11 +14,7 @@ import { browserSkip, uiForFile, screenshot, signedInPage } from '../helpers/bro
  */
 
 /** These checks are about assignee lanes: the board's "By assignee" grouping, kept per browser (docs/ui.md). */
-async function byAssignee<T extends { context: import('playwright-core').BrowserContext; page: Page }>(ui: T): Promise<T> {
-  await ui.context.addInitScript("localStorage.setItem('ar.board.group', 'assignee')");
-  await ui.page.evaluate("localStorage.setItem('ar.board.group', 'assignee')");
-  return ui;
-}
+const byAssignee: SignedInOptions = { init: ["localStorage.setItem('ar.board.group', 'assignee')"] };
 
 const skip = browserSkip();
 
@@ -27,7 +23,7 @@ const lane = (page: Page, handle: string) => page.getByRole('region', { name: `L
 
 describe.skipIf(!!skip)('UI: the board, its task panel and reservations', () => {
   // The task panel's tests seed through many API calls: no rate limit on this server.
-  const ui = uiForFile({ rateLimit: { perSecond: 0, burst: 0 } });
+  const ui = uiForFile({ rateLimit: { perSecond: 0, burst: 0 } }, undefined, { oneRenderer: true });
 
   describe('UI: the board', () => {
     let builder: TestAgent;
@@ -58,8 +54,7 @@ describe.skipIf(!!skip)('UI: the board, its task panel and reservations', () => 
     }
 
     it('creates tasks with a dependency; an agent claims and completes one and the successor unblocks on screen', async () => {
-      const { context, page } = await byAssignee(await signedInPage(ui.browser, ui.s.running.loginUrl()));
-      await page.goto(`${ui.s.baseUrl}/#/rooms/${roomId}/board`);
+      const { context, page } = await openSignedIn(ui.browser, ui.s, `rooms/${roomId}/board`, byAssignee);
       await page.getByText('No tasks yet').waitFor();
       const d1 = await createTask(page, 'Build the release', builder);
       await d1.waitFor({ state: 'detached' });
@@ -117,8 +112,7 @@ describe.skipIf(!!skip)('UI: the board, its task panel and reservations', () => 
     it('the Trust toggle refuses, then allows, a cross-owner assignment; reassignment follows the role', async () => {
       const bob = await ui.s.owner('Bob');
       const helper = await ui.s.agent('Helper', { token: bob.token });
-      const { context, page } = await byAssignee(await signedInPage(ui.browser, ui.s.running.loginUrl()));
-      await page.goto(`${ui.s.baseUrl}/#/rooms/${roomId}/members`);
+      const { context, page } = await openSignedIn(ui.browser, ui.s, `rooms/${roomId}/members`, byAssignee);
       await page.getByLabel('Add a human').selectOption(bob.owner_id);
       await page.getByLabel('Role').selectOption('member');
       await page.getByRole('button', { name: 'Add human' }).click();
@@ -167,9 +161,7 @@ describe.skipIf(!!skip)('UI: the board, its task panel and reservations', () => 
       await expect.poll(() => lane(page, tester.handle).textContent(), { timeout: 10_000 }).toContain('Fix the flaky test');
 
       // Bob is a member: the action is hidden, one sentence says who may, and the server refuses too.
-      const link = await ui.s.api('POST', '/v1/login-links', {}, bob.token);
-      const bobUi = await byAssignee(await signedInPage(ui.browser, link.body.url));
-      await bobUi.page.goto(`${ui.s.baseUrl}/#/rooms/${roomId}/board`);
+      const bobUi = await openSignedIn(ui.browser, ui.s, `rooms/${roomId}/board`, { ...byAssignee, ownerId: bob.owner_id });
       const bobCard = card(bobUi.page, 'Fix the flaky test');
       await bobCard.waitFor();
       await bobUi.page.getByText('In a cross-owner room only a room admin may reassign.').waitFor();
@@ -220,8 +212,7 @@ describe.skipIf(!!skip)('UI: the board, its task panel and reservations', () => 
 
     it('the creator, a plain member, archives its finished task; refused acts show the server’s reason', async () => {
       const mine = await doneTask('Mine to archive');
-      const { context, page } = await signedInPage(ui.browser, ui.s.running.loginUrl());
-      await page.goto(`${ui.s.baseUrl}/#/rooms/${room}/tasks/${mine}`);
+      const { context, page } = await openSignedIn(ui.browser, ui.s, `rooms/${room}/tasks/${mine}`);
       const panel = page.getByTestId('task-detail');
       await panel.waitFor();
       const archive = panel.getByRole('button', { name: 'Archive', exact: true });
@@ -262,8 +253,7 @@ describe.skipIf(!!skip)('UI: the board, its task panel and reservations', () => 
       await ok(c, 'claim_task', { task_id: task.task_id });
       const got = await ok(c, 'reserve_paths', { room: roomId, paths: ['src/api/**'], task_id: task.task_id, reason: 'router rewrite' });
 
-      const { context, page } = await signedInPage(ui.browser, ui.s.running.loginUrl());
-      await page.goto(`${ui.s.baseUrl}/#/rooms/${roomId}/board`);
+      const { context, page } = await openSignedIn(ui.browser, ui.s, `rooms/${roomId}/board`);
       const card = page.locator('article.card', { has: page.getByRole('heading', { name: 'Rewrite the router', exact: true }) });
       await expect.poll(() => card.textContent(), { timeout: 10_000 }).toContain('src/api/**');
 
@@ -318,8 +308,7 @@ describe.skipIf(!!skip)('UI: the board, its task panel and reservations', () => 
       const roomId = await s.room('Release');
       await s.join(roomId, a.plate);
       await s.api('POST', `/v1/rooms/${roomId}/tasks`, { title: 'Ship it', definition_of_done: 'shipped', assignee: a.plate });
-      const { context, page } = await signedInPage(ui.browser, s.running.loginUrl());
-      await page.goto(`${s.baseUrl}/#/rooms/${roomId}/board`);
+      const { context, page } = await openSignedIn(ui.browser, s, `rooms/${roomId}/board`);
       await page.getByRole('heading', { name: 'Ship it' }).waitFor();
       await page.getByText('Live', { exact: true }).waitFor();
       const port = Number(new URL(s.baseUrl).port);

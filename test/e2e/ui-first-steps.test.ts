@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { request } from 'node:http';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { ok, type TestAgent } from '../helpers/server.js';
-import { browserSkip, uiForFile, screenshot, signedInPage, UI_DIR } from '../helpers/browser.js';
+import { browserSkip, uiForFile, screenshot, openSignedIn, UI_DIR } from '../helpers/browser.js';
 import { connectPlan, mcpServerName, shellLine } from '../../shared/host-connect.js';
 
 /**
@@ -34,7 +34,7 @@ function raw(url: string, headers: Record<string, string> = {}): Promise<{ statu
 
 describe.skipIf(!!bundleSkip)('UI: first steps on one server', () => {
   // Without Chromium the serving checks still run; the browser groups are skipped.
-  const ui = uiForFile({}, undefined, { launch: !skip });
+  const ui = uiForFile({}, undefined, { launch: !skip, oneRenderer: true });
 
   describe('serving the UI: compressed, cached, no source maps, a favicon', () => {
     let js: string;
@@ -83,7 +83,7 @@ describe.skipIf(!!bundleSkip)('UI: first steps on one server', () => {
 
   describe.skipIf(!!skip)('UI: first run, from an empty home to an agent live in a room', () => {
     it('creates an agent, shows the exact connect command, adds it to a new room and shows it going live', async () => {
-      const { context, page } = await signedInPage(ui.browser, ui.s.running.loginUrl());
+      const { context, page } = await openSignedIn(ui.browser, ui.s);
       await page.getByRole('heading', { name: 'Welcome! Connect your first agent' }).waitFor();
       await page.getByLabel('Agent name').fill('Reviewer');
       await page.getByLabel('Where it runs').selectOption('claude-code');
@@ -122,7 +122,7 @@ describe.skipIf(!!bundleSkip)('UI: first steps on one server', () => {
 
   describe.skipIf(!!skip)('UI: the last backup and "Back up now"', () => {
     it('the primary owner sees there is no backup yet, backs up with one click and sees it verified; another owner sees no backup controls', async () => {
-      const { context, page } = await signedInPage(ui.browser, ui.s.running.loginUrl());
+      const { context, page } = await openSignedIn(ui.browser, ui.s);
       const panel = page.getByTestId('backup-panel');
       await expect.poll(() => panel.getByTestId('last-backup').textContent()).toContain('No backup yet');
       await panel.getByRole('button', { name: 'Back up now' }).click();
@@ -134,9 +134,7 @@ describe.skipIf(!!bundleSkip)('UI: first steps on one server', () => {
       await context.close();
 
       const bob = await ui.s.owner('Bob');
-      const link = await ui.s.api('POST', '/v1/login-links', {}, bob.token);
-      const other = await signedInPage(ui.browser, link.body.url);
-      await other.page.getByTestId('signed-in-as').waitFor();
+      const other = await openSignedIn(ui.browser, ui.s, '', { ownerId: bob.owner_id });
       expect(await other.page.getByTestId('backup-panel').count()).toBe(0);
       await other.context.close();
     });
@@ -179,7 +177,7 @@ describe.skipIf(!!bundleSkip)('UI: first steps on one server', () => {
     });
 
     it('creates a room, adds an agent, shows it live, and an agent message appears without a refresh', async () => {
-      const { context, page } = await signedInPage(ui.browser, ui.s.running.loginUrl());
+      const { context, page } = await openSignedIn(ui.browser, ui.s);
       await page.getByLabel('New room').fill('Design review');
       await page.getByRole('button', { name: 'Create room' }).click();
       await page.getByRole('heading', { name: 'Design review', level: 1 }).waitFor();
@@ -236,8 +234,7 @@ describe.skipIf(!!bundleSkip)('UI: first steps on one server', () => {
       await page.locator('article.msg', { hasText: 'on it' }).first().waitFor();
       expect(await page.locator('body').textContent()).not.toContain(agent.plate);
 
-      const dark = await signedInPage(ui.browser, ui.s.running.loginUrl(), { colorScheme: 'dark' });
-      await dark.page.goto(`${ui.s.baseUrl}/#/rooms/${roomId}/chat`);
+      const dark = await openSignedIn(ui.browser, ui.s, `rooms/${roomId}/chat`, { colorScheme: 'dark' });
       await dark.page.locator('article.msg').first().waitFor();
       await screenshot(dark.page, 'chat-dark');
       await dark.context.close();
@@ -245,8 +242,7 @@ describe.skipIf(!!bundleSkip)('UI: first steps on one server', () => {
     });
 
     it('mints a credential that is shown once, with connection instructions for each host', async () => {
-      const { context, page } = await signedInPage(ui.browser, ui.s.running.loginUrl());
-      await page.goto(`${ui.s.baseUrl}/#/agents`);
+      const { context, page } = await openSignedIn(ui.browser, ui.s, 'agents');
       await page.getByLabel('Name').fill('Builder');
       await page.getByRole('button', { name: 'Create agent' }).click();
       await page.getByRole('heading', { name: /Builder/, level: 2 }).waitFor();
@@ -287,7 +283,7 @@ describe.skipIf(!!bundleSkip)('UI: first steps on one server', () => {
     });
 
     it('signs out with a POST that ends the session on the server', async () => {
-      const { context, page } = await signedInPage(ui.browser, ui.s.running.loginUrl());
+      const { context, page } = await openSignedIn(ui.browser, ui.s);
       const token = await page.evaluate(() => Object.values(sessionStorage).find((v) => v.startsWith('ars_')));
       await page.getByRole('button', { name: 'Sign out' }).click();
       await page.getByText('You are not signed in').waitFor();
@@ -309,8 +305,7 @@ describe.skipIf(!!bundleSkip)('UI: first steps on one server', () => {
     const bobAllowed = async () => ((await ui.s.api('GET', '/v1/owners')).body.owners as any[]).find((o) => o.owner_id === bob.owner_id).allow_runners;
 
     it('the primary owner allows and forbids runners for another owner, after a warning', async () => {
-      const { context, page } = await signedInPage(ui.browser, ui.s.running.loginUrl());
-      await page.goto(`${ui.s.baseUrl}/#/agents`);
+      const { context, page } = await openSignedIn(ui.browser, ui.s, 'agents');
       await page.getByRole('heading', { name: 'People on this server' }).waitFor();
       expect(await page.locator('#runner-right-warning').textContent()).toMatch(/run any command on this machine as your user account/);
       const box = page.locator(`[data-owner="${bob.owner_id}"]`).getByRole('checkbox');
@@ -325,10 +320,8 @@ describe.skipIf(!!bundleSkip)('UI: first steps on one server', () => {
       await context.close();
 
       // Bob sees no such list, and is told why he cannot configure runners.
-      const link = await ui.s.api('POST', '/v1/login-links', {}, bob.token);
-      const b = await signedInPage(ui.browser, link.body.url);
       const agent = await ui.s.agent('Bob ui agent', { token: bob.token });
-      await b.page.goto(`${ui.s.baseUrl}/#/agents/${agent.plate}`);
+      const b = await openSignedIn(ui.browser, ui.s, `agents/${agent.plate}`, { ownerId: bob.owner_id });
       await b.page.getByText(/only the primary owner, or an owner it allowed, may configure them/).waitFor();
       expect(await b.page.getByRole('heading', { name: 'People on this server' }).count()).toBe(0);
       await b.context.close();
@@ -340,8 +333,7 @@ describe.skipIf(!!bundleSkip)('UI: first steps on one server', () => {
       await ui.s.join(room, a.plate);
       const c = await ui.s.connect(a.credential);
       await ok(c, 'write_file', { room, path: 'notes/keep.md', content: 'do not lose me' });
-      const { context, page } = await signedInPage(ui.browser, ui.s.running.loginUrl());
-      await page.goto(`${ui.s.baseUrl}/#/rooms/${room}/files`);
+      const { context, page } = await openSignedIn(ui.browser, ui.s, `rooms/${room}/files`);
       const row = page.getByRole('row', { name: /keep\.md/ });
       await row.getByRole('button', { name: /Delete/ }).click();
       const dialog = page.getByRole('dialog', { name: 'Delete file?' });
@@ -357,17 +349,14 @@ describe.skipIf(!!bundleSkip)('UI: first steps on one server', () => {
     it('a member leaves a room; the last admin must name another first', async () => {
       const room = await ui.s.room('Leave room');
       expect((await ui.s.api('POST', `/v1/rooms/${room}/members`, { owner_id: bob.owner_id, role: 'member' })).status).toBe(201);
-      const link = await ui.s.api('POST', '/v1/login-links', {}, bob.token);
-      const b = await signedInPage(ui.browser, link.body.url);
-      await b.page.goto(`${ui.s.baseUrl}/#/rooms/${room}/members`);
+      const b = await openSignedIn(ui.browser, ui.s, `rooms/${room}/members`, { ownerId: bob.owner_id });
       await b.page.getByRole('button', { name: 'Leave room' }).click();
       await b.page.getByRole('dialog', { name: 'Leave room?' }).getByRole('button', { name: 'Leave' }).click();
       await expect.poll(async () => (await ui.s.api('GET', `/v1/rooms/${room}`, undefined, bob.token)).status).toBe(404);
       await b.context.close();
 
       // The primary owner, now the only human, cannot leave.
-      const { context, page } = await signedInPage(ui.browser, ui.s.running.loginUrl());
-      await page.goto(`${ui.s.baseUrl}/#/rooms/${room}/members`);
+      const { context, page } = await openSignedIn(ui.browser, ui.s, `rooms/${room}/members`);
       await page.getByText(/You are the only human here/).waitFor();
       expect(await page.getByRole('button', { name: 'Leave room' }).isDisabled()).toBe(true);
       // With Bob back as a member, it must name him admin first.

@@ -3,8 +3,8 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Browser, Page } from 'playwright-core';
-import { ok, type TestAgent } from '../helpers/server.js';
-import { browserSkip, uiForFile, screenshot, settled, signedInPage } from '../helpers/browser.js';
+import { ok, type TestAgent, type TestServer } from '../helpers/server.js';
+import { browserSkip, uiForFile, screenshot, settled, signedInPage, openSignedIn, quiet, trackRequests } from '../helpers/browser.js';
 import { compareWithBaseline } from './ui-pixels.js';
 import { createTask } from '../../src-main/core/tasks/service.js';
 import { sendMessage } from '../../src-main/core/messages/service.js';
@@ -23,22 +23,18 @@ const card = (page: Page, title: string) => page.locator('article.card', { has: 
 const lane = (page: Page, handle: string) => page.getByRole('region', { name: `Lane ${handle}` });
 const laneTitles = (page: Page, handle: string) => lane(page, handle).locator('article.card h4').allTextContents();
 
-/** A signed-in page; CSP is bypassed only so axe-core can be injected (the app itself never needs it). */
-async function open(browser: Browser, loginUrl: string, o: { width?: number; height?: number; axe?: boolean; init?: () => void } = {}) {
-  const context = await browser.newContext({ viewport: { width: o.width ?? 1280, height: o.height ?? 800 }, colorScheme: 'light', bypassCSP: !!o.axe, reducedMotion: 'reduce' });
-  context.setDefaultTimeout(15_000);
-  // These checks are about assignee lanes: the board's "By assignee" grouping (docs/ui.md).
-  await context.addInitScript("localStorage.setItem('ar.board.group', 'assignee')");
-  const page = await context.newPage();
-  if (o.init) await page.addInitScript(o.init);
-  await page.goto(loginUrl);
-  // A link minted through the API asks before it signs in (docs/security.md, item 5): confirmed here.
-  const signedIn = page.getByTestId('signed-in-as');
-  const confirm = page.getByTestId('confirm-sign-in');
-  await signedIn.or(confirm).waitFor();
-  if (await confirm.isVisible()) await confirm.click();
-  await signedIn.waitFor();
-  return { context, page };
+/**
+ * A signed-in page at `#/<path>` (openSignedIn: one page load). These checks are about assignee lanes: the board's
+ * "By assignee" grouping (docs/ui.md). CSP is bypassed only so axe-core can be injected (the app itself never needs it).
+ */
+function open(ui: { s: TestServer; browser: Browser }, path: string, o: { width?: number; height?: number; axe?: boolean; init?: () => void } = {}) {
+  return openSignedIn(ui.browser, ui.s, path, {
+    width: o.width,
+    height: o.height,
+    bypassCSP: !!o.axe,
+    reducedMotion: 'reduce',
+    init: ["localStorage.setItem('ar.board.group', 'assignee')", ...(o.init ? [o.init] : [])],
+  });
 }
 
 async function axeSerious(page: Page): Promise<string[]> {
@@ -68,7 +64,7 @@ const longTasks = (page: Page): Promise<number[]> => page.evaluate(() => (window
 
 describe.skipIf(!!skip)('UI: the overhaul and its performance', () => {
   // The performance group seeds through the services and reads much: no rate limit on this server.
-  const ui = uiForFile({ rateLimit: { perSecond: 0, burst: 0 } });
+  const ui = uiForFile({ rateLimit: { perSecond: 0, burst: 0 } }, undefined, { oneRenderer: true });
 
   describe('UI: the window people want to live in (issue 16)', () => {
     let builder: TestAgent;
@@ -98,8 +94,7 @@ describe.skipIf(!!skip)('UI: the overhaul and its performance', () => {
         ['narrow', 390, 844],
         ['wide', 1440, 900],
       ] as const) {
-        const { context, page } = await open(ui.browser, ui.s.running.loginUrl(), { width, height });
-        await page.goto(`${ui.s.baseUrl}/#/rooms/${roomId}/board`);
+        const { context, page } = await open(ui, `rooms/${roomId}/board`, { width, height });
         await card(page, 'Test the release').waitFor();
         // Nothing wider than the window.
         expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
@@ -132,8 +127,7 @@ describe.skipIf(!!skip)('UI: the overhaul and its performance', () => {
     });
 
     it('board: compact cards with both dependency badges; the detail panel shows and edits title, detail and order', async () => {
-      const { context, page } = await open(ui.browser, ui.s.running.loginUrl());
-      await page.goto(`${ui.s.baseUrl}/#/rooms/${roomId}/board`);
+      const { context, page } = await open(ui, `rooms/${roomId}/board`);
       const build = card(page, 'Build the release');
       await build.waitFor();
       expect(await build.textContent()).toContain('holds up “Test the release”');
@@ -174,8 +168,7 @@ describe.skipIf(!!skip)('UI: the overhaul and its performance', () => {
     });
 
     it('drag and drop: within a lane reorders, onto another lane reassigns through the Reassign dialog', async () => {
-      const { context, page } = await open(ui.browser, ui.s.running.loginUrl());
-      await page.goto(`${ui.s.baseUrl}/#/rooms/${roomId}/board`);
+      const { context, page } = await open(ui, `rooms/${roomId}/board`);
       await card(page, 'Write release notes').waitFor();
       expect(await laneTitles(page, builder.handle)).toEqual(['Build the release', 'Write release notes']);
       await card(page, 'Write release notes').dragTo(card(page, 'Build the release'), { targetPosition: { x: 20, y: 5 } });
@@ -195,8 +188,7 @@ describe.skipIf(!!skip)('UI: the overhaul and its performance', () => {
     });
 
     it('keyboard: arrows move across cards and lanes, Alt+Up reorders, Enter opens the detail, R reassigns', async () => {
-      const { context, page } = await open(ui.browser, ui.s.running.loginUrl());
-      await page.goto(`${ui.s.baseUrl}/#/rooms/${roomId}/board`);
+      const { context, page } = await open(ui, `rooms/${roomId}/board`);
       const first = card(page, 'Build the release');
       await first.waitFor();
       await first.focus();
@@ -230,7 +222,7 @@ describe.skipIf(!!skip)('UI: the overhaul and its performance', () => {
 
     it('attention: unread and mention counts in the sidebar and the title after a message from the API, a desktop notification, jump to first unread', async () => {
       // The browser's Notification API, recorded: what the page would show on the desktop.
-      const { context, page } = await open(ui.browser, ui.s.running.loginUrl(), {
+      const { context, page } = await open(ui, `rooms/${opsId}/chat`, {
         init: () => {
           const seen: string[] = [];
           (window as any).__notes = seen;
@@ -244,7 +236,6 @@ describe.skipIf(!!skip)('UI: the overhaul and its performance', () => {
           };
         },
       });
-      await page.goto(`${ui.s.baseUrl}/#/rooms/${opsId}/chat`);
       await page.getByText('No messages yet').waitFor();
       const c = await ui.s.connect(builder.credential);
       await ok(c, 'send_message', { room: roomId, body: 'The build is green.' });
@@ -265,8 +256,7 @@ describe.skipIf(!!skip)('UI: the overhaul and its performance', () => {
     });
 
     it('chat: Markdown with HTML and script stays inert; code blocks get a copy button; grouping and threads on demand', async () => {
-      const { context, page } = await open(ui.browser, ui.s.running.loginUrl());
-      await page.goto(`${ui.s.baseUrl}/#/rooms/${roomId}/chat`);
+      const { context, page } = await open(ui, `rooms/${roomId}/chat`);
       await page.locator('article.msg').first().waitFor();
       const c = await ui.s.connect(builder.credential);
       const evil = [
@@ -327,7 +317,7 @@ describe.skipIf(!!skip)('UI: the overhaul and its performance', () => {
       await ui.s.join(xo, builder.plate);
       await ui.s.api('POST', `/v1/rooms/${xo}/members`, { owner_id: bob.owner_id, role: 'member' });
       await ui.s.join(xo, helper.plate, bob.token);
-      const { context, page } = await open(ui.browser, ui.s.running.loginUrl());
+      const { context, page } = await open(ui, '');
       for (const tab of ['chat', 'board', 'members']) {
         await page.goto(`${ui.s.baseUrl}/#/rooms/${xo}/${tab}`);
         await page.locator('.room-head [data-testid="trust"]').waitFor();
@@ -354,8 +344,7 @@ describe.skipIf(!!skip)('UI: the overhaul and its performance', () => {
     });
 
     it('people: the primary owner adds a human and hands them a login link that signs them in', async () => {
-      const { context, page } = await open(ui.browser, ui.s.running.loginUrl());
-      await page.goto(`${ui.s.baseUrl}/#/people`);
+      const { context, page } = await open(ui, `people`);
       await page.getByLabel('Name').fill('Carol Newcomer');
       await page.getByRole('button', { name: 'Add person' }).click();
       const url = (await page.getByTestId('login-link').textContent())!.trim();
@@ -366,14 +355,15 @@ describe.skipIf(!!skip)('UI: the overhaul and its performance', () => {
       await ask.goto(url);
       await ask.getByTestId('confirm-sign-in').waitFor();
       await ctx.close();
-      const carol = await open(ui.browser, url);
+      const carol = await signedInPage(ui.browser, url);
       expect(await carol.page.getByTestId('signed-in-as').textContent()).toContain('Carol Newcomer');
       await carol.context.close();
       await context.close();
     });
 
     it('axe-core: no serious or critical violation in any view, light and dark', async () => {
-      const { context, page } = await open(ui.browser, ui.s.running.loginUrl(), { axe: true });
+      const { context, page } = await open(ui, '', { axe: true });
+      trackRequests(page);
       const views = ['', `rooms/${roomId}/chat`, `rooms/${roomId}/board`, `rooms/${roomId}/files`, `rooms/${roomId}/members`, `rooms/${roomId}/workspace`, `rooms/${roomId}/reservations`, `rooms/${roomId}/wakes`, 'agents', 'reports', 'people', 'welcome'];
       const found: string[] = [];
       for (const theme of ['light', 'dark']) {
@@ -382,8 +372,7 @@ describe.skipIf(!!skip)('UI: the overhaul and its performance', () => {
         for (const v of views) {
           await page.goto(`${ui.s.baseUrl}/#/${v}`);
           await page.locator('main#main').waitFor();
-          await page.waitForLoadState('networkidle');
-          await settled(page);
+          await quiet(page); // its data in and painted
           for (const x of await axeSerious(page)) found.push(`${theme} #/${v}: ${x}`);
         }
         // The task detail panel, open.
@@ -431,7 +420,7 @@ describe.skipIf(!!skip)('UI: the overhaul and its performance', () => {
     });
 
     it('the board of 1,000 tasks in 20 lanes becomes interactive quickly and stays windowed', async () => {
-      const { context, page } = await signedInPage(ui.browser, ui.s.running.loginUrl(), { width: 1440, height: 900 });
+      const { context, page } = await openSignedIn(ui.browser, ui.s, '', { width: 1440, height: 900 });
       // Twenty assignee lanes: the board's "By assignee" grouping (docs/ui.md).
       await page.evaluate("localStorage.setItem('ar.board.group', 'assignee')");
       await page.goto('about:blank');
@@ -479,7 +468,7 @@ describe.skipIf(!!skip)('UI: the overhaul and its performance', () => {
     }, 180_000);
 
     it('a room of 10,000 messages opens at the newest and scrolls back through all of its history', async () => {
-      const { context, page } = await signedInPage(ui.browser, ui.s.running.loginUrl(), { width: 1280, height: 800 });
+      const { context, page } = await openSignedIn(ui.browser, ui.s, '', { width: 1280, height: 800 });
       await page.goto('about:blank');
       const t0 = Date.now();
       await page.goto(`${ui.s.baseUrl}/#/rooms/${roomId}/chat`);
@@ -487,23 +476,35 @@ describe.skipIf(!!skip)('UI: the overhaul and its performance', () => {
       rows.push(['history: navigation to newest message shown', `${Date.now() - t0} ms`]);
       await watchLongTasks(page);
       const history = page.getByTestId('history');
-      const loaded = async () => Number(((await page.getByTestId('loaded-count').textContent()) ?? '0').replace(/\D/g, ''));
       const h0 = Date.now();
-      let pages = 0;
-      let worstPage = 0;
-      let maxDom = 0;
-      while ((await loaded()) < MESSAGES) {
-        const before = await loaded();
-        const p0 = Date.now();
-        await history.evaluate((el) => (el.scrollTop = 0));
-        await expect.poll(loaded, { timeout: 10_000, interval: 10 }).toBeGreaterThan(before);
-        worstPage = Math.max(worstPage, Date.now() - p0);
-        pages++;
-        // The reader's place is kept: loading older messages does not throw the view to the top.
-        await page.evaluate(() => new Promise(requestAnimationFrame));
-        expect(await history.evaluate((el) => el.scrollTop)).toBeGreaterThan(0);
-        maxDom = Math.max(maxDom, await page.locator('article.msg').count());
-      }
+      // The walk runs in the page, one evaluate for all of it: per page, scroll to the top, wait until
+      // more are loaded (10 s at most), then note the reader's place and the rows in the DOM.
+      const walk = await page.evaluate(async (total) => {
+        const el = document.querySelector('[data-testid="history"]') as HTMLElement;
+        const loaded = () => Number((document.querySelector('[data-testid="loaded-count"]')?.textContent ?? '0').replace(/\D/g, ''));
+        const frame = () => new Promise((r) => requestAnimationFrame(r));
+        const out = { pages: 0, worstPage: 0, maxDom: 0, lowestScrollTop: Infinity, stuckAt: -1 };
+        while (loaded() < total) {
+          const before = loaded();
+          const p0 = performance.now();
+          el.scrollTop = 0;
+          while (loaded() <= before && performance.now() - p0 < 10_000) await new Promise((r) => setTimeout(r, 10));
+          if (loaded() <= before) {
+            out.stuckAt = before;
+            break;
+          }
+          out.worstPage = Math.max(out.worstPage, Math.round(performance.now() - p0));
+          out.pages++;
+          await frame();
+          out.lowestScrollTop = Math.min(out.lowestScrollTop, el.scrollTop);
+          out.maxDom = Math.max(out.maxDom, document.querySelectorAll('article.msg').length);
+        }
+        return out;
+      }, MESSAGES);
+      const { pages, worstPage, maxDom } = walk;
+      expect(walk.stuckAt, `no more messages loaded after ${walk.stuckAt}`).toBe(-1);
+      // The reader's place is kept: loading older messages does not throw the view to the top.
+      expect(walk.lowestScrollTop).toBeGreaterThan(0);
       await history.evaluate((el) => (el.scrollTop = 0));
       await page.locator('article.msg[data-seq="1"]').waitFor();
       rows.push([`history: scroll back through all ${MESSAGES.toLocaleString('en')} (${pages} pages)`, `${Date.now() - h0} ms`]);

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import type { TestServer } from '../helpers/server.js';
-import { browserSkip, openUi, signedInPage, type UiRig } from '../helpers/browser.js';
+import { browserSkip, openUi, openSignedIn, quiet, trackRequests, type UiRig } from '../helpers/browser.js';
 import { seedLarge } from '../bench/seed-large.js';
 
 /**
@@ -22,6 +22,9 @@ const WATCH = `(() => { window.__long = []; if (window.__obs) return; window.__o
 const TAKE = `(() => { const out = window.__long || []; window.__long = []; return out; })()`;
 const watch = (page: Page) => page.evaluate(WATCH);
 const taken = (page: Page) => page.evaluate(TAKE) as Promise<number[]>;
+/** Scrolls an element by `dy` px and resolves at the next frame: a scroll a frame, the pace of a wheel. */
+const scrollFrame = (dy: number) => `el => { el.scrollBy(0, ${dy}); return new Promise((r) => requestAnimationFrame(() => r(undefined))); }`;
+
 const fmt = (xs: number[]) => (xs.length ? `${xs.length} long task(s), longest ${Math.max(...xs)} ms` : 'none over 50 ms');
 
 describe.skipIf(!!skip)(`UI performance, second pass: 10,000 tasks and ${MESSAGES.toLocaleString('en-US')} messages`, () => {
@@ -37,7 +40,7 @@ describe.skipIf(!!skip)(`UI performance, second pass: 10,000 tasks and ${MESSAGE
     const seeded = await seedLarge({ home, messages: MESSAGES, tasks: 10_000, files: 0, lanes: 50 });
     rows.push(['seed (seed:large)', `${Math.round((Date.now() - t0) / 1000)} s`]);
     room = seeded.room;
-    ({ s, browser } = ui = await openUi({ home, rateLimit: { perSecond: 0, burst: 0 } }));
+    ({ s, browser } = ui = await openUi({ home, rateLimit: { perSecond: 0, burst: 0 } }, { oneRenderer: true }));
   }, 900_000);
   afterAll(async () => {
     console.log('\nUI long tasks, second pass (Chromium, headless)\n' + rows.map(([k, v]) => `  ${k.padEnd(52)} ${v}`).join('\n') + '\n');
@@ -45,9 +48,9 @@ describe.skipIf(!!skip)(`UI performance, second pass: 10,000 tasks and ${MESSAGE
   });
 
   it('scrolls the status board and the chat, types in the composer and the palette; prints the long tasks', async () => {
-    const { context, page } = await signedInPage(browser, s.running.loginUrl(), { width: 1280, height: 800 });
+    const { context, page } = await openSignedIn(browser, s, 'needs-you', { width: 1280, height: 800 });
+    trackRequests(page);
     await watch(page);
-    await page.goto(`${s.baseUrl}/#/needs-you`);
     await page.getByRole('heading', { name: 'Needs you', level: 1 }).waitFor();
     await page.getByRole('list', { name: 'Needs you' }).waitFor({ timeout: 30_000 });
     rows.push(['Needs you: open (load included)', fmt(await taken(page))]);
@@ -57,30 +60,24 @@ describe.skipIf(!!skip)(`UI performance, second pass: 10,000 tasks and ${MESSAGE
     await todo.locator('article.card').first().waitFor({ timeout: 30_000 });
     rows.push(['board by status: open (load included)', fmt(await taken(page))]);
     const list = todo.locator('.lane-list');
-    for (let i = 0; i < 30; i++) {
-      await list.evaluate('el => el.scrollBy(0, 400)');
-      await page.waitForTimeout(16);
-    }
+    for (let i = 0; i < 30; i++) await list.evaluate(scrollFrame(400));
     rows.push(['board by status: scroll the To do column', fmt(await taken(page))]);
+    // Show more: the lane's next page has come and been painted.
+    const nextPage = page.waitForResponse((r) => r.url().includes('/board?') && r.url().includes('cursor='));
     await page.getByRole('button', { name: 'Show more' }).first().click();
-    await page.waitForTimeout(1500);
+    await nextPage;
+    await quiet(page);
     await taken(page);
-    for (let i = 0; i < 30; i++) {
-      await list.evaluate('el => el.scrollBy(0, 600)');
-      await page.waitForTimeout(16);
-    }
+    for (let i = 0; i < 30; i++) await list.evaluate(scrollFrame(600));
     rows.push(['board by status: scroll after Show more', fmt(await taken(page))]);
 
     await page.goto(`${s.baseUrl}/#/rooms/${room}`);
     const history = page.getByTestId('history');
     await history.locator('article.msg').first().waitFor({ timeout: 30_000 });
-    await page.waitForTimeout(500);
+    await quiet(page);
     rows.push(['chat: open (latest page)', fmt(await taken(page))]);
-    for (let i = 0; i < 40; i++) {
-      await history.evaluate('el => el.scrollBy(0, -500)');
-      await page.waitForTimeout(20);
-    }
-    await page.waitForTimeout(1000);
+    for (let i = 0; i < 40; i++) await history.evaluate(scrollFrame(-500));
+    await quiet(page);
     rows.push(['chat: scroll up 20,000 px (older pages load)', fmt(await taken(page))]);
     const box = page.getByRole('combobox', { name: 'Message the room' });
     await box.click();

@@ -8,11 +8,12 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { ok, type TestAgent } from '../helpers/server.js';
-import { browserSkip, uiForFile, screenshot, settled, signedInPage } from '../helpers/browser.js';
+import { browserSkip, uiForFile, screenshot, settled, openSignedIn } from '../helpers/browser.js';
 import { waitFor } from '../helpers/core.js';
 import { fixtureRunner, readRunnerLog } from '../integration/wakes-helpers.js';
 import { sendMessage } from '../../src-main/core/messages/service.js';
 import { writeInline } from '../../src-main/core/files/service.js';
+import { createTask } from '../../src-main/core/tasks/service.js';
 
 /**
  * The window's second pass (docs/ui.md): places with URLs, Needs you, status board, task page,
@@ -40,7 +41,7 @@ const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
 describe.skipIf(!!skip)('UI: the second pass, its rest, workspace and files', () => {
   // The rest's seeding calls the API many times: no rate limit on this server.
-  const ui = uiForFile({ rateLimit: { perSecond: 0, burst: 0 } });
+  const ui = uiForFile({ rateLimit: { perSecond: 0, burst: 0 } }, undefined, { oneRenderer: true });
 
   describe('UI: the second pass', () => {
     let a: TestAgent;
@@ -64,7 +65,8 @@ describe.skipIf(!!skip)('UI: the second pass, its rest, workspace and files', ()
       const failing = await mk('Ship the installer', a, { detail: 'Build **all** targets:\n\n- linux\n- mac' });
       failedId = failing.task_id;
       await mk('Announce the release', b, { depends_on: [failing.task_id] });
-      for (let i = 0; i < 55; i++) await mk(`Chore ${i}`, b);
+      // The chores go through the task service (what the route's use case calls): seeding is not what is tested.
+      for (let i = 0; i < 55; i++) createTask(ui.s.running.core, { kind: 'human', ownerId: me.owner_id }, { roomId: room, title: `Chore ${i}`, definitionOfDone: `Chore ${i} is done`, assignee: b.handle });
       const c = await ui.s.connect(a.credential);
       await ok(c, 'claim_task', { task_id: failing.task_id });
       await ok(c, 'complete_task', { task_id: failing.task_id, status: 'failed', reason: 'signing key expired' });
@@ -76,8 +78,7 @@ describe.skipIf(!!skip)('UI: the second pass, its rest, workspace and files', ()
     }, 120_000);
 
     it('starts on Needs you: what waits on me across rooms, each with its room and one action; j/k and Enter open it', async () => {
-      const { context, page } = await signedInPage(ui.browser, ui.s.running.loginUrl());
-      await page.goto(`${ui.s.baseUrl}/#/`);
+      const { context, page } = await openSignedIn(ui.browser, ui.s, '');
       await page.getByRole('heading', { name: 'Needs you', level: 1 }).waitFor();
       expect(await hashOf(page)).toBe('#/needs-you');
       const list = page.getByRole('list', { name: 'Needs you' });
@@ -110,8 +111,7 @@ describe.skipIf(!!skip)('UI: the second pass, its rest, workspace and files', ()
     });
 
     it('a task has its URL: reload lands on it, with rendered Markdown, dependencies, history and its actions', async () => {
-      const { context, page } = await signedInPage(ui.browser, ui.s.running.loginUrl());
-      await page.goto(`${ui.s.baseUrl}/#/rooms/${room}/tasks/${failedId}`);
+      const { context, page } = await openSignedIn(ui.browser, ui.s, `rooms/${room}/tasks/${failedId}`);
       const d = page.getByRole('dialog', { name: 'Task: Ship the installer' });
       await d.waitFor();
       await page.reload();
@@ -133,8 +133,7 @@ describe.skipIf(!!skip)('UI: the second pass, its rest, workspace and files', ()
     });
 
     it('the board groups by status with the totals of the whole room, and switches to assignees; c opens a new task', async () => {
-      const { context, page } = await signedInPage(ui.browser, ui.s.running.loginUrl());
-      await page.goto(`${ui.s.baseUrl}/#/rooms/${room}/board`);
+      const { context, page } = await openSignedIn(ui.browser, ui.s, `rooms/${room}/board`);
       const todo = page.getByRole('region', { name: 'To do', exact: true });
       await todo.waitFor();
       for (const name of ['Doing', 'Blocked', 'Done']) await page.getByRole('region', { name, exact: true }).waitFor();
@@ -154,8 +153,7 @@ describe.skipIf(!!skip)('UI: the second pass, its rest, workspace and files', ()
     });
 
     it('Ctrl+K searches every room; a message that is not loaded is loaded around, scrolled into view and highlighted', async () => {
-      const { context, page } = await signedInPage(ui.browser, ui.s.running.loginUrl());
-      await page.goto(`${ui.s.baseUrl}/#/rooms/${room}`);
+      const { context, page } = await openSignedIn(ui.browser, ui.s, `rooms/${room}`);
       await page.getByRole('log', { name: 'Messages' }).waitFor();
       await page.keyboard.press('Control+k');
       const d = page.getByRole('dialog', { name: 'Go to anything' });
@@ -182,8 +180,7 @@ describe.skipIf(!!skip)('UI: the second pass, its rest, workspace and files', ()
     });
 
     it('composer: Enter in a code fence is a new line; drafts survive room switches and reloads; keys typed while sending stay', async () => {
-      const { context, page } = await signedInPage(ui.browser, ui.s.running.loginUrl());
-      await page.goto(`${ui.s.baseUrl}/#/rooms/${room}`);
+      const { context, page } = await openSignedIn(ui.browser, ui.s, `rooms/${room}`);
       const box = page.getByRole('combobox', { name: 'Message the room' });
       await box.click();
       await page.keyboard.type('```');
@@ -217,8 +214,7 @@ describe.skipIf(!!skip)('UI: the second pass, its rest, workspace and files', ()
       const p = await ui.s.agent('Pinger');
       await ui.s.join(room, p.plate);
       expect((await ui.s.api('PUT', `/v1/agents/${p.plate}/runners/codex`, { command: process.execPath, args: ['-e', 'process.exit(3)'] })).status).toBe(200);
-      const { context, page } = await signedInPage(ui.browser, ui.s.running.loginUrl());
-      await page.goto(`${ui.s.baseUrl}/#/rooms/${room}`);
+      const { context, page } = await openSignedIn(ui.browser, ui.s, `rooms/${room}`);
       const box = page.getByRole('combobox', { name: 'Message the room' });
       await box.fill(`${p.handle} please check`);
       await page.keyboard.press('Escape');
@@ -235,8 +231,7 @@ describe.skipIf(!!skip)('UI: the second pass, its rest, workspace and files', ()
       expect((await ui.s.api('POST', `/v1/rooms/${shared}/members`, { owner_id: bob.owner_id, role: 'member' })).status).toBeLessThan(300);
       await ui.s.join(shared, bobs.plate, bob.token);
       expect((await ui.s.api('PUT', `/v1/rooms/${shared}/workspace`, { git_token: 'ghp_secret_token_1234' })).status).toBe(200);
-      const { context, page } = await signedInPage(ui.browser, ui.s.running.loginUrl());
-      await page.goto(`${ui.s.baseUrl}/#/rooms/${quiet}`);
+      const { context, page } = await openSignedIn(ui.browser, ui.s, `rooms/${quiet}`);
       await page.getByRole('heading', { name: 'Quiet', level: 1 }).waitFor();
       await page.getByRole('log', { name: 'Messages' }).waitFor();
       expect(await page.getByRole('switch', { name: /Trust/ }).count()).toBe(0);
@@ -244,16 +239,13 @@ describe.skipIf(!!skip)('UI: the second pass, its rest, workspace and files', ()
       await page.getByRole('switch', { name: /Trust/ }).waitFor();
       await context.close();
 
-      const link = await ui.s.api('POST', '/v1/login-links', {}, bob.token);
-      const bobUi = await signedInPage(ui.browser, link.body.url);
-      await bobUi.page.goto(`${ui.s.baseUrl}/#/rooms/${shared}/workspace`);
+      const bobUi = await openSignedIn(ui.browser, ui.s, `rooms/${shared}/workspace`, { ownerId: bob.owner_id });
       await expect.poll(() => bobUi.page.getByTestId('token-current').textContent()).toContain('Token set');
       await bobUi.context.close();
     });
 
     it('keeps the connect host chosen last; the first-run flow asks how the agent should wake', async () => {
-      const { context, page } = await signedInPage(ui.browser, ui.s.running.loginUrl());
-      await page.goto(`${ui.s.baseUrl}/#/welcome`);
+      const { context, page } = await openSignedIn(ui.browser, ui.s, 'welcome');
       await page.getByLabel('Where it runs').selectOption('codex');
       await page.reload();
       expect(await page.getByLabel('Where it runs').inputValue()).toBe('codex');
@@ -273,8 +265,7 @@ describe.skipIf(!!skip)('UI: the second pass, its rest, workspace and files', ()
     });
 
     it('on a phone the room header is compact; the new places at 390x844', async () => {
-      const { context, page } = await signedInPage(ui.browser, ui.s.running.loginUrl(), { width: 390, height: 844 });
-      await page.goto(`${ui.s.baseUrl}/#/rooms/${room}`);
+      const { context, page } = await openSignedIn(ui.browser, ui.s, `rooms/${room}`, { width: 390, height: 844 });
       await page.getByRole('log', { name: 'Messages' }).waitFor();
       const tabs = await page.getByRole('navigation', { name: 'Room sections' }).boundingBox();
       await shot(page, 'room-390');
@@ -298,11 +289,7 @@ describe.skipIf(!!skip)('UI: the second pass, its rest, workspace and files', ()
 
     it('axe-core: no serious or critical violation in the new places, light and dark', async () => {
       // axe is injected as an inline script: this context bypasses the page's CSP (script-src 'self').
-      const context = await ui.browser.newContext({ viewport: { width: 1280, height: 800 }, bypassCSP: true });
-      context.setDefaultTimeout(15_000);
-      const page = await context.newPage();
-      await page.goto(ui.s.running.loginUrl());
-      await page.getByTestId('signed-in-as').waitFor();
+      const { context, page } = await openSignedIn(ui.browser, ui.s, '', { bypassCSP: true });
       const found: string[] = [];
       for (const theme of ['light', 'dark'] as const) {
         await page.emulateMedia({ colorScheme: theme });
@@ -350,8 +337,7 @@ describe.skipIf(!!skip)('UI: the second pass, its rest, workspace and files', ()
     }, 180_000);
 
     it('a palette file hit goes to the file: its own URL, scrolled into view and highlighted, even off the loaded page; reload lands there', async () => {
-      const { context, page } = await signedInPage(ui.browser, ui.s.running.loginUrl());
-      await page.goto(`${ui.s.baseUrl}/#/needs-you`);
+      const { context, page } = await openSignedIn(ui.browser, ui.s, 'needs-you');
       await page.getByRole('heading', { name: 'Needs you', level: 1 }).waitFor();
       await page.keyboard.press('Control+k');
       const d = page.getByRole('dialog', { name: 'Go to anything' });
@@ -390,7 +376,7 @@ describe.skipIf(!!skip)('UI: the second pass, its rest, workspace and files', ()
     });
 
     it('c opens the board’s New task form from any view of the room, not while typing', async () => {
-      const { context, page } = await signedInPage(ui.browser, ui.s.running.loginUrl());
+      const { context, page } = await openSignedIn(ui.browser, ui.s);
       for (const tab of ['files', 'members', 'wakes', 'workspace']) {
         await page.goto(`${ui.s.baseUrl}/#/rooms/${room}/${tab}`);
         await page.getByRole('navigation', { name: 'Room sections' }).waitFor();
@@ -429,8 +415,7 @@ describe.skipIf(!!skip)('UI: the second pass, its rest, workspace and files', ()
       await ui.s.join(room, sleeper.plate);
       expect((await ui.s.api('POST', `/v1/rooms/${room}/tasks`, { title: 'sleep on it', definition_of_done: 'never', assignee: sleeper.handle })).status).toBe(201);
       await waitFor(() => readRunnerLog(log).find((l) => l.event === 'saw_task'), 'the task run to start');
-      const { context, page } = await signedInPage(ui.browser, ui.s.running.loginUrl());
-      await page.goto(`${ui.s.baseUrl}/#/rooms/${room}/members`);
+      const { context, page } = await openSignedIn(ui.browser, ui.s, `rooms/${room}/members`);
       const row = page.locator(`li[data-agent="${sleeper.handle}"]`);
       await expect.poll(() => row.locator('[data-activity]').getAttribute('data-activity'), { timeout: 10_000 }).toBe('working');
       await page.goto(`${ui.s.baseUrl}/#/agents`);
@@ -460,8 +445,7 @@ describe.skipIf(!!skip)('UI: the second pass, its rest, workspace and files', ()
         'the mention run to end',
         20_000,
       );
-      const { context, page } = await signedInPage(ui.browser, ui.s.running.loginUrl());
-      await page.goto(`${ui.s.baseUrl}/#/rooms/${room}/wakes`);
+      const { context, page } = await openSignedIn(ui.browser, ui.s, `rooms/${room}/wakes`);
       const today = page.getByRole('region', { name: 'Usage today' });
       await expect.poll(() => today.textContent(), { timeout: 10_000 }).toContain('1,200 in');
       expect(await today.textContent()).toContain('300 out');
@@ -506,7 +490,7 @@ describe.skipIf(!!skip)('UI: the second pass, its rest, workspace and files', ()
 
     it('the workspace token is masked in the page and in every response the page received', async () => {
       const token = 'ghp_' + randomBytes(18).toString('hex') + 'Zq9x';
-      const { context, page } = await signedInPage(ui.browser, ui.s.running.loginUrl());
+      const { context, page } = await openSignedIn(ui.browser, ui.s);
       const bodies: Array<{ url: string; body: string }> = [];
       const pending: Promise<void>[] = [];
       page.on('response', (r) => {
@@ -546,8 +530,7 @@ describe.skipIf(!!skip)('UI: the second pass, its rest, workspace and files', ()
       const bytes = randomBytes(5 * 1024 * 1024);
       const file = join(dir, 'big.bin');
       writeFileSync(file, bytes);
-      const { context, page } = await signedInPage(ui.browser, ui.s.running.loginUrl());
-      await page.goto(`${ui.s.baseUrl}/#/rooms/${roomId}/files`);
+      const { context, page } = await openSignedIn(ui.browser, ui.s, `rooms/${roomId}/files`);
       await page.getByText('No files yet.').waitFor();
 
       // Slow the upload down so the progress bar has something to show.

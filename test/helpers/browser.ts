@@ -1,8 +1,11 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page, type Request } from 'playwright-core';
 import type { StartOptions } from '../../src-main/core/start.js';
+import { createUiSession } from '../../src-main/core/owners/login.js';
+import { primaryOwner } from '../../src-main/core/owners/store.js';
+import { expect } from 'vitest';
 import { startTestServer, type TestServer } from './server.js';
 import { forFile } from './for-file.js';
 
@@ -39,6 +42,13 @@ export interface UiRigOptions {
    * where Chromium is missing and whose browser tests are skipped then; reading `browser` throws.
    */
   launch?: boolean;
+  /**
+   * true: the browser keeps one renderer process for all its pages (`--renderer-process-limit=1`)
+   * instead of starting one per browser context; each test's context still has its own storage,
+   * session and cache. A UI file opens a context per test: on a busy machine the start of a renderer
+   * process was a second or more of each test (docs/testing.md, "UI files").
+   */
+  oneRenderer?: boolean;
 }
 
 export async function openUi(opts: Partial<StartOptions> = {}, rig: UiRigOptions = {}): Promise<UiRig> {
@@ -46,7 +56,7 @@ export async function openUi(opts: Partial<StartOptions> = {}, rig: UiRigOptions
   const browser =
     rig.launch === false
       ? notLaunched()
-      : await launchBrowser().catch(async (err: unknown) => {
+      : await launchBrowser(rig.oneRenderer ? ['--renderer-process-limit=1'] : []).catch(async (err: unknown) => {
           await s.stop();
           throw err;
         });
@@ -76,11 +86,12 @@ export function uiForFile(opts: Partial<StartOptions> = {}, timeoutMs?: number, 
   return forFile(() => openUi(opts, rig), timeoutMs);
 }
 
-export function launchBrowser(): Promise<Browser> {
+/** Headless Chromium; `extraArgs` are added to its usual flags. */
+export function launchBrowser(extraArgs: string[] = []): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--disable-background-networking', '--disable-component-update', '--disable-sync', ...extraArgs],
   });
 }
 
@@ -105,6 +116,55 @@ export async function signedInPage(browser: Browser, loginUrl: string, opts: { w
   return { context, page };
 }
 
+/** How `openSignedIn` opens its context beyond the sign-in. */
+export interface SignedInOptions {
+  width?: number;
+  height?: number;
+  colorScheme?: 'light' | 'dark';
+  /** Only so axe-core can be injected as an inline script (the app itself never needs it). */
+  bypassCSP?: boolean;
+  reducedMotion?: 'reduce' | 'no-preference';
+  /** Whose session: the primary owner's unless given. */
+  ownerId?: string;
+  /** Scripts run in every document of the context before the app's own (e.g. a recorded Notification API). */
+  init?: Array<string | (() => void)>;
+}
+
+/** Where the page keeps its session token (src-renderer/src/api.ts). */
+const SESSION_KEY = 'agent-rooms.session';
+
+/**
+ * A fresh browser context already signed in, its page loaded once at `#/<path>`: the set-up of a
+ * test whose subject is not the sign-in walk (docs/testing.md, "UI files"). The session is made
+ * on the server (`createUiSession`, what POST /v1/ui/login does once the link is redeemed) and
+ * put in the tab's sessionStorage before the app starts, as the sign-in page would have; the
+ * walk itself (link, confirmation, exchange, the page reloading at `/`) is `signedInPage`, which
+ * the sign-in tests keep. The token is put in once per tab: a sign-out or a reload behaves as
+ * after a real sign-in.
+ */
+export async function openSignedIn(browser: Browser, s: Pick<TestServer, 'running' | 'baseUrl'>, path = '', opts: SignedInOptions = {}): Promise<{ context: BrowserContext; page: Page }> {
+  const db = s.running.core.db;
+  const ownerId = opts.ownerId ?? primaryOwner(db)!.owner_id;
+  const { sessionId } = createUiSession(db, ownerId);
+  const context = await browser.newContext({
+    viewport: { width: opts.width ?? 1280, height: opts.height ?? 800 },
+    colorScheme: opts.colorScheme ?? 'light',
+    acceptDownloads: true,
+    bypassCSP: !!opts.bypassCSP,
+    ...(opts.reducedMotion ? { reducedMotion: opts.reducedMotion } : {}),
+  });
+  context.setDefaultTimeout(15_000);
+  // A string: this file is compiled without the DOM's types.
+  await context.addInitScript(
+    `if (!sessionStorage.getItem('test.session-seeded')) { sessionStorage.setItem('test.session-seeded', '1'); sessionStorage.setItem(${JSON.stringify(SESSION_KEY)}, ${JSON.stringify(sessionId)}); }`,
+  );
+  for (const script of opts.init ?? []) await context.addInitScript(script);
+  const page = await context.newPage();
+  await page.goto(`${s.baseUrl}/#/${path}`);
+  await page.getByTestId('signed-in-as').waitFor();
+  return { context, page };
+}
+
 export async function screenshot(page: Page, name: string): Promise<string> {
   mkdirSync(SHOTS, { recursive: true });
   const file = join(SHOTS, `${name}.png`);
@@ -124,4 +184,29 @@ export async function settled(page: Page): Promise<void> {
     await Promise.all(finite.map((a) => a.finished.catch(() => undefined)));
     await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
   })()`);
+}
+
+const inFlight = new WeakMap<Page, Set<Request>>();
+
+/**
+ * Counts the page's /v1 requests in flight from now on (the event stream aside: it stays open),
+ * for `quiet`. Playwright's 'networkidle' counts the stream, and is reached once per document.
+ */
+export function trackRequests(page: Page): void {
+  if (inFlight.has(page)) return;
+  const open = new Set<Request>();
+  inFlight.set(page, open);
+  page.on('request', (r) => {
+    if (r.url().includes('/v1/') && !r.url().includes('/v1/events')) open.add(r);
+  });
+  page.on('requestfinished', (r) => open.delete(r));
+  page.on('requestfailed', (r) => open.delete(r));
+}
+
+/** Resolves once the page has no /v1 request in flight (`trackRequests`) and its answers were painted (`settled`). */
+export async function quiet(page: Page): Promise<void> {
+  const open = inFlight.get(page);
+  if (!open) throw new Error('quiet(page): call trackRequests(page) first');
+  await expect.poll(() => open.size, { timeout: 30_000, interval: 20 }).toBe(0);
+  await settled(page);
 }
