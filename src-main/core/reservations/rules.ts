@@ -81,6 +81,30 @@ export class Budget {
   }
 }
 
+/**
+ * How much matching one turn of the event loop may do before a request that can wait (reserve_paths,
+ * the guard check) lets the loop serve others: a few hundred pairs or a few thousand steps, well
+ * under a millisecond warm and a few in a process that has not run the matcher yet, so a request
+ * that spends its whole budget still never holds the loop long (docs/reservations.md "Bounded work").
+ */
+export const PAIRS_PER_TURN = 200;
+export const STEPS_PER_TURN = 2_000;
+
+/** Counts the pairs and steps of the current turn: `due()` after each pair says when to yield. */
+export class Pacer {
+  private pairs = 0;
+  private mark: number;
+  constructor(private readonly budget: Budget) {
+    this.mark = budget.left;
+  }
+  due(): boolean {
+    if (++this.pairs < PAIRS_PER_TURN && this.mark - this.budget.left < STEPS_PER_TURN) return false;
+    this.pairs = 0;
+    this.mark = this.budget.left;
+    return true;
+  }
+}
+
 const badPattern = (why: string) => invalid(`path pattern refused: ${why}`, 'bad_pattern');
 
 /** Refuses text holding an invisible character, naming its code point. */
