@@ -80,7 +80,13 @@ export interface RequestProbe {
 }
 
 export interface LoopAndRequestProbe<T> extends LoopProbe<T> {
-  request: RequestProbe;
+  request: RequestProbe & {
+    /**
+     * It was answered while the attack was still running: the attack let the event loop turn
+     * (an order of events, not a time, so a test may assert it).
+     */
+    answeredBeforeAttackEnded: boolean;
+  };
 }
 
 /**
@@ -125,11 +131,14 @@ export async function probeLoopAndRequest<T>(attack: () => Promise<T>, url: stri
   // One answered request first: the connection is open (kept alive) before the attack, so the probe measures waiting, not connecting.
   await timedGet(url);
   let request: Promise<RequestProbe> | undefined;
+  let attackEnded = false;
+  let answeredBeforeAttackEnded = false;
   const p = await probeLoop(() => {
     request = timedGet(url);
-    return attack();
+    void request.then(() => (answeredBeforeAttackEnded = !attackEnded), () => undefined);
+    return attack().finally(() => (attackEnded = true));
   }, everyMs);
-  return { ...p, request: await request! };
+  return { ...p, request: { ...(await request!), answeredBeforeAttackEnded } };
 }
 
 /**
