@@ -169,6 +169,21 @@ describe('issue 26: no reservation pattern or guard path freezes the server', ()
     expect(list.reservations.filter((r: any) => r.plate === attacker.plate)).toEqual([]);
   });
 
+  it('N2: 2,000 guard paths against 300 deep exclusive reservations, without a credential: matched a slice per turn, then refused as too_complex', async () => {
+    const r = await heldRoom('Deep guard', (i) => deep('h', i, 'ts'), true);
+    // Every path meets every held pattern's fixed end (`*<i>.ts` against a .ts name): 600,000 pairs, far over one request's budget.
+    const paths = Array.from({ length: 2000 }, (_x, i) => `src/p${i}/f${i}.ts`);
+    steps = 0;
+    const p = await probe(() => check(paths, r));
+    reportWithRequest(`N2 guard route, 2,000 paths vs 300 deep held (${steps} matching steps)`, p);
+    within(p, 1);
+    expect(steps).toBeGreaterThan(Budget.PER_REQUEST * 0.99);
+    expect(p.request.answeredBeforeAttackEnded).toBe(true);
+    expect(p.result.status).toBe(400);
+    expect([p.result.body.error.code, p.result.body.error.reason]).toEqual(['INVALID_ARGUMENT', 'too_complex']);
+    expect(p.result.body.error.error_id).toMatch(/^err_/);
+  });
+
   describe('N2: the matching runs across turns of the event loop, and the reservation stays all or nothing', () => {
     const wanted = Array.from({ length: 50 }, (_x, i) => deep('w', i, 'ts'));
     const as = (a: TestAgent): Holder => ({ plate: a.plate, ownerId: getAgentByPlate(s.core.db, a.plate)!.owner_id });

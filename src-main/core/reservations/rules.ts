@@ -66,7 +66,8 @@ export class Budget {
   /**
    * A few milliseconds of matching warm (15,000–70,000 units a millisecond, the slowest for
    * globs against names), about 10–20 ms in a process that has not run the matcher yet
-   * (docs/reservations.md "Bounded work"). An ordinary request uses a few hundred units;
+   * (docs/reservations.md "Bounded work"); reserve_paths and the guard check spend it a
+   * slice per turn of the event loop (Pacer). An ordinary request uses a few hundred units;
    * 50 ordinary globs against 300 held ones 15,000 to 60,000 (60,000 when many of them meet).
    */
   static PER_REQUEST = 100_000;

@@ -7,7 +7,7 @@ import { getRoom, humanRole, requireAgentRoom, requireHumanRoom, touchRoom } fro
 import { agentHandle, getAgentByPlate } from '../agents/store.js';
 import { getTaskRow } from '../tasks/store.js';
 import { enqueueWake, mayWake } from '../wakes/store.js';
-import { Budget, conflicts, covers, normalizePattern, Pacer, parsePath, parsePattern, PatternIndex, type HeldPattern, type ParsedPattern } from './rules.js';
+import { Budget, conflicts, covers, normalizePattern, Pacer, PAIRS_PER_TURN, parsePath, parsePattern, PatternIndex, type HeldPattern, type ParsedPattern } from './rules.js';
 import type { Reservation } from '../../../shared/api-types.js';
 import type { z } from 'zod';
 import type { reservationRelease } from '../../../shared/schemas/reservations.js';
@@ -536,12 +536,14 @@ export interface GuardHit {
  * when the question arrived.
  */
 export async function guardCheck(db: Db, roomId: string, paths: string[], committer: string | undefined): Promise<GuardHit[]> {
-  const now = Date.now();
   const targets = new Map<string, ParsedPattern>();
-  for (const raw of paths) {
-    const t = parsePath(raw);
+  // Up to 2,000 paths: parsed a slice per turn too (a path costs about what a pair does).
+  for (let k = 0; k < paths.length; k++) {
+    const t = parsePath(paths[k]!);
     if (t) targets.set(t.pattern, t);
+    if (k % PAIRS_PER_TURN === PAIRS_PER_TURN - 1) await nextTurn();
   }
+  const now = Date.now();
   const rows = liveInRoom(db, roomId, now, 'active').filter((r) => r.exclusive === 1 && r.plate !== committer);
   const index = new PatternIndex(rows.map((r) => ({ r, parsed: parsePattern(r.pattern) })));
   const handles = new Map<string, string>();
