@@ -127,23 +127,35 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 type Meets = Map<string, number[]>;
 
 /**
- * The matching of a reserve_paths call against the room's rows as they were before its
- * transaction, a slice per turn of the event loop (rules.ts Pacer): however many pairs the call
- * brings, other requests are served between the slices. Nothing is decided here; the
- * transaction looks at the rows again (meetsOf).
+ * The matching of a reserve_paths call against the room's rows as they were read, resumable:
+ * `step` matches until done (true) or until the turn's share is used (false; rules.ts Pacer),
+ * and a later call goes on where it stopped. Nothing is decided here; the transaction that
+ * writes looks at the rows again (meetsOf).
  */
-async function scanConflicts(wanted: HeldPattern[], rows: ReservationRow[], budget: Budget): Promise<Meets> {
-  const meets: Meets = new Map(rows.map((r) => [r.id, []]));
-  const index = new PatternIndex(rows.map((r) => ({ r, ...held(r) })));
-  const pace = new Pacer(budget);
-  for (let i = 0; i < wanted.length; i++) {
-    const w = wanted[i]!;
-    for (const h of index.candidates(w.parsed)) {
-      if (conflicts(w, h, budget)) meets.get(h.r.id)!.push(i);
-      if (pace.due()) await nextTurn();
-    }
+class ConflictScan {
+  readonly meets: Meets;
+  private readonly index: PatternIndex<HeldPattern & { r: ReservationRow }>;
+  private i = 0;
+  private k = 0;
+  constructor(
+    private readonly wanted: HeldPattern[],
+    rows: ReservationRow[],
+  ) {
+    this.meets = new Map(rows.map((r) => [r.id, []]));
+    this.index = new PatternIndex(rows.map((r) => ({ r, ...held(r) })));
   }
-  return meets;
+  step(budget: Budget, pace: Pacer): boolean {
+    for (; this.i < this.wanted.length; this.i++, this.k = 0) {
+      const w = this.wanted[this.i]!;
+      const candidates = this.index.candidates(w.parsed);
+      while (this.k < candidates.length) {
+        const h = candidates[this.k++]!;
+        if (conflicts(w, h, budget)) this.meets.get(h.r.id)!.push(this.i);
+        if (pace.due()) return false;
+      }
+    }
+    return true;
+  }
 }
 
 /** A row's conflicts with the wanted patterns: the scan's answer, or (a row that appeared or became active since) computed now. */
@@ -173,11 +185,12 @@ function liveForReserve(db: Db, caller: Holder, input: ReserveInput, now: number
  * agents racing for one exclusive pattern exactly one wins. A conflict fails with
  * CONFLICT `paths_reserved`, or with `wait` queues the request behind the holders.
  *
- * The matching is done first, outside the transaction and across turns of the event loop
- * (scanConflicts); the transaction then reads the room's live rows again and matches only those
- * the scan did not see (added, or granted from the queue, since), so its answer is exactly the
- * one a check inside the transaction would give, and a reservation made meanwhile is never
- * missed (docs/reservations.md "Bounded work").
+ * A call whose matching fits in one turn of the event loop (nearly all) is matched and written
+ * in that one transaction. A longer one leaves it without writing anything and goes on matching
+ * against the rows it read, a slice per turn (ConflictScan); then a second transaction reads the
+ * room's live rows again and matches only those the scan did not see (made, or granted from the
+ * queue, since): its answer is exactly the one a check inside the transaction would give, and a
+ * reservation made meanwhile is never missed (docs/reservations.md "Bounded work").
  */
 export async function reservePaths(core: Core, caller: Holder, input: ReserveInput): Promise<ReserveResult> {
   const { db } = core;
@@ -190,13 +203,12 @@ export async function reservePaths(core: Core, caller: Holder, input: ReserveInp
   const wantedHeld = wanted.map((w) => w.h);
   // Each wanted pattern meets only the held ones its literal start can touch, and the whole call has one work budget.
   const budget = new Budget();
+  const pace = new Pacer(budget);
   // A waiter queues behind earlier waiters it conflicts with too, so the queue is first come, first served.
   const looked = (r: ReservationRow) => r.state === 'active' || input.wait === true;
-  const before = db.transaction(() => liveForReserve(db, caller, input, Date.now()))();
-  const meets = await scanConflicts(wantedHeld, before.filter(looked), budget);
-  const out = immediate(db, () => {
-    const now = Date.now();
-    const live = liveForReserve(db, caller, input, now);
+
+  /** The decision and the writes, inside the transaction, on the live rows read in it. */
+  const decide = (live: ReservationRow[], now: number, meets: Meets): ReserveResult => {
     const handles = new Map<string, string>();
     const hit = (r: ReservationRow) => looked(r) && meetsOf(meets, wantedHeld, r, budget).length > 0;
     // The rows in the way, filed as the scan filed them, so each wanted pattern lists its conflicts in the same order.
@@ -251,7 +263,25 @@ export async function reservePaths(core: Core, caller: Holder, input: ReserveInp
     }
     const v = touchRoom(db, input.roomId, ['reservations']);
     return { granted: true as const, reservations: rows.map((r) => reservationDto(db, r, handles)), context_version: v };
+  };
+
+  let scan: ConflictScan | undefined;
+  let out = immediate(db, () => {
+    const now = Date.now();
+    const live = liveForReserve(db, caller, input, now);
+    scan = new ConflictScan(wantedHeld, live.filter(looked));
+    // More than a turn's share: nothing is written here, and the scan goes on between turns.
+    return scan.step(budget, pace) ? decide(live, now, scan.meets) : undefined;
   });
+  if (!out) {
+    do await nextTurn();
+    while (!scan!.step(budget, pace));
+    const { meets } = scan!;
+    out = immediate(db, () => {
+      const now = Date.now();
+      return decide(liveForReserve(db, caller, input, now), now, meets);
+    });
+  }
   emitChanged(core, [input.roomId], false);
   return out;
 }
