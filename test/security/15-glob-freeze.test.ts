@@ -14,6 +14,9 @@ import { ok, fails, type TestAgent } from '../helpers/server.js';
 import { openTestApp, type AppClient, type TestApp } from '../helpers/app.js';
 import { probeLoopAndRequest, reportWithRequest, startHealthServer, LOOP_HELD_MAX_MS } from '../helpers/loop-probe.js';
 import { Budget } from '../../src-main/core/reservations/rules.js';
+import { reservePaths, type Holder } from '../../src-main/core/reservations/service.js';
+import { getAgentByPlate } from '../../src-main/core/agents/store.js';
+import { AppError } from '../../src-main/core/errors/app-error.js';
 
 /** Matching steps spent (Budget.spend, those the budget allowed) since the last reset: the work the attack made the matcher do. */
 let steps = 0;
@@ -137,6 +140,8 @@ describe('issue 26: no reservation pattern or guard path freezes the server', ()
     reportWithRequest(`N2 reserve_paths, 50 deep patterns vs 300 held (${_why}; ${steps} matching steps)`, p);
     expect(steps).toBeGreaterThan(0);
     within(p, 1);
+    // The 15,000 pairs are matched a slice per turn of the event loop: the other client was answered meanwhile.
+    expect(p.request.answeredBeforeAttackEnded).toBe(true);
     // Granted: every pair is told apart by its fixed trailing segments (`d/w/*.ts` never meets
     // `d/h/*.md` nor `d/h/*.ts`) in a few steps, before any walk over the 46 × 46 positions.
     expect(p.result.isError).toBeFalsy();
@@ -152,6 +157,7 @@ describe('issue 26: no reservation pattern or guard path freezes the server', ()
     const p = await probe(() => ca.callTool({ name: 'reserve_paths', arguments: { room: deepRoom, paths: Array.from({ length: 50 }, (_x, i) => deep2('w', i)) } }));
     reportWithRequest(`N2 reserve_paths, 50 deep patterns vs 300 held that need the walk (${steps} matching steps)`, p);
     within(p, 1);
+    expect(p.request.answeredBeforeAttackEnded).toBe(true);
     // The budget was used up (the step that crossed it is refused, not counted), then the request refused as a structured error.
     expect(steps).toBeGreaterThan(Budget.PER_REQUEST * 0.99);
     expect(p.result.isError).toBe(true);
@@ -161,6 +167,99 @@ describe('issue 26: no reservation pattern or guard path freezes the server', ()
     // Nothing was half-written: the attacker holds nothing in that room.
     const list = await ok<any>(ca, 'list_reservations', { room: deepRoom });
     expect(list.reservations.filter((r: any) => r.plate === attacker.plate)).toEqual([]);
+  });
+
+  it('N2: 2,000 guard paths against 300 deep exclusive reservations, without a credential: matched a slice per turn, then refused as too_complex', async () => {
+    const r = await heldRoom('Deep guard', (i) => deep('h', i, 'ts'), true);
+    // Every path meets every held pattern's fixed end (`*<i>.ts` against a .ts name): 600,000 pairs, far over one request's budget.
+    const paths = Array.from({ length: 2000 }, (_x, i) => `src/p${i}/f${i}.ts`);
+    steps = 0;
+    const p = await probe(() => check(paths, r));
+    reportWithRequest(`N2 guard route, 2,000 paths vs 300 deep held (${steps} matching steps)`, p);
+    within(p, 1);
+    expect(steps).toBeGreaterThan(Budget.PER_REQUEST * 0.99);
+    expect(p.request.answeredBeforeAttackEnded).toBe(true);
+    expect(p.result.status).toBe(400);
+    expect([p.result.body.error.code, p.result.body.error.reason]).toEqual(['INVALID_ARGUMENT', 'too_complex']);
+    expect(p.result.body.error.error_id).toMatch(/^err_/);
+  });
+
+  describe('N2: the matching runs across turns of the event loop, and the reservation stays all or nothing', () => {
+    const wanted = Array.from({ length: 50 }, (_x, i) => deep('w', i, 'ts'));
+    const as = (a: TestAgent): Holder => ({ plate: a.plate, ownerId: getAgentByPlate(s.core.db, a.plate)!.owner_id });
+    /** The attacker's 50 deep patterns against the room's 300 held ones, started (its first slice runs now) but not awaited. */
+    const startLong = (roomId: string) => {
+      const call = { settled: false, outcome: undefined as unknown };
+      const done = reservePaths(s.core, as(attacker), { roomId, paths: wanted }).then(
+        (r) => r,
+        (e: unknown) => e,
+      );
+      void done.then((x) => Object.assign(call, { settled: true, outcome: x }));
+      return { call, done };
+    };
+    const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+    const mine = async (c: AppClient, roomId: string, plate: string) =>
+      (await ok<any>(c, 'list_reservations', { room: roomId })).reservations.filter((r: any) => r.plate === plate).map((r: any) => r.pattern);
+
+    it('a pattern reserved by another agent while the long call is being matched is not missed: the long call is refused naming it and holds nothing', async () => {
+      const r = await heldRoom('Deep race', (i) => deep('h', i, 'ts'));
+      const racer = await s.agent('Racer');
+      await s.join(r, racer.plate);
+      const long = startLong(r);
+      await nextTurn();
+      expect(long.call.settled).toBe(false);
+      // The racer's one pattern (one of the 50) is matched and granted while the long call is still between slices.
+      const fast = await reservePaths(s.core, as(racer), { roomId: r, paths: [wanted[7]!] });
+      expect(long.call.settled).toBe(false);
+      expect(fast.granted).toBe(true);
+      const err = (await long.done) as AppError;
+      expect(err).toBeInstanceOf(AppError);
+      expect([err.code, err.reason]).toEqual(['CONFLICT', 'paths_reserved']);
+      // `*7.ts` meets the attacker's `*7.ts`, `*17.ts` … `*47.ts` (a file named 17.ts matches both): five conflicts, all with the racer's one reservation.
+      const meetsSeven = wanted.filter((_w, j) => String(j).endsWith('7'));
+      expect((err.details as any).conflicts.map((c: any) => [c.pattern, c.plate, c.reservation_id])).toEqual(
+        meetsSeven.map((w) => [w, racer.plate, fast.reservations[0]!.reservation_id]),
+      );
+      expect(await mine(ca, r, attacker.plate)).toEqual([]);
+      expect(await mine(ca, r, racer.plate)).toEqual([wanted[7]]);
+    });
+
+    it('a conflicting reservation released while the long call is being matched no longer stands in its way: all 50 are granted', async () => {
+      const r = await heldRoom('Deep release', (i) => deep('h', i, 'ts'));
+      const blocker = await ok<any>(ch, 'reserve_paths', { room: r, paths: [wanted[3]!], exclusive: true });
+      const long = startLong(r);
+      await nextTurn();
+      await ok(ch, 'release_paths', { room: r, reservation_ids: [blocker.reservations[0].reservation_id] });
+      expect(long.call.settled).toBe(false);
+      const granted = (await long.done) as Awaited<ReturnType<typeof reservePaths>>;
+      expect(granted.granted).toBe(true);
+      expect((await mine(ca, r, attacker.plate)).sort()).toEqual([...wanted].sort());
+    });
+
+    it('two long calls for the same patterns at once, their slices interleaved: exactly one is granted, the other is refused naming it', async () => {
+      const r = await heldRoom('Deep twins', (i) => deep('h', i, 'ts'));
+      const twins = [attacker, await s.agent('Twin')];
+      await s.join(r, twins[1]!.plate);
+      // 25 patterns each (7,500 pairs, dozens of slices): the loser's transaction then matches the winner's 25 new rows within its budget.
+      const half = wanted.slice(0, 25);
+      const outcomes = await Promise.all(
+        twins.map((t) =>
+          reservePaths(s.core, as(t), { roomId: r, paths: half }).then(
+            (x) => x,
+            (e: unknown) => e,
+          ),
+        ),
+      );
+      const won = outcomes.findIndex((o) => !(o instanceof AppError));
+      const lost = outcomes[1 - won] as AppError;
+      expect(won).toBeGreaterThanOrEqual(0);
+      expect([lost.code, lost.reason]).toEqual(['CONFLICT', 'paths_reserved']);
+      const conflicts = (lost.details as any).conflicts as Array<{ pattern: string; plate: string }>;
+      expect(new Set(conflicts.map((c) => c.plate))).toEqual(new Set([twins[won]!.plate]));
+      expect(new Set(conflicts.map((c) => c.pattern)).size).toBe(25);
+      expect((await mine(ca, r, twins[won]!.plate)).sort()).toEqual([...half].sort());
+      expect(await mine(ca, r, twins[1 - won]!.plate)).toEqual([]);
+    });
   });
 
   // The budget is for attacks only: ordinary globs against 300 held ones are answered, granted or refused as a conflict naming each holder.

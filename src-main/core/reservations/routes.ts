@@ -46,7 +46,7 @@ export const reservationRoutes = [
       if (!getRoom(core.db, roomId) || (authenticated && !isAgentMember(core.db, roomId, committer!))) {
         throw new AppError('NOT_FOUND', 'room not found (or the committing agent is not a member of it)');
       }
-      const hits = guardCheck(core.db, roomId, body.paths, committer);
+      const hits = await guardCheck(core.db, roomId, body.paths, committer);
       return {
         ok: hits.length === 0,
         committer: authenticated ? committer : (body.plate ?? null),

@@ -66,7 +66,8 @@ export class Budget {
   /**
    * A few milliseconds of matching warm (15,000–70,000 units a millisecond, the slowest for
    * globs against names), about 10–20 ms in a process that has not run the matcher yet
-   * (docs/reservations.md "Bounded work"). An ordinary request uses a few hundred units;
+   * (docs/reservations.md "Bounded work"); reserve_paths and the guard check spend it a
+   * slice per turn of the event loop (Pacer). An ordinary request uses a few hundred units;
    * 50 ordinary globs against 300 held ones 15,000 to 60,000 (60,000 when many of them meet).
    */
   static PER_REQUEST = 100_000;
@@ -78,6 +79,30 @@ export class Budget {
         'too_complex',
       );
     }
+  }
+}
+
+/**
+ * How much matching one turn of the event loop may do before a request that can wait (reserve_paths,
+ * the guard check) lets the loop serve others: a few hundred pairs or a few thousand steps, well
+ * under a millisecond warm and a few in a process that has not run the matcher yet, so a request
+ * that spends its whole budget still never holds the loop long (docs/reservations.md "Bounded work").
+ */
+export const PAIRS_PER_TURN = 200;
+export const STEPS_PER_TURN = 2_000;
+
+/** Counts the pairs and steps of the current turn: `due()` after each pair says when to yield. */
+export class Pacer {
+  private pairs = 0;
+  private mark: number;
+  constructor(private readonly budget: Budget) {
+    this.mark = budget.left;
+  }
+  due(): boolean {
+    if (++this.pairs < PAIRS_PER_TURN && this.mark - this.budget.left < STEPS_PER_TURN) return false;
+    this.pairs = 0;
+    this.mark = this.budget.left;
+    return true;
   }
 }
 

@@ -7,7 +7,7 @@ import { getRoom, humanRole, requireAgentRoom, requireHumanRoom, touchRoom } fro
 import { agentHandle, getAgentByPlate } from '../agents/store.js';
 import { getTaskRow } from '../tasks/store.js';
 import { enqueueWake, mayWake } from '../wakes/store.js';
-import { Budget, conflicts, covers, normalizePattern, parsePath, parsePattern, PatternIndex, type HeldPattern, type ParsedPattern } from './rules.js';
+import { Budget, conflicts, covers, normalizePattern, Pacer, PAIRS_PER_TURN, parsePath, parsePattern, PatternIndex, type HeldPattern, type ParsedPattern } from './rules.js';
 import type { Reservation } from '../../../shared/api-types.js';
 import type { z } from 'zod';
 import type { reservationRelease } from '../../../shared/schemas/reservations.js';
@@ -116,37 +116,109 @@ export type ReserveResult =
   | { granted: true; reservations: ReservationDto[]; context_version: number }
   | { granted: false; queued: true; request_id: string; reservations: ReservationDto[]; conflicts: ConflictDto[]; context_version: number };
 
+/** Waits for the next turn of the event loop: the requests that arrived meanwhile are served first. */
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * For each reservation row looked at (by id), the indexes of the wanted patterns it conflicts
+ * with (empty: none). A row's holder, pattern and exclusivity never change, so the answer holds
+ * for as long as the row lives, whatever else happens in the room.
+ */
+type Meets = Map<string, number[]>;
+
+/**
+ * The matching of a reserve_paths call against the room's rows as they were read, resumable:
+ * `step` matches until done (true) or until the turn's share is used (false; rules.ts Pacer),
+ * and a later call goes on where it stopped. Nothing is decided here; the transaction that
+ * writes looks at the rows again (meetsOf).
+ */
+class ConflictScan {
+  readonly meets: Meets;
+  private readonly index: PatternIndex<HeldPattern & { r: ReservationRow }>;
+  private i = 0;
+  private k = 0;
+  constructor(
+    private readonly wanted: HeldPattern[],
+    rows: ReservationRow[],
+  ) {
+    this.meets = new Map(rows.map((r) => [r.id, []]));
+    this.index = new PatternIndex(rows.map((r) => ({ r, ...held(r) })));
+  }
+  step(budget: Budget, pace: Pacer): boolean {
+    for (; this.i < this.wanted.length; this.i++, this.k = 0) {
+      const w = this.wanted[this.i]!;
+      const candidates = this.index.candidates(w.parsed);
+      while (this.k < candidates.length) {
+        const h = candidates[this.k++]!;
+        if (conflicts(w, h, budget)) this.meets.get(h.r.id)!.push(this.i);
+        if (pace.due()) return false;
+      }
+    }
+    return true;
+  }
+}
+
+/** A row's conflicts with the wanted patterns: the scan's answer, or (a row that appeared or became active since) computed now. */
+function meetsOf(meets: Meets, wanted: HeldPattern[], r: ReservationRow, budget: Budget): number[] {
+  let m = meets.get(r.id);
+  if (m) return m;
+  const h = held(r);
+  m = [];
+  for (let i = 0; i < wanted.length; i++) if (conflicts(wanted[i]!, h, budget)) m.push(i);
+  meets.set(r.id, m);
+  return m;
+}
+
+/** Checks that the caller may reserve in this room now, and returns the room's live rows. */
+function liveForReserve(db: Db, caller: Holder, input: ReserveInput, now: number): ReservationRow[] {
+  requireAgentRoom(db, input.roomId, caller.plate);
+  if (input.taskId !== undefined) requireOwnOpenTask(db, input.roomId, caller.plate, input.taskId);
+  const live = liveInRoom(db, input.roomId, now);
+  if (live.length >= LIVE_PER_ROOM_MAX) {
+    throw new AppError('CONFLICT', `this room holds ${LIVE_PER_ROOM_MAX} reservations; release some first`, { reason: 'too_many_reservations', roomId: input.roomId });
+  }
+  return live;
+}
+
 /**
  * reserve_paths: all of the patterns or none, in one immediate transaction, so of many
  * agents racing for one exclusive pattern exactly one wins. A conflict fails with
  * CONFLICT `paths_reserved`, or with `wait` queues the request behind the holders.
+ *
+ * A call whose matching fits in one turn of the event loop (nearly all) is matched and written
+ * in that one transaction. A longer one leaves it without writing anything and goes on matching
+ * against the rows it read, a slice per turn (ConflictScan); then a second transaction reads the
+ * room's live rows again and matches only those the scan did not see (made, or granted from the
+ * queue, since): its answer is exactly the one a check inside the transaction would give, and a
+ * reservation made meanwhile is never missed (docs/reservations.md "Bounded work").
  */
-export function reservePaths(core: Core, caller: Holder, input: ReserveInput): ReserveResult {
+export async function reservePaths(core: Core, caller: Holder, input: ReserveInput): Promise<ReserveResult> {
   const { db } = core;
   const patterns = [...new Set(input.paths.map(normalizePattern))];
   if (patterns.length === 0) throw invalid('paths must name at least one pattern', 'bad_pattern');
   if (patterns.length > PATTERNS_PER_CALL_MAX) throw invalid(`reserve at most ${PATTERNS_PER_CALL_MAX} patterns per call`, 'bad_pattern');
   const ttl = ttlMs(input.ttlS);
   const exclusive = input.exclusive ?? true;
-  const out = immediate(db, () => {
-    requireAgentRoom(db, input.roomId, caller.plate);
-    if (input.taskId !== undefined) requireOwnOpenTask(db, input.roomId, caller.plate, input.taskId);
-    const now = Date.now();
-    const live = liveInRoom(db, input.roomId, now);
-    if (live.length >= LIVE_PER_ROOM_MAX) {
-      throw new AppError('CONFLICT', `this room holds ${LIVE_PER_ROOM_MAX} reservations; release some first`, { reason: 'too_many_reservations', roomId: input.roomId });
-    }
+  const wanted = patterns.map((p) => ({ pattern: p, h: { plate: caller.plate, parsed: parsePattern(p), exclusive } }));
+  const wantedHeld = wanted.map((w) => w.h);
+  // Each wanted pattern meets only the held ones its literal start can touch, and the whole call has one work budget.
+  const budget = new Budget();
+  const pace = new Pacer(budget);
+  // A waiter queues behind earlier waiters it conflicts with too, so the queue is first come, first served.
+  const looked = (r: ReservationRow) => r.state === 'active' || input.wait === true;
+
+  /** The decision and the writes, inside the transaction, on the live rows read in it. */
+  const decide = (live: ReservationRow[], now: number, meets: Meets): ReserveResult => {
     const handles = new Map<string, string>();
-    const wanted = patterns.map((p) => ({ pattern: p, h: { plate: caller.plate, parsed: parsePattern(p), exclusive } }));
+    const hit = (r: ReservationRow) => looked(r) && meetsOf(meets, wantedHeld, r, budget).length > 0;
+    // The rows in the way, filed as the scan filed them, so each wanted pattern lists its conflicts in the same order.
+    const activeIndex = new PatternIndex(live.filter((r) => r.state === 'active' && hit(r)).map((r) => ({ r, parsed: parsePattern(r.pattern) })));
     const found: ConflictDto[] = [];
-    // Each wanted pattern meets only the held ones its literal start can touch, and the whole call has one work budget.
-    const budget = new Budget();
-    const activeIndex = new PatternIndex(live.filter((r) => r.state === 'active').map((r) => ({ r, ...held(r) })));
-    for (const w of wanted) {
-      for (const { r, ...h } of activeIndex.candidates(w.h.parsed)) {
-        if (!conflicts(w.h, h, budget)) continue;
+    for (let i = 0; i < wanted.length; i++) {
+      for (const { r } of activeIndex.candidates(wanted[i]!.h.parsed)) {
+        if (!meets.get(r.id)!.includes(i)) continue;
         found.push({
-          pattern: w.pattern,
+          pattern: wanted[i]!.pattern,
           holder: handleOf(db, r.plate, handles),
           plate: r.plate,
           held_pattern: r.pattern,
@@ -157,9 +229,7 @@ export function reservePaths(core: Core, caller: Holder, input: ReserveInput): R
         });
       }
     }
-    // A waiter queues behind earlier waiters it conflicts with too, so the queue is first come, first served.
-    const waitingIndex = new PatternIndex(live.filter((r) => r.state === 'waiting').map(held));
-    const behindQueue = input.wait === true && wanted.some((w) => waitingIndex.candidates(w.h.parsed).some((h) => conflicts(w.h, h, budget)));
+    const behindQueue = input.wait === true && live.some((r) => r.state === 'waiting' && hit(r));
     if (found.length > 0 && !input.wait) {
       throw new AppError(
         'CONFLICT',
@@ -178,11 +248,10 @@ export function reservePaths(core: Core, caller: Holder, input: ReserveInput): R
       const v = touchRoom(db, input.roomId, ['reservations']);
       return { granted: false as const, queued: true as const, request_id: requestId, reservations: rows.map((r) => reservationDto(db, r, handles)), conflicts: found, context_version: v };
     }
+    const mine = live.filter((r) => r.state === 'active' && r.plate === caller.plate);
     for (const w of wanted) {
       // Asking again for what one already holds renews it instead of stacking a second row.
-      const same = live.find(
-        (r) => r.state === 'active' && r.plate === caller.plate && r.pattern === w.pattern && (r.exclusive === 1) === exclusive && r.task_id === (input.taskId ?? null),
-      );
+      const same = mine.find((r) => r.pattern === w.pattern && (r.exclusive === 1) === exclusive && r.task_id === (input.taskId ?? null));
       if (same) {
         setExpiry(db, same.id, Math.max(same.expires_at, now + ttl), ttl);
         rows.push(liveById(db, same.id, now)!);
@@ -194,7 +263,25 @@ export function reservePaths(core: Core, caller: Holder, input: ReserveInput): R
     }
     const v = touchRoom(db, input.roomId, ['reservations']);
     return { granted: true as const, reservations: rows.map((r) => reservationDto(db, r, handles)), context_version: v };
+  };
+
+  let scan: ConflictScan | undefined;
+  let out = immediate(db, () => {
+    const now = Date.now();
+    const live = liveForReserve(db, caller, input, now);
+    scan = new ConflictScan(wantedHeld, live.filter(looked));
+    // More than a turn's share: nothing is written here, and the scan goes on between turns.
+    return scan.step(budget, pace) ? decide(live, now, scan.meets) : undefined;
   });
+  if (!out) {
+    do await nextTurn();
+    while (!scan!.step(budget, pace));
+    const { meets } = scan!;
+    out = immediate(db, () => {
+      const now = Date.now();
+      return decide(liveForReserve(db, caller, input, now), now, meets);
+    });
+  }
   emitChanged(core, [input.roomId], false);
   return out;
 }
@@ -473,23 +560,31 @@ export interface GuardHit {
  * The pre-commit guard's question: which of these paths are exclusively reserved by
  * an agent other than `committer` (undefined: a human or an unknown committer)? Each path
  * meets only the reservations its first segment can touch (PatternIndex), under one work
- * budget; a path is a name (`**` in it is literal), and an over-long one is INVALID_ARGUMENT.
+ * budget, a slice per turn of the event loop (the route is public: however many paths it is
+ * sent, other requests are served between the slices); a path is a name (`**` in it is
+ * literal), and an over-long one is INVALID_ARGUMENT. The answer is about the reservations live
+ * when the question arrived.
  */
-export function guardCheck(db: Db, roomId: string, paths: string[], committer: string | undefined): GuardHit[] {
-  const now = Date.now();
+export async function guardCheck(db: Db, roomId: string, paths: string[], committer: string | undefined): Promise<GuardHit[]> {
   const targets = new Map<string, ParsedPattern>();
-  for (const raw of paths) {
-    const t = parsePath(raw);
+  // Up to 2,000 paths: parsed a slice per turn too (a path costs about what a pair does).
+  for (let k = 0; k < paths.length; k++) {
+    const t = parsePath(paths[k]!);
     if (t) targets.set(t.pattern, t);
+    if (k % PAIRS_PER_TURN === PAIRS_PER_TURN - 1) await nextTurn();
   }
+  const now = Date.now();
   const rows = liveInRoom(db, roomId, now, 'active').filter((r) => r.exclusive === 1 && r.plate !== committer);
   const index = new PatternIndex(rows.map((r) => ({ r, parsed: parsePattern(r.pattern) })));
   const handles = new Map<string, string>();
   const budget = new Budget();
+  const pace = new Pacer(budget);
   const hits: GuardHit[] = [];
   for (const target of targets.values()) {
     for (const { r, parsed } of index.candidates(target)) {
-      if (!covers(parsed, target, budget)) continue;
+      const covered = covers(parsed, target, budget);
+      if (pace.due()) await nextTurn();
+      if (!covered) continue;
       hits.push({ path: target.pattern, holder: handleOf(db, r.plate, handles), plate: r.plate, pattern: r.pattern, expires_at: iso(r.expires_at), task_id: r.task_id });
     }
   }
