@@ -206,6 +206,28 @@ describe.skipIf(!!skip)('UI: the second pass, its rest, workspace and files', ()
       expect(await page.getByRole('combobox', { name: 'Message the room' }).inputValue()).toBe('second draft');
       await page.reload();
       await expect.poll(() => page.getByRole('combobox', { name: 'Message the room' }).inputValue()).toBe('second draft');
+      // The send's answer lands while keys are still being typed: the sent text must not come back
+      // (a key typed before React's next render once handed it the box's old value).
+      const again = page.getByRole('combobox', { name: 'Message the room' });
+      await again.fill('');
+      let release!: () => void;
+      const held = new Promise<void>((r) => (release = r));
+      await page.route('**/v1/rooms/*/messages', async (route) => {
+        if (route.request().method() !== 'POST') return route.fallback();
+        const answer = await route.fetch();
+        await held;
+        await route.fulfill({ response: answer });
+      });
+      await again.click();
+      await page.keyboard.type('third message');
+      await page.keyboard.press('Enter');
+      const typing = page.keyboard.type('fourth draft, typed on', { delay: 15 });
+      await expect.poll(() => again.inputValue()).toMatch(/fourth d/);
+      release();
+      await typing;
+      await page.getByTestId('history').getByText('third message').waitFor();
+      await expect.poll(() => again.inputValue()).toBe('fourth draft, typed on');
+      await page.unroute('**/v1/rooms/*/messages');
       await context.close();
     });
 

@@ -1,4 +1,5 @@
 import { useEffect, useId, useMemo, useRef, useState, type KeyboardEvent } from 'react';
+import { flushSync } from 'react-dom';
 import { describeError } from '../api';
 import { afterSend, insideFence } from './composerRules';
 
@@ -111,15 +112,22 @@ export function Composer({
     if (!body || busy) return;
     setBusy(true);
     const r = await onSend(body, mentionTargets(body, candidates));
-    setBusy(false);
     if (r.ok) {
-      // What was typed while sending stays: only the sent text is taken out.
-      const rest = afterSend(latest.current, raw);
-      setText(rest);
-      setCaret(rest.length);
+      // What was typed while sending stays: only the sent text is taken out, from what the box holds
+      // now, and at once. Set in React's next render instead, a key typed before that render would
+      // hand React the box's value with the sent text still in it, and bring it back.
+      const rest = afterSend(ref.current?.value ?? latest.current, raw);
+      flushSync(() => {
+        setBusy(false);
+        setText(rest);
+        setCaret(rest.length);
+        setErr(undefined);
+      });
       if (draftKey) writeDraft(draftKey, rest);
-      setErr(undefined);
-    } else setErr(describeError(r.error));
+    } else {
+      setBusy(false);
+      setErr(describeError(r.error));
+    }
   }
 
   function onKeyDown(e: KeyboardEvent<HTMLTextAreaElement>) {
