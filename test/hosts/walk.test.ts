@@ -255,9 +255,12 @@ describe.skipIf(!all)('from clone to a woken agent, with the real host CLIs', ()
     expect(args.some((x) => x.includes('?tools=full'))).toBe(true);
     const put = await s.api('PUT', `/v1/agents/${a.plate}/runners/codex`, { command: onPath('codex', user), args, env: { HOME: home.dir, OPENAI_API_KEY: 'sk-standin-key' }, timeout_ms: 120_000 });
     expect(put.status).toBe(200);
-    const { wake, messages } = await mentionAndWait(s, { plate: a.plate, handle: a.handle, room, body: 'profile full' });
+    const { wake } = await mentionAndWait(s, { plate: a.plate, handle: a.handle, room, body: 'profile full' });
     expect(wake).toMatchObject({ status: 'handled' });
-    expect(messages.some((x) => x.body === `${REPLY_PREFIX}profile full` && x.sender.plate === a.plate)).toBe(true);
+    // The reply may land a moment after the wake reads handled; what the run said is in the failure message.
+    const replied = async () =>
+      ((await s.api('GET', `/v1/rooms/${room}/messages`)).body.messages as any[]).some((x) => x.body === `${REPLY_PREFIX}profile full` && x.sender.plate === a.plate);
+    await expect.poll(replied, { timeout: 30_000, message: `the full-profile Codex replied (wake: ${JSON.stringify({ tool_calls: wake.tool_calls, stdout_tail: wake.stdout_tail, stderr_tail: wake.stderr_tail })})` }).toBe(true);
     const first = models[1]!.requests.find((r) => JSON.stringify(r.body).includes(wake.wake_id));
     expect(first, 'the wake reached the model').toBeDefined();
     const full = { request: Buffer.byteLength(JSON.stringify(first!.body)), tools: Buffer.byteLength(JSON.stringify(first!.body.tools ?? [])) };
