@@ -97,13 +97,15 @@ export function Composer({
     if (!query) return;
     const next = text.slice(0, query.start) + c.handle + ' ' + text.slice(caret);
     const pos = query.start + c.handle.length + 1;
-    setText(next);
-    setCaret(pos);
-    setActive(0);
-    requestAnimationFrame(() => {
-      ref.current?.focus();
-      ref.current?.setSelectionRange(pos, pos);
+    // Committed now and the caret placed at once: placed in a later frame, it could land after the
+    // next keys were typed and move them to the middle of the text.
+    flushSync(() => {
+      setText(next);
+      setCaret(pos);
+      setActive(0);
     });
+    ref.current?.focus();
+    ref.current?.setSelectionRange(pos, pos);
   }
 
   async function send() {
