@@ -205,8 +205,14 @@ export function openaiStandIn(): Promise<StandIn> {
     if (req.method !== 'POST' || !url.startsWith('/v1/responses')) return json(res, 404, { error: { message: url } });
     const input: any[] = Array.isArray(body.input) ? body.input : [];
     const answered = input.some((i) => i?.type === 'function_call_output');
-    const tool = codexTools(Array.isArray(body.tools) ? body.tools : []).find((t) => /send_message$/.test(t.name) && /agent.rooms/.test(`${t.namespace ?? ''}${t.name}`));
-    const room = roomIn(textOf(body.instructions) + textOf(input.filter((i) => i?.role === 'developer' || i?.role === 'system')));
+    const told = textOf(body.instructions) + textOf(input.filter((i) => i?.role === 'developer' || i?.role === 'system'));
+    const room = roomIn(told);
+    // The user's own ~/.codex/config.toml may hold other agents' servers (what `connect codex` wrote):
+    // like a model that follows its instructions, use the server the envelope names.
+    const named = /MCP server \\?"([^"\\]+)\\?"/.exec(told)?.[1];
+    const plain = (x: string) => x.toLowerCase().replace(/[^a-z0-9]/g, '_');
+    const offered = codexTools(Array.isArray(body.tools) ? body.tools : []).filter((t) => /send_message$/.test(t.name) && /agent.rooms/.test(`${t.namespace ?? ''}${t.name}`));
+    const tool = offered.find((t) => named !== undefined && plain(`${t.namespace ?? ''}${t.name}`).includes(plain(named))) ?? (named === undefined ? offered[0] : undefined);
     const id = `resp_standin_${++n}`;
     const base = { id, object: 'response', created_at: Math.floor(Date.now() / 1000), model: body.model ?? 'gpt-standin', status: 'in_progress', output: [] as unknown[] };
     const usage = { input_tokens: 10, input_tokens_details: { cached_tokens: 2 }, output_tokens: 5, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 15 };

@@ -260,9 +260,19 @@ describe.skipIf(!all)('from clone to a woken agent, with the real host CLIs', ()
     // The reply may land a moment after the wake reads handled; what the run said is in the failure message.
     const replied = async () =>
       ((await s.api('GET', `/v1/rooms/${room}/messages`)).body.messages as any[]).some((x) => x.body === `${REPLY_PREFIX}profile full` && x.sender.plate === a.plate);
-    await expect.poll(replied, { timeout: 30_000, message: `the full-profile Codex replied (wake: ${JSON.stringify({ tool_calls: wake.tool_calls, stdout_tail: wake.stdout_tail, stderr_tail: wake.stderr_tail })})` }).toBe(true);
+    // What Codex handed back to the model as the tool's result: the first thing to read if no reply came.
+    const outputs = models[1]!.requests
+      .filter((r) => JSON.stringify(r.body).includes(wake.wake_id))
+      .flatMap((r) => (Array.isArray(r.body.input) ? r.body.input : []).filter((i: any) => i?.type === 'function_call_output' || i?.type === 'function_call'));
+    await expect
+      .poll(replied, { timeout: 30_000, message: `the full-profile Codex replied (wake: ${JSON.stringify({ tool_calls: wake.tool_calls, stdout_tail: wake.stdout_tail, stderr_tail: wake.stderr_tail, tool_items: outputs })})` })
+      .toBe(true);
     const first = models[1]!.requests.find((r) => JSON.stringify(r.body).includes(wake.wake_id));
     expect(first, 'the wake reached the model').toBeDefined();
+    // The user's config.toml holds the walk agent's server too (connect wrote it): the run turned it off,
+    // so the woken agent could act in the room only as itself.
+    const roomServers = ((first!.body.tools ?? []) as any[]).map((t) => String(t?.name ?? '')).filter((n) => /agent.rooms/.test(n));
+    expect(roomServers).toEqual([`mcp__${mcpServerName(a.plate).replace(/-/g, '_')}`]);
     const full = { request: Buffer.byteLength(JSON.stringify(first!.body)), tools: Buffer.byteLength(JSON.stringify(first!.body.tools ?? [])) };
     const core = codexCoreTurn!;
     console.log(

@@ -2,7 +2,7 @@ import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, wr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it, expect } from 'vitest';
-import { geminiRunHome, wakeInstructions } from '../../src-main/core/wakes/run-home.js';
+import { codexOtherServerArgs, geminiRunHome, wakeInstructions } from '../../src-main/core/wakes/run-home.js';
 import { expandRunnerArgs, RUNNER_PRESETS } from '../../src-main/core/wakes/presets.js';
 
 const envelope = {
@@ -36,7 +36,7 @@ describe('per-run host settings', () => {
     const user = mkdtempSync(join(tmpdir(), 'ar-gemini-user-'));
     try {
       mkdirSync(join(user, '.gemini'));
-      writeFileSync(join(user, '.gemini', 'settings.json'), JSON.stringify({ model: { name: 'x' }, mcpServers: { other: { httpUrl: 'http://o' } } }));
+      writeFileSync(join(user, '.gemini', 'settings.json'), JSON.stringify({ model: { name: 'x' }, mcpServers: { other: { httpUrl: 'http://o' }, 'agent-rooms-y': { httpUrl: 'http://y' } } }));
       writeFileSync(join(user, '.gemini', 'GEMINI.md'), 'my global notes');
       writeFileSync(join(user, '.gemini', 'oauth_creds.json'), '{}');
       const home = geminiRunHome({ env: { HOME: user }, server: 'agent-rooms-x', mcpBaseUrl: 'http://127.0.0.1:1/mcp/gemini', instructions: 'woken in room_1' });
@@ -44,14 +44,45 @@ describe('per-run host settings', () => {
       const settings = JSON.parse(readFileSync(join(dir, 'settings.json'), 'utf8'));
       expect(settings.model).toEqual({ name: 'x' });
       expect(settings.mcpServers.other).toEqual({ httpUrl: 'http://o' });
+      // Another agent's room server (connect wrote it for that agent) is not in this agent's run.
+      expect(settings.mcpServers).not.toHaveProperty(['agent-rooms-y']);
       expect(settings.mcpServers['agent-rooms-x']).toEqual({ httpUrl: 'http://127.0.0.1:1/mcp/gemini', headers: { Authorization: 'Bearer ${AGENT_ROOMS_CREDENTIAL}' }, trust: true });
       expect(readFileSync(join(dir, 'GEMINI.md'), 'utf8')).toMatch(/^my global notes[\s\S]*woken in room_1/);
       expect(lstatSync(join(dir, 'oauth_creds.json')).isSymbolicLink()).toBe(true);
       // The user's own files are untouched.
-      expect(readFileSync(join(user, '.gemini', 'settings.json'), 'utf8')).not.toContain('agent-rooms');
+      expect(JSON.parse(readFileSync(join(user, '.gemini', 'settings.json'), 'utf8')).mcpServers).toEqual({ other: { httpUrl: 'http://o' }, 'agent-rooms-y': { httpUrl: 'http://y' } });
       home.cleanup();
       expect(existsSync(home.env.GEMINI_CLI_HOME!)).toBe(false);
       expect(existsSync(join(user, '.gemini', 'oauth_creds.json'))).toBe(true);
+    } finally {
+      rmSync(user, { recursive: true, force: true });
+    }
+  });
+
+  it("a Codex run turns off the other agents' room servers of the user's config.toml, and nothing else", () => {
+    const user = mkdtempSync(join(tmpdir(), 'ar-codex-user-'));
+    try {
+      expect(codexOtherServerArgs({ HOME: user }, 'agent-rooms-x')).toEqual([]);
+      mkdirSync(join(user, '.codex'));
+      writeFileSync(
+        join(user, '.codex', 'config.toml'),
+        [
+          'model = "gpt"',
+          '[mcp_servers.agent-rooms-x]',
+          'url = "http://127.0.0.1:1/mcp/codex"',
+          '[mcp_servers.agent-rooms-y]',
+          'url = "http://127.0.0.1:1/mcp/codex"',
+          '  [ mcp_servers . "agent-rooms-z" ]',
+          '[mcp_servers.agent-rooms-y.env]',
+          '[mcp_servers.playwright]',
+          'command = "npx"',
+          '[mcp_servers."agent-rooms-bad name"]',
+          '# [mcp_servers.agent-rooms-commented]',
+        ].join('\n'),
+      );
+      expect(codexOtherServerArgs({ HOME: user }, 'agent-rooms-x')).toEqual(['-c', 'mcp_servers.agent-rooms-y.enabled=false', '-c', 'mcp_servers.agent-rooms-z.enabled=false']);
+      // CODEX_HOME wins over HOME, as Codex reads it.
+      expect(codexOtherServerArgs({ HOME: user, CODEX_HOME: join(user, 'elsewhere') }, 'agent-rooms-x')).toEqual([]);
     } finally {
       rmSync(user, { recursive: true, force: true });
     }

@@ -32,7 +32,7 @@ import {
 import { channelAckMs, channelFallbackReason, channelSessionOf, channelTimeoutMs, markChannelDeaf, pushChannel } from './channel.js';
 import { firstRunner, processRunnerOf, type ProcessOutcome, type RunnerConfig, type RunningProcess } from './runners.js';
 import { expandRunnerArgs, RUNNER_PRESETS, serverNameFor, type PresetDef } from './presets.js';
-import { geminiRunHome, wakeInstructions, type RunHome } from './run-home.js';
+import { codexOtherServerArgs, geminiRunHome, wakeInstructions, type RunHome } from './run-home.js';
 import { isInsideHome, knownSecrets, scratchFolder } from './secrets.js';
 import type { StopStep } from '../util/repeat.js';
 import { wakeLimits } from './limits.js';
@@ -167,7 +167,12 @@ function runnerSpawnSpec(runner: RunnerConfig, envelope: WakeEnvelope, hostUrl: 
   };
   const preset: PresetDef | undefined = runner.preset ? RUNNER_PRESETS[runner.preset] : undefined;
   const home = preset?.runHome === 'gemini' ? geminiRunHome({ env, server, mcpBaseUrl: baseUrl, instructions }) : undefined;
-  return { args: expandRunnerArgs(runner.args, { mcpBaseUrl: baseUrl, server, instructions }), env: { ...env, ...home?.env }, home };
+  const args = expandRunnerArgs(runner.args, { mcpBaseUrl: baseUrl, server, instructions });
+  // Codex also loads every server of the user's config.toml: in a `codex exec` run of this agent (the
+  // preset or a command of the owner's own) the other agents' room servers are turned off.
+  const codex = runner.preset === 'codex exec' || /(^|[\\/])codex(\.exe|\.cmd)?$/i.test(runner.command);
+  if (codex && args[0] === 'exec') args.splice(1, 0, ...codexOtherServerArgs(env, server));
+  return { args, env: { ...env, ...home?.env }, home };
 }
 
 interface ActiveRun {

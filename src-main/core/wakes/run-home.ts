@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync, mkdirSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { WakeEnvelope } from './dispatcher.js';
@@ -26,6 +26,40 @@ export function wakeInstructions(e: WakeEnvelope, server: string): string {
     }. Work that is only in your reply text is not seen by anyone in the room.`,
   ];
   return lines.join('\n');
+}
+
+/**
+ * The room's servers of other agents that a host's own settings hold (what `agent-rooms connect` wrote
+ * for them): a woken agent reaches the room as itself only, so a run leaves them out (docs/hosts.md).
+ */
+export function otherRoomServers(names: Iterable<string>, server: string): string[] {
+  return [...names].filter((n) => n.startsWith('agent-rooms-') && n !== server);
+}
+
+/** Larger than any settings file a user writes by hand; a bigger one is not read. */
+const SETTINGS_MAX_BYTES = 1024 * 1024;
+
+function readSettingsText(file: string): string | undefined {
+  try {
+    if (statSync(file).size > SETTINGS_MAX_BYTES) return undefined;
+    return readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * `-c` overrides that turn off, for one Codex run, the other agents' room servers in the user's
+ * `config.toml` (Codex has no flag to use only the servers given on the command line).
+ */
+export function codexOtherServerArgs(env: NodeJS.ProcessEnv, server: string): string[] {
+  const text = readSettingsText(join(env.CODEX_HOME || join(env.HOME || homedir(), '.codex'), 'config.toml'));
+  if (!text) return [];
+  const names = new Set<string>();
+  for (const m of text.matchAll(/^[ \t]*\[[ \t]*mcp_servers[ \t]*\.[ \t]*(?:"([^"\n]+)"|'([^'\n]+)'|([A-Za-z0-9_-]+))/gm)) names.add((m[1] ?? m[2] ?? m[3])!);
+  return otherRoomServers(names, server)
+    .filter((n) => /^[A-Za-z0-9_-]+$/.test(n))
+    .flatMap((n) => ['-c', `mcp_servers.${n}.enabled=false`]);
 }
 
 export interface RunHome {
@@ -73,7 +107,7 @@ export function geminiRunHome(opts: { env: NodeJS.ProcessEnv; server: string; mc
   const settings = readJson(join(userDir, 'settings.json')) ?? {};
   const servers = (settings.mcpServers && typeof settings.mcpServers === 'object' ? settings.mcpServers : {}) as Record<string, unknown>;
   settings.mcpServers = {
-    ...servers,
+    ...Object.fromEntries(Object.entries(servers).filter(([name]) => !otherRoomServers([name], opts.server).length)),
     [opts.server]: { httpUrl: opts.mcpBaseUrl, headers: { Authorization: 'Bearer ${AGENT_ROOMS_CREDENTIAL}' }, trust: true },
   };
   writeFileSync(join(dir, 'settings.json'), JSON.stringify(settings, null, 2), { mode: 0o600 });
