@@ -294,6 +294,11 @@ describe.skipIf(!all)('from clone to a woken agent, with the real host CLIs', ()
     }
     expect(good.stdout).not.toMatch(CREDENTIAL_RE);
     expect(good.stdout).not.toMatch(/[?&]key=(?!\*\*\*)/);
+    // The agents are checked a few at a time, but each one's lines come out together, in the agents' order.
+    const listed = ((await s.api('GET', '/v1/agents')).body.agents as Array<{ plate: string; revoked: boolean }>).filter((x) => !x.revoked).map((x) => x.plate);
+    const lines = good.stdout.split('\n');
+    const blocks = lines.map((l) => listed.find((p) => l.includes(`(${p})`))).filter((p): p is string => p !== undefined);
+    expect(blocks.filter((p, i) => i === 0 || blocks[i - 1] !== p)).toEqual(listed);
 
     // A runner with a bare command: the user's shell finds it, the server does not.
     const broken = await s.agent('Walk broken');

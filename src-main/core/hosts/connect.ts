@@ -514,6 +514,8 @@ async function checkAgent(server: Server, a: AgentRef, env: NodeJS.ProcessEnv, a
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** How many agents `doctor` checks at once. */
+const DOCTOR_PARALLEL = 4;
 export const DOCTOR_ROOM = 'agent-rooms doctor';
 
 /**
@@ -622,7 +624,28 @@ export async function doctor(argv: string[], o: Out = stdout, env: NodeJS.Proces
       agents = ((list.body?.agents ?? []) as Array<AgentRef & { revoked: boolean }>).filter((a) => !a.revoked);
       if (!agents.length) add({ status: 'warn', what: 'agents', detail: 'no agents yet. Fix: agent-rooms connect HOST --agent NAME' });
     }
-    for (const a of agents) await checkAgent(server, a, env, add);
+    // Agents are checked a few at a time (each check runs its runners' `--version`, seconds for some CLIs);
+    // their lines come out in the agents' order, each agent's block once it and those before it are done.
+    const blocks = agents.map(() => [] as Check[]);
+    const finished = agents.map(() => false);
+    let printed = 0;
+    const flush = () => {
+      while (printed < agents.length && finished[printed]) for (const c of blocks[printed++]!) add(c);
+    };
+    let next = 0;
+    const worker = async () => {
+      while (next < agents.length) {
+        const i = next++;
+        try {
+          await checkAgent(server!, agents[i]!, env, (c) => blocks[i]!.push(c));
+        } catch (err) {
+          blocks[i]!.push({ status: 'fail', what: `${agents[i]!.handle} (${agents[i]!.plate})`, detail: `the check failed: ${(err as Error).message}` });
+        }
+        finished[i] = true;
+        flush();
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(DOCTOR_PARALLEL, agents.length) }, worker));
     if (flags['--wake'] && agents.length) await testWake(server, agents[0]!.plate, timeout * 1000, add, o);
   }
   const failed = checks.filter((c) => c.status === 'fail').length;

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
-import { statSync } from 'node:fs';
+import { realpathSync, statSync } from 'node:fs';
+import { sha256Hex } from '../util/ids.js';
 import type { Core } from '../core.js';
 import { agentHandle, credentialBySecret, isRevoked, type AgentRow } from '../agents/store.js';
 import { mayRunCommands } from '../owners/store.js';
@@ -49,6 +50,40 @@ function runVersion(path: string, env: NodeJS.ProcessEnv, cwd: string | undefine
   });
 }
 
+/** How long a `--version` that ran fine is taken as still true for the same command, file and environment. */
+const VERSION_CACHE_MS = 10 * 60 * 1000;
+const versionCache = new WeakMap<Core, Map<string, { at: number; v: { code: number | null; out: string } }>>();
+
+/**
+ * `--version` of a runner command, run again only when something it depends on changed: the file
+ * the command resolves to (its real path, inode, size, mode and modification time), the environment
+ * and the working folder (docs/hosts.md "doctor"). Only a clean run is kept, so a failure is always
+ * checked afresh. Some CLIs take seconds to print their version (Gemini CLI 5 s under load), and
+ * `doctor` runs it for every runner each time.
+ */
+async function versionOf(core: Core, path: string, env: NodeJS.ProcessEnv, cwd: string | undefined): Promise<{ code: number | null; out: string; error?: string }> {
+  let key: string | undefined;
+  try {
+    const real = realpathSync(path);
+    const st = statSync(real);
+    const envText = JSON.stringify(Object.keys(env).sort().map((k) => [k, env[k]]));
+    key = sha256Hex(JSON.stringify([real, st.ino, st.size, st.mode, st.mtimeMs, cwd ?? null, envText]));
+  } catch {
+    key = undefined;
+  }
+  let cache = versionCache.get(core);
+  if (!cache) versionCache.set(core, (cache = new Map()));
+  const now = Date.now();
+  const hit = key === undefined ? undefined : cache.get(key);
+  if (hit && now - hit.at < VERSION_CACHE_MS) return hit.v;
+  const v = await runVersion(path, env, cwd);
+  if (key !== undefined && !v.error && v.code === 0) {
+    if (cache.size >= 256) cache.clear();
+    cache.set(key, { at: now, v: { code: v.code, out: v.out } });
+  }
+  return v;
+}
+
 function isDir(p: string): boolean {
   try {
     return statSync(p).isDirectory();
@@ -87,7 +122,7 @@ async function checkRunner(core: Core, a: AgentRow, r: RunnerConfig): Promise<Ru
   if (r.cwd && !isDir(r.cwd)) {
     return { ...base, resolved, version: null, ok: false, problem: `the runner's working folder ${r.cwd} does not exist`, fix: `PUT /v1/agents/${a.plate}/runners/${r.host} with an existing cwd` };
   }
-  const v = await runVersion(resolved, env, r.cwd ?? undefined);
+  const v = await versionOf(core, resolved, env, r.cwd ?? undefined);
   const line = mask(v.out, [...Object.values(r.env), ...knownSecrets(core)]).trim().split('\n')[0]?.slice(0, OUTPUT_KEEP) ?? '';
   if (v.error || v.code !== 0) {
     return {
