@@ -9,8 +9,8 @@ import { channelSessionOf } from './channel.js';
 import { maskIssuedSecrets, runnersOf, type RunnerConfig } from './runners.js';
 import { knownSecrets } from './secrets.js';
 
-/** How long `--version` of one runner command may take before the check says it hangs. */
-const VERSION_TIMEOUT_MS = 20_000;
+/** How long `--version` of one runner command may take before the check says it hangs (Gemini CLI took over 20 s on a loaded machine). */
+const VERSION_TIMEOUT_MS = 60_000;
 const OUTPUT_KEEP = 400;
 
 export type { RunnerCheck, WakeabilityReport } from '../../../shared/api-types.js';
