@@ -79,6 +79,8 @@ export interface TestHarness<C extends ToolCaller = ToolCaller> {
 /** A real server on a temp home and port 0, with the official MCP client. */
 export interface TestServer extends TestHarness<Client> {
   running: RunningCore;
+  /** As TestHarness's; `beforeConnect` gets the client first (e.g. to set a notification handler before a push can arrive). */
+  connect(bearer: string, host?: string, opts?: { query?: string; beforeConnect?: (client: Client) => void }): Promise<Client>;
 }
 
 type Api = TestHarness['api'];
@@ -149,6 +151,7 @@ export async function startTestServer(opts: Partial<StartOptions> = {}): Promise
         requestInit: bearer ? { headers: { authorization: `Bearer ${bearer}` } } : undefined,
       });
       const client = new Client({ name: 'test', version: '1.0.0' }, { jsonSchemaValidator: sharedValidator });
+      o.beforeConnect?.(client);
       await client.connect(transport);
       // The SDK checks each result against its tool's outputSchema once it has read tools/list.
       await client.listTools();

@@ -40,10 +40,15 @@ describe('wakes: Claude Code channel push', () => {
 
   /** A claude-code session that opted in to channels and collects the pushes, once its GET stream is open. */
   async function channelClient(credential: string, room: string, query = '?channels=1'): Promise<{ client: Client; pushed: Pushed[] }> {
-    const client = await s.connect(credential, 'claude-code', { query });
     const pushed: Pushed[] = [];
-    client.setNotificationHandler(ChannelNotification, (n) => {
-      pushed.push(n.params);
+    // The handler is in place before the session opens: a wake that waits for it is pushed as soon as
+    // its GET stream is up, which can be before connect() returns (under load it was, and the push was lost).
+    const client = await s.connect(credential, 'claude-code', {
+      query,
+      beforeConnect: (c) =>
+        c.setNotificationHandler(ChannelNotification, (n) => {
+          pushed.push(n.params);
+        }),
     });
     await waitFor(async () => {
       const m = await s.api('GET', `/v1/rooms/${room}/members`);
