@@ -181,3 +181,30 @@ describe('0011-write-path', () => {
     db.close();
   });
 });
+
+describe('0012-room-changes', () => {
+  it('the change log keeps its rows and key as a WITHOUT ROWID table: no separate index, the same lookups by key', () => {
+    const db = fresh();
+    migrate(db, 11);
+    const now = Date.now();
+    db.prepare("INSERT INTO owners (id, name, slug, plate_prefix, token_hash, is_primary, created_at) VALUES ('own_1', 'Ada', 'ada', 'ADA', 'h1', 1, ?)").run(now);
+    db.prepare("INSERT INTO rooms (id, name, created_by, created_at) VALUES ('room_1', 'Main', 'own_1', ?)").run(now);
+    const add = db.prepare('INSERT OR IGNORE INTO room_changes (room_id, version, class, created_at) VALUES (?, ?, ?, ?)');
+    add.run('room_1', 1, 'messages', now);
+    add.run('room_1', 2, 'board', now);
+    add.run('room_1', 2, 'messages', now);
+    const before = db.prepare('SELECT * FROM room_changes ORDER BY room_id, version, class').all();
+    expect(migrate(db)).toBe(LATEST);
+    expect(db.prepare('SELECT * FROM room_changes ORDER BY room_id, version, class').all()).toEqual(before);
+    expect(db.prepare("SELECT wr FROM pragma_table_list WHERE name = 'room_changes'").get()).toEqual({ wr: 1 });
+    expect(db.prepare("SELECT COUNT(*) AS n FROM sqlite_master WHERE type = 'index' AND tbl_name = 'room_changes'").get()).toEqual({ n: 0 });
+    // The key still holds: a second record of the same change is ignored, a room that does not exist refused.
+    expect(add.run('room_1', 2, 'board', now).changes).toBe(0);
+    expect(() => add.run('room_nope', 3, 'board', now)).toThrow(/FOREIGN KEY/);
+    const plan = (sql: string, ...args: unknown[]) => (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...args) as Array<{ detail: string }>).map((r) => r.detail).join('; ');
+    // rooms/store.ts's reads, as written there: through the key, never a scan of the log.
+    expect(plan('SELECT DISTINCT class FROM room_changes WHERE room_id = ? AND version > ? ORDER BY class', 'room_1', 0)).toMatch(/SEARCH room_changes USING PRIMARY KEY/);
+    expect(plan('SELECT MAX(version) AS v FROM room_changes WHERE room_id = ? AND class = ?', 'room_1', 'board')).toMatch(/SEARCH room_changes USING PRIMARY KEY/);
+    db.close();
+  });
+});
