@@ -66,6 +66,15 @@ function summarizeIssues(issues: ReadonlyArray<{ path: PropertyKey[]; message: s
 /** Marks tools/call arguments that were not a JSON object (see normalizeToolCalls in handler.ts). */
 export const MALFORMED_ARGUMENTS = '\u0000malformed_arguments';
 
+/** The caller's open mentions, for every answer's `_meta`; 0 when the store cannot say (the call reports that trouble itself). */
+function pendingOf(core: Core, registry: ToolRegistry, plate: string): number {
+  try {
+    return registry.checks.pendingMentions(core, plate);
+  } catch {
+    return 0;
+  }
+}
+
 /** One tools/call: scope first (before any work), then the rate limit, the schema, the handler. */
 export async function callTool(
   core: Core,
@@ -79,6 +88,7 @@ export async function callTool(
   const tool = registry.get(name);
   let structured: Record<string, unknown>;
   let isError = false;
+  let pending = 0;
   try {
     if (!tool) {
       throw new AppError('NOT_FOUND', 'unknown tool; call tools/list for the tools you may use', {
@@ -101,9 +111,13 @@ export async function callTool(
     core.sessions.noteToolCall(agent.plate, session.id);
     const ctx: ToolContext = { core, agent, sessionId: session.id, host: session.host, requestId };
     const result = await tool.handler(ctx, parsed.data);
-    // Acknowledged means on disk: the group commit's shared sync (instant after a read).
-    await core.durable();
+    // Acknowledged means on disk: the group commit's shared sync (instant after a read). The rest of
+    // the answer is put together while the sync runs on the thread pool; durable() covers every write
+    // the pending count below can see (nothing else runs between the two).
+    const synced = core.durable();
     structured = (result && typeof result === 'object' && !Array.isArray(result) ? result : { result }) as Record<string, unknown>;
+    pending = pendingOf(core, registry, agent.plate);
+    await synced;
     noteSuccess(core.db, agent.plate, tool.name, args, registry.knownArgNames(tool.name));
   } catch (err) {
     const appErr = toAppError(err);
@@ -120,12 +134,7 @@ export async function callTool(
       }),
     };
   }
-  let pending = 0;
-  try {
-    pending = registry.checks.pendingMentions(core, agent.plate);
-  } catch {
-    // storage trouble is already reported by the call itself
-  }
+  if (isError) pending = pendingOf(core, registry, agent.plate);
   // In the order the SDK's result schema gives its keys, so the fast path (handler.ts) sends the same bytes.
   const out: CallToolResult = {
     _meta: { pending_mentions: pending },
