@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { spawnServer, type ChildServer } from '../helpers/child.js';
+import { scriptArgs } from '../helpers/cli-bundle.js';
 import type { Ack, WorkerJob } from './worker.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -128,7 +129,7 @@ export async function runCrashRecovery(opts: CrashOptions): Promise<CrashReport>
         tools,
         maxIterations: opts.maxIterations ?? 10_000,
       };
-      const p = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'test/load/worker.ts')], {
+      const p = spawn(process.execPath, scriptArgs('load-worker'), {
         cwd: ROOT,
         env: { ...process.env, LOAD_WORKER: JSON.stringify(job) },
         stdio: ['ignore', 'pipe', 'pipe'],
