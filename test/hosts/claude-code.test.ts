@@ -15,8 +15,9 @@ const installed = hostInstalled('claude');
  * walk (walk.test.ts), on its one Claude Code wake.
  */
 describe.skipIf(!installed)('host: Claude Code (real CLI)', () => {
-  // A push not taken goes to the runner after this long (15 s by default).
-  const rig = hostRigForFile('claude', anthropicStandIn, { env: { AGENT_ROOMS_CHANNEL_ACK_MS: '3000' } });
+  // A push not taken goes to the runner after this long (15 s by default). No session here takes one
+  // (the live session's model holds its answer), so the window is only a wait: kept short.
+  const rig = hostRigForFile('claude', anthropicStandIn, { env: { AGENT_ROOMS_CHANNEL_ACK_MS: '1000' } });
 
   /** What the host needs to reach the stand-in model: the runner's env, as an owner would set it. */
   const hostEnv = (url = rig.model.url) => claudeHostEnv(rig.home.dir, url);

@@ -97,14 +97,15 @@ describe('MCP conformance suite (server mode)', () => {
   });
 
   it('passes every scenario that applies to Agent Rooms; the rest are listed with reasons', async () => {
-    const list = await new Promise<string>((resolve, reject) =>
-      execFile(process.execPath, [CLI, 'list'], (err, stdout) => (err ? reject(err) : resolve(stdout))),
-    );
+    // The suite's list of scenarios and its run are two processes that do not wait for each other.
+    const [list, run] = await Promise.all([
+      new Promise<string>((resolve, reject) => execFile(process.execPath, [CLI, 'list'], (err, stdout) => (err ? reject(err) : resolve(stdout)))),
+      runSuite(url, outDir, 'all'),
+    ]);
     const serverPart = list.split(/Client scenarios/i)[0]!;
     const listed = [...serverPart.matchAll(/^\s*-\s+(\S+)/gm)].map((m) => m[1]!);
     expect(listed).toEqual(expect.arrayContaining(APPLICABLE));
 
-    const run = await runSuite(url, outDir, 'all');
     const results = readResults(outDir, listed);
     const rows: string[] = [];
     for (const scenario of listed) {

@@ -10,6 +10,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { freePort } from '../load/crash.js';
 import { startTestServer, ok, type TestServer } from '../helpers/server.js';
 import { waitFor } from '../helpers/core.js';
+import { cliArgs, scriptArgs } from '../helpers/cli-bundle.js';
 import { dbConsistency } from '../load/arbitraries.js';
 
 /**
@@ -25,20 +26,25 @@ import { dbConsistency } from '../load/arbitraries.js';
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const canUnshare = spawnSync('unshare', ['-rm', 'true']).status === 0;
 
-// $1 home (the mount point), $2 port. USR1 frees the ballast (and says so), TERM stops the server; then the checker runs.
+// $1 home (the mount point), $2 port, $3 and $4 the node arguments of the CLI and of the checker, one
+// per line (cli-bundle.ts: the run's bundles, or the sources through tsx). USR1 frees the ballast (and
+// says so), TERM stops the server; then the checker runs.
 const SCRIPT = `
 set -u
-H="$1"; PORT="$2"
+H="$1"; PORT="$2"; CLI="$3"; CHECK="$4"
+NL='
+'
 mount -t tmpfs -o size=6m tmpfs "$H" || exit 90
 head -c 1572864 /dev/zero > "$H/.ballast"
 trap 'rm -f "$H/.ballast"; echo BALLAST_FREED' USR1
 trap 'kill -TERM $P' TERM
-node --import tsx src-main/core/cli.ts serve --port "$PORT" --home "$H" --rate-limit 0 &
+IFS="$NL"
+node $CLI serve --port "$PORT" --home "$H" --rate-limit 0 &
 P=$!
 while [ ! -f "$H/server.json" ] && kill -0 $P 2>/dev/null; do sleep 0.1; done
 echo "OWNER_TOKEN $(cat "$H/owner-token")"
 while kill -0 $P 2>/dev/null; do wait $P || true; done
-node --import tsx test/load/integrity.ts "$H"
+node $CHECK "$H"
 `;
 
 interface Tiny {
@@ -50,7 +56,10 @@ interface Tiny {
 }
 
 function startTiny(home: string, port: number): Promise<Tiny> {
-  const proc = spawn('unshare', ['-rm', 'sh', '-c', SCRIPT, 'sh', home, String(port)], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn('unshare', ['-rm', 'sh', '-c', SCRIPT, 'sh', home, String(port), cliArgs().join('\n'), scriptArgs('integrity').join('\n')], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   let err = '';
   const exited = new Promise<number>((r) => proc.once('exit', () => r(Date.now())));

@@ -175,7 +175,7 @@ describe.skipIf(builtReason !== undefined || process.platform !== 'linux')('elec
     chmodSync(join(fake, 'electron'), 0o755);
     const out = join(tmp, 'out');
     ensureShellBuilt();
-    // What the config test computes, worked out while electron-builder runs.
+    // What the config test computes (once per run: test/helpers/packaging.ts), worked out while electron-builder runs.
     const expectedFiles = loadBuilderConfig().then(async (config) => ({ config, files: (await packagedFiles(config)).map((f) => f.rel) }));
     const r = await dist(['--dir', '--no-build', '--no-rebuild', `--output=${out}`], { HOME: join(tmp, 'home'), ELECTRON_OVERRIDE_DIST_PATH: fake }, 180_000);
     expect(r.code, r.stderr + r.stdout).toBe(0);

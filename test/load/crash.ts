@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { spawnServer, type ChildServer } from '../helpers/child.js';
+import { scriptArgs } from '../helpers/cli-bundle.js';
 import type { Ack, WorkerJob } from './worker.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -46,6 +47,8 @@ export interface CrashReport {
   /** Every broken promise found; empty means the run proved what it should. */
   violations: string[];
   durationMs: number;
+  /** How long each step of the run took, in order (where a run's time goes). */
+  phasesMs?: Record<string, number>;
 }
 
 export function freePort(): Promise<number> {
@@ -81,7 +84,14 @@ export async function runCrashRecovery(opts: CrashOptions): Promise<CrashReport>
   writeFileSync(sinkFile, '');
   const port = await freePort();
   const serverArgs = ['--port', String(port), '--rate-limit', '0'];
+  const phasesMs: Record<string, number> = {};
+  let phaseStart = started;
+  const phase = (name: string) => {
+    phasesMs[name] = Date.now() - phaseStart;
+    phaseStart = Date.now();
+  };
   let server: ChildServer = await spawnServer(home, serverArgs);
+  phase('server started');
   const base = server.baseUrl;
   const token = server.ownerToken;
   const violations: string[] = [];
@@ -111,6 +121,7 @@ export async function runCrashRecovery(opts: CrashOptions): Promise<CrashReport>
       agents.push({ plate: a.plate, credential: c.credential });
     }
     const tools = await listTools(base, agents[0]!.credential);
+    phase('cast');
     log(`crash run: ${opts.workers} workers on port ${port}; tools: ${tools.filter((t) => /send_message|_task|write_file/.test(t)).join(', ')}`);
 
     // The load.
@@ -128,7 +139,7 @@ export async function runCrashRecovery(opts: CrashOptions): Promise<CrashReport>
         tools,
         maxIterations: opts.maxIterations ?? 10_000,
       };
-      const p = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'test/load/worker.ts')], {
+      const p = spawn(process.execPath, scriptArgs('load-worker'), {
         cwd: ROOT,
         env: { ...process.env, LOAD_WORKER: JSON.stringify(job) },
         stdio: ['ignore', 'pipe', 'pipe'],
@@ -167,6 +178,7 @@ export async function runCrashRecovery(opts: CrashOptions): Promise<CrashReport>
     const warm = Date.now() + 30_000;
     const writing = () => new Set(acks.flatMap((a) => (a.op === 'msg' ? [a.key.split('-')[0]] : []))).size;
     while (writing() < opts.workers && Date.now() < warm) await sleep(50);
+    phase('every worker writing');
     await sleep(gap());
     while (kills < opts.kills) {
       await server.kill();
@@ -177,14 +189,20 @@ export async function runCrashRecovery(opts: CrashOptions): Promise<CrashReport>
       log(`kill ${kills}: restarted in ${restartsMs.at(-1)} ms, ${acks.length} acks so far`);
       await sleep(gap());
     }
+    phase('kills');
     writeFileSync(stopFile, '');
     await Promise.race([Promise.all(exits), sleep(60_000).then(() => violations.push('workers did not finish within 60 s after stop'))]);
 
     // Let queued wakes drain, then stop cleanly and inspect the files on disk.
+    phase('workers finished');
     if (runnerSet) await waitForWakes(home, 30_000);
+    phase('wakes drained');
     await server.stop();
+    phase('stopped');
 
     const report = verify(home, acks, violations);
+    phase('verified');
+    report.phasesMs = phasesMs;
     report.kills = kills;
     report.restartsMs = restartsMs;
     report.durationMs = Date.now() - started;

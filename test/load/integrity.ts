@@ -2,6 +2,7 @@
  * Prints, as one JSON line, the consistency of an Agent Rooms home: SQLite integrity and
  * foreign keys, and whether every ready file version's blob exists and hashes to its sha256.
  * Usage: node --import tsx test/load/integrity.ts <home>
+ * (or its bundle of the test run, test/helpers/cli-bundle.ts `scriptArgs`)
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';

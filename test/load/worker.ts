@@ -1,6 +1,7 @@
 /**
  * One load-generating agent, run as a child process by the crash supervisor (crash.ts):
- * `node --import tsx test/load/worker.ts` with its job in LOAD_WORKER (JSON).
+ * `node --import tsx test/load/worker.ts`, or its bundle of the test run (test/helpers/cli-bundle.ts),
+ * with its job in LOAD_WORKER (JSON).
  *
  * It loops: send a message (every third mentions the listener), create, claim and complete
  * a task, write a file — every write with an idempotency key. Any transport failure (the
