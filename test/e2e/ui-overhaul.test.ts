@@ -62,6 +62,21 @@ async function watchLongTasks(page: Page) {
 }
 const longTasks = (page: Page): Promise<number[]> => page.evaluate(() => (window as any).__long ?? []);
 
+/**
+ * An init script: counts in `window.__timeFormats` every date the page formats for display, whether
+ * through a kept Intl.DateTimeFormat or Date's toLocaleString (which builds one each call).
+ */
+const COUNT_TIME_FORMATS = `(() => {
+  window.__timeFormats = 0;
+  const format = Object.getOwnPropertyDescriptor(Intl.DateTimeFormat.prototype, 'format');
+  Object.defineProperty(Intl.DateTimeFormat.prototype, 'format', {
+    configurable: true,
+    get() { const f = format.get.call(this); return (d) => { window.__timeFormats++; return f(d); }; },
+  });
+  const toLocaleString = Date.prototype.toLocaleString;
+  Date.prototype.toLocaleString = function (...a) { window.__timeFormats++; return toLocaleString.apply(this, a); };
+})()`;
+
 describe.skipIf(!!skip)('UI: the overhaul and its performance', () => {
   // The performance group seeds through the services and reads much: no rate limit on this server.
   const ui = uiForFile({ rateLimit: { perSecond: 0, burst: 0 } }, undefined, { oneRenderer: true });
@@ -468,7 +483,9 @@ describe.skipIf(!!skip)('UI: the overhaul and its performance', () => {
     }, 180_000);
 
     it('a room of 10,000 messages opens at the newest and scrolls back through all of its history', async () => {
-      const { context, page } = await openSignedIn(ui.browser, ui.s, '', { width: 1280, height: 800 });
+      // Every moment the page writes (a chat row writes its time once per render) is counted: a page of older
+      // messages renders the rows it mounts, not again every row already shown (docs/ui.md, "Long history").
+      const { context, page } = await openSignedIn(ui.browser, ui.s, '', { width: 1280, height: 800, init: [COUNT_TIME_FORMATS] });
       await page.goto('about:blank');
       const t0 = Date.now();
       await page.goto(`${ui.s.baseUrl}/#/rooms/${roomId}/chat`);
@@ -483,7 +500,13 @@ describe.skipIf(!!skip)('UI: the overhaul and its performance', () => {
         const el = document.querySelector('[data-testid="history"]') as HTMLElement;
         const loaded = () => Number((document.querySelector('[data-testid="loaded-count"]')?.textContent ?? '0').replace(/\D/g, ''));
         const frame = () => new Promise((r) => requestAnimationFrame(r));
-        const out = { pages: 0, worstPage: 0, maxDom: 0, lowestScrollTop: Infinity, stuckAt: -1 };
+        const out = { pages: 0, worstPage: 0, maxDom: 0, lowestScrollTop: Infinity, stuckAt: -1, mounted: 0, formats: 0 };
+        // Rows put into the DOM during the walk (a row is one element holding one article.msg).
+        const mounts = new MutationObserver((records) => {
+          for (const r of records) for (const n of Array.from(r.addedNodes)) if (n instanceof Element) out.mounted += (n.matches('article.msg') ? 1 : 0) + n.querySelectorAll('article.msg').length;
+        });
+        mounts.observe(el, { childList: true, subtree: true });
+        const formats0 = (window as any).__timeFormats as number;
         while (loaded() < total) {
           const before = loaded();
           const p0 = performance.now();
@@ -499,6 +522,8 @@ describe.skipIf(!!skip)('UI: the overhaul and its performance', () => {
           out.lowestScrollTop = Math.min(out.lowestScrollTop, el.scrollTop);
           out.maxDom = Math.max(out.maxDom, document.querySelectorAll('article.msg').length);
         }
+        mounts.disconnect();
+        out.formats = ((window as any).__timeFormats as number) - formats0;
         return out;
       }, MESSAGES);
       const { pages, worstPage, maxDom } = walk;
@@ -511,8 +536,14 @@ describe.skipIf(!!skip)('UI: the overhaul and its performance', () => {
       rows.push(['history: slowest page, scroll to rows shown', `${worstPage} ms`]);
       rows.push(['history: most message rows in the DOM at once', String(maxDom)]);
       expect(maxDom).toBeLessThan(300);
+      // Rows rendered while paging: those mounted, plus per page the row that was the oldest (it now has one
+      // before it and may join its block). Rendering every row shown again on each of a page's updates
+      // (scroll, loading, answer, measuring) wrote ten times as many.
+      rows.push(['history: rows rendered / rows mounted while paging', `${walk.formats} / ${walk.mounted}`]);
       const lt = await longTasks(page);
       rows.push(['history: longest main-thread task while scrolling', `${Math.round(Math.max(0, ...lt))} ms`]);
+      expect(walk.mounted).toBeGreaterThan(pages);
+      expect(walk.formats).toBeLessThanOrEqual(walk.mounted + 2 * pages);
 
       // Live messages still arrive at the bottom of a long room.
       await history.evaluate((el) => (el.scrollTop = el.scrollHeight));
