@@ -165,7 +165,16 @@ export async function openSignedIn(browser: Browser, s: Pick<TestServer, 'runnin
   return { context, page };
 }
 
-export async function screenshot(page: Page, name: string): Promise<string> {
+/**
+ * Screenshots for a person to look at (nothing compares them) are taken only when asked, with
+ * `UI_SCREENSHOTS=1`: each one is a full capture and encode, a third of a second on a busy machine
+ * (docs/testing.md, "UI files"). Shots that are compared (baselines) are taken by their test.
+ */
+export const TAKE_SCREENSHOTS = process.env.UI_SCREENSHOTS === '1';
+
+/** Writes `test-results/screenshots/<name>.png` when `UI_SCREENSHOTS=1`; returns its path, or undefined. */
+export async function screenshot(page: Page, name: string): Promise<string | undefined> {
+  if (!TAKE_SCREENSHOTS) return undefined;
   mkdirSync(SHOTS, { recursive: true });
   const file = join(SHOTS, `${name}.png`);
   await page.screenshot({ path: file });
