@@ -13,7 +13,7 @@ import { connectPlan, mcpServerName, shellLine } from '../../shared/host-connect
  * "Tests"): how the bundle is served, the first run, the backup indicator, sign-in, rooms, chat,
  * agents and credentials, the rights of other owners. The groups run in this order on the same
  * home: the first run needs a home without agents, so it comes first; "No backup yet" before
- * anything backs up. Each test opens its own browser context (its own sign-in).
+ * anything backs up. Each test has a signed-in tab of its own (openSignedIn, its own session).
  */
 const bundleSkip = existsSync(join(UI_DIR, 'index.html')) ? undefined : `UI bundle not built at ${UI_DIR} (npm run build): skipping the serving tests`;
 if (bundleSkip) console.warn(bundleSkip);

@@ -14,7 +14,7 @@ import { sendMessage } from '../../src-main/core/messages/service.js';
  * The window people want to live in (issue 16), then its performance with 1,000 tasks and
  * 10,000 messages: one server, one home, one Chromium. The performance group seeds its own room
  * when it starts, after the overhaul's tests (whose board screenshots are compared with
- * baselines that show the overhaul's rooms only); each test opens its own browser context.
+ * baselines that show the overhaul's rooms only); each test has a signed-in tab of its own (openSignedIn).
  */
 const skip = browserSkip();
 

@@ -20,7 +20,7 @@ import { createTask } from '../../src-main/core/tasks/service.js';
  * palette, composer; then the rest of it (a file's own URL from the palette, `c` from any room
  * view, runs and usage); then the workspace and the Files tab. One server, one home, one
  * Chromium for all of them, in this order (the Needs you checks come before the later groups add
- * their own items); each test opens its own browser context.
+ * their own items); each test has a signed-in tab of its own (openSignedIn).
  */
 const skip = browserSkip();
 // The screenshots of docs/ui.md are rewritten only when asked (UPDATE_DOCS_IMG=1), so a test run leaves the tree clean;

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -134,32 +135,108 @@ export interface SignedInOptions {
 const SESSION_KEY = 'agent-rooms.session';
 
 /**
- * A fresh browser context already signed in, its page loaded once at `#/<path>`: the set-up of a
- * test whose subject is not the sign-in walk (docs/testing.md, "UI files"). The session is made
- * on the server (`createUiSession`, what POST /v1/ui/login does once the link is redeemed) and
- * put in the tab's sessionStorage before the app starts, as the sign-in page would have; the
- * walk itself (link, confirmation, exchange, the page reloading at `/`) is `signedInPage`, which
- * the sign-in tests keep. The token is put in once per tab: a sign-out or a reload behaves as
- * after a real sign-in.
+ * A browser tab kept for the next test of the file: opening a tab (`newPage`) is about a second on
+ * a busy machine, most of a short UI test's set-up (docs/testing.md, "UI files"). Each tab has a
+ * context of its own, so two tabs a test holds at once never share storage.
+ */
+interface KeptTab {
+  context: BrowserContext;
+  page: Page;
+  /** The context's own close, for a tab that cannot be kept. */
+  close: BrowserContext['close'];
+}
+
+/** Idle tabs per browser, by the one context option a page cannot change (bypassCSP). */
+const keptTabs = new WeakMap<Browser, Map<string, KeptTab[]>>();
+
+/** What a test may have attached to its page, taken off before the tab is kept. */
+const PAGE_EVENTS = ['request', 'requestfinished', 'requestfailed', 'response', 'dialog', 'download', 'console', 'pageerror', 'popup', 'filechooser', 'framenavigated', 'load', 'domcontentloaded', 'websocket', 'worker'] as const;
+
+async function takeTab(browser: Browser, bypassCSP: boolean): Promise<KeptTab> {
+  const idle = keptTabs.get(browser)?.get(String(bypassCSP));
+  while (idle?.length) {
+    const tab = idle.pop()!;
+    if (!tab.page.isClosed()) return tab;
+  }
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme: 'light', acceptDownloads: true, bypassCSP });
+  return { context, page: await context.newPage(), close: context.close.bind(context) };
+}
+
+/**
+ * The test is done with the tab: what it added goes (init scripts, routes, listeners, other tabs of
+ * its context) and the tab waits on about:blank for the next test. A tab the test reached into
+ * through CDP (emulated network conditions) is closed instead.
+ */
+async function keepTab(browser: Browser, bypassCSP: boolean, tab: KeptTab, added: Array<{ dispose(): Promise<void> }>, tainted: boolean): Promise<void> {
+  const { context, page } = tab;
+  context.close = tab.close;
+  try {
+    if (tainted || page.isClosed()) throw new Error('not kept');
+    for (const d of added) await d.dispose();
+    await page.unrouteAll({ behavior: 'ignoreErrors' });
+    for (const e of PAGE_EVENTS) page.removeAllListeners(e);
+    inFlight.delete(page);
+    for (const other of context.pages()) if (other !== page) await other.close();
+    await page.goto('about:blank');
+  } catch {
+    await tab.close();
+    return;
+  }
+  let byKind = keptTabs.get(browser);
+  if (!byKind) keptTabs.set(browser, (byKind = new Map()));
+  const idle = byKind.get(String(bypassCSP)) ?? [];
+  byKind.set(String(bypassCSP), idle);
+  idle.push(tab);
+}
+
+/**
+ * A browser tab already signed in, its page loaded once at `#/<path>`: the set-up of a test whose
+ * subject is not the sign-in walk (docs/testing.md, "UI files"). The session is made on the server
+ * (`createUiSession`, what POST /v1/ui/login does once the link is redeemed) and put in the tab's
+ * sessionStorage before the app starts, as the sign-in page would have; the walk itself (link,
+ * confirmation, exchange, the page reloading at `/`) is `signedInPage`, which the sign-in tests
+ * keep. The token is put in once per tab: a sign-out or a reload behaves as after a real sign-in.
+ *
+ * The tab is one a finished test of the file gave back when there is one (`context.close()` gives
+ * it back): it starts as a new context would, with its storage, cookies and permissions cleared
+ * (on the first load, before the app's scripts), its viewport, colour scheme and motion set, and
+ * none of the previous test's init scripts, routes or listeners; only the HTTP cache stays, as
+ * in a browser that has loaded the app before.
  */
 export async function openSignedIn(browser: Browser, s: Pick<TestServer, 'running' | 'baseUrl'>, path = '', opts: SignedInOptions = {}): Promise<{ context: BrowserContext; page: Page }> {
   const db = s.running.core.db;
   const ownerId = opts.ownerId ?? primaryOwner(db)!.owner_id;
   const { sessionId } = createUiSession(db, ownerId);
-  const context = await browser.newContext({
-    viewport: { width: opts.width ?? 1280, height: opts.height ?? 800 },
-    colorScheme: opts.colorScheme ?? 'light',
-    acceptDownloads: true,
-    bypassCSP: !!opts.bypassCSP,
-    ...(opts.reducedMotion ? { reducedMotion: opts.reducedMotion } : {}),
-  });
+  const bypassCSP = !!opts.bypassCSP;
+  const tab = await takeTab(browser, bypassCSP);
+  const { context, page } = tab;
   context.setDefaultTimeout(15_000);
-  // A string: this file is compiled without the DOM's types.
-  await context.addInitScript(
-    `if (!sessionStorage.getItem('test.session-seeded')) { sessionStorage.setItem('test.session-seeded', '1'); sessionStorage.setItem(${JSON.stringify(SESSION_KEY)}, ${JSON.stringify(sessionId)}); }`,
-  );
-  for (const script of opts.init ?? []) await context.addInitScript(script);
-  const page = await context.newPage();
+  await context.clearCookies();
+  await context.clearPermissions();
+  await page.setViewportSize({ width: opts.width ?? 1280, height: opts.height ?? 800 });
+  await page.emulateMedia({ media: null, colorScheme: opts.colorScheme ?? 'light', reducedMotion: opts.reducedMotion ?? 'no-preference', forcedColors: null });
+  // A string: this file is compiled without the DOM's types. The first load of this test's session in
+  // the tab starts from empty storage, as a new context would (a kept tab holds the last test's).
+  const seed = `test.session-seeded.${randomUUID()}`;
+  const added = [
+    await page.addInitScript(
+      `if (!sessionStorage.getItem(${JSON.stringify(seed)})) { localStorage.clear(); sessionStorage.clear(); sessionStorage.setItem(${JSON.stringify(seed)}, '1'); sessionStorage.setItem(${JSON.stringify(SESSION_KEY)}, ${JSON.stringify(sessionId)}); }`,
+    ),
+  ];
+  for (const script of opts.init ?? []) added.push(await page.addInitScript(script));
+  let tainted = false;
+  const newCDPSession = context.newCDPSession.bind(context);
+  context.newCDPSession = (p) => {
+    tainted = true;
+    return newCDPSession(p);
+  };
+  let given = false;
+  context.close = async () => {
+    if (given) return;
+    given = true;
+    context.newCDPSession = newCDPSession;
+    await keepTab(browser, bypassCSP, tab, added, tainted);
+  };
   await page.goto(`${s.baseUrl}/#/${path}`);
   await page.getByTestId('signed-in-as').waitFor();
   return { context, page };
