@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import type { Browser, Page } from 'playwright-core';
 import { ok, type TestAgent, type TestServer } from '../helpers/server.js';
-import { browserSkip, uiForFile, screenshot, settled, openSignedIn, quiet, trackRequests, SHOTS, TAKE_SCREENSHOTS } from '../helpers/browser.js';
+import { browserSkip, uiForFile, screenshot, settled, openSignedIn, openTab, quiet, trackRequests, SHOTS, TAKE_SCREENSHOTS } from '../helpers/browser.js';
 import { compareWithBaseline } from './ui-pixels.js';
 import { createTask } from '../../src-main/core/tasks/service.js';
 import { sendMessage } from '../../src-main/core/messages/service.js';
@@ -376,8 +376,7 @@ describe.skipIf(!!skip)('UI: the overhaul and its performance', () => {
       expect(url).toMatch(/\/login\?token=/);
       // Minted through the API, the link asks before it signs Carol in; confirmed, it does (one tab: the walk of
       // signedInPage, with the question asserted rather than answered if asked).
-      const ctx = await ui.browser.newContext();
-      const ask = await ctx.newPage();
+      const { context: ctx, page: ask } = await openTab(ui.browser);
       await ask.goto(url);
       await ask.getByTestId('confirm-sign-in').click();
       const signedIn = ask.getByTestId('signed-in-as');

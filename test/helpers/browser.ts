@@ -97,17 +97,12 @@ export function launchBrowser(extraArgs: string[] = []): Promise<Browser> {
 }
 
 /**
- * A browser context signed in through a one-time login URL: the page trades it for a session
- * token kept in the tab's sessionStorage. Links minted through the API ask first: confirmed here.
+ * A tab (`openTab`: as a new context) signed in through a one-time login URL: the page trades it
+ * for a session token kept in the tab's sessionStorage. Links minted through the API ask first:
+ * confirmed here.
  */
 export async function signedInPage(browser: Browser, loginUrl: string, opts: { width?: number; height?: number; colorScheme?: 'light' | 'dark' } = {}): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext({
-    viewport: { width: opts.width ?? 1280, height: opts.height ?? 800 },
-    colorScheme: opts.colorScheme ?? 'light',
-    acceptDownloads: true,
-  });
-  context.setDefaultTimeout(15_000);
-  const page = await context.newPage();
+  const { context, page } = await openTab(browser, opts);
   await page.goto(loginUrl);
   const signedIn = page.getByTestId('signed-in-as');
   const confirm = page.getByTestId('confirm-sign-in');
@@ -117,18 +112,22 @@ export async function signedInPage(browser: Browser, loginUrl: string, opts: { w
   return { context, page };
 }
 
-/** How `openSignedIn` opens its context beyond the sign-in. */
-export interface SignedInOptions {
+/** How `openTab` sets its tab up. */
+export interface TabOptions {
   width?: number;
   height?: number;
   colorScheme?: 'light' | 'dark';
   /** Only so axe-core can be injected as an inline script (the app itself never needs it). */
   bypassCSP?: boolean;
   reducedMotion?: 'reduce' | 'no-preference';
+  /** Scripts run in every document of the tab before the app's own (e.g. a recorded Notification API). */
+  init?: Array<string | (() => void)>;
+}
+
+/** How `openSignedIn` opens its tab beyond the sign-in. */
+export interface SignedInOptions extends TabOptions {
   /** Whose session: the primary owner's unless given. */
   ownerId?: string;
-  /** Scripts run in every document of the context before the app's own (e.g. a recorded Notification API). */
-  init?: Array<string | (() => void)>;
 }
 
 /** Where the page keeps its session token (src-renderer/src/api.ts). */
@@ -207,6 +206,21 @@ export async function openSignedIn(browser: Browser, s: Pick<TestServer, 'runnin
   const db = s.running.core.db;
   const ownerId = opts.ownerId ?? primaryOwner(db)!.owner_id;
   const { sessionId } = createUiSession(db, ownerId);
+  const { context, page } = await openTab(browser, opts, `sessionStorage.setItem(${JSON.stringify(SESSION_KEY)}, ${JSON.stringify(sessionId)});`);
+  await page.goto(`${s.baseUrl}/#/${path}`);
+  await page.getByTestId('signed-in-as').waitFor();
+  return { context, page };
+}
+
+/**
+ * A tab that starts as a new browser context would, not yet navigated; `context.close()` gives it
+ * back for the next test (`keepTab`). It is a tab an earlier test gave back when there is one: its
+ * cookies and permissions are cleared, its viewport, colour scheme and motion set, and on its first
+ * load (of whatever origin; a reload is not a first load) localStorage and sessionStorage are
+ * cleared before any script of the page runs, then `firstLoad` (a script) runs. Only the HTTP
+ * cache carries over, and the storage of an origin this tab never loads again.
+ */
+export async function openTab(browser: Browser, opts: TabOptions = {}, firstLoad = ''): Promise<{ context: BrowserContext; page: Page }> {
   const bypassCSP = !!opts.bypassCSP;
   const tab = await takeTab(browser, bypassCSP);
   const { context, page } = tab;
@@ -215,14 +229,9 @@ export async function openSignedIn(browser: Browser, s: Pick<TestServer, 'runnin
   await context.clearPermissions();
   await page.setViewportSize({ width: opts.width ?? 1280, height: opts.height ?? 800 });
   await page.emulateMedia({ media: null, colorScheme: opts.colorScheme ?? 'light', reducedMotion: opts.reducedMotion ?? 'no-preference', forcedColors: null });
-  // A string: this file is compiled without the DOM's types. The first load of this test's session in
-  // the tab starts from empty storage, as a new context would (a kept tab holds the last test's).
-  const seed = `test.session-seeded.${randomUUID()}`;
-  const added = [
-    await page.addInitScript(
-      `if (!sessionStorage.getItem(${JSON.stringify(seed)})) { localStorage.clear(); sessionStorage.clear(); sessionStorage.setItem(${JSON.stringify(seed)}, '1'); sessionStorage.setItem(${JSON.stringify(SESSION_KEY)}, ${JSON.stringify(sessionId)}); }`,
-    ),
-  ];
+  // A string: this file is compiled without the DOM's types.
+  const fresh = JSON.stringify(`test.tab.${randomUUID()}`);
+  const added = [await page.addInitScript(`if (!sessionStorage.getItem(${fresh})) { localStorage.clear(); sessionStorage.clear(); sessionStorage.setItem(${fresh}, '1'); ${firstLoad} }`)];
   for (const script of opts.init ?? []) added.push(await page.addInitScript(script));
   let tainted = false;
   const newCDPSession = context.newCDPSession.bind(context);
@@ -237,8 +246,6 @@ export async function openSignedIn(browser: Browser, s: Pick<TestServer, 'runnin
     context.newCDPSession = newCDPSession;
     await keepTab(browser, bypassCSP, tab, added, tainted);
   };
-  await page.goto(`${s.baseUrl}/#/${path}`);
-  await page.getByTestId('signed-in-as').waitFor();
   return { context, page };
 }
 
