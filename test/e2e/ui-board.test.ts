@@ -10,7 +10,7 @@ import { browserSkip, uiForFile, screenshot, openSignedIn, type SignedInOptions 
  * The board and what hangs off a task, on one server and one Chromium (docs/ui.md, "Tests"): the
  * board's lanes, dependencies and Trust; the task panel's buttons from allowed_actions; path
  * reservations on the tab and the card. The connection banner stops its server, so it has a
- * server (and home) of its own, in the same browser. Each test opens its own browser context.
+ * server (and home) of its own, in the same browser. Each test has a signed-in tab of its own (openSignedIn).
  */
 
 /** These checks are about assignee lanes: the board's "By assignee" grouping, kept per browser (docs/ui.md). */

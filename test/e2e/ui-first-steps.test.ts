@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { request } from 'node:http';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { ok, type TestAgent } from '../helpers/server.js';
-import { browserSkip, uiForFile, screenshot, openSignedIn, UI_DIR } from '../helpers/browser.js';
+import { browserSkip, uiForFile, screenshot, openSignedIn, openTab, UI_DIR } from '../helpers/browser.js';
 import { connectPlan, mcpServerName, shellLine } from '../../shared/host-connect.js';
 
 /**
@@ -13,7 +13,7 @@ import { connectPlan, mcpServerName, shellLine } from '../../shared/host-connect
  * "Tests"): how the bundle is served, the first run, the backup indicator, sign-in, rooms, chat,
  * agents and credentials, the rights of other owners. The groups run in this order on the same
  * home: the first run needs a home without agents, so it comes first; "No backup yet" before
- * anything backs up. Each test opens its own browser context (its own sign-in).
+ * anything backs up. Each test has a signed-in tab of its own (openSignedIn, its own session).
  */
 const bundleSkip = existsSync(join(UI_DIR, 'index.html')) ? undefined : `UI bundle not built at ${UI_DIR} (npm run build): skipping the serving tests`;
 if (bundleSkip) console.warn(bundleSkip);
@@ -149,8 +149,7 @@ describe.skipIf(!!bundleSkip)('UI: first steps on one server', () => {
     });
 
     it('a stale or reused login link gets a clear page; without a session the UI says how to sign in', async () => {
-      const ctx = await ui.browser.newContext();
-      const page = await ctx.newPage();
+      const { context: ctx, page } = await openTab(ui.browser);
       await page.goto(ui.s.baseUrl + '/');
       await expect.poll(() => page.getByText('You are not signed in').isVisible()).toBe(true);
 
@@ -164,8 +163,7 @@ describe.skipIf(!!bundleSkip)('UI: first steps on one server', () => {
       expect(await ctx.cookies()).toEqual([]);
       expect(await page.evaluate(() => Object.values(sessionStorage).some((v) => v.startsWith('ars_')))).toBe(true);
 
-      const other = await ui.browser.newContext();
-      const p2 = await other.newPage();
+      const { context: other, page: p2 } = await openTab(ui.browser);
       await p2.goto(url);
       // The page loads, then asks the server: on a busy machine that takes longer than a poll's default second.
       await expect.poll(() => p2.textContent('body'), { timeout: 10_000 }).toContain('already used');

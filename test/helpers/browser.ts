@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -96,17 +97,12 @@ export function launchBrowser(extraArgs: string[] = []): Promise<Browser> {
 }
 
 /**
- * A browser context signed in through a one-time login URL: the page trades it for a session
- * token kept in the tab's sessionStorage. Links minted through the API ask first: confirmed here.
+ * A tab (`openTab`: as a new context) signed in through a one-time login URL: the page trades it
+ * for a session token kept in the tab's sessionStorage. Links minted through the API ask first:
+ * confirmed here.
  */
 export async function signedInPage(browser: Browser, loginUrl: string, opts: { width?: number; height?: number; colorScheme?: 'light' | 'dark' } = {}): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext({
-    viewport: { width: opts.width ?? 1280, height: opts.height ?? 800 },
-    colorScheme: opts.colorScheme ?? 'light',
-    acceptDownloads: true,
-  });
-  context.setDefaultTimeout(15_000);
-  const page = await context.newPage();
+  const { context, page } = await openTab(browser, opts);
   await page.goto(loginUrl);
   const signedIn = page.getByTestId('signed-in-as');
   const confirm = page.getByTestId('confirm-sign-in');
@@ -116,56 +112,153 @@ export async function signedInPage(browser: Browser, loginUrl: string, opts: { w
   return { context, page };
 }
 
-/** How `openSignedIn` opens its context beyond the sign-in. */
-export interface SignedInOptions {
+/** How `openTab` sets its tab up. */
+export interface TabOptions {
   width?: number;
   height?: number;
   colorScheme?: 'light' | 'dark';
   /** Only so axe-core can be injected as an inline script (the app itself never needs it). */
   bypassCSP?: boolean;
   reducedMotion?: 'reduce' | 'no-preference';
+  /** Scripts run in every document of the tab before the app's own (e.g. a recorded Notification API). */
+  init?: Array<string | (() => void)>;
+}
+
+/** How `openSignedIn` opens its tab beyond the sign-in. */
+export interface SignedInOptions extends TabOptions {
   /** Whose session: the primary owner's unless given. */
   ownerId?: string;
-  /** Scripts run in every document of the context before the app's own (e.g. a recorded Notification API). */
-  init?: Array<string | (() => void)>;
 }
 
 /** Where the page keeps its session token (src-renderer/src/api.ts). */
 const SESSION_KEY = 'agent-rooms.session';
 
 /**
- * A fresh browser context already signed in, its page loaded once at `#/<path>`: the set-up of a
- * test whose subject is not the sign-in walk (docs/testing.md, "UI files"). The session is made
- * on the server (`createUiSession`, what POST /v1/ui/login does once the link is redeemed) and
- * put in the tab's sessionStorage before the app starts, as the sign-in page would have; the
- * walk itself (link, confirmation, exchange, the page reloading at `/`) is `signedInPage`, which
- * the sign-in tests keep. The token is put in once per tab: a sign-out or a reload behaves as
- * after a real sign-in.
+ * A browser tab kept for the next test of the file: opening a tab (`newPage`) is about a second on
+ * a busy machine, most of a short UI test's set-up (docs/testing.md, "UI files"). Each tab has a
+ * context of its own, so two tabs a test holds at once never share storage.
+ */
+interface KeptTab {
+  context: BrowserContext;
+  page: Page;
+  /** The context's own close, for a tab that cannot be kept. */
+  close: BrowserContext['close'];
+}
+
+/** Idle tabs per browser, by the one context option a page cannot change (bypassCSP). */
+const keptTabs = new WeakMap<Browser, Map<string, KeptTab[]>>();
+
+/** What a test may have attached to its page, taken off before the tab is kept. */
+const PAGE_EVENTS = ['request', 'requestfinished', 'requestfailed', 'response', 'dialog', 'download', 'console', 'pageerror', 'popup', 'filechooser', 'framenavigated', 'load', 'domcontentloaded', 'websocket', 'worker'] as const;
+
+async function takeTab(browser: Browser, bypassCSP: boolean): Promise<KeptTab> {
+  const idle = keptTabs.get(browser)?.get(String(bypassCSP));
+  while (idle?.length) {
+    const tab = idle.pop()!;
+    if (!tab.page.isClosed()) return tab;
+  }
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme: 'light', acceptDownloads: true, bypassCSP });
+  return { context, page: await context.newPage(), close: context.close.bind(context) };
+}
+
+/**
+ * The test is done with the tab: what it added goes (init scripts, routes, listeners, other tabs of
+ * its context) and the tab waits on about:blank for the next test. A tab the test reached into
+ * through CDP (emulated network conditions) is closed instead.
+ */
+async function keepTab(browser: Browser, bypassCSP: boolean, tab: KeptTab, added: Array<{ dispose(): Promise<void> }>, tainted: boolean): Promise<void> {
+  const { context, page } = tab;
+  context.close = tab.close;
+  try {
+    if (tainted || page.isClosed()) throw new Error('not kept');
+    for (const d of added) await d.dispose();
+    await page.unrouteAll({ behavior: 'ignoreErrors' });
+    for (const e of PAGE_EVENTS) page.removeAllListeners(e);
+    inFlight.delete(page);
+    for (const other of context.pages()) if (other !== page) await other.close();
+    await page.goto('about:blank');
+  } catch {
+    await tab.close();
+    return;
+  }
+  let byKind = keptTabs.get(browser);
+  if (!byKind) keptTabs.set(browser, (byKind = new Map()));
+  const idle = byKind.get(String(bypassCSP)) ?? [];
+  byKind.set(String(bypassCSP), idle);
+  idle.push(tab);
+}
+
+/**
+ * A browser tab already signed in, its page loaded once at `#/<path>`: the set-up of a test whose
+ * subject is not the sign-in walk (docs/testing.md, "UI files"). The session is made on the server
+ * (`createUiSession`, what POST /v1/ui/login does once the link is redeemed) and put in the tab's
+ * sessionStorage before the app starts, as the sign-in page would have; the walk itself (link,
+ * confirmation, exchange, the page reloading at `/`) is `signedInPage`, which the sign-in tests
+ * keep. The token is put in once per tab: a sign-out or a reload behaves as after a real sign-in.
+ *
+ * The tab is one a finished test of the file gave back when there is one (`context.close()` gives
+ * it back): it starts as a new context would, with its storage, cookies and permissions cleared
+ * (on the first load, before the app's scripts), its viewport, colour scheme and motion set, and
+ * none of the previous test's init scripts, routes or listeners; only the HTTP cache stays, as
+ * in a browser that has loaded the app before.
  */
 export async function openSignedIn(browser: Browser, s: Pick<TestServer, 'running' | 'baseUrl'>, path = '', opts: SignedInOptions = {}): Promise<{ context: BrowserContext; page: Page }> {
   const db = s.running.core.db;
   const ownerId = opts.ownerId ?? primaryOwner(db)!.owner_id;
   const { sessionId } = createUiSession(db, ownerId);
-  const context = await browser.newContext({
-    viewport: { width: opts.width ?? 1280, height: opts.height ?? 800 },
-    colorScheme: opts.colorScheme ?? 'light',
-    acceptDownloads: true,
-    bypassCSP: !!opts.bypassCSP,
-    ...(opts.reducedMotion ? { reducedMotion: opts.reducedMotion } : {}),
-  });
-  context.setDefaultTimeout(15_000);
-  // A string: this file is compiled without the DOM's types.
-  await context.addInitScript(
-    `if (!sessionStorage.getItem('test.session-seeded')) { sessionStorage.setItem('test.session-seeded', '1'); sessionStorage.setItem(${JSON.stringify(SESSION_KEY)}, ${JSON.stringify(sessionId)}); }`,
-  );
-  for (const script of opts.init ?? []) await context.addInitScript(script);
-  const page = await context.newPage();
+  const { context, page } = await openTab(browser, opts, `sessionStorage.setItem(${JSON.stringify(SESSION_KEY)}, ${JSON.stringify(sessionId)});`);
   await page.goto(`${s.baseUrl}/#/${path}`);
   await page.getByTestId('signed-in-as').waitFor();
   return { context, page };
 }
 
-export async function screenshot(page: Page, name: string): Promise<string> {
+/**
+ * A tab that starts as a new browser context would, not yet navigated; `context.close()` gives it
+ * back for the next test (`keepTab`). It is a tab an earlier test gave back when there is one: its
+ * cookies and permissions are cleared, its viewport, colour scheme and motion set, and on its first
+ * load (of whatever origin; a reload is not a first load) localStorage and sessionStorage are
+ * cleared before any script of the page runs, then `firstLoad` (a script) runs. Only the HTTP
+ * cache carries over, and the storage of an origin this tab never loads again.
+ */
+export async function openTab(browser: Browser, opts: TabOptions = {}, firstLoad = ''): Promise<{ context: BrowserContext; page: Page }> {
+  const bypassCSP = !!opts.bypassCSP;
+  const tab = await takeTab(browser, bypassCSP);
+  const { context, page } = tab;
+  context.setDefaultTimeout(15_000);
+  await context.clearCookies();
+  await context.clearPermissions();
+  await page.setViewportSize({ width: opts.width ?? 1280, height: opts.height ?? 800 });
+  await page.emulateMedia({ media: null, colorScheme: opts.colorScheme ?? 'light', reducedMotion: opts.reducedMotion ?? 'no-preference', forcedColors: null });
+  // A string: this file is compiled without the DOM's types.
+  const fresh = JSON.stringify(`test.tab.${randomUUID()}`);
+  const added = [await page.addInitScript(`if (!sessionStorage.getItem(${fresh})) { localStorage.clear(); sessionStorage.clear(); sessionStorage.setItem(${fresh}, '1'); ${firstLoad} }`)];
+  for (const script of opts.init ?? []) added.push(await page.addInitScript(script));
+  let tainted = false;
+  const newCDPSession = context.newCDPSession.bind(context);
+  context.newCDPSession = (p) => {
+    tainted = true;
+    return newCDPSession(p);
+  };
+  let given = false;
+  context.close = async () => {
+    if (given) return;
+    given = true;
+    context.newCDPSession = newCDPSession;
+    await keepTab(browser, bypassCSP, tab, added, tainted);
+  };
+  return { context, page };
+}
+
+/**
+ * Screenshots for a person to look at (nothing compares them) are taken only when asked, with
+ * `UI_SCREENSHOTS=1`: each one is a full capture and encode, a third of a second on a busy machine
+ * (docs/testing.md, "UI files"). Shots that are compared (baselines) are taken by their test.
+ */
+export const TAKE_SCREENSHOTS = process.env.UI_SCREENSHOTS === '1';
+
+/** Writes `test-results/screenshots/<name>.png` when `UI_SCREENSHOTS=1`; returns its path, or undefined. */
+export async function screenshot(page: Page, name: string): Promise<string | undefined> {
+  if (!TAKE_SCREENSHOTS) return undefined;
   mkdirSync(SHOTS, { recursive: true });
   const file = join(SHOTS, `${name}.png`);
   await page.screenshot({ path: file });

@@ -7,7 +7,7 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { browserSkipReason, launchBrowser, signedInPage } from '../helpers/browser.js';
+import { browserSkipReason, launchBrowser, openSignedIn, signedInPage } from '../helpers/browser.js';
 import { startEvilOrigin, type EvilOrigin } from '../helpers/evil-origin.js';
 import { sha256Hex } from '../../src-main/core/util/ids.js';
 import { UI_SESSION_IDLE_MS, UI_SESSION_MAX_MS } from '../../src-main/core/owners/login.js';
@@ -22,7 +22,9 @@ describe.skipIf(!!skip)('item 5: the UI credential stays on its origin', () => {
 
   beforeAll(async () => {
     s = await startTestServer();
-    browser = await launchBrowser();
+    // One renderer process for all the tabs (as the UI files; docs/testing.md, "UI files"): what is
+    // checked here is what reaches the servers and the storage of each origin, not process isolation.
+    browser = await launchBrowser(['--renderer-process-limit=1']);
     evil = await startEvilOrigin();
   });
   afterAll(async () => {
@@ -72,8 +74,9 @@ describe.skipIf(!!skip)('item 5: the UI credential stays on its origin', () => {
     await context.close();
   });
 
+  // The session's life and the stream's ticket: a signed-in tab without the sign-in walk (the first test walks it).
   it('the session ends when idle, renews on use, and ends at its maximum age', async () => {
-    const { context, page } = await signedInPage(browser, s.running.loginUrl());
+    const { context, page } = await openSignedIn(browser, s);
     const token = (await sessionOf(page))!;
     const db = s.running.core.db;
     const row = () => db.prepare('SELECT created_at, expires_at FROM ui_sessions WHERE id_hash = ?').get(sha256Hex(token)) as { created_at: number; expires_at: number } | undefined;
@@ -92,7 +95,7 @@ describe.skipIf(!!skip)('item 5: the UI credential stays on its origin', () => {
     expect(row()).toBeUndefined();
 
     // Idle too long: the next request is refused and the page shows how to sign in.
-    const second = await signedInPage(browser, s.running.loginUrl());
+    const second = await openSignedIn(browser, s);
     const t2 = (await sessionOf(second.page))!;
     db.prepare('UPDATE ui_sessions SET expires_at = ? WHERE id_hash = ?').run(Date.now() - 1, sha256Hex(t2));
     await second.page.reload();
@@ -102,7 +105,7 @@ describe.skipIf(!!skip)('item 5: the UI credential stays on its origin', () => {
   });
 
   it('the event stream takes a single-use ticket, never a cookie or a reusable token on its URL', async () => {
-    const { context, page } = await signedInPage(browser, s.running.loginUrl());
+    const { context, page } = await openSignedIn(browser, s);
     const token = (await sessionOf(page))!;
     expect((await fetch(s.baseUrl + '/v1/events')).status).toBe(401);
     const t = await fetch(s.baseUrl + '/v1/events/ticket', { method: 'POST', headers: { authorization: `Bearer ${token}` } });

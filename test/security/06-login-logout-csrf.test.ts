@@ -21,7 +21,9 @@ describe.skipIf(!!skip)('item 6: login and logout CSRF', () => {
 
   beforeAll(async () => {
     s = await startTestServer();
-    browser = await launchBrowser();
+    // One renderer process for all the tabs (as the UI files; docs/testing.md, "UI files"): what is
+    // checked here is what reaches the servers and which session each tab holds, not process isolation.
+    browser = await launchBrowser(['--renderer-process-limit=1']);
     evil = await startEvilOrigin();
     mallory = await s.owner('Mallory');
   });

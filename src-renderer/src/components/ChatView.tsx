@@ -61,8 +61,14 @@ const WakeStatus = memo(function WakeStatus({ m, wakes, covered }: { m: Message;
 
 const time = formatTime;
 
+/**
+ * Plate → handle, from the room's members and `extra` messages. The same Map comes back while its
+ * entries are the same (a page of older messages rarely adds any): every chat row takes it as a prop,
+ * and a new Map would render every row again (docs/ui.md, "Long history").
+ */
 export function usePlateHandles(roomId: string, extra: Message[] = []): Map<string, string> {
   const members = useMembers((s) => s.rooms[roomId]?.data);
+  const held = useRef<Map<string, string>>(undefined);
   return useMemo(() => {
     const m = new Map<string, string>();
     for (const msg of extra) {
@@ -70,6 +76,9 @@ export function usePlateHandles(roomId: string, extra: Message[] = []): Map<stri
       for (const x of msg.mentions) if (x.plate) m.set(x.plate, x.handle);
     }
     for (const a of members?.agents ?? []) m.set(a.plate, a.handle);
+    const prev = held.current;
+    if (prev && prev.size === m.size && [...m].every(([k, v]) => prev.get(k) === v)) return prev;
+    held.current = m;
     return m;
   }, [members, extra]);
 }
@@ -119,6 +128,7 @@ const MessageRow = memo(function MessageRow({
   onThread?: (root: Message) => void;
 }) {
   const mentionsMe = m.mentions.some((x) => x.kind === 'human' && x.owner_id === meId);
+  const at = time(m.created_at);
   return (
     <article
       className={`msg ${highlight ? 'highlight' : ''} ${compact ? 'compact' : ''} ${mentionsMe ? 'mentions-me' : ''} ${m.sender.owner_id === meId && m.sender.kind === 'human' ? 'mine' : ''} ${firstUnread ? 'first-unread' : ''}`}
@@ -133,8 +143,8 @@ const MessageRow = memo(function MessageRow({
       <header className={compact ? 'sr-only' : undefined}>
         <strong className="sender">{m.sender.name}</strong> <span className="handle">{m.sender.handle}</span>
         {m.sender.kind === 'agent' && <span className="badge">agent</span>}
-        <a className="permalink" href={href('rooms', m.room, 'messages', String(m.seq))} aria-label={`${time(m.created_at)}, link to message ${m.seq}`}>
-          <time dateTime={m.created_at}>{time(m.created_at)}</time>
+        <a className="permalink" href={href('rooms', m.room, 'messages', String(m.seq))} aria-label={`${at}, link to message ${m.seq}`}>
+          <time dateTime={m.created_at}>{at}</time>
         </a>
         {mentionsMe && <span className="badge me">mentions you</span>}
       </header>
@@ -348,7 +358,8 @@ export function ChatView({ room, focusSeq }: { room: Room; focusSeq?: number }) 
     for (const m of messages) if (m.parent_id) c.set(m.parent_id, (c.get(m.parent_id) ?? 0) + 1);
     return c;
   }, [messages]);
-  const plates = usePlateHandles(roomId, messages.length < 2000 ? messages : messages.slice(-2000));
+  const recent = useMemo(() => (messages.length < 2000 ? messages : messages.slice(-2000)), [messages]);
+  const plates = usePlateHandles(roomId, recent);
   const candidates = useCandidates(roomId);
   const rows = useMemo<Row[]>(() => {
     const out: Row[] = [];
@@ -368,6 +379,8 @@ export function ChatView({ room, focusSeq }: { room: Room; focusSeq?: number }) 
   );
   const firstUnreadRow = firstUnread ? (firstUnread.parent_id && byId.has(firstUnread.parent_id) ? firstUnread.parent_id : firstUnread.message_id) : undefined;
   const onReachTop = useCallback(() => void loadOlder(roomId), [roomId, loadOlder]);
+  // Stable, so a row whose props did not change is not rendered again (MessageRow is memo).
+  const openThread = useCallback((m: Message) => setThreadId(m.message_id), []);
   const itemKey = useCallback((r: Row) => r.key, []);
   const render = useCallback(
     (r: Row) =>
@@ -382,13 +395,13 @@ export function ChatView({ room, focusSeq }: { room: Room; focusSeq?: number }) 
           compact={continues(r.prev, r.m) && r.m.message_id !== firstUnreadRow}
           firstUnread={r.m.message_id === firstUnreadRow}
           orphan={r.orphan}
-          onThread={(m) => setThreadId(m.message_id)}
+          onThread={openThread}
           highlight={r.m.seq === highlightSeq}
           wakes={mw?.byMessage.get(r.m.message_id)}
           wakesCovered={!!mw && (mw.coveredFrom === '' || (mw.coveredFrom !== null && r.m.created_at >= mw.coveredFrom))}
         />
       ),
-    [replyCount, meId, plates, room.name, firstUnreadRow, highlightSeq, mw],
+    [replyCount, meId, plates, room.name, firstUnreadRow, highlightSeq, mw, openThread],
   );
 
   if (!log) return phaseOf(chat) === 'error' ? <ErrorNote error={chat?.error} what="messages" retry={() => void loadLatest(roomId)} /> : <Loading what="messages" />;
