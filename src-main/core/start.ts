@@ -20,6 +20,7 @@ import { primaryOwner } from './owners/store.js';
 import { createLoginLink } from './owners/login.js';
 import { packageRoot } from './paths.js';
 import { exposureWarning, secureHome, touchPrivate } from './home-modes.js';
+import { endStreams } from './http/streams.js';
 
 export const DEFAULT_PORT = 7337;
 
@@ -197,7 +198,8 @@ export async function startCore(opts: StartOptions): Promise<RunningCore> {
       }
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
-        // Streams (SSE, MCP GET) never end by themselves: close them once in-flight requests had their chance.
+        // Streams (SSE, MCP GET) never end by themselves: they close now; requests in flight get 2 s.
+        endStreams(core);
         setTimeout(() => server.closeAllConnections(), 2000).unref();
         server.closeIdleConnections();
       });

@@ -1,4 +1,5 @@
-import { describe, it, expect, afterEach } from 'vitest';
+import { describe, it, expect, afterEach, vi } from 'vitest';
+import { Server as HttpServer } from 'node:http';
 import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -265,6 +266,36 @@ describe('the home at start', () => {
     expect(activeRepeats(core)).toBe(0);
     expect((core.bus as unknown as { emitter: EventEmitter }).emitter.listenerCount('event')).toBe(0);
     expect(listeners).toEqual([]);
+  });
+
+  it('a stop closes open streams at once (the UI event stream, an MCP GET stream): only requests in flight get the grace', async () => {
+    const s = await startTestServer();
+    const a = await s.agent('Streamer');
+    // An MCP GET stream of a session nobody closes, and the window's event stream.
+    const init = await rawMcp(s.running, INITIALIZE, { authorization: `Bearer ${a.credential}` });
+    const sid = init.headers.get('mcp-session-id')!;
+    expect(sid).toBeTruthy();
+    const mcpStream = await fetch(s.running.mcpUrl, { headers: { authorization: `Bearer ${a.credential}`, 'mcp-session-id': sid, accept: 'text/event-stream' } });
+    expect(mcpStream.status).toBe(200);
+    const events = await fetch(`${s.running.baseUrl}/v1/events`, { headers: { authorization: `Bearer ${s.running.ownerToken}` } });
+    expect(events.status).toBe(200);
+    const order: string[] = [];
+    // The grace ends with closeAllConnections; a stop that waited for it resolves after that call.
+    const real = HttpServer.prototype.closeAllConnections;
+    const spy = vi.spyOn(HttpServer.prototype, 'closeAllConnections').mockImplementation(function (this: HttpServer) {
+      order.push('grace over');
+      real.call(this);
+    });
+    try {
+      await s.running.close();
+      order.push('stopped');
+      expect(order[0]).toBe('stopped');
+      // Both streams were ended by the server, not left to the client.
+      for (const r of [mcpStream, events]) await expect(r.text()).rejects.toThrow();
+    } finally {
+      spy.mockRestore();
+      await s.stop();
+    }
   });
 
   it.skipIf(!!posixModes)('item 11: a new home is 0700 with every folder 0700 and every file 0600, while the server runs', async () => {

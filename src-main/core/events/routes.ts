@@ -1,4 +1,5 @@
 import { defineRoute, type Route } from '../http/router.js';
+import { holdStream } from '../http/streams.js';
 import { humanRole } from '../rooms/store.js';
 import type { CoreEvent, WireEvent } from '../../../shared/core-events.js';
 
@@ -20,6 +21,7 @@ export const eventRoutes: Route[] = [
         'x-accel-buffering': 'no',
       });
       res.write(`retry: 2000\n\n`);
+      holdStream(core, res);
       const off = core.bus.on((e) => {
         if (e.room) {
           if (!humanRole(core.db, e.room, owner.owner_id)) return;

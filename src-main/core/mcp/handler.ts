@@ -14,6 +14,7 @@ import { callTool, MALFORMED_ARGUMENTS } from './call.js';
 import { SERVER_INSTRUCTIONS } from './instructions.js';
 import type { McpSession } from '../sessions.js';
 import { readBody } from '../http/body.js';
+import { holdStream } from '../http/streams.js';
 import { RateLimiter } from '../ratelimit.js';
 import { profileOf, TOOL_PROFILES, type ToolProfile } from './profiles.js';
 
@@ -260,6 +261,7 @@ export async function handleMcp(
     if (s.plate !== identity.plate) return jsonRpcError(res, 403, -32003, 'this session belongs to another agent');
     s.lastSeen = Date.now();
     if (req.method === 'GET') {
+      holdStream(core, res);
       s.getStreams++;
       res.once('close', () => {
         s.getStreams--;
