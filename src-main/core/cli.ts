@@ -1,8 +1,7 @@
 #!/usr/bin/env node
 import { readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { startCore, DEFAULT_PORT } from './start.js';
-import { defaultHome } from './paths.js';
+import { DEFAULT_PORT, defaultHome } from './paths.js';
 import { parseRateLimit, type RateLimitConfig } from './ratelimit.js';
 import { openDb } from './db/open.js';
 import { createLoginLink } from './owners/login.js';
@@ -97,6 +96,8 @@ async function serve(flags: Flags) {
     flags.port = Number(envPort);
   }
   const home = flags.home ?? defaultHome();
+  // The core is loaded only to serve: connect, doctor, guard (a git hook), backup and open start without it.
+  const { startCore } = await import('./start.js');
   const running = await startCore({ home, port: flags.port ?? DEFAULT_PORT, ownerName: flags.ownerName, rateLimit: flags.rateLimit, maxChain: flags.maxChain, wakeBudget: flags.wakeBudget });
   // A large database is checked after the ready line; a failure stops the server (it closed itself).
   running.integrity.catch(async (err: Error) => {

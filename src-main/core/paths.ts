@@ -3,6 +3,9 @@ import { join, dirname } from 'node:path';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
+/** The port `agent-rooms serve` and the desktop app listen on unless told otherwise. */
+export const DEFAULT_PORT = 7337;
+
 /** The platform's user data folder for agent-rooms (XDG on Linux). */
 export function defaultHome(): string {
   const env = process.env.AGENT_ROOMS_HOME;

@@ -18,11 +18,12 @@ import { assembleCore, ensurePrimaryOwner } from './assemble.js';
 import { CAPABILITY_PORTS } from './capabilities.js';
 import { primaryOwner } from './owners/store.js';
 import { createLoginLink } from './owners/login.js';
-import { packageRoot } from './paths.js';
+import { DEFAULT_PORT, packageRoot } from './paths.js';
 import { exposureWarning, secureHome, touchPrivate } from './home-modes.js';
 import { endStreams } from './http/streams.js';
 
-export const DEFAULT_PORT = 7337;
+/** Where the default port is decided; re-exported for the desktop shell. */
+export { DEFAULT_PORT };
 
 export interface StartOptions {
   home: string;
