@@ -50,7 +50,7 @@ export default async function setup(): Promise<() => void> {
     const { build } = (await import('esbuild')) as typeof import('esbuild');
     mkdirSync(dir, { recursive: true });
     const entryPoints = { cli: CLI_SOURCE, ...Object.fromEntries(Object.entries(TEST_SCRIPTS).map(([name, source]) => [name, join(ROOT, source)])) };
-    await build({ entryPoints, bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', outdir: dir, outExtension: { '.js': '.mjs' }, logLevel: 'warning' });
+    await build({ entryPoints, bundle: true, splitting: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', outdir: dir, outExtension: { '.js': '.mjs' }, logLevel: 'warning' });
     process.env[ENV] = join(dir, 'cli.mjs');
   } catch (err) {
     console.warn(`test/helpers/cli-bundle.ts: children run the CLI through tsx (${(err as Error).message})`);
