@@ -473,8 +473,11 @@ describe.skipIf(!!skip)('UI: the overhaul and its performance', () => {
       // the first lane with its Show more button, then scroll it to its end: the last card renders.
       const s0 = Date.now();
       const firstLane = page.locator('section.lane').first();
+      // A DOM click: the subject is the lane's paging, not the pointer. Playwright's click scrolls the
+      // button into view first, and once (CI, a busy machine) it kept finding it scrolled away and then
+      // re-rendered for 15 s while the board still settled after the filter was cleared.
       for (let i = 0; i < 10 && (await firstLane.getByRole('button', { name: 'Show more' }).count()) > 0; i++) {
-        await firstLane.getByRole('button', { name: 'Show more' }).click();
+        await firstLane.getByRole('button', { name: 'Show more' }).evaluate((b) => (b as HTMLButtonElement).click());
         await page.evaluate(() => new Promise(requestAnimationFrame));
       }
       expect(await firstLane.getByRole('button', { name: 'Show more' }).count()).toBe(0);
