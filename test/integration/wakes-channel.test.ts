@@ -143,14 +143,20 @@ describe('wakes: Claude Code channel push', () => {
   // The three cases that wait out the ack window (1.5 s) for a push nobody takes run at once: each has
   // its own agent, room and runner, and most of their time is that wait.
   describe.concurrent('a push not taken within the ack window', () => {
-    it('a push the session does not take goes to the runner within the ack window, and runs once', async () => {
-      const a = await s.agent('Dropper');
-      const room = await s.room('Drop room');
+    /** An agent in a room of its own, with the fixture runner (logging to `file`) and an opted-in session that drops every push. */
+    async function droppingAgent(name: string, roomName: string, file: string) {
+      const a = await s.agent(name);
+      const room = await s.room(roomName);
       await s.join(room, a.plate);
-      const log = join(dir, 'dropper.log');
+      const log = join(dir, file);
       expect((await s.api('PUT', `/v1/agents/${a.plate}/runners/codex`, fixtureRunner(log))).status).toBe(200);
-      // Opted in, but drops the push (as Claude Code does without a working channel).
       const { pushed } = await channelClient(a.credential, room);
+      return { a, room, log, pushed };
+    }
+
+    it('a push the session does not take goes to the runner within the ack window, and runs once', async () => {
+      // Opted in, but drops the push (as Claude Code does without a working channel).
+      const { a, room, log, pushed } = await droppingAgent('Dropper', 'Drop room', 'dropper.log');
       await mention(room, a.handle, 'dropped on the floor');
       await waitFor(() => pushed.length === 1, 'the push');
       const w = await waitFor(async () => (await wakesOf(a.plate)).find((x) => x.status === 'handled'), 'the runner handling it');
@@ -163,12 +169,7 @@ describe('wakes: Claude Code channel push', () => {
     });
 
     it('a session that let a push go is known not to show channels: its next wakes go to the runner at once, each fallback says why', async () => {
-      const a = await s.agent('Deaf session');
-      const room = await s.room('Deaf room');
-      await s.join(room, a.plate);
-      const log = join(dir, 'deaf.log');
-      expect((await s.api('PUT', `/v1/agents/${a.plate}/runners/codex`, fixtureRunner(log))).status).toBe(200);
-      const { pushed } = await channelClient(a.credential, room);
+      const { a, room, pushed } = await droppingAgent('Deaf session', 'Deaf room', 'deaf.log');
       const first = await mention(room, a.handle, 'first, pushed and dropped');
       expect(first.wakes).toEqual([expect.objectContaining({ status: 'queued', target: 'channel' })]);
       await waitFor(() => pushed.length === 1, 'the push');
@@ -188,12 +189,7 @@ describe('wakes: Claude Code channel push', () => {
     });
 
     it('an assigned task pushed to a session that drops it: the receipt comes back and the runner does the task', async () => {
-      const a = await s.agent('Task dropper');
-      const room = await s.room('Task drop room');
-      await s.join(room, a.plate);
-      const log = join(dir, 'task-dropper.log');
-      expect((await s.api('PUT', `/v1/agents/${a.plate}/runners/codex`, fixtureRunner(log))).status).toBe(200);
-      const { pushed } = await channelClient(a.credential, room);
+      const { a, room, log, pushed } = await droppingAgent('Task dropper', 'Task drop room', 'task-dropper.log');
       const t = await s.api('POST', `/v1/rooms/${room}/tasks`, { title: 'Do it', definition_of_done: 'done', assignee: a.handle });
       expect(t.status).toBe(201);
       await waitFor(() => pushed.length === 1, 'the push');

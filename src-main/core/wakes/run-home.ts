@@ -32,8 +32,8 @@ export function wakeInstructions(e: WakeEnvelope, server: string): string {
  * The room's servers of other agents that a host's own settings hold (what `agent-rooms connect` wrote
  * for them): a woken agent reaches the room as itself only, so a run leaves them out (docs/hosts.md).
  */
-export function otherRoomServers(names: Iterable<string>, server: string): string[] {
-  return [...names].filter((n) => n.startsWith('agent-rooms-') && n !== server);
+function isOtherRoomServer(name: string, server: string): boolean {
+  return name.startsWith('agent-rooms-') && name !== server;
 }
 
 /** Larger than any settings file a user writes by hand; a bigger one is not read. */
@@ -57,8 +57,8 @@ export function codexOtherServerArgs(env: NodeJS.ProcessEnv, server: string): st
   if (!text) return [];
   const names = new Set<string>();
   for (const m of text.matchAll(/^[ \t]*\[[ \t]*mcp_servers[ \t]*\.[ \t]*(?:"([^"\n]+)"|'([^'\n]+)'|([A-Za-z0-9_-]+))/gm)) names.add((m[1] ?? m[2] ?? m[3])!);
-  return otherRoomServers(names, server)
-    .filter((n) => /^[A-Za-z0-9_-]+$/.test(n))
+  return [...names]
+    .filter((n) => isOtherRoomServer(n, server) && /^[A-Za-z0-9_-]+$/.test(n))
     .flatMap((n) => ['-c', `mcp_servers.${n}.enabled=false`]);
 }
 
@@ -107,7 +107,7 @@ export function geminiRunHome(opts: { env: NodeJS.ProcessEnv; server: string; mc
   const settings = readJson(join(userDir, 'settings.json')) ?? {};
   const servers = (settings.mcpServers && typeof settings.mcpServers === 'object' ? settings.mcpServers : {}) as Record<string, unknown>;
   settings.mcpServers = {
-    ...Object.fromEntries(Object.entries(servers).filter(([name]) => !otherRoomServers([name], opts.server).length)),
+    ...Object.fromEntries(Object.entries(servers).filter(([name]) => !isOtherRoomServer(name, opts.server))),
     [opts.server]: { httpUrl: opts.mcpBaseUrl, headers: { Authorization: 'Bearer ${AGENT_ROOMS_CREDENTIAL}' }, trust: true },
   };
   writeFileSync(join(dir, 'settings.json'), JSON.stringify(settings, null, 2), { mode: 0o600 });
