@@ -280,20 +280,30 @@ describe('the home at start', () => {
     const events = await fetch(`${s.running.baseUrl}/v1/events`, { headers: { authorization: `Bearer ${s.running.ownerToken}` } });
     expect(events.status).toBe(200);
     const order: string[] = [];
-    // The grace ends with closeAllConnections; a stop that waited for it resolves after that call.
+    // The grace ends with closeAllConnections; a stop that waited for it resolves after that call. Only
+    // this server's call counts: the grace timers of servers stopped by earlier tests may still fire.
+    const ours = new Set<HttpServer>();
+    const realClose = HttpServer.prototype.close;
+    const closeSpy = vi.spyOn(HttpServer.prototype, 'close').mockImplementation(function (this: HttpServer, cb?: (err?: Error) => void) {
+      const at = this.address();
+      if (at && typeof at === 'object' && at.port === s.running.port) ours.add(this);
+      return realClose.call(this, cb);
+    });
     const real = HttpServer.prototype.closeAllConnections;
     const spy = vi.spyOn(HttpServer.prototype, 'closeAllConnections').mockImplementation(function (this: HttpServer) {
-      order.push('grace over');
+      if (ours.has(this)) order.push('grace over');
       real.call(this);
     });
     try {
       await s.running.close();
       order.push('stopped');
+      expect(ours.size, 'the stop closed this server').toBe(1);
       expect(order[0]).toBe('stopped');
       // Both streams were ended by the server, not left to the client.
       for (const r of [mcpStream, events]) await expect(r.text()).rejects.toThrow();
     } finally {
       spy.mockRestore();
+      closeSpy.mockRestore();
       await s.stop();
     }
   });
