@@ -3,8 +3,9 @@ import { configDefaults, defineConfig } from 'vitest/config';
 
 /**
  * Files that share a worker (docs/testing.md "Two projects"): each runs the core in process (the app,
- * the memory core, or no core at all), and leaves nothing of its own in the process's modules, its
- * environment or its globals when it ends, so the next file of the worker starts as if alone.
+ * the memory core, or no core at all), or a server on a port or the CLI in a child process that it
+ * stops (IN_PROCESS_SERVING), and leaves nothing of its own in the process's modules, its environment
+ * or its globals when it ends, so the next file of the worker starts as if alone.
  * A worker imports the server's modules once for all of them instead of once per file.
  * Every other file (a server on a port, the CLI in a child process, a browser, the host CLIs) keeps
  * a fresh module graph of its own, as every file had before.
@@ -24,6 +25,7 @@ export const IN_PROCESS_FILES = [
     'core-human-api',
     'core-tools',
     'diagnose',
+    'doctor-version',
     'ergonomics',
     'events',
     'feedback-consent',
@@ -72,7 +74,31 @@ export const IN_PROCESS_FILES = [
     'workspace-visibility',
   ].map((name) => `test/security/${name}.test.ts`),
 ];
-const IN_PROCESS = [`${IN_PROCESS_FOLDER}/**/*.test.ts`, ...IN_PROCESS_FILES];
+/**
+ * In process too, though each starts a server on a port (`startTestServer`) or the CLI in a child
+ * process (`spawnServer`, `cliArgs`) and stops it: short files, for which a worker of their own cost
+ * more in imports than their tests took (docs/testing.md "Files that serve"). A file that changes
+ * `httpTimeouts`, the process or its environment is not one of them.
+ */
+export const IN_PROCESS_SERVING = [
+  ...[
+    'abuse-sessions',
+    'app-parity',
+    'backup-export',
+    'cli',
+    'durability-gate',
+    'files-crash',
+    'files-memory',
+    'files-presigned',
+    'fuzz-mcp-wire',
+    'load-concurrency',
+    'mcp-fast-path',
+    'tasks-crash',
+    'tool-profiles',
+  ].map((name) => `test/integration/${name}.test.ts`),
+  'test/security/15-connect-secrets.test.ts',
+];
+const IN_PROCESS = [`${IN_PROCESS_FOLDER}/**/*.test.ts`, ...IN_PROCESS_FILES, ...IN_PROCESS_SERVING];
 
 const ALL = ['test/unit/**/*.test.ts', 'test/integration/**/*.test.ts', 'test/e2e/**/*.test.ts', 'test/security/**/*.test.ts', 'test/hosts/*.test.ts'];
 

@@ -2,7 +2,7 @@ import { describe, it, expect } from 'vitest';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { IN_PROCESS_FILES, IN_PROCESS_FOLDER } from '../../vitest.config.js';
+import { IN_PROCESS_FILES, IN_PROCESS_FOLDER, IN_PROCESS_SERVING } from '../../vitest.config.js';
 
 /**
  * The files of the in-process project share a worker (docs/testing.md "Two projects"): none may
@@ -16,9 +16,11 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
  * also undoes it (`undone`), and an isolated file that does it, so each check is seen to find what it
  * looks for.
  */
-const OWN_PROCESS: Array<{ why: string; re: RegExp; undone?: RegExp; seenIn?: string }> = [
-  { why: 'a server on a port (startTestServer)', re: /\bstartTestServer\(/, seenIn: 'test/integration/core-sessions.test.ts' },
-  { why: 'the CLI in a child process', re: /\b(spawnServer|cliArgs)\(/, seenIn: 'test/integration/cli.test.ts' },
+const OWN_PROCESS: Array<{ why: string; re: RegExp; undone?: RegExp; seenIn?: string; serving?: true }> = [
+  // What a file of IN_PROCESS_SERVING may do (it stops them), and no other in-process file.
+  { why: 'a server on a port (startTestServer)', re: /\bstartTestServer\(/, seenIn: 'test/integration/core-sessions.test.ts', serving: true },
+  { why: 'the CLI in a child process', re: /\b(spawnServer|cliArgs)\(/, seenIn: 'test/integration/durability-home.test.ts', serving: true },
+  { why: 'a change to the HTTP timeouts of the process', re: /\bhttpTimeouts\.\w+\s*=(?!=)|Object\.assign\(httpTimeouts/, seenIn: 'test/integration/limits-http.test.ts' },
   { why: 'a browser', re: /\b(openUi|launchBrowser)\(/, seenIn: 'test/integration/http-adapter.test.ts' },
   {
     why: 'a change to process.env',
@@ -37,7 +39,9 @@ const inProcess = [
     .filter((f) => f.endsWith('.test.ts'))
     .map((f) => `${IN_PROCESS_FOLDER}/${f}`),
   ...IN_PROCESS_FILES,
+  ...IN_PROCESS_SERVING,
 ];
+const serving = new Set(IN_PROCESS_SERVING);
 
 describe('the in-process project (vitest.config.ts)', () => {
   it('names only files that exist', () => {
@@ -48,7 +52,19 @@ describe('the in-process project (vitest.config.ts)', () => {
   it('holds no file that needs a process of its own', () => {
     const found = inProcess.flatMap((f) => {
       const source = readFileSync(join(ROOT, f), 'utf8');
-      return OWN_PROCESS.filter((c) => c.re.test(source) && !c.undone?.test(source)).map((c) => `${f}: ${c.why}`);
+      return OWN_PROCESS.filter((c) => c.re.test(source) && !c.undone?.test(source) && !(c.serving && serving.has(f))).map((c) => `${f}: ${c.why}`);
+    });
+    expect(found).toEqual([]);
+  });
+
+  it('a file listed as serving starts a server or the CLI, and stops what it starts', () => {
+    const starts = OWN_PROCESS.filter((c) => c.serving);
+    const found = IN_PROCESS_SERVING.flatMap((f) => {
+      const source = readFileSync(join(ROOT, f), 'utf8');
+      if (!starts.some((c) => c.re.test(source))) return [`${f}: starts neither (list it in IN_PROCESS_FILES)`];
+      if (IN_PROCESS_FILES.includes(f)) return [`${f}: listed twice`];
+      // The helpers stop what they started: the file's hook (forFile) or its own stop, close or kill.
+      return /\bforFile\(|\.(stop|close|kill)\(/.test(source) ? [] : [`${f}: stops nothing it starts`];
     });
     expect(found).toEqual([]);
   });
