@@ -17,6 +17,7 @@ import { configDefaults, defineConfig } from 'vitest/config';
 export const IN_PROCESS_FOLDER = 'test/unit';
 export const IN_PROCESS_FILES = [
   ...[
+    'abuse-heap',
     'allowed-actions',
     'backup',
     'capability-stop',
@@ -37,6 +38,8 @@ export const IN_PROCESS_FILES = [
     'fuzz-tools',
     'member-actions',
     'needs-you',
+    'packaging-layout',
+    'packaging-start',
     'paging',
     'reservations',
     'route-evidence',
@@ -86,13 +89,16 @@ export const IN_PROCESS_SERVING = [
     'app-parity',
     'backup-export',
     'cli',
+    'conformance',
     'durability-gate',
     'files-crash',
     'files-memory',
     'files-presigned',
     'fuzz-mcp-wire',
+    'limits-disk',
     'load-concurrency',
     'mcp-fast-path',
+    'reservations-guard',
     'tasks-crash',
     'tool-profiles',
   ].map((name) => `test/integration/${name}.test.ts`),
