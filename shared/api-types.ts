@@ -1,10 +1,12 @@
 /**
- * Shapes of the human API (/v1) as the UI reads them (docs/contract.md). The records of the use
- * cases (rooms, members, messages, tasks, the board) are derived from their zod schemas in
- * shared/schemas/, which the server's tools and routes use (`import type` only: zod stays out of
- * the UI's bundle); the rest are kept here by hand, and the server's own DTOs are checked against
- * them at compile time (test/contract/api-types.check.ts), so the UI and the API cannot drift
- * apart unnoticed.
+ * Shapes of the human API (/v1) as the UI reads them (docs/contract.md), derived from the zod
+ * schemas of shared/schemas/ (`z.output`; `import type` only, so zod stays out of the UI's bundle).
+ * The records of the use cases (rooms, members, messages, tasks, the board, files, search,
+ * reservations) are the schemas the server's tools and routes use; the records of the human-only
+ * routes (owners, agents, wakes and runners, feedback, backups) are declared there too, and the
+ * server's own DTOs are checked against them at compile time (test/contract/api-types.check.ts),
+ * so the UI and the API cannot drift apart unnoticed. What is written here by hand is only how
+ * they combine: the allowed actions of a record, and a board's lanes over either task shape.
  */
 import type { z } from 'zod';
 import type { ScopeName } from './scopes.js';
@@ -14,28 +16,19 @@ import type * as Tasks from './schemas/tasks.js';
 import type * as Reservations from './schemas/reservations.js';
 import type * as Search from './schemas/search.js';
 import type * as Files from './schemas/files.js';
+import type * as Owners from './schemas/owners.js';
+import type * as Agents from './schemas/agents.js';
+import type * as Wakes from './schemas/wakes.js';
+import type * as WorkspaceSchemas from './schemas/workspace.js';
+import type * as Feedback from './schemas/feedback.js';
+import type * as Backup from './schemas/backup.js';
 import { TASK_STATUSES, type TaskStatus } from './task-statuses.js';
 
 export type { ScopeName };
 
-export interface Me {
-  owner_id: string;
-  name: string;
-  handle: string;
-  plate_prefix: string;
-  is_primary: boolean;
-  /** May configure runners: the primary owner always, others when it allowed them (docs/security.md). */
-  allow_runners?: boolean;
-}
+export type Me = z.output<typeof Owners.meRecord>;
 
-export interface Owner {
-  owner_id: string;
-  name: string;
-  handle: string;
-  is_primary?: boolean;
-  /** May configure runners (commands run as this machine's user); only the primary owner changes it. */
-  allow_runners?: boolean;
-}
+export type Owner = z.output<typeof Owners.ownerRecord>;
 
 export type Role = z.output<typeof Rooms.roomRole>;
 export type TrustMode = z.output<typeof Rooms.trustModeSchema>;
@@ -154,28 +147,10 @@ export type RoomTrust = z.output<typeof Rooms.roomTrustRecord>;
 /** One hit of GET /v1/rooms/:id/search: `snippet` is plain text, `highlights` UTF-16 offsets into it (pairs on the wire). */
 export type SearchResult = Omit<z.output<typeof Search.searchResult>, 'highlights'> & { highlights: Array<[number, number]> };
 
-export interface RoomFile extends Actions<FileAction> {
-  file_id: string;
-  path?: string;
-  filename?: string;
-  version?: number;
-  versions?: Array<{ version: number; file_id?: string; size_bytes?: number; sha256?: string; created_at?: string; status?: string }>;
-  content_type?: string;
-  size_bytes?: number;
-  sha256?: string;
-  status?: string;
-  quarantined?: boolean;
-  kind?: string;
-  created_at?: string;
-  uploaded_by?: unknown;
-}
+export type RoomFile = z.output<typeof Files.roomFileRecord> & Actions<FileAction>;
 
 /** GET /v1/rooms/:id/files: one page of the room's files, by path. */
-export interface FilePage {
-  files: RoomFile[];
-  next_cursor: string | null;
-  total: number;
-}
+export type FilePage = Omit<z.output<typeof Files.filePageRecord>, 'files'> & { files: RoomFile[] };
 
 /** POST /v1/rooms/:id/files/uploads: the new version, quarantined until its bytes are PUT to `upload_url`. */
 export type UploadStart = z.output<typeof Files.shareFileOutput>;
@@ -184,290 +159,86 @@ export type UploadStart = z.output<typeof Files.shareFileOutput>;
 export type DownloadLink = z.output<typeof Files.fetchFileOutput>;
 
 /** A deleted file still restorable (GET /v1/rooms/:id/deleted-files → `{files}`). */
-export interface DeletedFile extends Actions<DeletedFileAction> {
-  file_id: string;
-  path: string;
-  versions: number;
-  deleted_at: string;
-  restorable_until: string;
-}
+export type DeletedFile = z.output<typeof Files.deletedFileRecord> & Actions<DeletedFileAction>;
 
-export interface Workspace {
-  local_path: string | null;
-  repo_url: string | null;
-  repo_branch: string | null;
-  git_token: string | null;
-  git_token_set?: boolean;
-  configured?: boolean;
-  /** A non-admin sees that a workspace is configured, not its details (docs/security.md). */
-  details_hidden?: boolean;
-}
+export type Workspace = z.output<typeof WorkspaceSchemas.workspaceRecord>;
 
-export interface Agent {
-  agent_id: string;
-  plate: string;
-  name: string;
-  handle: string;
-  owner: { owner_id: string; name: string };
-  scopes: ScopeName[];
-  revoked: boolean;
-  created_at: string;
-  /** On GET /v1/agents and GET /v1/agents/:plate. */
-  presence?: Presence;
-}
+export type Agent = z.output<typeof Agents.agentRecord>;
 
-export interface Credential {
-  credential_id: string;
-  device_id: string;
-  device: string;
-  purpose: string;
-  revoked: boolean;
-  created_at: string;
-}
+export type Credential = z.output<typeof Agents.credentialRecord>;
 
-export interface McpUrls {
-  generic: string;
-  'claude-code': string;
-  codex: string;
-  gemini: string;
-  cursor: string;
-}
+export type McpUrls = z.output<typeof Agents.mcpUrls>;
 
-export interface MintedCredential {
-  credential_id: string;
-  credential: string;
-  device_id: string;
-  mcp_urls: McpUrls;
-}
+export type MintedCredential = z.output<typeof Agents.mintedCredential>;
 
-export interface Runner {
-  host?: string;
-  preset?: string;
-  command?: string;
-  args?: string[];
-  cwd?: string | null;
-  timeout_ms?: number;
-  env?: Record<string, string>;
-  /** false: its owner may not run commands here (allow_runners), so it does not start. */
-  enabled?: boolean;
-  /** Queued mentions of one (agent, room) start as one run (docs/wakes.md "Coalescing"). */
-  coalesce?: boolean;
-}
+export type Runner = z.output<typeof Wakes.runnerRecord>;
 
-export interface Wake extends Actions<WakeAction> {
-  wake_id: string;
-  plate: string;
-  handle?: string;
-  room?: string;
-  host?: string | null;
-  trigger: string;
-  status: string;
-  task_id?: string | null;
-  message_id?: string | null;
-  reason?: string | null;
-  target?: string | null;
-  instance_id?: string | null;
-  exit_code?: number | null;
-  /** The runner's output tails: only for the agent's own owner, null for others. */
-  stdout_tail?: string | null;
-  stderr_tail?: string | null;
-  tool_calls?: number | null;
-  /** Handled without any tool call back to the server: the agent did nothing visible. */
-  no_tool_call?: boolean;
-  /** 0 when a human caused it; one deeper per agent write made while running a wake. */
-  chain_depth?: number;
-  /** A retry (POST /v1/wakes/:id/retry) names the failed wake it repeats. */
-  retry_of?: string | null;
-  /** status `merged`: the wake whose run took this one's message. */
-  merged_into?: string | null;
-  /** A coalesced run: every message it answers, in order. */
-  message_ids?: string[] | null;
-  /** What the run cost, as the host CLI reported it; null when it said nothing. */
-  usage?: WakeUsage | null;
-  created_at?: string;
-  started_at?: string | null;
-  ended_at?: string | null;
-}
+export type Wake = z.output<typeof Wakes.wakeRecord> & Actions<WakeAction>;
 
 /** One runner as the server itself would start it (docs/wakes.md "Checking what wakes an agent"). */
-export interface RunnerCheck {
-  host: string;
-  preset: string | null;
-  command: string;
-  /** The absolute path the server's spawn resolves the command to, under its own PATH and the runner's env. */
-  resolved: string | null;
-  /** The first line `--version` printed (masked). */
-  version: string | null;
-  ok: boolean;
-  problem: string | null;
-  fix: string | null;
-}
+export type RunnerCheck = z.output<typeof Wakes.runnerCheck>;
 
 /** POST /v1/agents/:plate/doctor: what decides whether a mention wakes the agent, checked from the server's environment. */
-export interface WakeabilityReport {
-  plate: string;
-  handle: string;
-  /** A live claude-code session that opted in to channels and holds a GET stream. */
-  channel_session: boolean;
-  runners: RunnerCheck[];
-  /** Where a mention of this agent goes now: the first target that can take it. */
-  wakes_by: 'channel' | 'runner' | 'inbox';
-  reason: string;
-  /** For each credential the caller asked about (host configs), whether it is a live credential of this agent. */
-  credentials: Array<{ live: boolean }>;
-}
+export type WakeabilityReport = z.output<typeof Wakes.wakeabilityReport>;
 
 /**
  * Wake statuses: queued, running, handled, failed (a dropped held wake ends failed with reason
  * `dropped`), held (reason `loop_guard` or `budget`: POST /v1/wakes/:id/release or /drop),
  * merged (coalesced into `merged_into`).
  */
-export type WakeStatus = 'queued' | 'running' | 'handled' | 'failed' | 'held' | 'merged';
+export type WakeStatus = z.output<typeof Wakes.wakeStatus>;
 
-export interface WakeUsage {
-  input_tokens: number | null;
-  output_tokens: number | null;
-  cache_read_tokens: number | null;
-  cost_usd: number | null;
-  model: string | null;
-}
+export type WakeUsage = z.output<typeof Wakes.wakeUsage>;
 
-export interface UsageSums {
-  wakes: number;
-  input_tokens: number;
-  output_tokens: number;
-  cache_read_tokens: number;
-  cost_usd: number;
-}
+export type UsageSums = z.output<typeof Wakes.usageSums>;
 
 /** GET /v1/usage?room=&plate=&since=: over the wakes the caller may see. */
-export interface UsageSummary {
-  totals: UsageSums;
-  by_agent: Array<UsageSums & { plate: string }>;
-  by_room: Array<UsageSums & { room: string }>;
-}
+export type UsageSummary = z.output<typeof Wakes.usageSummary>;
 
 /** GET/PUT /v1/settings/wakes (primary owner): the overnight limits. */
-export interface WakeSettings {
-  max_chain: number;
-  /** Started wakes per agent per hour; 0 = no limit. */
-  wake_budget: number;
-}
+export type WakeSettings = z.output<typeof Wakes.wakeSettings>;
 
 /** GET /v1/rooms/:id/wakes (and /v1/agents/:plate/wakes; `?message_id=`, `?task_id=` filter): the newest wakes first, paged by `next_before_seq`. */
-export interface WakePage {
-  wakes: Wake[];
-  next_cursor: string | null;
-  next_before_seq: number | null;
-}
+export type WakePage = Omit<z.output<typeof Wakes.wakePage>, 'wakes'> & { wakes: Wake[] };
 
 /** A runner preset of GET /v1/runner-presets (`{presets}`): a host's command line, ready to use. */
-export interface RunnerPreset {
-  preset: string;
-  host: string;
-  command: string;
-  args: readonly string[];
-}
+export type RunnerPreset = z.output<typeof Wakes.runnerPreset>;
 
 /** An agent's feedback on one task step (submit_task_feedback). */
-export interface TaskFeedback {
-  feedback_id: string;
-  room: string;
-  task_id: string | null;
-  plate: string;
-  kind: 'task' | 'contract_mismatch';
-  outcome: 'clean' | 'issue';
-  task_status: string | null;
-  error_id: string | null;
-  issue: string | null;
-  recommended_fix: string | null;
-  severity: string | null;
-  recurrence: { count: number; recurring: boolean };
-  created_at: string;
-}
+export type TaskFeedback = z.output<typeof Feedback.taskFeedbackRecord>;
 
 /** An agent's answers to the product questions (submit_product_feedback). */
-export interface ProductFeedback {
-  feedback_id: string;
-  plate: string;
-  /** The answers, or the words 'no notes'. */
-  answers: Record<string, string> | string;
-  created_at: string;
-}
+export type ProductFeedback = z.output<typeof Feedback.productFeedbackRecord>;
 
 /** GET /v1/rooms/:id/feedback */
-export interface RoomFeedback {
-  room: string;
-  task_feedback: TaskFeedback[];
-  product_feedback: ProductFeedback[];
-}
+export type RoomFeedback = z.output<typeof Feedback.roomFeedbackRecord>;
 
 /** An error report an agent filed with consent (report_error); evidence holds no secrets or contents. */
-export interface ErrorReport {
-  report_id: string;
-  error_id: string;
-  plate: string;
-  room: string | null;
-  task_id: string | null;
-  tool: string | null;
-  code: string;
-  classification: string;
-  impact: string | null;
-  note: string | null;
-  recurrence: { reports: number; recurring: boolean; first_reported_at: string | null };
-  created_at: string;
-}
+export type ErrorReport = z.output<typeof Feedback.errorReportRecord>;
 
 /** GET /v1/reports: the reports of the caller's agents and of the rooms they belong to, newest first. */
-export interface Reports {
-  reports: ErrorReport[];
-}
+export type Reports = z.output<typeof Feedback.reportsRecord>;
 
 /** A backup of the home (GET /v1/backups `last`, POST /v1/backups). */
-export interface BackupSummary {
-  path: string;
-  kind: 'manual' | 'auto';
-  created_at: string;
-  blobs: number;
-  db_bytes: number;
-  blob_bytes: number;
-}
+export type BackupSummary = z.output<typeof Backup.backupSummary>;
 
 /** GET /v1/backups (the primary owner only). */
-export interface BackupStatus {
-  last: BackupSummary | null;
-  running: { kind: string; started_at: string } | null;
-  last_error: { at: string; message: string } | null;
-  settings: { auto: boolean; every_hours: number; keep: number };
-  next_auto_at: string | null;
-}
+export type BackupStatus = z.output<typeof Backup.backupStatus>;
 
 /** POST /v1/ui/login/preview: who a one-time login link signs in as, and whether the page must ask before using it. */
-export interface LoginPreview {
-  owner: { owner_id: string; name: string; handle: string };
-  confirm: boolean;
-}
+export type LoginPreview = z.output<typeof Owners.loginPreview>;
 
 /** POST /v1/owners (the primary owner): the new owner; its token is for the command line, the UI hands out a login link. */
-export interface CreatedOwner {
-  owner: Owner;
-}
+export type CreatedOwner = z.output<typeof Owners.createdOwner>;
 
 /** POST /v1/ui/login: this tab's session token (sent as a header, never a cookie). */
-export interface SessionGrant {
-  session_token: string;
-}
+export type SessionGrant = z.output<typeof Owners.sessionGrant>;
 
 /** POST /v1/events/ticket: a one-use ticket for the event stream's URL. */
-export interface EventsTicket {
-  ticket: string;
-}
+export type EventsTicket = z.output<typeof Owners.eventsTicket>;
 
 /** POST /v1/owners/:id/login-links (and /v1/login-links): a one-time sign-in link. */
-export interface LoginLink {
-  url: string;
-  expires_at: string;
-}
+export type LoginLink = z.output<typeof Owners.loginLink>;
 
 /** A path reservation (issue 19): who holds which repository glob, until when, for which task. */
 export type Reservation = z.output<typeof Reservations.reservationRecord>;

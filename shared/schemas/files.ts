@@ -38,3 +38,47 @@ export const completeUploadOutput = fileEntry.extend({ room: z.string(), replaye
 
 /** fetch_file and GET …/files/:fileId/download: a short-lived link to the bytes. */
 export const fetchFileOutput = fileEntry.extend({ download_url: z.string(), expires_at: z.string() });
+
+/** A room's file as the window lists it (GET /v1/rooms/:id/files), with its versions. */
+export const roomFileRecord = z.object({
+  file_id: z.string(),
+  path: z.string().optional(),
+  filename: z.string().optional(),
+  version: z.number().optional(),
+  versions: z
+    .array(
+      z.object({
+        version: z.number(),
+        file_id: z.string().optional(),
+        size_bytes: z.number().optional(),
+        sha256: z.string().optional(),
+        created_at: z.string().optional(),
+        status: z.string().optional(),
+      }),
+    )
+    .optional(),
+  content_type: z.string().optional(),
+  size_bytes: z.number().optional(),
+  sha256: z.string().optional(),
+  status: z.string().optional(),
+  quarantined: z.boolean().optional(),
+  kind: z.string().optional(),
+  created_at: z.string().optional(),
+  uploaded_by: z.unknown().optional(),
+});
+
+/** GET /v1/rooms/:id/files: one page of the room's files, by path. */
+export const filePageRecord = z.object({
+  files: z.array(roomFileRecord),
+  next_cursor: z.string().nullable(),
+  total: z.number(),
+});
+
+/** A deleted file still restorable (GET /v1/rooms/:id/deleted-files → `{files}`). */
+export const deletedFileRecord = z.object({
+  file_id: z.string(),
+  path: z.string(),
+  versions: z.number(),
+  deleted_at: z.string(),
+  restorable_until: z.string(),
+});
