@@ -7,8 +7,8 @@ import { configDefaults, defineConfig } from 'vitest/config';
  * stops (IN_PROCESS_SERVING), and leaves nothing of its own in the process's modules, its environment
  * or its globals when it ends, so the next file of the worker starts as if alone.
  * A worker imports the server's modules once for all of them instead of once per file.
- * Every other file (a server on a port, the CLI in a child process, a browser, the host CLIs) keeps
- * a fresh module graph of its own, as every file had before.
+ * Every other file (a browser, the host CLIs, a longer file with a server or the CLI, one that changes
+ * the process) keeps a fresh module graph of its own, as every file had before.
  * Every file of IN_PROCESS_FOLDER is in process (a unit test opens no server of its own); so are
  * IN_PROCESS_FILES (test/unit/test-projects.test.ts checks both against what the files do).
  * test/security/16-search-freeze.test.ts runs the core in process but stays isolated: the search it
