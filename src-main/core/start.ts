@@ -37,9 +37,10 @@ export interface StartOptions {
   log?: (line: string) => void;
   uiDir?: string;
   /**
-   * GROUP by default (group commit: an acknowledged write is on disk, one fdatasync shared by
-   * concurrent writes); FULL (fsync at every commit) and NORMAL (no power-loss durability) for
-   * benchmarks comparing them and for AGENT_ROOMS_SYNCHRONOUS (docs/performance.md).
+   * ASYNC by default (asynchronous commit: one fdatasync shared by concurrent writes starts as a
+   * write is acknowledged); GROUP (the answer waits for that sync), FULL (fsync at every commit)
+   * and NORMAL (no sync before a checkpoint) for whoever asks through AGENT_ROOMS_SYNCHRONOUS and
+   * for the benchmarks comparing them (docs/performance.md, "Asynchronous commit").
    */
   synchronous?: Synchronous;
   /** `--max-chain` and `--wake-budget`: win over the home's settings (docs/wakes.md). */
@@ -76,7 +77,7 @@ export async function startCore(opts: StartOptions): Promise<RunningCore> {
   const lock = acquireHomeLock(home, 'serve');
   const log = opts.log ?? ((l: string) => process.stderr.write(l + '\n'));
   const dbFile = join(home, 'rooms.db');
-  const synchronous: Synchronous = opts.synchronous ?? synchronousFromEnv() ?? 'GROUP';
+  const synchronous: Synchronous = opts.synchronous ?? synchronousFromEnv() ?? 'ASYNC';
   let db: Db;
   let checkNow = true;
   try {
@@ -97,8 +98,9 @@ export async function startCore(opts: StartOptions): Promise<RunningCore> {
     throw classifyDbError(err, dbFile, home) ?? err;
   }
   const checkpointer = startCheckpointer(db, dbFile);
-  // Under GROUP an acknowledgement waits for the WAL's shared fdatasync; under FULL each commit already synced.
-  const groupCommit = synchronous === 'GROUP' ? new GroupCommit(db, `${dbFile}-wal`) : undefined;
+  // Under GROUP an acknowledgement waits for the WAL's shared fdatasync, under ASYNC it starts it;
+  // under FULL each commit already synced.
+  const groupCommit = synchronous === 'GROUP' || synchronous === 'ASYNC' ? new GroupCommit(db, `${dbFile}-wal`, { wait: synchronous === 'GROUP' }) : undefined;
   const assembled = assembleCore({
     home,
     db,
@@ -107,7 +109,6 @@ export async function startCore(opts: StartOptions): Promise<RunningCore> {
     mcpSessionLimits: opts.mcpSessionLimits,
     rateLimit: opts.rateLimit,
     wakeLimits: { maxChain: opts.maxChain, wakeBudget: opts.wakeBudget },
-    // Under GROUP an acknowledgement waits for the WAL's shared fdatasync; under FULL each commit already synced.
     durable: groupCommit ? () => groupCommit.durable() : undefined,
     ports,
   });
@@ -229,10 +230,10 @@ export async function startCore(opts: StartOptions): Promise<RunningCore> {
   };
 }
 
-/** `AGENT_ROOMS_SYNCHRONOUS=full|normal|group` (default group; docs/performance.md). `normal` gives up power-loss durability. */
+/** `AGENT_ROOMS_SYNCHRONOUS=async|group|full|normal` (default async; docs/performance.md). `normal` never syncs before a checkpoint. */
 function synchronousFromEnv(): Synchronous | undefined {
   const v = process.env.AGENT_ROOMS_SYNCHRONOUS?.toUpperCase();
-  return v === 'NORMAL' || v === 'FULL' || v === 'GROUP' ? v : undefined;
+  return v === 'NORMAL' || v === 'FULL' || v === 'GROUP' || v === 'ASYNC' ? v : undefined;
 }
 
 function safeUserName(): string {

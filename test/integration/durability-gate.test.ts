@@ -73,14 +73,14 @@ describe('durability settings', () => {
   const homes: string[] = [];
   afterAll(() => homes.forEach((h) => rmSync(h, { recursive: true, force: true })));
 
-  it('the store runs group commit by default (NORMAL on the connection, a WAL sync before each answer), FULL when asked', async () => {
+  it('the store runs asynchronous commit by default (NORMAL on the connection, a WAL sync started with each answer), FULL when asked', async () => {
     const home = mkdtempSync(join(tmpdir(), 'ar-sync-'));
     homes.push(home);
     const s = await startTestServer({ home });
     try {
-      // docs/performance.md, "Durability and group commit": commits do not fsync; durable() does, once for many.
+      // docs/performance.md, "Asynchronous commit": commits do not fsync; the sync starts as a write is acknowledged.
       expect(s.running.core.db.pragma('synchronous', { simple: true })).toBe(1);
-      await s.room('Group commit room');
+      await s.room('Asynchronous commit room');
       await s.running.core.durable();
     } finally {
       await s.stop();

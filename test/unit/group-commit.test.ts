@@ -10,6 +10,11 @@ import { GroupCommit } from '../../src-main/core/db/group-commit.js';
  * after an fdatasync of the WAL that started after its commit; concurrent writes share one sync;
  * a read never waits for the disk.
  */
+async function waitUntil(cond: () => boolean): Promise<void> {
+  for (let i = 0; i < 500 && !cond(); i++) await new Promise((r) => setTimeout(r, 5));
+  expect(cond()).toBe(true);
+}
+
 describe('group commit', () => {
   let dir: string;
   let db: Db;
@@ -65,6 +70,47 @@ describe('group commit', () => {
     await Promise.all(acks);
     expect(gc.syncs).toBe(before + 2);
     expect(gc.syncedChanges).toBeGreaterThanOrEqual(upTo);
+  });
+
+  it('asynchronous commit: durable() starts the covering sync and resolves before it ends', async () => {
+    const agc = new GroupCommit(db, join(dir, 'rooms.db-wal'), { wait: false });
+    try {
+      await agc.durable();
+      await new Promise((r) => setTimeout(r, 20));
+      const before = agc.syncs;
+      write(1);
+      const upTo = changes();
+      let settled = false;
+      await agc.durable().then(() => (settled = true));
+      // The answer may go: the write is acknowledged, its sync started and still running.
+      expect(settled).toBe(true);
+      expect(agc.syncs).toBe(before);
+      expect(agc.unsyncedAcks).toBe(1);
+      await waitUntil(() => agc.syncs === before + 1 && agc.syncedChanges >= upTo);
+      expect(agc.unsyncedAcks).toBe(0);
+    } finally {
+      await agc.close();
+    }
+  });
+
+  it('asynchronous commit: once an acknowledged write has waited longer than maxLagMs, answers wait for the sync', async () => {
+    let clock = 0;
+    const agc = new GroupCommit(db, join(dir, 'rooms.db-wal'), { wait: false, maxLagMs: 50, now: () => clock });
+    try {
+      await agc.durable();
+      await waitUntil(() => agc.unsyncedAcks === 0);
+      write(1);
+      await agc.durable(); // acknowledged at clock 0, its sync on the thread pool
+      write(2);
+      clock = 51; // the first acknowledged write has now waited 51 ms (the clock is the test's)
+      const upTo = changes();
+      await agc.durable();
+      // This answer waited: the syncs caught up with everything written before it.
+      expect(agc.syncedChanges).toBeGreaterThanOrEqual(upTo);
+      expect(agc.unsyncedAcks).toBe(0);
+    } finally {
+      await agc.close();
+    }
   });
 
   it('after close, durable() resolves at once', async () => {

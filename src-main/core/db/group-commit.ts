@@ -18,6 +18,21 @@ import { stmt } from './stmt.js';
  * that may have seen another call's unsynced write waits for that sync too, so no answer shows a
  * write a power cut could still take back.
  */
+export interface GroupCommitOptions {
+  /**
+   * false (asynchronous commit, `ASYNC`): `durable()` starts or queues the covering sync and
+   * resolves at once, unless an earlier acknowledged write has waited longer than `maxLagMs` for
+   * its sync (then it waits like group commit). docs/performance.md, "Asynchronous commit".
+   */
+  wait?: boolean;
+  maxLagMs?: number;
+  /** Milliseconds on a monotonic clock (tests replace it). */
+  now?: () => number;
+}
+
+/** How long an acknowledged write may wait for its sync before answers wait too (asynchronous commit). */
+export const ASYNC_MAX_LAG_MS = 50;
+
 export class GroupCommit {
   private handle: FileHandle | undefined;
   /** total_changes() when the last completed sync started: everything up to it is on disk (0: nothing known, e.g. migrations just ran). */
@@ -28,20 +43,55 @@ export class GroupCommit {
   /** fdatasyncs done so far (benchmarks and tests read it). */
   syncs = 0;
 
+  private readonly wait: boolean;
+  private readonly maxLagMs: number;
+  private readonly now: () => number;
+  /** Acknowledged but not yet synced, oldest first: [total_changes() when acknowledged, when]. */
+  private readonly unsynced: Array<[number, number]> = [];
+  /** Set when a sync failed: answers wait for the next sync (and see its error) until one succeeds. */
+  private failing = false;
+
   constructor(
     private readonly db: Db,
     private readonly walFile: string,
-  ) {}
+    opts: GroupCommitOptions = {},
+  ) {
+    this.wait = opts.wait ?? true;
+    this.maxLagMs = opts.maxLagMs ?? ASYNC_MAX_LAG_MS;
+    this.now = opts.now ?? (() => performance.now());
+  }
 
   private changes(): number {
     return (stmt(this.db, 'SELECT total_changes() AS n').get() as { n: number }).n;
   }
 
-  /** Resolves once every write this connection committed before the call is on disk. */
+  /**
+   * Group commit: resolves once every write this connection committed before the call is on disk.
+   * Asynchronous commit: the sync that covers them is started (or queued behind the one in
+   * flight) and the promise resolves at once, unless syncs lag (see `GroupCommitOptions`).
+   */
   durable(): Promise<void> {
     if (this.closed || !this.db.open) return Promise.resolve();
     const now = this.changes();
     if (now <= this.synced) return Promise.resolve();
+    const covered = this.cover(now);
+    if (this.wait || this.failing) return covered;
+    const last = this.unsynced[this.unsynced.length - 1];
+    if (!last || last[0] < now) this.unsynced.push([now, this.now()]);
+    const oldest = this.unsynced[0]!;
+    if (this.now() - oldest[1] > this.maxLagMs) return covered;
+    // Nobody awaits this promise now: a failure shows as `failing`, and the next answers wait.
+    covered.catch(() => undefined);
+    return Promise.resolve();
+  }
+
+  /** Writes acknowledged without their sync, right now (asynchronous commit; tests and benches read it). */
+  get unsyncedAcks(): number {
+    return this.unsynced.length;
+  }
+
+  /** The promise of the sync that covers every write up to `now`, started or queued here. */
+  private cover(now: number): Promise<void> {
     if (this.running && now <= this.running.upTo) return this.running.done;
     if (this.queued) return this.queued;
     if (this.running) {
@@ -63,9 +113,17 @@ export class GroupCommit {
     if (this.closed || !this.db.open) return Promise.resolve();
     upTo ??= this.changes();
     if (upTo <= this.synced) return Promise.resolve();
-    const done = this.sync().then(() => {
-      this.synced = Math.max(this.synced, upTo);
-    });
+    const done = this.sync().then(
+      () => {
+        this.synced = Math.max(this.synced, upTo);
+        this.failing = false;
+        while (this.unsynced.length > 0 && this.unsynced[0]![0] <= this.synced) this.unsynced.shift();
+      },
+      (err: unknown) => {
+        this.failing = true;
+        throw err;
+      },
+    );
     const run = { upTo, done };
     this.running = run;
     const clear = () => {

@@ -7,12 +7,14 @@ export type Db = Database.Database;
  * How a commit reaches the disk. FULL: SQLite fsyncs the WAL at every commit. NORMAL: no fsync at
  * commit (survives a process crash, not a power loss). GROUP: NORMAL on the connection, and the
  * server waits for one shared fdatasync of the WAL before it acknowledges a write (group commit,
- * db/group-commit.ts): acknowledged writes survive power loss as with FULL. See docs/performance.md.
+ * db/group-commit.ts): acknowledged writes survive power loss as with FULL. ASYNC (the server's
+ * default): the same shared fdatasync starts as the write is acknowledged, without the answer
+ * waiting for it (asynchronous commit). See docs/performance.md.
  */
-export type Synchronous = 'FULL' | 'NORMAL' | 'GROUP';
+export type Synchronous = 'FULL' | 'NORMAL' | 'GROUP' | 'ASYNC';
 
 export interface OpenOptions {
-  /** FULL by default here (tools that open a home briefly); the server runs GROUP (start.ts). */
+  /** FULL by default here (tools that open a home briefly); the server runs ASYNC (start.ts). */
   synchronous?: Synchronous;
   /** Runs on the open connection before migrations (start.ts: the integrity check). */
   beforeMigrate?: (db: Db) => void;
@@ -25,7 +27,7 @@ export function openDb(file: string, opts: OpenOptions = {}): Db {
   const db = new Database(file);
   try {
     db.pragma('journal_mode = WAL');
-    db.pragma(`synchronous = ${opts.synchronous === 'NORMAL' || opts.synchronous === 'GROUP' ? 'NORMAL' : 'FULL'}`);
+    db.pragma(`synchronous = ${opts.synchronous && opts.synchronous !== 'FULL' ? 'NORMAL' : 'FULL'}`);
     db.pragma('foreign_keys = ON');
     db.pragma('busy_timeout = 5000');
     opts.beforeMigrate?.(db);
