@@ -55,6 +55,11 @@ interface Audience {
   room?: string;
   /** Owners who may see an event with no room (e.g. their own agents changing). */
   owners?: string[];
+  /**
+   * In process only (never sent): false when the change gives the wake dispatcher nothing to
+   * start, e.g. a message whose wakes were all parked for pull, so it skips its pass.
+   */
+  dispatch?: false;
 }
 
 /** One event as the bus carries it. */

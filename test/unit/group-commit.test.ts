@@ -76,7 +76,7 @@ describe('group commit', () => {
     const agc = new GroupCommit(db, join(dir, 'rooms.db-wal'), { wait: false });
     try {
       await agc.durable();
-      await new Promise((r) => setTimeout(r, 20));
+      await waitUntil(() => agc.unsyncedAcks === 0);
       const before = agc.syncs;
       write(1);
       const upTo = changes();
@@ -106,6 +106,32 @@ describe('group commit', () => {
       const upTo = changes();
       await agc.durable();
       // This answer waited: the syncs caught up with everything written before it.
+      expect(agc.syncedChanges).toBeGreaterThanOrEqual(upTo);
+      expect(agc.unsyncedAcks).toBe(0);
+    } finally {
+      await agc.close();
+    }
+  });
+
+  it('asynchronous commit: under a stream of writes, one sync per interval; close() syncs what is left', async () => {
+    const clock = 0;
+    const agc = new GroupCommit(db, join(dir, 'rooms.db-wal'), { wait: false, intervalMs: 10_000, maxLagMs: 60_000, now: () => clock });
+    try {
+      const before = agc.syncs;
+      write(1);
+      await agc.durable(); // the first sync starts at once (none started within the interval)
+      await waitUntil(() => agc.syncs === before + 1 && agc.unsyncedAcks === 0);
+      for (let i = 2; i < 12; i++) {
+        write(i);
+        await agc.durable();
+      }
+      // Ten more acknowledged writes inside the interval: they wait for the next slot, not a sync each.
+      await new Promise((r) => setTimeout(r, 50));
+      expect(agc.syncs).toBe(before + 1);
+      expect(agc.unsyncedAcks).toBe(10);
+      const upTo = changes();
+      await agc.close();
+      expect(agc.syncs).toBe(before + 2);
       expect(agc.syncedChanges).toBeGreaterThanOrEqual(upTo);
       expect(agc.unsyncedAcks).toBe(0);
     } finally {

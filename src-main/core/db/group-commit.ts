@@ -3,34 +3,37 @@ import type { Db } from './open.js';
 import { stmt } from './stmt.js';
 
 /**
- * Group commit (docs/performance.md, "Durability and group commit"). The connection runs with
- * `synchronous = NORMAL` in WAL mode: a commit writes its frames to the WAL without fsync, so it
- * costs no disk wait on the event loop. Before a write is acknowledged (a tool result, an API
- * response), `durable()` waits for one `fdatasync` of the WAL file, run on libuv's thread pool and
- * shared by every write committed before it started: ten concurrent calls pay for one or two
- * syncs, not ten, and the event loop serves other requests meanwhile. An acknowledged write is on
- * disk as with `synchronous = FULL`; what is lost on power failure is only what nobody was told
- * had happened yet (background work such as the dispatcher's bookkeeping), as with a crash a
- * moment earlier.
+ * How acknowledged writes reach the disk (docs/performance.md, "Durability and group commit" and
+ * "Asynchronous commit"). The connection runs with `synchronous = NORMAL` in WAL mode: a commit
+ * writes its frames to the WAL without fsync, so it costs no disk wait on the event loop; the
+ * frames are in the OS's page cache, so a crash of the process loses nothing committed. This class
+ * runs the `fdatasync` of the WAL file that makes them survive power loss, on libuv's thread pool,
+ * one sync for every write committed before it started.
+ *
+ * - Group commit (`wait: true`, `GROUP`): before a write is acknowledged (a tool result, an API
+ *   response), `durable()` waits for a sync that started after it. Ten concurrent calls pay for one
+ *   or two syncs, not ten. A read that may have seen another call's unsynced write waits too.
+ * - Asynchronous commit (`wait: false`, `ASYNC`, the server's default): `durable()` schedules the
+ *   sync and resolves at once. A sync starts as soon as one is due: at once after a quiet spell, at
+ *   most one every `intervalMs` under load (each sync costs the machine CPU and disk time, so one
+ *   per write would cost more than the writes). An answer waits only when an earlier acknowledged
+ *   write has waited over `maxLagMs` for its sync (a slow disk), or after a sync failed.
  *
  * Whether anything was written since the last sync is read from SQLite's `total_changes()` (rows
- * changed on this connection since it opened): a read while nothing is unsynced never waits; a read
- * that may have seen another call's unsynced write waits for that sync too, so no answer shows a
- * write a power cut could still take back.
+ * changed on this connection since it opened): with nothing unsynced, `durable()` does nothing.
  */
 export interface GroupCommitOptions {
-  /**
-   * false (asynchronous commit, `ASYNC`): `durable()` starts or queues the covering sync and
-   * resolves at once, unless an earlier acknowledged write has waited longer than `maxLagMs` for
-   * its sync (then it waits like group commit). docs/performance.md, "Asynchronous commit".
-   */
+  /** true: group commit (the answer waits for its sync); false: asynchronous commit. */
   wait?: boolean;
+  /** Asynchronous commit: at most one sync started per this many ms while writes keep coming. */
+  intervalMs?: number;
+  /** Asynchronous commit: an acknowledged write waiting longer than this for its sync makes answers wait. */
   maxLagMs?: number;
   /** Milliseconds on a monotonic clock (tests replace it). */
   now?: () => number;
 }
 
-/** How long an acknowledged write may wait for its sync before answers wait too (asynchronous commit). */
+export const ASYNC_SYNC_INTERVAL_MS = 10;
 export const ASYNC_MAX_LAG_MS = 50;
 
 export class GroupCommit {
@@ -44,10 +47,15 @@ export class GroupCommit {
   syncs = 0;
 
   private readonly wait: boolean;
+  private readonly intervalMs: number;
   private readonly maxLagMs: number;
   private readonly now: () => number;
   /** Acknowledged but not yet synced, oldest first: [total_changes() when acknowledged, when]. */
   private readonly unsynced: Array<[number, number]> = [];
+  /** When the last sync started (asynchronous commit spaces them by intervalMs). */
+  private lastStart = -Infinity;
+  /** The next sync, scheduled for when intervalMs has passed since the last one started. */
+  private timer: NodeJS.Timeout | undefined;
   /** Set when a sync failed: answers wait for the next sync (and see its error) until one succeeds. */
   private failing = false;
 
@@ -57,6 +65,7 @@ export class GroupCommit {
     opts: GroupCommitOptions = {},
   ) {
     this.wait = opts.wait ?? true;
+    this.intervalMs = opts.intervalMs ?? ASYNC_SYNC_INTERVAL_MS;
     this.maxLagMs = opts.maxLagMs ?? ASYNC_MAX_LAG_MS;
     this.now = opts.now ?? (() => performance.now());
   }
@@ -67,27 +76,47 @@ export class GroupCommit {
 
   /**
    * Group commit: resolves once every write this connection committed before the call is on disk.
-   * Asynchronous commit: the sync that covers them is started (or queued behind the one in
-   * flight) and the promise resolves at once, unless syncs lag (see `GroupCommitOptions`).
+   * Asynchronous commit: schedules the sync that covers them and resolves at once (see the class).
    */
   durable(): Promise<void> {
     if (this.closed || !this.db.open) return Promise.resolve();
     const now = this.changes();
     if (now <= this.synced) return Promise.resolve();
-    const covered = this.cover(now);
-    if (this.wait || this.failing) return covered;
+    if (this.wait || this.failing) return this.cover(now);
     const last = this.unsynced[this.unsynced.length - 1];
-    if (!last || last[0] < now) this.unsynced.push([now, this.now()]);
-    const oldest = this.unsynced[0]!;
-    if (this.now() - oldest[1] > this.maxLagMs) return covered;
-    // Nobody awaits this promise now: a failure shows as `failing`, and the next answers wait.
-    covered.catch(() => undefined);
+    const at = this.now();
+    if (!last || last[0] < now) this.unsynced.push([now, at]);
+    if (at - this.unsynced[0]![1] > this.maxLagMs) {
+      this.cancelTimer();
+      return this.cover(now);
+    }
+    this.schedule();
     return Promise.resolve();
   }
 
-  /** Writes acknowledged without their sync, right now (asynchronous commit; tests and benches read it). */
+  /** Acknowledged writes whose sync has not ended yet (asynchronous commit; tests and benches read it). */
   get unsyncedAcks(): number {
     return this.unsynced.length;
+  }
+
+  /** Asynchronous commit: a sync now, or when intervalMs has passed since the last one started. */
+  private schedule(): void {
+    if (this.running || this.queued || this.timer) return; // the running sync reschedules as it ends
+    const due = this.lastStart + this.intervalMs - this.now();
+    if (due <= 0) {
+      this.start().catch(() => undefined); // a failure shows as `failing`: the next answers wait
+      return;
+    }
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.start().catch(() => undefined);
+    }, due);
+    this.timer.unref();
+  }
+
+  private cancelTimer(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
   }
 
   /** The promise of the sync that covers every write up to `now`, started or queued here. */
@@ -113,6 +142,8 @@ export class GroupCommit {
     if (this.closed || !this.db.open) return Promise.resolve();
     upTo ??= this.changes();
     if (upTo <= this.synced) return Promise.resolve();
+    this.cancelTimer();
+    this.lastStart = this.now();
     const done = this.sync().then(
       () => {
         this.synced = Math.max(this.synced, upTo);
@@ -126,10 +157,12 @@ export class GroupCommit {
     );
     const run = { upTo, done };
     this.running = run;
-    const clear = () => {
+    const ended = () => {
       if (this.running === run) this.running = undefined;
+      // Writes acknowledged while this sync ran are covered by the next one.
+      if (!this.wait && !this.closed && this.unsynced.length > 0) this.schedule();
     };
-    done.then(clear, clear);
+    done.then(ended, ended);
     return done;
   }
 
@@ -154,11 +187,14 @@ export class GroupCommit {
     return this.synced;
   }
 
-  /** Waits for the sync in flight and lets the WAL file go (the core is closing). */
+  /** Syncs what was acknowledged and not yet synced, waits for the sync in flight and lets the WAL file go (the core is closing). */
   async close(): Promise<void> {
-    this.closed = true;
+    const pending = this.timer !== undefined;
+    this.cancelTimer();
     await this.queued?.catch(() => undefined);
     await this.running?.done.catch(() => undefined);
+    if (pending || this.unsynced.length > 0) await this.start().catch(() => undefined);
+    this.closed = true;
     await this.handle?.close().catch(() => undefined);
     this.handle = undefined;
   }

@@ -7,8 +7,8 @@ import { AppError, invalid } from '../errors/app-error.js';
 import { withIdempotency } from '../idempotency/store.js';
 import { resolveTarget, type ResolvedTarget } from '../addressing/handles.js';
 import { addInboxItem, ackByIds, type TrustLevel } from '../inbox/store.js';
-import { enqueueWake, mayWake } from '../wakes/store.js';
-import { mentionWakes, nothingCanTake, type MentionWake } from '../wakes/outcome.js';
+import { dispatchableQueued, enqueueWake, handlePullWakes, mayWake } from '../wakes/store.js';
+import { mentionWakes, nothingCanTake, type MentionWake, type QueuedWake } from '../wakes/outcome.js';
 import { nextMessageSeq, touchRoom, trustMode } from '../rooms/store.js';
 import { agentHandle, getAgentByPlate } from '../agents/store.js';
 import { ownerHandle } from '../owners/store.js';
@@ -108,7 +108,7 @@ function trustLevelFor(db: Db, roomId: string, recipientOwner: string, actorOwne
  * "What a mention says"): a wake's status and target, or `inbox` with the reason.
  */
 export function sendMessage(core: Core, sender: Sender, input: SendInput): MessageRecord & { replayed?: boolean; wakes: MentionWake[] } {
-  const wakeIds = new Map<string, string | undefined>();
+  const wakeIds = new Map<string, QueuedWake | undefined>();
   const by = { plate: sender.kind === 'agent' ? sender.plate : undefined, ownerId: sender.ownerId };
   let wakes: MentionWake[] = [];
   // A fresh message names the wakes it just queued (looked up by id); a replay finds them by message.
@@ -124,7 +124,7 @@ function postMessage(
   core: Core,
   sender: Sender,
   input: SendInput,
-  wakeIds?: Map<string, string | undefined>,
+  wakeIds?: Map<string, QueuedWake | undefined>,
   /** Runs in the message's transaction, after it was written (or replayed), before the commit. */
   inTransaction?: (r: MessageRecord & { replayed?: boolean }) => void,
 ): MessageRecord & { replayed?: boolean } {
@@ -138,6 +138,8 @@ function postMessage(
   const scopeKey = `send_message:${input.roomId}:${sender.kind === 'agent' ? sender.plate : sender.ownerId}`;
   const idemArgs = { body: input.body, mentions: targets, parent_id: input.parentId ?? null };
 
+  let pullHandled = false;
+  let unblocked = false;
   const result = immediate(db, () => {
     const written = withIdempotency(db, scopeKey, input.idempotencyKey, idemArgs, () => {
       const resolved: ResolvedTarget[] = [];
@@ -194,6 +196,7 @@ function postMessage(
         });
         wakeIds?.set(r.plate, undefined);
         if (mayWake(db, input.roomId, r.plate, sender.ownerId)) {
+          const pull = nothingCanTake(core, r.plate);
           const wakeId = enqueueWake(db, {
             plate: r.plate,
             roomId: input.roomId,
@@ -203,12 +206,19 @@ function postMessage(
             eventKey: `msg:${id}`,
             actorOwnerId: sender.ownerId,
             causePlate: sender.kind === 'agent' ? sender.plate : undefined,
-            pull: nothingCanTake(core, r.plate),
+            pull,
           });
-          wakeIds?.set(r.plate, wakeId);
+          wakeIds?.set(r.plate, wakeId === undefined ? undefined : { id: wakeId, pull });
         }
       }
       if (sender.kind === 'agent' && input.ackMentionIds?.length) ackByIds(db, sender.plate, input.ackMentionIds);
+      if (sender.kind === 'agent' && handlePullWakes(db, sender.plate, input.roomId) > 0) {
+        // Posting is acting in the room: the sender's wakes parked for pull there are handled in
+        // this commit, not by a second one when the dispatcher hears of the act (agentActed does
+        // the same for every other tool). A wake queued behind them may now start.
+        pullHandled = true;
+        if (dispatchableQueued(db, sender.plate, input.roomId)) unblocked = true;
+      }
       touchRoom(db, input.roomId, ['messages']);
       // The record from the values in hand: what a later read_room returns for this row.
       const record: MessageRecord = {
@@ -227,8 +237,11 @@ function postMessage(
     return written;
   });
   if (!result.replayed) {
-    core.bus.emit({ type: 'message.created', room: input.roomId, data: result });
-    if (result.mentions.some((m) => m.kind === 'agent')) core.bus.emit({ type: 'wakes.changed', room: input.roomId });
+    // Only a wake something can take now (a runner, a live channel session) needs a dispatch pass.
+    const nothingToStart = !unblocked && wakeIds !== undefined && ![...wakeIds.values()].some((w) => w && !w.pull);
+    const quiet = nothingToStart ? { dispatch: false as const } : {};
+    core.bus.emit({ type: 'message.created', room: input.roomId, data: result, ...quiet });
+    if (pullHandled || result.mentions.some((m) => m.kind === 'agent')) core.bus.emit({ type: 'wakes.changed', room: input.roomId, ...quiet });
   }
   return result;
 }

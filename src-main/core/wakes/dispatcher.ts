@@ -225,6 +225,7 @@ export class WakeDispatcher {
     // happen reaches the dispatcher through the ports (agentActed, runnerRightChanged).
     this.unsubscribe = core.bus.on((e) => {
       if (e.type === 'runners.changed') this.kick(true);
+      else if (e.dispatch === false) return;
       else if ((e.type === 'wakes.changed' && !this.quiet) || e.type === 'message.created' || e.type === 'board.changed') this.kick();
     });
     this.offSession = core.sessions.onChange((s, ev) => this.onSession(s, ev));

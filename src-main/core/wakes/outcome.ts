@@ -41,24 +41,36 @@ function wakeById(core: Core, id: string | undefined): WakeRow | undefined {
   return id === undefined ? undefined : getWake(core.db, id);
 }
 
+/** A wake a message has just queued, as its transaction wrote it (`pull`: parked, nothing can take it). */
+export interface QueuedWake {
+  id: string;
+  pull: boolean;
+}
+
 /**
  * One entry per agent mention target of a message (the sender itself excluded). `queued`, when
  * the caller has just written the message, names the wake it queued per mentioned agent (an
  * agent with no entry there is looked up by message): a lookup by id, where a search by message
- * reads every wake of the room (docs/performance.md, "Per-call work").
+ * reads every wake of the room (docs/performance.md, "Per-call work"). A wake parked for pull in
+ * this very transaction needs no lookup at all: nothing could take it, so it waits in the inbox.
  */
 export function mentionWakes(
   core: Core,
   m: { message_id: string; room: string; mentions: ReadonlyArray<{ kind: string; plate?: string; handle: string }> },
   sender: { plate?: string; ownerId: string },
-  queued?: ReadonlyMap<string, string | undefined>,
+  queued?: ReadonlyMap<string, QueuedWake | undefined>,
 ): MentionWake[] {
   const out: MentionWake[] = [];
   for (const t of m.mentions) {
     if (t.kind !== 'agent' || !t.plate || t.plate === sender.plate) continue;
+    const fresh = queued?.get(t.plate);
+    if (fresh?.pull) {
+      out.push({ plate: t.plate, handle: t.handle, wake_id: fresh.id, status: 'inbox', target: 'pull', reason: NO_TARGET });
+      continue;
+    }
     const w =
       queued?.has(t.plate) === true
-        ? wakeById(core, queued.get(t.plate))
+        ? wakeById(core, fresh?.id)
         : listWakes(core.db, { roomId: m.room, plate: t.plate, messageId: m.message_id, limit: 1 })[0];
     if (!w) {
       out.push({ plate: t.plate, handle: t.handle, wake_id: null, status: 'inbox', target: 'pull', reason: whyNoWake(core, m.room, t.plate, sender.ownerId) });

@@ -383,6 +383,16 @@ export function handlePullWakes(db: Db, plate: string, roomId: string): number {
   ).run(Date.now(), plate, roomId).changes;
 }
 
+/** Whether a wake something can take is queued for this agent in the room (the dispatcher has work there). */
+export function dispatchableQueued(db: Db, plate: string, roomId: string): boolean {
+  return (
+    stmt(db, "SELECT 1 FROM wakes INDEXED BY wakes_dispatchable WHERE status = 'queued' AND target IS NOT 'pull' AND plate = ? AND room_id = ? LIMIT 1").get(
+      plate,
+      roomId,
+    ) !== undefined
+  );
+}
+
 /** When the agent's oldest running wake started, if it runs one (presence). */
 export function runningWakeSince(db: Db, plate: string): number | undefined {
   const r = stmt(db, "SELECT MIN(COALESCE(started_at, created_at)) AS t FROM wakes INDEXED BY wakes_running WHERE status = 'running' AND plate = ?").get(plate) as { t: number | null };
