@@ -31,11 +31,21 @@ export function pendingMentions(db: Db, plate: string): number {
   return n;
 }
 
+/**
+ * Keeps a count a writer knows exactly: `addInboxItem`'s `pending_after`, once the transaction
+ * that added the item has committed (until then the item may yet be rolled back).
+ */
+export function rememberPending(db: Db, plate: string, n: number): void {
+  pendingCounts.get(db)?.set(plate, n);
+}
+
+/** `pending_after`: the plate's count with this item, when the count before it was known (see `rememberPending`). */
 export function addInboxItem(
   db: Db,
   item: { plate: string; roomId: string; messageId?: string; taskId?: string; kind: 'mention' | 'task' | 'handoff'; trustLevel: TrustLevel },
-): { mention_id: string; seq: number } {
+): { mention_id: string; seq: number; pending_after?: number } {
   const id = newId('mnt');
+  const before = pendingCounts.get(db)?.get(item.plate);
   forgetPending(db, item.plate);
   const r = stmt(
     db,
@@ -44,7 +54,7 @@ export function addInboxItem(
   ).get(id, item.plate, item.roomId, item.messageId ?? null, item.taskId ?? null, item.kind, item.trustLevel, Date.now()) as {
     seq: number;
   };
-  return { mention_id: id, seq: r.seq };
+  return { mention_id: id, seq: r.seq, pending_after: before === undefined ? undefined : before + 1 };
 }
 
 /** Acknowledges the caller's own inbox items; others' ids are ignored. Returns how many changed. */

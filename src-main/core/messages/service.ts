@@ -6,7 +6,7 @@ import { newId } from '../util/ids.js';
 import { AppError, invalid } from '../errors/app-error.js';
 import { withIdempotency } from '../idempotency/store.js';
 import { resolveTarget, type ResolvedTarget } from '../addressing/handles.js';
-import { addInboxItem, ackByIds, type TrustLevel } from '../inbox/store.js';
+import { addInboxItem, ackByIds, rememberPending, type TrustLevel } from '../inbox/store.js';
 import { dispatchableQueued, enqueueWake, handlePullWakes, mayWake } from '../wakes/store.js';
 import { mentionWakes, nothingCanTake, type MentionWake, type QueuedWake } from '../wakes/outcome.js';
 import { nextMessageSeq, touchRoom, trustMode } from '../rooms/store.js';
@@ -140,6 +140,8 @@ function postMessage(
 
   let pullHandled = false;
   let unblocked = false;
+  // Each mentioned agent's pending count, kept once the commit made it true (inbox/store.ts).
+  const pendingAfter = new Map<string, number>();
   const result = immediate(db, () => {
     const written = withIdempotency(db, scopeKey, input.idempotencyKey, idemArgs, () => {
       const resolved: ResolvedTarget[] = [];
@@ -187,13 +189,14 @@ function postMessage(
       for (const r of resolved) {
         if (r.kind !== 'agent') continue;
         if (sender.kind === 'agent' && r.plate === sender.plate) continue;
-        addInboxItem(db, {
+        const item = addInboxItem(db, {
           plate: r.plate,
           roomId: input.roomId,
           messageId: id,
           kind: 'mention',
           trustLevel: trustLevelFor(db, input.roomId, r.owner_id, sender.ownerId),
         });
+        if (item.pending_after !== undefined) pendingAfter.set(r.plate, item.pending_after);
         wakeIds?.set(r.plate, undefined);
         if (mayWake(db, input.roomId, r.plate, sender.ownerId)) {
           const pull = nothingCanTake(core, r.plate);
@@ -236,6 +239,7 @@ function postMessage(
     inTransaction?.(written);
     return written;
   });
+  if (!db.inTransaction) for (const [plate, n] of pendingAfter) rememberPending(db, plate, n);
   if (!result.replayed) {
     // Only a wake something can take now (a runner, a live channel session) needs a dispatch pass.
     const nothingToStart = !unblocked && wakeIds !== undefined && ![...wakeIds.values()].some((w) => w && !w.pull);
