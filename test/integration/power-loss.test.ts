@@ -3,7 +3,7 @@
  * "Asynchronous commit"): test/power-loss/run.ts records every write and sync of the database
  * files (shim.c), then rebuilds and opens the image a cut at each moment of the run would leave.
  * GROUP must never lose an acknowledged write; ASYNC may, until the sync that starts with the
- * answer (or at most 10 ms after it, under load) has ended; NORMAL loses them for up to a
+ * answer (or at most 25 ms after it, under load) has ended; NORMAL loses them for up to a
  * checkpoint interval, which shows the simulation can fail.
  */
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';

@@ -33,8 +33,8 @@ export interface GroupCommitOptions {
   now?: () => number;
 }
 
-export const ASYNC_SYNC_INTERVAL_MS = 10;
-export const ASYNC_MAX_LAG_MS = 50;
+export const ASYNC_SYNC_INTERVAL_MS = 25;
+export const ASYNC_MAX_LAG_MS = 100;
 
 export class GroupCommit {
   private handle: FileHandle | undefined;
