@@ -7,7 +7,7 @@ import { AppError, invalid } from '../errors/app-error.js';
 import { withIdempotency } from '../idempotency/store.js';
 import { resolveTarget, type ResolvedTarget } from '../addressing/handles.js';
 import { addInboxItem, ackByIds, rememberPending, type TrustLevel } from '../inbox/store.js';
-import { dispatchableQueued, enqueueWake, handlePullWakes, mayWake } from '../wakes/store.js';
+import { dispatchableQueued, enqueueWake, handleChannelWakes, handlePullWakes, mayWake } from '../wakes/store.js';
 import { mentionWakes, nothingCanTake, type MentionWake, type QueuedWake } from '../wakes/outcome.js';
 import { nextMessageSeq, touchRoom, trustMode } from '../rooms/store.js';
 import { agentHandle, getAgentByPlate } from '../agents/store.js';
@@ -18,7 +18,8 @@ export const MESSAGE_BODY_LIMIT = 64 * 1024;
 export const PAGE_DEFAULT = 50;
 export const PAGE_MAX = 200;
 
-export type Sender = { kind: 'agent'; plate: string; ownerId: string } | { kind: 'human'; ownerId: string };
+/** `sessionId`: the MCP session (instance) an agent posts from, whose pushed wakes its post handles. */
+export type Sender = { kind: 'agent'; plate: string; ownerId: string; sessionId?: string } | { kind: 'human'; ownerId: string };
 
 export interface MessageRecord {
   message_id: string;
@@ -138,7 +139,7 @@ function postMessage(
   const scopeKey = `send_message:${input.roomId}:${sender.kind === 'agent' ? sender.plate : sender.ownerId}`;
   const idemArgs = { body: input.body, mentions: targets, parent_id: input.parentId ?? null };
 
-  let pullHandled = false;
+  let acted = false;
   let unblocked = false;
   // Each mentioned agent's pending count, kept once the commit made it true (inbox/store.ts).
   const pendingAfter = new Map<string, number>();
@@ -215,12 +216,19 @@ function postMessage(
         }
       }
       if (sender.kind === 'agent' && input.ackMentionIds?.length) ackByIds(db, sender.plate, input.ackMentionIds);
-      if (sender.kind === 'agent' && handlePullWakes(db, sender.plate, input.roomId) > 0) {
-        // Posting is acting in the room: the sender's wakes parked for pull there are handled in
-        // this commit, not by a second one when the dispatcher hears of the act (agentActed does
-        // the same for every other tool). A wake queued behind them may now start.
-        pullHandled = true;
-        if (dispatchableQueued(db, sender.plate, input.roomId)) unblocked = true;
+      if (sender.kind === 'agent') {
+        // Posting is acting in the room (docs/wakes.md): the wakes waiting on that act (pushed to
+        // this session, or parked for pull) are handled in this commit, not by a second one when
+        // the dispatcher hears of the act, as agentActed does for every other tool. The session
+        // is then free for its next push, and a wake queued behind pull wakes may start.
+        if (sender.sessionId && handleChannelWakes(db, sender.sessionId, input.roomId) > 0) {
+          acted = true;
+          unblocked = true;
+        }
+        if (handlePullWakes(db, sender.plate, input.roomId) > 0) {
+          acted = true;
+          if (dispatchableQueued(db, sender.plate, input.roomId)) unblocked = true;
+        }
       }
       touchRoom(db, input.roomId, ['messages']);
       // The record from the values in hand: what a later read_room returns for this row.
@@ -245,7 +253,7 @@ function postMessage(
     const nothingToStart = !unblocked && wakeIds !== undefined && ![...wakeIds.values()].some((w) => w && !w.pull);
     const quiet = nothingToStart ? { dispatch: false as const } : {};
     core.bus.emit({ type: 'message.created', room: input.roomId, data: result, ...quiet });
-    if (pullHandled || result.mentions.some((m) => m.kind === 'agent')) core.bus.emit({ type: 'wakes.changed', room: input.roomId, ...quiet });
+    if (acted || result.mentions.some((m) => m.kind === 'agent')) core.bus.emit({ type: 'wakes.changed', room: input.roomId, ...quiet });
   }
   return result;
 }

@@ -46,7 +46,8 @@ export const sendMessageUseCase = defineUseCase({
       idempotencyKey: args.idempotency_key,
       ackMentionIds: args.ack_mention_ids,
     });
-    if (caller.kind === 'agent') notifyActed(core, { plate: caller.plate, roomId: args.room, sessionId: caller.sessionId, tool: 'send_message' });
+    // A fresh message handled the sender's waiting wakes in its own commit (service.ts); a replay wrote nothing.
+    if (caller.kind === 'agent' && msg.replayed) notifyActed(core, { plate: caller.plate, roomId: args.room, sessionId: caller.sessionId, tool: 'send_message' });
     return msg;
   },
   tool: {

@@ -1,4 +1,4 @@
-import { randomBytes, createHash } from 'node:crypto';
+import { randomBytes, hash } from 'node:crypto';
 
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 
@@ -80,7 +80,8 @@ export function newSecret(prefix: IssuedSecretPrefix): string {
 }
 
 export function sha256Hex(s: string | Buffer): string {
-  return createHash('sha256').update(s).digest('hex');
+  // One-shot: no Hash object per call (this runs for every request that presents a credential).
+  return hash('sha256', s, 'hex');
 }
 
 /** A lower-case slug of a display name, used in handles. */
