@@ -100,7 +100,7 @@ export async function startCore(opts: StartOptions): Promise<RunningCore> {
   const checkpointer = startCheckpointer(db, dbFile);
   // Under GROUP an acknowledgement waits for the WAL's shared fdatasync, under ASYNC it starts it;
   // under FULL each commit already synced.
-  const groupCommit = synchronous === 'GROUP' || synchronous === 'ASYNC' ? new GroupCommit(db, `${dbFile}-wal`, { wait: synchronous === 'GROUP' }) : undefined;
+  const groupCommit = synchronous === 'GROUP' || synchronous === 'ASYNC' ? new GroupCommit(db, `${dbFile}-wal`, { wait: synchronous === 'GROUP', onTrouble: log }) : undefined;
   const assembled = assembleCore({
     home,
     db,

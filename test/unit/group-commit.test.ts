@@ -139,6 +139,23 @@ describe('group commit', () => {
     }
   });
 
+  it('asynchronous commit: after a sync failed, answers wait for the next sync and see its error', async () => {
+    // A directory where the WAL should be: opening it for the sync fails (EISDIR), as a failing disk would.
+    const told: string[] = [];
+    const agc = new GroupCommit(db, dir, { wait: false, onTrouble: (l) => told.push(l) });
+    try {
+      write(1);
+      await agc.durable(); // acknowledged at once; its sync fails in the background
+      await waitUntil(() => agc.syncFailing);
+      expect(told).toEqual([expect.stringMatching(/syncing the database log to disk failed \(EISDIR\); answers now wait/)]);
+      write(2);
+      await expect(agc.durable()).rejects.toThrow();
+      expect(agc.unsyncedAcks).toBeGreaterThan(0);
+    } finally {
+      await agc.close();
+    }
+  });
+
   it('after close, durable() resolves at once', async () => {
     await gc.durable();
     const before = gc.syncs;

@@ -31,6 +31,8 @@ export interface GroupCommitOptions {
   maxLagMs?: number;
   /** Milliseconds on a monotonic clock (tests replace it). */
   now?: () => number;
+  /** Told when a sync fails and when syncs work again (the server's log): nobody awaits an asynchronous sync. */
+  onTrouble?: (line: string) => void;
 }
 
 export const ASYNC_SYNC_INTERVAL_MS = 25;
@@ -68,6 +70,14 @@ export class GroupCommit {
     this.intervalMs = opts.intervalMs ?? ASYNC_SYNC_INTERVAL_MS;
     this.maxLagMs = opts.maxLagMs ?? ASYNC_MAX_LAG_MS;
     this.now = opts.now ?? (() => performance.now());
+    this.onTrouble = opts.onTrouble ?? (() => {});
+  }
+
+  private readonly onTrouble: (line: string) => void;
+
+  /** A sync failed and none has succeeded since: every answer waits for the disk. */
+  get syncFailing(): boolean {
+    return this.failing;
   }
 
   private changes(): number {
@@ -147,10 +157,14 @@ export class GroupCommit {
     const done = this.sync().then(
       () => {
         this.synced = Math.max(this.synced, upTo);
+        if (this.failing) this.onTrouble('the database log is being synced to disk again');
         this.failing = false;
         while (this.unsynced.length > 0 && this.unsynced[0]![0] <= this.synced) this.unsynced.shift();
       },
       (err: unknown) => {
+        if (!this.failing) {
+          this.onTrouble(`syncing the database log to disk failed (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); answers now wait for the disk until a sync succeeds`);
+        }
         this.failing = true;
         throw err;
       },
