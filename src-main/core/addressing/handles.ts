@@ -1,6 +1,6 @@
 import type { Db } from '../db/open.js';
 import { invalid } from '../errors/app-error.js';
-import { agentHandle, getAgentByPlate } from '../agents/store.js';
+import { agentHandle, agentPlateBySlug, getAgentByPlate } from '../agents/store.js';
 import { ownerIdBySlug } from '../owners/store.js';
 import { agentPlatesOfRoom, humanRole, isAgentMember } from '../rooms/store.js';
 
@@ -33,13 +33,20 @@ interface AgentMemberRow {
 
 /** The room's agents matching a parsed handle. */
 export function agentCandidates(db: Db, roomId: string, h: ParsedHandle): AgentMemberRow[] {
+  if (h.owner) {
+    // @name(owner) names at most one agent (a slug is unique per owner): looked up, not searched for among the room's agents.
+    const ownerId = ownerIdBySlug(db, h.owner);
+    const plate = ownerId === undefined ? undefined : agentPlateBySlug(db, ownerId, h.name);
+    const a = plate === undefined || !isAgentMember(db, roomId, plate) ? undefined : getAgentByPlate(db, plate);
+    return a ? [{ plate: a.plate, slug: a.slug, owner_slug: a.owner_slug, owner_id: a.owner_id }] : [];
+  }
   const rows: AgentMemberRow[] = [];
   // By plate, as the room's index keeps them: the order an ambiguity lists them in.
   for (const plate of agentPlatesOfRoom(db, roomId).sort()) {
     const a = getAgentByPlate(db, plate);
     if (a?.slug === h.name) rows.push({ plate: a.plate, slug: a.slug, owner_slug: a.owner_slug, owner_id: a.owner_id });
   }
-  return h.owner ? rows.filter((r) => r.owner_slug === h.owner) : rows;
+  return rows;
 }
 
 /**

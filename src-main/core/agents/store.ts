@@ -72,6 +72,11 @@ export function getAgentByPlate(db: Db, plate: string): AgentRow | undefined {
   return row;
 }
 
+/** The plate of an owner's agent by its slug (unique per owner), if any. */
+export function agentPlateBySlug(db: Db, ownerId: string, slug: string): string | undefined {
+  return (stmt(db, 'SELECT plate FROM agents WHERE owner_id = ? AND slug = ?').get(ownerId, slug) as { plate: string } | undefined)?.plate;
+}
+
 export function getAgentById(db: Db, id: string): AgentRow | undefined {
   return withOwner(db, stmt(db, 'SELECT * FROM agents WHERE id = ?').get(id) as AgentColumns | undefined);
 }

@@ -9,7 +9,7 @@ import { resolveTarget, type ResolvedTarget } from '../addressing/handles.js';
 import { addInboxItem, ackByIds, rememberPending, type TrustLevel } from '../inbox/store.js';
 import { dispatchableQueued, enqueueWake, handleChannelWakes, handlePullWakes, mayWake } from '../wakes/store.js';
 import { mentionWakes, nothingCanTake, type MentionWake, type QueuedWake } from '../wakes/outcome.js';
-import { nextMessageSeq, touchRoom, trustMode } from '../rooms/store.js';
+import { postToRoom, trustMode } from '../rooms/store.js';
 import { agentHandle, getAgentByPlate } from '../agents/store.js';
 import { ownerHandle } from '../owners/store.js';
 import { messageWritten } from '../search/indexer.js';
@@ -159,7 +159,7 @@ function postMessage(
         const p = stmt(db, 'SELECT room_id FROM messages WHERE id = ?').get(input.parentId) as { room_id: string } | undefined;
         if (!p || p.room_id !== input.roomId) throw invalid('parent_id is not a message of this room', 'unknown_parent');
       }
-      const seq = nextMessageSeq(db, input.roomId);
+      const seq = postToRoom(db, input.roomId);
       if (seq === undefined) throw new AppError('NOT_FOUND', 'room not found');
       const id = newId('msg');
       const now = Date.now();
@@ -230,7 +230,6 @@ function postMessage(
           if (dispatchableQueued(db, sender.plate, input.roomId)) unblocked = true;
         }
       }
-      touchRoom(db, input.roomId, ['messages']);
       // The record from the values in hand: what a later read_room returns for this row.
       const record: MessageRecord = {
         message_id: id,

@@ -224,10 +224,17 @@ export function listMembers(db: Db, roomId: string) {
   return { humans, agents };
 }
 
-/** Takes the room's next message seq (inside the sender's transaction); undefined when there is no such room. */
-export function nextMessageSeq(db: Db, roomId: string): number | undefined {
-  const r = stmt(db, 'UPDATE rooms SET next_seq = next_seq + 1 WHERE id = ? RETURNING next_seq - 1 AS seq').get(roomId) as { seq: number } | undefined;
-  return r?.seq;
+/**
+ * Takes the room's next message seq and touches the room for it (as `touchRoom(db, roomId, ['messages'])`) in one
+ * update of the room's row, inside the sender's transaction; undefined when there is no such room.
+ */
+export function postToRoom(db: Db, roomId: string): number | undefined {
+  const r = stmt(db, 'UPDATE rooms SET next_seq = next_seq + 1, context_version = context_version + 1 WHERE id = ? RETURNING next_seq - 1 AS seq, context_version').get(
+    roomId,
+  ) as { seq: number; context_version: number } | undefined;
+  if (!r) return undefined;
+  stmt(db, 'INSERT OR IGNORE INTO room_changes (room_id, version, class, created_at) VALUES (?, ?, ?, ?)').run(roomId, r.context_version, 'messages', Date.now());
+  return r.seq;
 }
 
 /** The classes of the room's context that changed after `sinceVersion` (as far as history is kept), sorted. */
