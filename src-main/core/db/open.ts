@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
 import { migrate } from './migrate.js';
+import { stmt } from './stmt.js';
 
 export type Db = Database.Database;
 
@@ -39,7 +40,30 @@ export function openDb(file: string, opts: OpenOptions = {}): Db {
   return db;
 }
 
-/** Runs fn in an IMMEDIATE transaction (takes the write lock up front: no upgrade deadlocks). */
+/**
+ * Runs fn in an IMMEDIATE transaction (takes the write lock up front: no upgrade deadlocks), or
+ * in a savepoint when a transaction is open already; rolled back when fn throws. What
+ * better-sqlite3's `db.transaction(fn).immediate()` does, without building four wrapper
+ * functions for every call (every write of every request comes through here).
+ */
 export function immediate<T>(db: Db, fn: () => T): T {
-  return db.transaction(fn).immediate();
+  const nested = db.inTransaction;
+  stmt(db, nested ? 'SAVEPOINT ar_tx' : 'BEGIN IMMEDIATE').run();
+  try {
+    const result = fn();
+    if (result && typeof (result as { then?: unknown }).then === 'function') throw new TypeError('a transaction function cannot return a promise');
+    stmt(db, nested ? 'RELEASE ar_tx' : 'COMMIT').run();
+    return result;
+  } catch (err) {
+    // SQLite may have ended the transaction itself (some errors roll it back): undo only what is open.
+    if (db.inTransaction) {
+      if (nested) {
+        stmt(db, 'ROLLBACK TO ar_tx').run();
+        stmt(db, 'RELEASE ar_tx').run();
+      } else {
+        stmt(db, 'ROLLBACK').run();
+      }
+    }
+    throw err;
+  }
 }
