@@ -53,12 +53,17 @@ function latencyRow(name: string, latencies: number[], elapsedS: number, cpu: No
   };
 }
 
-/** Resolves when the dispatcher reports the wake of `plate` started (pushed or spawned). */
+/** Resolves when the dispatcher reports the wake of `plate` started (pushed or spawned); fails after 30 s instead of hanging. */
 function nextStart(running: RunningCore, plate: string): Promise<number> {
-  return new Promise((resolve) => {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      off();
+      reject(new Error(`no wake of ${plate} started within 30 s (held by a wake limit?)`));
+    }, 30_000);
     const off = running.core.bus.on((e) => {
       const d = e.data as { plate?: string } | undefined;
       if (e.type === 'wake.started' && d?.plate === plate) {
+        clearTimeout(timer);
         off();
         resolve(performance.now());
       }
@@ -83,7 +88,8 @@ export async function runWakesBench(opts: WakesBenchOptions = {}): Promise<Bench
 
   const echo = await startEchoBaseline();
   const home = mkdtempSync(join(tmpdir(), 'agent-rooms-bench-wakes-'));
-  const running = await startCore({ home, port: 0, ownerName: 'Bench Owner', rateLimit: { perSecond: 0, burst: 0 }, log: () => {} });
+  // No wake budget: 200 wakes of one agent would be held after the default 30 an hour (docs/wakes.md).
+  const running = await startCore({ home, port: 0, ownerName: 'Bench Owner', rateLimit: { perSecond: 0, burst: 0 }, log: () => {}, wakeBudget: 0 });
   const clients: Client[] = [];
   const { baseUrl, ownerToken } = running;
   const call = (method: string, path: string, body?: unknown) => api(baseUrl, ownerToken, method, path, body);
