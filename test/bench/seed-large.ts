@@ -21,6 +21,7 @@ import { touchRoom } from '../../src-main/core/rooms/store.js';
 import { indexFileText, indexableText } from '../../src-main/core/search/service.js';
 import { indexPendingMessages } from '../../src-main/core/search/indexer.js';
 import { ulid } from '../../src-main/core/util/ids.js';
+import { mulberry32 } from '../helpers/seeded.js';
 
 export interface SeedOptions {
   home: string;
@@ -42,17 +43,6 @@ export interface SeedResult {
   vocabulary: string[];
 }
 
-/** mulberry32: a small seeded PRNG, so a home is reproducible. */
-function rng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const TECH = [
   'flaky', 'spec', 'cart_total', 'checkout', 'deploy', 'rollback', 'migration', 'index', 'timeout', 'retry', 'cache', 'queue', 'lease',
@@ -63,7 +53,7 @@ const SYLLABLES = ['ka', 'lo', 'mi', 'ne', 'su', 'ta', 'ri', 'po', 've', 'zu', '
 
 /** About 4,000 words: tech words spread through the frequency ranks, pseudo-words around them. */
 export function vocabulary(): string[] {
-  const r = rng(7);
+  const r = mulberry32(7);
   const words = new Set<string>();
   while (words.size < 4000) {
     const n = 2 + Math.floor(r() * 3);
@@ -126,7 +116,7 @@ export async function seedLarge(o: SeedOptions): Promise<SeedResult> {
   const db = openDb(join(o.home, 'rooms.db'));
   db.pragma('synchronous = OFF');
   const vocab = vocabulary();
-  const r = rng(42);
+  const r = mulberry32(42);
   const now = Date.now();
   const BATCH = 20_000;
   try {

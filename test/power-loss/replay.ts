@@ -14,6 +14,7 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { mulberry32 } from '../helpers/seeded.js';
 
 export const TRACED_FILES = ['rooms.db', 'rooms.db-wal'] as const;
 export type TracedFile = (typeof TRACED_FILES)[number];
@@ -230,16 +231,4 @@ export function writeImage(dir: string, image: DiskImage): void {
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'rooms.db'), image['rooms.db']);
   if (image['rooms.db-wal'].length > 0) writeFileSync(join(dir, 'rooms.db-wal'), image['rooms.db-wal']);
-}
-
-/** A small seeded generator (the torn images must be the same on every run). */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }

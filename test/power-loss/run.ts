@@ -23,7 +23,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { spawnServer } from '../helpers/child.js';
 import { ownerHelpers, sharedValidator, type ApiResponse } from '../helpers/server.js';
-import { ImageBuilder, NEVER, TRACED_FILES, changeTimes, mulberry32, readPowerLog, writeImage, type DiskImage, type TracedFile } from './replay.js';
+import { ImageBuilder, NEVER, TRACED_FILES, changeTimes, readPowerLog, writeImage, type DiskImage, type TracedFile } from './replay.js';
+import { mulberry32 } from '../helpers/seeded.js';
 
 const run = promisify(execFile);
 const SHIM_SOURCE = fileURLToPath(new URL('./shim.c', import.meta.url));

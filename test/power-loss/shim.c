@@ -119,25 +119,19 @@ static void log_iov(int file, off_t offset, const struct iovec *iov, int iovcnt,
   }
 }
 
-ssize_t pwrite64(int fd, const void *buf, size_t count, off64_t offset) {
-  REAL(pwrite64);
-  ssize_t n = real_pwrite64(fd, buf, count, offset);
-  if (n > 0) {
-    int f = classify_fd(fd);
-    if (f >= 0) append(K_WRITE, f, offset, buf, (uint64_t)n);
+/* pwrite and pwrite64 differ only in the offset's type (the same on 64-bit Linux): one body for both. */
+#define PWRITE_LIKE(name, off_type)                                        \
+  ssize_t name(int fd, const void *buf, size_t count, off_type offset) {   \
+    REAL(name);                                                            \
+    ssize_t n = real_##name(fd, buf, count, offset);                       \
+    if (n > 0) {                                                           \
+      int f = classify_fd(fd);                                             \
+      if (f >= 0) append(K_WRITE, f, offset, buf, (uint64_t)n);            \
+    }                                                                      \
+    return n;                                                              \
   }
-  return n;
-}
-
-ssize_t pwrite(int fd, const void *buf, size_t count, off_t offset) {
-  REAL(pwrite);
-  ssize_t n = real_pwrite(fd, buf, count, offset);
-  if (n > 0) {
-    int f = classify_fd(fd);
-    if (f >= 0) append(K_WRITE, f, offset, buf, (uint64_t)n);
-  }
-  return n;
-}
+PWRITE_LIKE(pwrite64, off64_t)
+PWRITE_LIKE(pwrite, off_t)
 
 ssize_t write(int fd, const void *buf, size_t count) {
   REAL(write);
@@ -155,25 +149,19 @@ ssize_t write(int fd, const void *buf, size_t count) {
   return n;
 }
 
-ssize_t pwritev64(int fd, const struct iovec *iov, int iovcnt, off64_t offset) {
-  REAL(pwritev64);
-  ssize_t n = real_pwritev64(fd, iov, iovcnt, offset);
-  if (n > 0) {
-    int f = classify_fd(fd);
-    if (f >= 0) log_iov(f, offset, iov, iovcnt, n);
+/* The same for the vectored pair. */
+#define PWRITEV_LIKE(name, off_type)                                                   \
+  ssize_t name(int fd, const struct iovec *iov, int iovcnt, off_type offset) {         \
+    REAL(name);                                                                        \
+    ssize_t n = real_##name(fd, iov, iovcnt, offset);                                  \
+    if (n > 0) {                                                                       \
+      int f = classify_fd(fd);                                                         \
+      if (f >= 0) log_iov(f, offset, iov, iovcnt, n);                                  \
+    }                                                                                  \
+    return n;                                                                          \
   }
-  return n;
-}
-
-ssize_t pwritev(int fd, const struct iovec *iov, int iovcnt, off_t offset) {
-  REAL(pwritev);
-  ssize_t n = real_pwritev(fd, iov, iovcnt, offset);
-  if (n > 0) {
-    int f = classify_fd(fd);
-    if (f >= 0) log_iov(f, offset, iov, iovcnt, n);
-  }
-  return n;
-}
+PWRITEV_LIKE(pwritev64, off64_t)
+PWRITEV_LIKE(pwritev, off_t)
 
 int ftruncate64(int fd, off64_t length) {
   REAL(ftruncate64);
