@@ -163,25 +163,19 @@ ssize_t write(int fd, const void *buf, size_t count) {
 PWRITEV_LIKE(pwritev64, off64_t)
 PWRITEV_LIKE(pwritev, off_t)
 
-int ftruncate64(int fd, off64_t length) {
-  REAL(ftruncate64);
-  int rc = real_ftruncate64(fd, length);
-  if (rc == 0) {
-    int f = classify_fd(fd);
-    if (f >= 0) append(K_TRUNCATE, f, length, NULL, 0);
+/* And for the truncate pair. */
+#define FTRUNCATE_LIKE(name, off_type)                         \
+  int name(int fd, off_type length) {                          \
+    REAL(name);                                                \
+    int rc = real_##name(fd, length);                          \
+    if (rc == 0) {                                             \
+      int f = classify_fd(fd);                                 \
+      if (f >= 0) append(K_TRUNCATE, f, length, NULL, 0);      \
+    }                                                          \
+    return rc;                                                 \
   }
-  return rc;
-}
-
-int ftruncate(int fd, off_t length) {
-  REAL(ftruncate);
-  int rc = real_ftruncate(fd, length);
-  if (rc == 0) {
-    int f = classify_fd(fd);
-    if (f >= 0) append(K_TRUNCATE, f, length, NULL, 0);
-  }
-  return rc;
-}
+FTRUNCATE_LIKE(ftruncate64, off64_t)
+FTRUNCATE_LIKE(ftruncate, off_t)
 
 static int traced_sync(int fd, int (*real)(int)) {
   int f = classify_fd(fd);

@@ -52,6 +52,7 @@ export class GroupCommit {
   private readonly intervalMs: number;
   private readonly maxLagMs: number;
   private readonly now: () => number;
+  private readonly onTrouble: (line: string) => void;
   /** Acknowledged but not yet synced, oldest first: [total_changes() when acknowledged, when]. */
   private readonly unsynced: Array<[number, number]> = [];
   /** When the last sync started (asynchronous commit spaces them by intervalMs). */
@@ -72,8 +73,6 @@ export class GroupCommit {
     this.now = opts.now ?? (() => performance.now());
     this.onTrouble = opts.onTrouble ?? (() => {});
   }
-
-  private readonly onTrouble: (line: string) => void;
 
   /** A sync failed and none has succeeded since: every answer waits for the disk. */
   get syncFailing(): boolean {

@@ -7,7 +7,7 @@ import { AppError, invalid } from '../errors/app-error.js';
 import { withIdempotency } from '../idempotency/store.js';
 import { resolveTarget, type ResolvedTarget } from '../addressing/handles.js';
 import { addInboxItem, ackByIds, rememberPending, type TrustLevel } from '../inbox/store.js';
-import { dispatchableQueued, enqueueWake, handleChannelWakes, handlePullWakes, mayWake } from '../wakes/store.js';
+import { dispatchableQueued, enqueueWake, handleWakesOnAct, mayWake } from '../wakes/store.js';
 import { mentionWakes, nothingCanTake, type MentionWake, type QueuedWake } from '../wakes/outcome.js';
 import { postToRoom, trustMode } from '../rooms/store.js';
 import { agentHandle, getAgentByPlate } from '../agents/store.js';
@@ -220,15 +220,10 @@ function postMessage(
         // Posting is acting in the room (docs/wakes.md): the wakes waiting on that act (pushed to
         // this session, or parked for pull) are handled in this commit, not by a second one when
         // the dispatcher hears of the act, as agentActed does for every other tool. The session
-        // is then free for its next push, and a wake queued behind pull wakes may start.
-        if (sender.sessionId && handleChannelWakes(db, sender.sessionId, input.roomId) > 0) {
-          acted = true;
-          unblocked = true;
-        }
-        if (handlePullWakes(db, sender.plate, input.roomId) > 0) {
-          acted = true;
-          if (dispatchableQueued(db, sender.plate, input.roomId)) unblocked = true;
-        }
+        // is then free for its next push, and a wake queued behind the handled ones may start.
+        const handled = handleWakesOnAct(db, sender.sessionId, sender.plate, input.roomId);
+        acted = handled.channel + handled.pull > 0;
+        unblocked = handled.channel > 0 || (handled.pull > 0 && dispatchableQueued(db, sender.plate, input.roomId));
       }
       // The record from the values in hand: what a later read_room returns for this row.
       const record: MessageRecord = {

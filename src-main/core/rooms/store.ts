@@ -233,7 +233,7 @@ export function postToRoom(db: Db, roomId: string): number | undefined {
     roomId,
   ) as { seq: number; context_version: number } | undefined;
   if (!r) return undefined;
-  stmt(db, 'INSERT OR IGNORE INTO room_changes (room_id, version, class, created_at) VALUES (?, ?, ?, ?)').run(roomId, r.context_version, 'messages', Date.now());
+  recordChanges(db, roomId, r.context_version, ['messages']);
   return r.seq;
 }
 
@@ -265,7 +265,12 @@ export function touchRoom(db: Db, roomId: string, classes: string[]): number {
     roomId,
   ) as { context_version: number } | undefined;
   if (!r) throw new AppError('NOT_FOUND', 'room not found');
-  const now = Date.now();
-  for (const c of classes) stmt(db, 'INSERT OR IGNORE INTO room_changes (room_id, version, class, created_at) VALUES (?, ?, ?, ?)').run(roomId, r.context_version, c, now);
+  recordChanges(db, roomId, r.context_version, classes);
   return r.context_version;
+}
+
+/** The change rows of one context_version (touchRoom, postToRoom). */
+function recordChanges(db: Db, roomId: string, version: number, classes: string[]): void {
+  const now = Date.now();
+  for (const c of classes) stmt(db, 'INSERT OR IGNORE INTO room_changes (room_id, version, class, created_at) VALUES (?, ?, ?, ?)').run(roomId, version, c, now);
 }

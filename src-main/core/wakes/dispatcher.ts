@@ -12,9 +12,7 @@ import {
   dropQueued,
   failLeftRunning,
   finishWake,
-  handleChannelWakes,
-  handlePullWakes,
-  wakesWaitingOnAct,
+  handleWakesOnAct,
   holdWake,
   keyBusy,
   mergeQueuedMentions,
@@ -579,13 +577,8 @@ export class WakeDispatcher {
   /** The agentActed port: the wakes this instance (or, pulled, this agent) had in the room are handled. */
   agentActed(e: AgentActedEvent): void {
     if (this.stopped) return;
-    const { db } = this.core;
-    let n = 0;
-    // One read for both kinds (called on every act of every agent); the writes only where there is something to handle.
-    const waiting = wakesWaitingOnAct(db, e.sessionId, e.plate, e.roomId);
-    if (waiting.channel && e.sessionId) n += handleChannelWakes(db, e.sessionId, e.roomId);
-    if (waiting.pull) n += handlePullWakes(db, e.plate, e.roomId);
-    if (n) {
+    const handled = handleWakesOnAct(this.core.db, e.sessionId, e.plate, e.roomId);
+    if (handled.channel + handled.pull > 0) {
       this.changed(e.roomId);
       this.kick();
     }

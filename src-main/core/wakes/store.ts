@@ -334,6 +334,20 @@ export function dropQueued(db: Db, id: string, reason: string): void {
   stmt(db, "UPDATE wakes SET status = 'failed', reason = ?, ended_at = ? WHERE id = ? AND status = 'queued'").run(reason, Date.now(), id);
 }
 
+/**
+ * What an act of this agent (from this instance) in the room handles: the channel wakes pushed to
+ * the instance, and the agent's wakes parked for pull there. One read to look, writes only where
+ * there is something to handle; returns how many of each kind were handled. The dispatcher's
+ * agentActed and a posted message (in its own transaction) both call it.
+ */
+export function handleWakesOnAct(db: Db, instanceId: string | undefined, plate: string, roomId: string): { channel: number; pull: number } {
+  const waiting = wakesWaitingOnAct(db, instanceId, plate, roomId);
+  return {
+    channel: waiting.channel && instanceId ? handleChannelWakes(db, instanceId, roomId) : 0,
+    pull: waiting.pull ? handlePullWakes(db, plate, roomId) : 0,
+  };
+}
+
 /** Whether this instance has channel wakes, and this agent pull wakes, in the room that its act handles: one read. */
 export function wakesWaitingOnAct(db: Db, instanceId: string | undefined, plate: string, roomId: string): { channel: boolean; pull: boolean } {
   const r = stmt(
