@@ -475,9 +475,11 @@ describe.skipIf(!!skip)('UI: the overhaul and its performance', () => {
       const firstLane = page.locator('section.lane').first();
       // A DOM click: the subject is the lane's paging, not the pointer. Playwright's click scrolls the
       // button into view first, and once (CI, a busy machine) it kept finding it scrolled away and then
-      // re-rendered for 15 s while the board still settled after the filter was cleared.
+      // re-rendered for 15 s while the board still settled after the filter was cleared. evaluateAll
+      // does not wait: a button the lane re-rendered away between the count and the click is looked
+      // for again by the next turn, instead of waited for until a timeout.
       for (let i = 0; i < 10 && (await firstLane.getByRole('button', { name: 'Show more' }).count()) > 0; i++) {
-        await firstLane.getByRole('button', { name: 'Show more' }).evaluate((b) => (b as HTMLButtonElement).click());
+        await firstLane.getByRole('button', { name: 'Show more' }).evaluateAll((bs) => bs.forEach((b) => (b as HTMLButtonElement).click()));
         await page.evaluate(() => new Promise(requestAnimationFrame));
       }
       expect(await firstLane.getByRole('button', { name: 'Show more' }).count()).toBe(0);
