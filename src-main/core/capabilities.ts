@@ -3,7 +3,7 @@ import type { Core, CorePorts } from './core.js';
 import type { StopStep } from './util/repeat.js';
 import type { ToolDef } from './mcp/tool.js';
 import type { Route } from './http/router.js';
-import { humanRole, isAgentMember, requireAgentRoom, requireHumanRoom } from './rooms/store.js';
+import { checkAgentRoom, humanRole, isAgentMember, requireHumanRoom } from './rooms/store.js';
 import { identityTools } from './identity/tools.js';
 import { inboxTools } from './inbox/tools.js';
 import { pendingMentions } from './inbox/store.js';
@@ -95,7 +95,7 @@ export const CAPABILITY_PORTS: CorePorts = {
     return { id: r.id, name: r.name, role: r.role };
   },
   agentRoom(core, roomId, plate) {
-    requireAgentRoom(core.db, roomId, plate);
+    checkAgentRoom(core.db, roomId, plate);
   },
   pendingMentions: (core, plate) => pendingMentions(core.db, plate),
   // Owners for /v1, agents for /mcp (http and mcp import neither).

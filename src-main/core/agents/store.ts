@@ -1,5 +1,6 @@
 import { immediate, type Db } from '../db/open.js';
 import { stmt } from '../db/stmt.js';
+import { rememberedOf, type WatchedChange } from '../db/watch.js';
 import { newId, newSecret, randomBase32, sha256Hex, slugify } from '../util/ids.js';
 import { AppError, invalid } from '../errors/app-error.js';
 import { maskToScopes } from '../../../shared/scopes.js';
@@ -195,8 +196,27 @@ export function listCredentials(db: Db, agentId: string) {
   }));
 }
 
-/** Is any of agent, credential or device revoked? Checked on every call. */
+/** What a revocation check reads: a change to any of it makes the next check read the store again. */
+const REVOCATION_ROWS: WatchedChange[] = ['agents', 'credentials', 'devices'].flatMap((table) => [
+  { table, on: 'INSERT' },
+  { table, on: 'DELETE' },
+  { table, on: table === 'credentials' ? 'UPDATE OF id, revoked_at, agent_id, device_id' : 'UPDATE OF id, revoked_at' },
+]);
+
+/**
+ * Is any of agent, credential or device revoked? Checked on every call. A check that passed is
+ * remembered until a row it read changes (db/watch.ts), so a revocation refuses the very next call.
+ */
 export function isRevoked(db: Db, agentId: string, credentialId: string, deviceId: string): boolean {
+  const passed = rememberedOf(db, 'revocation', REVOCATION_ROWS);
+  const key = `${agentId}\n${credentialId}\n${deviceId}`;
+  if (passed?.has(key)) return false;
+  const revoked = readRevoked(db, agentId, credentialId, deviceId);
+  if (!revoked) passed?.add(key);
+  return revoked;
+}
+
+function readRevoked(db: Db, agentId: string, credentialId: string, deviceId: string): boolean {
   const r = stmt(
     db,
     `SELECT a.revoked_at AS a, c.revoked_at AS c, d.revoked_at AS d

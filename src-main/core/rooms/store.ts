@@ -1,5 +1,6 @@
 import { immediate, type Db } from '../db/open.js';
 import { stmt } from '../db/stmt.js';
+import { rememberedOf, type WatchedChange } from '../db/watch.js';
 import { newId } from '../util/ids.js';
 import { AppError, invalid } from '../errors/app-error.js';
 import { getAgentByPlate, agentHandle, platesOfOwner } from '../agents/store.js';
@@ -95,6 +96,27 @@ export function requireAgentRoom(db: Db, roomId: string, plate: string): RoomRow
     throw new AppError('NOT_MEMBER', 'you are not a member of this room; ask its owner to add you', { roomId });
   }
   return room;
+}
+
+/** What an agent's room check reads: the room's row and its agent members. */
+const MEMBERSHIP_ROWS: WatchedChange[] = [
+  { table: 'rooms', on: 'DELETE' },
+  { table: 'rooms', on: 'UPDATE OF id' },
+  { table: 'room_agents', on: 'INSERT' },
+  { table: 'room_agents', on: 'DELETE' },
+  { table: 'room_agents', on: 'UPDATE OF room_id, plate' },
+];
+
+/**
+ * requireAgentRoom without the row, for the check every room tool call makes first: a check
+ * that passed is remembered until the room or its agents change (db/watch.ts).
+ */
+export function checkAgentRoom(db: Db, roomId: string, plate: string): void {
+  const passed = rememberedOf(db, 'membership', MEMBERSHIP_ROWS);
+  const key = `${roomId}\n${plate}`;
+  if (passed?.has(key)) return;
+  requireAgentRoom(db, roomId, plate);
+  passed?.add(key);
 }
 
 /** The room and the human's role in it, if the human is a member (any role, or admin when asked). */
