@@ -1,6 +1,7 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { installMemos } from './db/watch.js';
 import { openDb, type Db } from './db/open.js';
 import { loadSigningKey } from './auth/keys.js';
 import { PassportService } from './auth/passports.js';
@@ -60,6 +61,8 @@ export function assembleCore(opts: AssembleOptions): AssembledCore {
   const ports = requirePorts(opts.ports ?? CAPABILITY_PORTS);
   mkdirSync(join(home, 'blobs'), { recursive: true, mode: 0o700 });
   const db = opts.db === 'memory' ? openDb(':memory:') : opts.db;
+  // The remembered reads' triggers (db/watch.ts), before any request can open a transaction.
+  installMemos(db);
   const signingKey = loadSigningKey(home);
   // Runner env values stored in clear by earlier versions are sealed like the git token.
   const sealed = sealStoredRunnerEnvs(db);

@@ -3,8 +3,10 @@ import { openTestApp, type TestApp } from '../helpers/app.js';
 import { fails, ok } from '../helpers/server.js';
 import { agentInRoom } from '../helpers/seat.js';
 import { immediate } from '../../src-main/core/db/open.js';
-import { isRevoked } from '../../src-main/core/agents/store.js';
-import { checkAgentRoom } from '../../src-main/core/rooms/store.js';
+import { agentPlateBySlug, isRevoked } from '../../src-main/core/agents/store.js';
+import { checkAgentRoom, isAgentMember } from '../../src-main/core/rooms/store.js';
+import { ownerIdBySlug } from '../../src-main/core/owners/store.js';
+import { hasRunner } from '../../src-main/core/wakes/runners.js';
 
 /**
  * The revocation and room checks every tool call makes are remembered until a row they read
@@ -12,7 +14,7 @@ import { checkAgentRoom } from '../../src-main/core/rooms/store.js';
  * is remembered), then changes the store the way an owner, or any code path, would, and expects
  * the very next check to see it.
  */
-describe('remembered checks', () => {
+describe('remembered checks and lookups', () => {
   let app: TestApp;
   beforeAll(async () => {
     app = await openTestApp({ database: 'home' });
@@ -95,5 +97,73 @@ describe('remembered checks', () => {
       app.core.db.pragma('foreign_keys = ON');
     }
     expect(() => checkAgentRoom(app.core.db, room, agent.plate)).toThrow(/room not found/);
+  });
+
+  const withoutForeignKeys = (fn: () => void) => {
+    app.core.db.pragma('foreign_keys = OFF');
+    try {
+      fn();
+    } finally {
+      app.core.db.pragma('foreign_keys = ON');
+    }
+  };
+
+  it('slugs and runners looked up again after a rename, a removal or a new row', async () => {
+    const db = app.core.db;
+    const a = await app.agent('Slug Agent');
+    const owner = db.prepare('SELECT o.id, o.slug FROM owners o JOIN agents a ON a.owner_id = o.id WHERE a.plate = ?').get(a.plate) as { id: string; slug: string };
+    expect(ownerIdBySlug(db, owner.slug)).toBe(owner.id);
+    expect(ownerIdBySlug(db, 'nobody-yet')).toBeUndefined();
+    db.prepare("UPDATE owners SET slug = 'nobody-yet' WHERE id = ?").run(owner.id);
+    expect(ownerIdBySlug(db, 'nobody-yet')).toBe(owner.id);
+    expect(ownerIdBySlug(db, owner.slug)).toBeUndefined();
+    db.prepare('UPDATE owners SET slug = ? WHERE id = ?').run(owner.slug, owner.id);
+
+    expect(agentPlateBySlug(db, owner.id, 'slug-agent')).toBe(a.plate);
+    db.prepare("UPDATE agents SET slug = 'renamed' WHERE plate = ?").run(a.plate);
+    expect(agentPlateBySlug(db, owner.id, 'slug-agent')).toBeUndefined();
+    expect(agentPlateBySlug(db, owner.id, 'renamed')).toBe(a.plate);
+
+    expect(hasRunner(db, a.plate)).toBe(false);
+    db.prepare("INSERT INTO runners (plate, host, command, timeout_ms, created_at, updated_at) VALUES (?, 'codex', 'codex', 1000, 0, 0)").run(a.plate);
+    expect(hasRunner(db, a.plate)).toBe(true);
+    db.prepare('DELETE FROM runners WHERE plate = ?').run(a.plate);
+    expect(hasRunner(db, a.plate)).toBe(false);
+  });
+
+  it('a lookup made inside a transaction that changed a watched row is not remembered past its rollback', async () => {
+    const db = app.core.db;
+    const { agent, room } = await agentInRoom(app, 'Rolled Back Member', 'Remembered Room 4');
+    withoutForeignKeys(() => db.prepare('DELETE FROM room_agents WHERE room_id = ? AND plate = ?').run(room, agent.plate));
+    expect(isAgentMember(db, room, agent.plate)).toBe(false);
+    expect(() =>
+      immediate(db, () => {
+        db.prepare('INSERT INTO room_agents (room_id, plate, added_by, created_at) SELECT ?, ?, owner_id, 0 FROM agents WHERE plate = ?').run(room, agent.plate, agent.plate);
+        expect(isAgentMember(db, room, agent.plate)).toBe(true);
+        throw new Error('roll back');
+      }),
+    ).toThrow('roll back');
+    expect(isAgentMember(db, room, agent.plate)).toBe(false);
+    expect(() => checkAgentRoom(db, room, agent.plate)).toThrow(/not a member/);
+
+    // Read first in a transaction that changes nothing watched: remembered, and still right after it.
+    immediate(db, () => expect(ownerIdBySlug(db, 'no-such-owner')).toBeUndefined());
+    expect(ownerIdBySlug(db, 'no-such-owner')).toBeUndefined();
+  });
+
+  it('a message mentions an agent by @name(owner) again after the agent is renamed back and forth', async () => {
+    const { room, c } = await agentInRoom(app, 'Renamer', 'Remembered Room 5');
+    const t = await app.agent('Target One');
+    await app.join(room, t.plate);
+    const sent = await ok<{ mentions: Array<{ plate: string }> }>(c, 'send_message', { room, body: 'hi', mention_targets: [t.handle] });
+    expect(sent.mentions.map((m) => m.plate)).toEqual([t.plate]);
+    app.core.db.prepare("UPDATE agents SET slug = 'target-two' WHERE plate = ?").run(t.plate);
+    expect((await fails(c, 'send_message', { room, body: 'hi again', mention_targets: [t.handle] })).reason).toBe('unknown_mention_target');
+    const again = await ok<{ mentions: Array<{ plate: string }> }>(c, 'send_message', {
+      room,
+      body: 'hi two',
+      mention_targets: [t.handle.replace('target-one', 'target-two')],
+    });
+    expect(again.mentions.map((m) => m.plate)).toEqual([t.plate]);
   });
 });

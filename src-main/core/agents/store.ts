@@ -1,6 +1,6 @@
 import { immediate, type Db } from '../db/open.js';
 import { stmt } from '../db/stmt.js';
-import { rememberedOf, type WatchedChange } from '../db/watch.js';
+import { defineMemo } from '../db/watch.js';
 import { newId, newSecret, randomBase32, sha256Hex, slugify } from '../util/ids.js';
 import { AppError, invalid } from '../errors/app-error.js';
 import { maskToScopes } from '../../../shared/scopes.js';
@@ -74,8 +74,21 @@ export function getAgentByPlate(db: Db, plate: string): AgentRow | undefined {
 }
 
 /** The plate of an owner's agent by its slug (unique per owner), if any. */
+/** Plates by (owner, slug), until an agent is added, removed or renamed (db/watch.ts); null: no such agent. */
+const platesBySlug = defineMemo<string | null>('agent_slugs', [
+  { table: 'agents', on: 'INSERT' },
+  { table: 'agents', on: 'DELETE' },
+  { table: 'agents', on: 'UPDATE OF plate, owner_id, slug' },
+]);
+
 export function agentPlateBySlug(db: Db, ownerId: string, slug: string): string | undefined {
-  return (stmt(db, 'SELECT plate FROM agents WHERE owner_id = ? AND slug = ?').get(ownerId, slug) as { plate: string } | undefined)?.plate;
+  const known = platesBySlug(db);
+  const key = `${ownerId}\n${slug}`;
+  const hit = known?.get(key);
+  if (hit !== undefined) return hit ?? undefined;
+  const plate = (stmt(db, 'SELECT plate FROM agents WHERE owner_id = ? AND slug = ?').get(ownerId, slug) as { plate: string } | undefined)?.plate;
+  known?.set(key, plate ?? null);
+  return plate;
 }
 
 export function getAgentById(db: Db, id: string): AgentRow | undefined {
@@ -196,23 +209,26 @@ export function listCredentials(db: Db, agentId: string) {
   }));
 }
 
-/** What a revocation check reads: a change to any of it makes the next check read the store again. */
-const REVOCATION_ROWS: WatchedChange[] = ['agents', 'credentials', 'devices'].flatMap((table) => [
-  { table, on: 'INSERT' },
-  { table, on: 'DELETE' },
-  { table, on: table === 'credentials' ? 'UPDATE OF id, revoked_at, agent_id, device_id' : 'UPDATE OF id, revoked_at' },
-]);
+/** Revocation checks that passed, until a row they read changes (db/watch.ts). */
+const passedRevocation = defineMemo<true>(
+  'revocation',
+  ['agents', 'credentials', 'devices'].flatMap((table) => [
+    { table, on: 'INSERT' },
+    { table, on: 'DELETE' },
+    { table, on: table === 'credentials' ? 'UPDATE OF id, revoked_at, agent_id, device_id' : 'UPDATE OF id, revoked_at' },
+  ]),
+);
 
 /**
  * Is any of agent, credential or device revoked? Checked on every call. A check that passed is
  * remembered until a row it read changes (db/watch.ts), so a revocation refuses the very next call.
  */
 export function isRevoked(db: Db, agentId: string, credentialId: string, deviceId: string): boolean {
-  const passed = rememberedOf(db, 'revocation', REVOCATION_ROWS);
+  const passed = passedRevocation(db);
   const key = `${agentId}\n${credentialId}\n${deviceId}`;
-  if (passed?.has(key)) return false;
+  if (passed?.get(key)) return false;
   const revoked = readRevoked(db, agentId, credentialId, deviceId);
-  if (!revoked) passed?.add(key);
+  if (!revoked) passed?.set(key, true);
   return revoked;
 }
 

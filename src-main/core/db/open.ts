@@ -40,6 +40,13 @@ export function openDb(file: string, opts: OpenOptions = {}): Db {
   return db;
 }
 
+const serials = new WeakMap<Db, number>();
+
+/** Counts the transactions immediate() has begun on this connection (db/watch.ts tells them apart by it). */
+export function transactionSerial(db: Db): number {
+  return serials.get(db) ?? 0;
+}
+
 /**
  * Runs fn in an IMMEDIATE transaction (takes the write lock up front: no upgrade deadlocks), or
  * in a savepoint when a transaction is open already; rolled back when fn throws. What
@@ -49,6 +56,7 @@ export function openDb(file: string, opts: OpenOptions = {}): Db {
 export function immediate<T>(db: Db, fn: () => T): T {
   const nested = db.inTransaction;
   stmt(db, nested ? 'SAVEPOINT ar_tx' : 'BEGIN IMMEDIATE').run();
+  if (!nested) serials.set(db, (serials.get(db) ?? 0) + 1);
   try {
     const result = fn();
     if (result && typeof (result as { then?: unknown }).then === 'function') throw new TypeError('a transaction function cannot return a promise');

@@ -1,62 +1,103 @@
-import type { Db } from './open.js';
+import { transactionSerial, type Db } from './open.js';
 
 /**
- * Checks of the store that a call may remember until what they read changes
+ * Small reads of the store that a call may remember until what they read changes
  * (docs/performance.md, "Remembered checks"): whether a credential is revoked, whether an agent
- * is in a room. Every tool call asks both, and each read outside a transaction costs tens of
- * microseconds of file locking on this machine, while the answers change a few times a day.
+ * is in a room, an owner's or agent's slug, whether an agent has a runner. Every tool call or
+ * message makes some of them, and on this machine each read costs microseconds of locking and
+ * b-tree descent, while the answers change a few times a day.
  *
- * A watch is a counter that temporary triggers on this connection move whenever a row that
- * decides the check is inserted, changed or deleted, whichever code writes it. A change that is
- * rolled back moves it too, which only costs a fresh read. Only this process writes these tables
- * while it serves: one server per home (db/lock.ts).
+ * A memo is a map whose entries hold while a counter has not moved. Temporary triggers on this
+ * connection move the counter whenever a row the memo depends on is inserted, deleted, or has a
+ * column it reads changed, whichever code writes it. A change that is rolled back moves it too,
+ * which only costs a fresh read. A value read inside a transaction that has itself changed such a
+ * row is not remembered (it might yet be rolled back). Only this process writes the store while it
+ * serves: one server per home (db/lock.ts).
  */
 export interface WatchedChange {
   table: string;
-  /** 'INSERT', 'DELETE', or 'UPDATE OF col, …' (only the columns the check reads). */
+  /** 'INSERT', 'DELETE', or 'UPDATE OF col, …' (only the columns the memo reads). */
   on: string;
 }
 
-/** Keys whose check passed, each valid while no watched row has changed since. */
-export interface Remembered {
-  has(key: string): boolean;
-  add(key: string): void;
+export interface Memo<V> {
+  get(key: string): V | undefined;
+  set(key: string, value: V): void;
 }
 
-const memos = new WeakMap<Db, Map<string, Remembered>>();
+interface MemoState {
+  /** Moves on every watched change. */
+  version: number;
+  /** The transaction serial (db/open.ts) of the last watched change made inside a transaction. */
+  changedIn: number;
+  /** The version `values` were read at. */
+  valuesAt: number;
+  values: Map<string, unknown>;
+}
+
 const NAME = /^[a-z_]+$/;
 const MAX_KEYS = 10_000;
+const definitions = new Map<string, readonly WatchedChange[]>();
+const states = new WeakMap<Db, Map<string, MemoState>>();
 
 /**
- * The remembered checks called `name` on this connection, its triggers created on first use.
- * Undefined while a transaction is open (a rollback would drop the triggers with it): the caller
- * reads the store.
+ * Declares a memo (once, where its reads live) and returns how to reach it on a connection.
+ * Undefined there while its triggers cannot be created yet (a transaction is open, and a rollback
+ * would drop them with it): the caller then reads the store.
  */
-export function rememberedOf(db: Db, name: string, changes: readonly WatchedChange[]): Remembered | undefined {
-  let m = memos.get(db);
+export function defineMemo<V>(name: string, changes: readonly WatchedChange[]): (db: Db) => Memo<V> | undefined {
+  if (!NAME.test(name)) throw new Error(`memo name ${name} must be lowercase letters`);
+  for (const c of changes) {
+    if (!NAME.test(c.table) || !/^(INSERT|DELETE|UPDATE OF [a-z_, ]+)$/.test(c.on)) throw new Error(`bad watched change ${c.table} ${c.on}`);
+  }
+  definitions.set(name, changes);
+  return (db) => {
+    const state = stateOf(db, name);
+    return state && memo<V>(db, state);
+  };
+}
+
+/** Creates every declared memo's triggers on this connection now (the server, once its store is open). */
+export function installMemos(db: Db): void {
+  for (const name of definitions.keys()) stateOf(db, name);
+}
+
+function stateOf(db: Db, name: string): MemoState | undefined {
+  let m = states.get(db);
   const known = m?.get(name);
   if (known) return known;
   if (db.inTransaction || !db.open) return undefined;
-  if (!NAME.test(name)) throw new Error(`watch name ${name} must be lowercase letters`);
-  let version = 0;
-  const fn = `ar_watch_${name}`;
+  const state: MemoState = { version: 0, changedIn: -1, valuesAt: 0, values: new Map() };
+  const fn = `ar_memo_${name}`;
   db.function(fn, { deterministic: false }, () => {
-    version++;
+    state.version++;
+    if (db.inTransaction) state.changedIn = transactionSerial(db);
     return null;
   });
-  changes.forEach((c, i) => {
-    if (!NAME.test(c.table) || !/^(INSERT|DELETE|UPDATE OF [a-z_, ]+)$/.test(c.on)) throw new Error(`bad watched change ${c.table} ${c.on}`);
+  definitions.get(name)!.forEach((c, i) => {
     db.exec(`CREATE TEMP TRIGGER IF NOT EXISTS ${fn}_${i} AFTER ${c.on} ON main.${c.table} BEGIN SELECT ${fn}(); END`);
   });
-  const passed = new Map<string, number>();
-  const r: Remembered = {
-    has: (key) => passed.get(key) === version,
-    add: (key) => {
-      if (passed.size >= MAX_KEYS) passed.clear();
-      passed.set(key, version);
+  if (!m) states.set(db, (m = new Map()));
+  m.set(name, state);
+  return state;
+}
+
+function memo<V>(db: Db, state: MemoState): Memo<V> {
+  const fresh = () => {
+    if (state.valuesAt !== state.version) {
+      state.values.clear();
+      state.valuesAt = state.version;
+    }
+    return state.values;
+  };
+  return {
+    get: (key) => fresh().get(key) as V | undefined,
+    set: (key, value) => {
+      // Read in a transaction that changed a watched row: it may yet be rolled back.
+      if (db.inTransaction && state.changedIn === transactionSerial(db)) return;
+      const values = fresh();
+      if (values.size >= MAX_KEYS) values.clear();
+      values.set(key, value);
     },
   };
-  if (!m) memos.set(db, (m = new Map()));
-  m.set(name, r);
-  return r;
 }

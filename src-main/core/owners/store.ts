@@ -1,5 +1,6 @@
 import type { Db } from '../db/open.js';
 import { stmt } from '../db/stmt.js';
+import { defineMemo } from '../db/watch.js';
 import { newId, newSecret, sha256Hex, slugify } from '../util/ids.js';
 import { AppError, invalid } from '../errors/app-error.js';
 import type { Owner } from '../auth/callers.js';
@@ -89,8 +90,20 @@ export function ownerHandle(db: Db, ownerId: string): { name: string; slug: stri
 }
 
 /** The owner whose handle is `@slug`. */
+/** Owner ids by slug, until an owner is added, removed or renamed (db/watch.ts); null: no such owner. */
+const idsBySlug = defineMemo<string | null>('owner_slugs', [
+  { table: 'owners', on: 'INSERT' },
+  { table: 'owners', on: 'DELETE' },
+  { table: 'owners', on: 'UPDATE OF id, slug' },
+]);
+
 export function ownerIdBySlug(db: Db, slug: string): string | undefined {
-  return (stmt(db, 'SELECT id FROM owners WHERE slug = ?').get(slug) as { id: string } | undefined)?.id;
+  const known = idsBySlug(db);
+  const hit = known?.get(slug);
+  if (hit !== undefined) return hit ?? undefined;
+  const id = (stmt(db, 'SELECT id FROM owners WHERE slug = ?').get(slug) as { id: string } | undefined)?.id;
+  known?.set(slug, id ?? null);
+  return id;
 }
 
 /** A new token for an owner (the old one stops working); returned once, stored only hashed. */

@@ -1,6 +1,6 @@
 import { immediate, type Db } from '../db/open.js';
 import { stmt } from '../db/stmt.js';
-import { rememberedOf, type WatchedChange } from '../db/watch.js';
+import { defineMemo } from '../db/watch.js';
 import { newId } from '../util/ids.js';
 import { AppError, invalid } from '../errors/app-error.js';
 import { getAgentByPlate, agentHandle, platesOfOwner } from '../agents/store.js';
@@ -80,7 +80,12 @@ export function humanRole(db: Db, roomId: string, ownerId: string): RoomRole | u
 }
 
 export function isAgentMember(db: Db, roomId: string, plate: string): boolean {
-  return stmt(db, 'SELECT 1 FROM room_agents WHERE room_id = ? AND plate = ?').get(roomId, plate) !== undefined;
+  const known = knownMembers(db);
+  const key = `${roomId}\n${plate}`;
+  if (known?.get(key)) return true;
+  const member = stmt(db, 'SELECT 1 FROM room_agents WHERE room_id = ? AND plate = ?').get(roomId, plate) !== undefined;
+  if (member) known?.set(key, true);
+  return member;
 }
 
 /** The room, if the agent is a member; NOT_FOUND or NOT_MEMBER otherwise. The tool registry runs it for every `room: 'member'` tool. */
@@ -98,25 +103,22 @@ export function requireAgentRoom(db: Db, roomId: string, plate: string): RoomRow
   return room;
 }
 
-/** What an agent's room check reads: the room's row and its agent members. */
-const MEMBERSHIP_ROWS: WatchedChange[] = [
+/** Agents known to be in a room, until the room or its agents change (db/watch.ts). */
+const knownMembers = defineMemo<true>('membership', [
   { table: 'rooms', on: 'DELETE' },
   { table: 'rooms', on: 'UPDATE OF id' },
   { table: 'room_agents', on: 'INSERT' },
   { table: 'room_agents', on: 'DELETE' },
   { table: 'room_agents', on: 'UPDATE OF room_id, plate' },
-];
+]);
 
-/**
- * requireAgentRoom without the row, for the check every room tool call makes first: a check
- * that passed is remembered until the room or its agents change (db/watch.ts).
- */
+/** requireAgentRoom without the row, for the check every room tool call makes first (remembered while it holds). */
 export function checkAgentRoom(db: Db, roomId: string, plate: string): void {
-  const passed = rememberedOf(db, 'membership', MEMBERSHIP_ROWS);
+  const known = knownMembers(db);
   const key = `${roomId}\n${plate}`;
-  if (passed?.has(key)) return;
+  if (known?.get(key)) return;
   requireAgentRoom(db, roomId, plate);
-  passed?.add(key);
+  known?.set(key, true);
 }
 
 /** The room and the human's role in it, if the human is a member (any role, or admin when asked). */

@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { immediate, type Db } from '../db/open.js';
 import { stmt } from '../db/stmt.js';
+import { defineMemo } from '../db/watch.js';
 import type { Core } from '../core.js';
 import { repeat, type StopStep } from '../util/repeat.js';
 
@@ -39,8 +40,20 @@ export const INDEXER_EVERY_MS = 1000;
 /** How long one turn of the background indexer may work before it yields. */
 export const INDEXER_TURN_MS = 8;
 
+/** The progress mark, read once until it moves (db/watch.ts): every send asks for it. */
+const progress = defineMemo<number>('search_progress', [
+  { table: 'search_progress', on: 'INSERT' },
+  { table: 'search_progress', on: 'DELETE' },
+  { table: 'search_progress', on: 'UPDATE OF messages_rowid' },
+]);
+
 function indexedUpTo(db: Db): number {
-  return (stmt(db, 'SELECT messages_rowid AS r FROM search_progress WHERE id = 1').get() as { r: number } | undefined)?.r ?? 0;
+  const known = progress(db);
+  const hit = known?.get('');
+  if (hit !== undefined) return hit;
+  const r = (stmt(db, 'SELECT messages_rowid AS r FROM search_progress WHERE id = 1').get() as { r: number } | undefined)?.r ?? 0;
+  known?.set('', r);
+  return r;
 }
 
 /** Whether some message is not in the search index yet (two lookups on rowids). */

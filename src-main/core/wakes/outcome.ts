@@ -5,7 +5,7 @@ import { trustMode } from '../rooms/store.js';
 import { hasScope } from '../../../shared/scopes.js';
 import type { MentionWake } from '../../../shared/api-types.js';
 import { channelSessionOf } from './channel.js';
-import { firstRunner } from './runners.js';
+import { firstRunner, hasRunner } from './runners.js';
 import { getWake, listWakes, PULL_REASON, type WakeRow } from './store.js';
 
 /**
@@ -34,7 +34,7 @@ function whyNoWake(core: Core, roomId: string, plate: string, actorOwnerId: stri
  * dispatcher's next pass would do (dispatcher.ts `dispatch`), in the message's own transaction.
  */
 export function nothingCanTake(core: Core, plate: string): boolean {
-  return !channelSessionOf(core, plate) && !firstRunner(core.db, plate);
+  return !channelSessionOf(core, plate) && !hasRunner(core.db, plate);
 }
 
 function wakeById(core: Core, id: string | undefined): WakeRow | undefined {

@@ -3,6 +3,7 @@ import { isAbsolute } from 'node:path';
 import type { Core } from '../core.js';
 import type { Db } from '../db/open.js';
 import { stmt } from '../db/stmt.js';
+import { defineMemo } from '../db/watch.js';
 import { ISSUED_SECRET_PREFIXES } from '../util/ids.js';
 import { openEnv, sealEnv } from './env-seal.js';
 import type { WakeUsage } from './store.js';
@@ -94,6 +95,23 @@ export function getRunner(db: Db, plate: string, host: string): RunnerConfig | u
 
 export function deleteRunner(db: Db, plate: string, host: string): boolean {
   return stmt(db, 'DELETE FROM runners WHERE plate = ? AND host = ?').run(plate, host).changes === 1;
+}
+
+/** Agents known to have a runner or not, until a runner is added, removed or moved (db/watch.ts). */
+const runnerKnown = defineMemo<boolean>('runners', [
+  { table: 'runners', on: 'INSERT' },
+  { table: 'runners', on: 'DELETE' },
+  { table: 'runners', on: 'UPDATE OF plate' },
+]);
+
+/** Whether the agent has a runner on any host (a mention asks it for every target: no row is decoded). */
+export function hasRunner(db: Db, plate: string): boolean {
+  const known = runnerKnown(db);
+  const hit = known?.get(plate);
+  if (hit !== undefined) return hit;
+  const has = stmt(db, 'SELECT 1 FROM runners WHERE plate = ? LIMIT 1').get(plate) !== undefined;
+  known?.set(plate, has);
+  return has;
 }
 
 /** docs/contract.md "Wakes": with runners on several hosts, the first configured one is woken. */
