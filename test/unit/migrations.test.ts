@@ -2,6 +2,7 @@ import { describe, it, expect } from 'vitest';
 import Database from 'better-sqlite3';
 import { migrate } from '../../src-main/core/db/migrate.js';
 import { MIGRATIONS } from '../../src-main/core/db/migrations/index.js';
+import { changedClassesSince, lastChangeOf } from '../../src-main/core/rooms/store.js';
 
 const LATEST = Math.max(...MIGRATIONS.map((m) => m.version));
 
@@ -194,7 +195,7 @@ describe('0012-room-changes', () => {
     add.run('room_1', 2, 'board', now);
     add.run('room_1', 2, 'messages', now);
     const before = db.prepare('SELECT * FROM room_changes ORDER BY room_id, version, class').all();
-    expect(migrate(db)).toBe(LATEST);
+    expect(migrate(db, 12)).toBe(12);
     expect(db.prepare('SELECT * FROM room_changes ORDER BY room_id, version, class').all()).toEqual(before);
     expect(db.prepare("SELECT wr FROM pragma_table_list WHERE name = 'room_changes'").get()).toEqual({ wr: 1 });
     expect(db.prepare("SELECT COUNT(*) AS n FROM sqlite_master WHERE type = 'index' AND tbl_name = 'room_changes'").get()).toEqual({ n: 0 });
@@ -205,6 +206,41 @@ describe('0012-room-changes', () => {
     // rooms/store.ts's reads, as written there: through the key, never a scan of the log.
     expect(plan('SELECT DISTINCT class FROM room_changes WHERE room_id = ? AND version > ? ORDER BY class', 'room_1', 0)).toMatch(/SEARCH room_changes USING PRIMARY KEY/);
     expect(plan('SELECT MAX(version) AS v FROM room_changes WHERE room_id = ? AND class = ?', 'room_1', 'board')).toMatch(/SEARCH room_changes USING PRIMARY KEY/);
+    db.close();
+  });
+});
+
+describe('0013-messages-version', () => {
+  it("a room's newest message version moves from the change log to the room's row; what changed since a version reads the same", () => {
+    const db = fresh();
+    migrate(db, 12);
+    const now = Date.now();
+    db.prepare("INSERT INTO owners (id, name, slug, plate_prefix, token_hash, is_primary, created_at) VALUES ('own_1', 'Ada', 'ada', 'ADA', 'h1', 1, ?)").run(now);
+    const room = db.prepare("INSERT INTO rooms (id, name, created_by, created_at, context_version) VALUES (?, 'R', 'own_1', ?, ?)");
+    room.run('room_1', now, 3);
+    room.run('room_2', now, 1);
+    const add = db.prepare('INSERT INTO room_changes (room_id, version, class, created_at) VALUES (?, ?, ?, ?)');
+    add.run('room_1', 1, 'messages', now);
+    add.run('room_1', 2, 'board', now);
+    add.run('room_1', 3, 'messages', now);
+    add.run('room_2', 1, 'focus', now);
+    const since = (r: string, v: number) => changedClassesSince(db, r, v);
+    expect(migrate(db)).toBe(LATEST);
+    expect(db.prepare('SELECT id, messages_version FROM rooms ORDER BY id').all()).toEqual([
+      { id: 'room_1', messages_version: 3 },
+      { id: 'room_2', messages_version: 0 },
+    ]);
+    expect(db.prepare('SELECT room_id, version, class FROM room_changes ORDER BY room_id, version').all()).toEqual([
+      { room_id: 'room_1', version: 2, class: 'board' },
+      { room_id: 'room_2', version: 1, class: 'focus' },
+    ]);
+    expect(since('room_1', 0)).toEqual(['board', 'messages']);
+    expect(since('room_1', 2)).toEqual(['messages']);
+    expect(since('room_1', 3)).toEqual([]);
+    expect(since('room_2', 0)).toEqual(['focus']);
+    expect(lastChangeOf(db, 'room_1', 'messages')).toBe(3);
+    expect(lastChangeOf(db, 'room_2', 'messages')).toBeNull();
+    expect(lastChangeOf(db, 'room_1', 'board')).toBe(2);
     db.close();
   });
 });

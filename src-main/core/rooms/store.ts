@@ -14,6 +14,8 @@ interface RoomRow {
   created_by: string;
   context_version: number;
   next_seq: number;
+  /** The context_version of the room's newest message (0: none yet). */
+  messages_version: number;
   created_at: number;
 }
 
@@ -253,23 +255,31 @@ export function listMembers(db: Db, roomId: string) {
  * update of the room's row, inside the sender's transaction; undefined when there is no such room.
  */
 export function postToRoom(db: Db, roomId: string): number | undefined {
-  const r = stmt(db, 'UPDATE rooms SET next_seq = next_seq + 1, context_version = context_version + 1 WHERE id = ? RETURNING next_seq - 1 AS seq, context_version').get(
-    roomId,
-  ) as { seq: number; context_version: number } | undefined;
-  if (!r) return undefined;
-  recordChanges(db, roomId, r.context_version, ['messages']);
-  return r.seq;
+  // The room's row keeps when its messages last changed (messages_version): no change row per message.
+  const r = stmt(
+    db,
+    'UPDATE rooms SET next_seq = next_seq + 1, context_version = context_version + 1, messages_version = context_version + 1 WHERE id = ? RETURNING next_seq - 1 AS seq',
+  ).get(roomId) as { seq: number } | undefined;
+  return r?.seq;
 }
 
 /** The classes of the room's context that changed after `sinceVersion` (as far as history is kept), sorted. */
 export function changedClassesSince(db: Db, roomId: string, sinceVersion: number): string[] {
   return (
-    stmt(db, 'SELECT DISTINCT class FROM room_changes WHERE room_id = ? AND version > ? ORDER BY class').all(roomId, sinceVersion) as Array<{ class: string }>
+    stmt(
+      db,
+      `SELECT class FROM room_changes WHERE room_id = @room AND version > @since
+       UNION SELECT 'messages' FROM rooms WHERE id = @room AND messages_version > @since
+       ORDER BY class`,
+    ).all({ room: roomId, since: sinceVersion }) as Array<{ class: string }>
   ).map((r) => r.class);
 }
 
 /** The newest context_version at which this class changed, if history still holds one. */
 export function lastChangeOf(db: Db, roomId: string, cls: string): number | null {
+  if (cls === 'messages') {
+    return (stmt(db, 'SELECT NULLIF(messages_version, 0) AS v FROM rooms WHERE id = ?').get(roomId) as { v: number | null } | undefined)?.v ?? null;
+  }
   return (stmt(db, 'SELECT MAX(version) AS v FROM room_changes WHERE room_id = ? AND class = ?').get(roomId, cls) as { v: number | null }).v;
 }
 
