@@ -1,5 +1,8 @@
 import { describe, it, expect } from 'vitest';
 import Database from 'better-sqlite3';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { migrate } from '../../src-main/core/db/migrate.js';
 import { MIGRATIONS } from '../../src-main/core/db/migrations/index.js';
 import { changedClassesSince, lastChangeOf } from '../../src-main/core/rooms/store.js';
@@ -242,5 +245,60 @@ describe('0013-messages-version', () => {
     expect(lastChangeOf(db, 'room_2', 'messages')).toBeNull();
     expect(lastChangeOf(db, 'room_1', 'board')).toBe(2);
     db.close();
+  });
+});
+
+describe('0014-plain-seq', () => {
+  it('mentions and wakes keep every row, index and seq without AUTOINCREMENT; seq goes on from the largest; event keys stay unique but for mentions', () => {
+    const db = fresh();
+    migrate(db, 13);
+    const now = Date.now();
+    db.prepare("INSERT INTO owners (id, name, slug, plate_prefix, token_hash, is_primary, created_at) VALUES ('own_1', 'Ada', 'ada', 'ADA', 'h1', 1, ?)").run(now);
+    db.prepare("INSERT INTO rooms (id, name, created_by, created_at) VALUES ('room_1', 'R', 'own_1', ?)").run(now);
+    db.prepare("INSERT INTO agents (id, plate, owner_id, name, slug, scopes, created_at) VALUES ('agt_1', 'ADA-AGT-000001', 'own_1', 'A', 'a', 31, ?)").run(now);
+    const mention = db.prepare("INSERT INTO mentions (id, plate, room_id, kind, trust_level, created_at) VALUES (?, 'ADA-AGT-000001', 'room_1', 'mention', 'same_owner', ?)");
+    const wake = db.prepare(
+      "INSERT OR IGNORE INTO wakes (id, plate, room_id, trigger, content, event_key, created_at) VALUES (?, 'ADA-AGT-000001', 'room_1', ?, 'hi', ?, ?)",
+    );
+    for (let i = 1; i <= 3; i++) {
+      mention.run(`mention_${i}`, now);
+      wake.run(`wake_${i}`, 'mention', `msg:m${i}`, now);
+    }
+    wake.run('wake_4', 'assignment', 'task:t1:assign:1', now);
+    const rows = (t: string) => db.prepare(`SELECT * FROM ${t} ORDER BY seq`).all();
+    const indexes = (t: string) => db.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL ORDER BY name").all(t);
+    const before = { mentions: rows('mentions'), wakes: rows('wakes'), mi: indexes('mentions'), wi: indexes('wakes') };
+    expect(migrate(db)).toBe(LATEST);
+    expect(rows('mentions')).toEqual(before.mentions);
+    expect(rows('wakes')).toEqual(before.wakes);
+    expect(indexes('mentions')).toEqual(before.mi);
+    expect(indexes('wakes').filter((i: any) => i.name !== 'wakes_event')).toEqual(before.wi);
+    for (const t of ['mentions', 'wakes']) {
+      expect((db.prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?").get(t) as { sql: string }).sql).not.toMatch(/AUTOINCREMENT/);
+    }
+    expect(db.prepare("SELECT name FROM sqlite_sequence WHERE name IN ('mentions', 'wakes')").all()).toEqual([]);
+    // seq goes on from the largest, and the id stays unique.
+    expect(Number(mention.run('mention_4', now).lastInsertRowid)).toBe(4);
+    expect(() => mention.run('mention_4', now)).toThrow(/UNIQUE/);
+    expect(Number(wake.run('wake_5', 'paths_free', 'reservation:r1:granted', now).lastInsertRowid)).toBe(5);
+    // Every event but a message's mention is still one wake per agent; the retry lookup uses the index.
+    expect(wake.run('wake_6', 'assignment', 'task:t1:assign:1', now).changes).toBe(0);
+    expect(wake.run('wake_7', 'mention', 'retry:wake_1', now).changes).toBe(1);
+    expect(wake.run('wake_8', 'mention', 'retry:wake_1', now).changes).toBe(0);
+    const plan = (db.prepare("EXPLAIN QUERY PLAN SELECT 1 FROM wakes WHERE plate = ? AND event_key = ? AND event_key NOT GLOB 'msg:*'").all('x', 'retry:y') as Array<{
+      detail: string;
+    }>).map((r) => r.detail);
+    expect(plan.join('; ')).toMatch(/USING (COVERING )?INDEX wakes_event/);
+    db.close();
+  });
+
+  it('no code deletes a mention or a wake: their seq is a cursor that must never be handed out twice', () => {
+    const root = fileURLToPath(new URL('../../src-main/', import.meta.url));
+    const deleting = (readdirSync(root, { recursive: true }) as string[])
+      .filter((f) => f.endsWith('.ts') && !f.includes('migrations'))
+      .filter((f) => /DELETE FROM (mentions|wakes)\b/.test(readFileSync(join(root, f), 'utf8')));
+    expect(deleting).toEqual([]);
+    // The check can fail: it finds the statement where one is written.
+    expect(/DELETE FROM (mentions|wakes)\b/.test("stmt(db, 'DELETE FROM wakes WHERE seq = ?')")).toBe(true);
   });
 });

@@ -33,6 +33,7 @@ interface MemoState {
   /** The version `values` were read at. */
   valuesAt: number;
   values: Map<string, unknown>;
+  memo: Memo<unknown>;
 }
 
 const NAME = /^[a-z_]+$/;
@@ -51,10 +52,7 @@ export function defineMemo<V>(name: string, changes: readonly WatchedChange[]): 
     if (!NAME.test(c.table) || !/^(INSERT|DELETE|UPDATE OF [a-z_, ]+)$/.test(c.on)) throw new Error(`bad watched change ${c.table} ${c.on}`);
   }
   definitions.set(name, changes);
-  return (db) => {
-    const state = stateOf(db, name);
-    return state && memo<V>(db, state);
-  };
+  return (db) => stateOf(db, name)?.memo as Memo<V> | undefined;
 }
 
 /** Creates every declared memo's triggers on this connection now (the server, once its store is open). */
@@ -67,7 +65,8 @@ function stateOf(db: Db, name: string): MemoState | undefined {
   const known = m?.get(name);
   if (known) return known;
   if (db.inTransaction || !db.open) return undefined;
-  const state: MemoState = { version: 0, changedIn: -1, valuesAt: 0, values: new Map() };
+  const state = { version: 0, changedIn: -1, valuesAt: 0, values: new Map() } as MemoState;
+  state.memo = memo(db, state);
   const fn = `ar_memo_${name}`;
   db.function(fn, { deterministic: false }, () => {
     state.version++;
@@ -82,7 +81,7 @@ function stateOf(db: Db, name: string): MemoState | undefined {
   return state;
 }
 
-function memo<V>(db: Db, state: MemoState): Memo<V> {
+function memo(db: Db, state: MemoState): Memo<unknown> {
   const fresh = () => {
     if (state.valuesAt !== state.version) {
       state.values.clear();
@@ -91,7 +90,7 @@ function memo<V>(db: Db, state: MemoState): Memo<V> {
     return state.values;
   };
   return {
-    get: (key) => fresh().get(key) as V | undefined,
+    get: (key) => fresh().get(key),
     set: (key, value) => {
       // Read in a transaction that changed a watched row: it may yet be rolled back.
       if (db.inTransaction && state.changedIn === transactionSerial(db)) return;

@@ -286,7 +286,8 @@ export function releaseHeld(db: Db, id: string, ownerId: string): boolean {
 
 /** A failed wake already retried: its retry is the agent's wake keyed `retry:<id>` (one per failed wake). */
 export function wakeRetried(db: Db, plate: string, id: string): boolean {
-  return stmt(db, 'SELECT 1 FROM wakes WHERE plate = ? AND event_key = ?').get(plate, `retry:${id}`) !== undefined;
+  // The NOT GLOB term names the partial index wakes_event (unique keys of every event but a message's mention).
+  return stmt(db, "SELECT 1 FROM wakes WHERE plate = ? AND event_key = ? AND event_key NOT GLOB 'msg:*'").get(plate, `retry:${id}`) !== undefined;
 }
 
 /** A human's drop: the held wake ends unrun (`failed`, reason `dropped`). Conditional like releaseHeld. */

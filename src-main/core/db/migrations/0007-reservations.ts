@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { Migration } from '../migrate.js';
+import { rebuildTable } from './rebuild.js';
 
 /**
  * Path reservations (issue 19): advisory leases on repository paths or globs, the queue of
@@ -66,18 +67,5 @@ function addWakeTrigger(db: Database.Database, trigger: string): void {
   const m = check.exec(table.sql);
   if (!m) throw new Error('wakes.trigger has no CHECK list to extend');
   if (m[1]!.includes(`'${trigger}'`)) return;
-  const created = table.sql.replace(check, `CHECK (trigger IN (${m[1]}, '${trigger}'))`).replace(/^CREATE TABLE "?wakes"?/, 'CREATE TABLE wakes_rebuilt');
-  const indexes = (db.prepare("SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'wakes' AND sql IS NOT NULL").all() as Array<{ sql: string }>).map(
-    (r) => r.sql,
-  );
-  const counter = db.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'wakes'").get() as { seq: number } | undefined;
-  db.exec(created);
-  db.exec('INSERT INTO wakes_rebuilt SELECT * FROM wakes');
-  db.exec('DROP TABLE wakes');
-  db.exec('ALTER TABLE wakes_rebuilt RENAME TO wakes');
-  for (const sql of indexes) db.exec(sql);
-  if (counter) {
-    db.prepare("DELETE FROM sqlite_sequence WHERE name = 'wakes'").run();
-    db.prepare("INSERT INTO sqlite_sequence (name, seq) VALUES ('wakes', ?)").run(counter.seq);
-  }
+  rebuildTable(db, 'wakes', (sql) => sql.replace(check, `CHECK (trigger IN (${m[1]}, '${trigger}'))`), { keepCounter: true });
 }

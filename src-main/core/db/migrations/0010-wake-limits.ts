@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { Migration } from '../migrate.js';
+import { rebuildTable } from './rebuild.js';
 
 /**
  * Wakes you can leave running (docs/wakes.md): every wake's `chain_depth` (the loop guard),
@@ -54,18 +55,5 @@ function extendWakeStatuses(db: Database.Database, statuses: string[]): void {
   const missing = statuses.filter((s) => !m[1]!.includes(`'${s}'`));
   if (missing.length === 0) return;
   const list = [m[1], ...missing.map((s) => `'${s}'`)].join(', ');
-  const created = table.sql.replace(check, `CHECK (status IN (${list}))`).replace(/^CREATE TABLE "?wakes"?/, 'CREATE TABLE wakes_rebuilt');
-  const indexes = (db.prepare("SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'wakes' AND sql IS NOT NULL").all() as Array<{ sql: string }>).map(
-    (r) => r.sql,
-  );
-  const counter = db.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'wakes'").get() as { seq: number } | undefined;
-  db.exec(created);
-  db.exec('INSERT INTO wakes_rebuilt SELECT * FROM wakes');
-  db.exec('DROP TABLE wakes');
-  db.exec('ALTER TABLE wakes_rebuilt RENAME TO wakes');
-  for (const sql of indexes) db.exec(sql);
-  if (counter) {
-    db.prepare("DELETE FROM sqlite_sequence WHERE name = 'wakes'").run();
-    db.prepare("INSERT INTO sqlite_sequence (name, seq) VALUES ('wakes', ?)").run(counter.seq);
-  }
+  rebuildTable(db, 'wakes', (sql) => sql.replace(check, `CHECK (status IN (${list}))`), { keepCounter: true });
 }

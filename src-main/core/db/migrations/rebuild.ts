@@ -1,0 +1,35 @@
+import type Database from 'better-sqlite3';
+
+/**
+ * SQLite cannot change a column's constraints in place: the documented way is a new table, the
+ * rows copied, the old table dropped and the new one renamed. `rebuildTable` does it from the
+ * table's own stored definition, so columns that other migrations added are kept whatever order
+ * they landed in: `edit` changes the CREATE TABLE text (it must keep the columns and their
+ * order), and the indexes are created again from their stored text, except those `dropIndexes`
+ * names. Returns the table's AUTOINCREMENT counter as it was (undefined: none), which the caller
+ * restores if the new table keeps one (`keepCounter`).
+ */
+export function rebuildTable(
+  db: Database.Database,
+  table: string,
+  edit: (createSql: string) => string,
+  opts: { keepCounter?: boolean; dropIndexes?: readonly string[] } = {},
+): void {
+  const stored = db.prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?").get(table) as { sql: string } | undefined;
+  if (!stored) throw new Error(`no table ${table} to rebuild`);
+  const head = new RegExp(`^CREATE TABLE "?${table}"?`);
+  if (!head.test(stored.sql)) throw new Error(`unexpected definition of ${table}`);
+  const created = edit(stored.sql).replace(head, `CREATE TABLE ${table}_rebuilt`);
+  const indexes = db.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL").all(table) as Array<{
+    name: string;
+    sql: string;
+  }>;
+  const counter = db.prepare('SELECT seq FROM sqlite_sequence WHERE name = ?').get(table) as { seq: number } | undefined;
+  db.exec(created);
+  db.exec(`INSERT INTO ${table}_rebuilt SELECT * FROM ${table}`);
+  db.exec(`DROP TABLE ${table}`);
+  db.exec(`ALTER TABLE ${table}_rebuilt RENAME TO ${table}`);
+  for (const i of indexes) if (!opts.dropIndexes?.includes(i.name)) db.exec(i.sql);
+  db.prepare('DELETE FROM sqlite_sequence WHERE name = ?').run(table);
+  if (counter && opts.keepCounter) db.prepare('INSERT INTO sqlite_sequence (name, seq) VALUES (?, ?)').run(table, counter.seq);
+}
