@@ -23,6 +23,12 @@ describe('remembered checks and lookups', () => {
     await app.stop();
   });
 
+  it('the core installs every memo on its connection when it is assembled (or every read would go to the store)', () => {
+    const triggers = app.core.db.prepare("SELECT name FROM sqlite_temp_master WHERE type = 'trigger' AND name LIKE 'ar_memo_%'").all() as Array<{ name: string }>;
+    const memos = new Set(triggers.map((t) => t.name.replace(/^ar_memo_/, '').replace(/_\d+$/, '')));
+    expect([...memos].sort()).toEqual(['agent_slugs', 'membership', 'owner_slugs', 'revocation', 'runners', 'search_progress']);
+  });
+
   const ids = (plate: string) =>
     app.core.db.prepare('SELECT a.id AS agent, c.id AS cred, c.device_id AS device FROM agents a JOIN credentials c ON c.agent_id = a.id WHERE a.plate = ?').get(plate) as {
       agent: string;
