@@ -1,7 +1,6 @@
-import { describe, it, expect, afterAll, beforeAll } from 'vitest';
-import { openTestApp, type TestApp } from '../helpers/app.js';
+import { describe, it, expect } from 'vitest';
 import { ok } from '../helpers/server.js';
-import { agentInRoom } from '../helpers/seat.js';
+import { agentInRoom, appFor } from '../helpers/seat.js';
 import { PULL_REASON } from '../../src-main/core/wakes/store.js';
 
 /**
@@ -11,13 +10,7 @@ import { PULL_REASON } from '../../src-main/core/wakes/store.js';
  * dispatcher here, so what the rows show is the message's transaction alone.
  */
 describe("a mention's wake, parked at once", () => {
-  let app: TestApp;
-  beforeAll(async () => {
-    app = await openTestApp({ database: 'home' });
-  });
-  afterAll(async () => {
-    await app.stop();
-  });
+  const app = appFor({ database: 'home' });
 
   const wakeOf = (messageId: string, plate: string) =>
     app.core.db.prepare('SELECT status, target, reason FROM wakes WHERE message_id = ? AND plate = ?').get(messageId, plate) as
@@ -60,13 +53,7 @@ describe("a mention's wake, parked at once", () => {
  * and each mentioned agent's pending count stays exact without being counted again.
  */
 describe('a send, for its sender and its targets', () => {
-  let app: TestApp;
-  beforeAll(async () => {
-    app = await openTestApp({ database: 'home' });
-  });
-  afterAll(async () => {
-    await app.stop();
-  });
+  const app = appFor({ database: 'home' });
 
   type Wire = { structuredContent: Record<string, unknown>; _meta?: { pending_mentions?: number } };
 

@@ -1,7 +1,6 @@
-import { describe, it, expect, afterAll, beforeAll } from 'vitest';
-import { openTestApp, type TestApp } from '../helpers/app.js';
+import { describe, it, expect } from 'vitest';
 import { fails, ok } from '../helpers/server.js';
-import { agentInRoom } from '../helpers/seat.js';
+import { agentInRoom, appFor } from '../helpers/seat.js';
 import { immediate } from '../../src-main/core/db/open.js';
 import { agentPlateBySlug, isRevoked } from '../../src-main/core/agents/store.js';
 import { checkAgentRoom, isAgentMember } from '../../src-main/core/rooms/store.js';
@@ -15,13 +14,7 @@ import { hasRunner } from '../../src-main/core/wakes/runners.js';
  * the very next check to see it.
  */
 describe('remembered checks and lookups', () => {
-  let app: TestApp;
-  beforeAll(async () => {
-    app = await openTestApp({ database: 'home' });
-  });
-  afterAll(async () => {
-    await app.stop();
-  });
+  const app = appFor({ database: 'home' });
 
   it('the core installs every memo on its connection when it is assembled (or every read would go to the store)', () => {
     const triggers = app.core.db.prepare("SELECT name FROM sqlite_temp_master WHERE type = 'trigger' AND name LIKE 'ar_memo_%'").all() as Array<{ name: string }>;

@@ -1,8 +1,7 @@
-import { describe, it, expect, afterAll, beforeAll, vi } from 'vitest';
+import { describe, it, expect, vi } from 'vitest';
 import Database from 'better-sqlite3';
-import { openTestApp, type TestApp } from '../helpers/app.js';
 import { ok } from '../helpers/server.js';
-import { agentInRoom } from '../helpers/seat.js';
+import { agentInRoom, appFor } from '../helpers/seat.js';
 import { migrate } from '../../src-main/core/db/migrate.js';
 import { migration0011 } from '../../src-main/core/db/migrations/0011-write-path.js';
 import type { Core } from '../../src-main/core/core.js';
@@ -28,13 +27,7 @@ const entries = (db: Database.Database) => (db.prepare('SELECT count(*) AS n FRO
 const mark = (db: Database.Database) => (db.prepare('SELECT messages_rowid AS r FROM search_progress').get() as { r: number }).r;
 
 describe('search indexing of messages, in batches', () => {
-  let app: TestApp;
-  beforeAll(async () => {
-    app = await openTestApp({ database: 'memory' });
-  });
-  afterAll(async () => {
-    await app.stop();
-  });
+  const app = appFor({ database: 'memory' });
 
   it('a send writes no search entry; the next search indexes it first and finds it', async () => {
     const { room, c } = await agentInRoom(app, 'Writer', 'Index');
