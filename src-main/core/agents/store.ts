@@ -1,6 +1,6 @@
 import { immediate, type Db } from '../db/open.js';
 import { stmt } from '../db/stmt.js';
-import { defineMemo } from '../db/watch.js';
+import { defineMemo, recall } from '../db/watch.js';
 import { newId, newSecret, randomBase32, sha256Hex, slugify } from '../util/ids.js';
 import { AppError, invalid } from '../errors/app-error.js';
 import { maskToScopes } from '../../../shared/scopes.js';
@@ -82,13 +82,8 @@ const platesBySlug = defineMemo<string | null>('agent_slugs', [
 ]);
 
 export function agentPlateBySlug(db: Db, ownerId: string, slug: string): string | undefined {
-  const known = platesBySlug(db);
-  const key = `${ownerId}\n${slug}`;
-  const hit = known?.get(key);
-  if (hit !== undefined) return hit ?? undefined;
-  const plate = (stmt(db, 'SELECT plate FROM agents WHERE owner_id = ? AND slug = ?').get(ownerId, slug) as { plate: string } | undefined)?.plate;
-  known?.set(key, plate ?? null);
-  return plate;
+  const read = () => (stmt(db, 'SELECT plate FROM agents WHERE owner_id = ? AND slug = ?').get(ownerId, slug) as { plate: string } | undefined)?.plate ?? null;
+  return recall(platesBySlug(db), `${ownerId}\n${slug}`, read) ?? undefined;
 }
 
 export function getAgentById(db: Db, id: string): AgentRow | undefined {

@@ -41,6 +41,15 @@ const MAX_KEYS = 10_000;
 const definitions = new Map<string, readonly WatchedChange[]>();
 const states = new WeakMap<Db, Map<string, MemoState>>();
 
+/** The remembered value of `key`, or what `read` returns, remembered (use null for "none"). */
+export function recall<V>(memo: Memo<V> | undefined, key: string, read: () => V): V {
+  const hit = memo?.get(key);
+  if (hit !== undefined) return hit;
+  const value = read();
+  memo?.set(key, value);
+  return value;
+}
+
 /**
  * Declares a memo (once, where its reads live) and returns how to reach it on a connection.
  * Undefined there while its triggers cannot be created yet (a transaction is open, and a rollback

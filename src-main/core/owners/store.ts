@@ -1,6 +1,6 @@
 import type { Db } from '../db/open.js';
 import { stmt } from '../db/stmt.js';
-import { defineMemo } from '../db/watch.js';
+import { defineMemo, recall } from '../db/watch.js';
 import { newId, newSecret, sha256Hex, slugify } from '../util/ids.js';
 import { AppError, invalid } from '../errors/app-error.js';
 import type { Owner } from '../auth/callers.js';
@@ -98,12 +98,7 @@ const idsBySlug = defineMemo<string | null>('owner_slugs', [
 ]);
 
 export function ownerIdBySlug(db: Db, slug: string): string | undefined {
-  const known = idsBySlug(db);
-  const hit = known?.get(slug);
-  if (hit !== undefined) return hit ?? undefined;
-  const id = (stmt(db, 'SELECT id FROM owners WHERE slug = ?').get(slug) as { id: string } | undefined)?.id;
-  known?.set(slug, id ?? null);
-  return id;
+  return recall(idsBySlug(db), slug, () => (stmt(db, 'SELECT id FROM owners WHERE slug = ?').get(slug) as { id: string } | undefined)?.id ?? null) ?? undefined;
 }
 
 /** A new token for an owner (the old one stops working); returned once, stored only hashed. */

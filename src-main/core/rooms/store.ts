@@ -81,9 +81,10 @@ export function humanRole(db: Db, roomId: string, ownerId: string): RoomRole | u
   return r?.role;
 }
 
+/** Whether the agent is in the room; a yes is remembered until the room or its agents change (db/watch.ts). */
 export function isAgentMember(db: Db, roomId: string, plate: string): boolean {
   const known = knownMembers(db);
-  const key = `${roomId}\n${plate}`;
+  const key = memberKey(roomId, plate);
   if (known?.get(key)) return true;
   const member = stmt(db, 'SELECT 1 FROM room_agents WHERE room_id = ? AND plate = ?').get(roomId, plate) !== undefined;
   if (member) known?.set(key, true);
@@ -114,14 +115,16 @@ const knownMembers = defineMemo<true>('membership', [
   { table: 'room_agents', on: 'UPDATE OF room_id, plate' },
 ]);
 
-/** requireAgentRoom without the row, for the check every room tool call makes first (remembered while it holds). */
+/** requireAgentRoom without the row, for the check every room tool call makes first (a pass is remembered, as isAgentMember's). */
 export function checkAgentRoom(db: Db, roomId: string, plate: string): void {
   const known = knownMembers(db);
-  const key = `${roomId}\n${plate}`;
+  const key = memberKey(roomId, plate);
   if (known?.get(key)) return;
   requireAgentRoom(db, roomId, plate);
   known?.set(key, true);
 }
+
+const memberKey = (roomId: string, plate: string) => `${roomId}\n${plate}`;
 
 /** The room and the human's role in it, if the human is a member (any role, or admin when asked). */
 export function requireHumanRoom(db: Db, roomId: string, ownerId: string, needAdmin = false): RoomRow & { role: RoomRole } {
@@ -251,11 +254,11 @@ export function listMembers(db: Db, roomId: string) {
 }
 
 /**
- * Takes the room's next message seq and touches the room for it (as `touchRoom(db, roomId, ['messages'])`) in one
- * update of the room's row, inside the sender's transaction; undefined when there is no such room.
+ * Takes the room's next message seq and moves its context version, in one update of the room's row
+ * inside the sender's transaction; undefined when there is no such room. The row keeps when its
+ * messages last changed (`messages_version`, read by changedClassesSince): no change row per message.
  */
 export function postToRoom(db: Db, roomId: string): number | undefined {
-  // The room's row keeps when its messages last changed (messages_version): no change row per message.
   const r = stmt(
     db,
     'UPDATE rooms SET next_seq = next_seq + 1, context_version = context_version + 1, messages_version = context_version + 1 WHERE id = ? RETURNING next_seq - 1 AS seq',
@@ -299,12 +302,7 @@ export function touchRoom(db: Db, roomId: string, classes: string[]): number {
     roomId,
   ) as { context_version: number } | undefined;
   if (!r) throw new AppError('NOT_FOUND', 'room not found');
-  recordChanges(db, roomId, r.context_version, classes);
-  return r.context_version;
-}
-
-/** The change rows of one context_version (touchRoom, postToRoom). */
-function recordChanges(db: Db, roomId: string, version: number, classes: string[]): void {
   const now = Date.now();
-  for (const c of classes) stmt(db, 'INSERT OR IGNORE INTO room_changes (room_id, version, class, created_at) VALUES (?, ?, ?, ?)').run(roomId, version, c, now);
+  for (const c of classes) stmt(db, 'INSERT OR IGNORE INTO room_changes (room_id, version, class, created_at) VALUES (?, ?, ?, ?)').run(roomId, r.context_version, c, now);
+  return r.context_version;
 }

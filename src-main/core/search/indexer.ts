@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { immediate, type Db } from '../db/open.js';
 import { stmt } from '../db/stmt.js';
-import { defineMemo } from '../db/watch.js';
+import { defineMemo, recall } from '../db/watch.js';
 import type { Core } from '../core.js';
 import { repeat, type StopStep } from '../util/repeat.js';
 
@@ -48,12 +48,7 @@ const progress = defineMemo<number>('search_progress', [
 ]);
 
 function indexedUpTo(db: Db): number {
-  const known = progress(db);
-  const hit = known?.get('');
-  if (hit !== undefined) return hit;
-  const r = (stmt(db, 'SELECT messages_rowid AS r FROM search_progress WHERE id = 1').get() as { r: number } | undefined)?.r ?? 0;
-  known?.set('', r);
-  return r;
+  return recall(progress(db), '', () => (stmt(db, 'SELECT messages_rowid AS r FROM search_progress WHERE id = 1').get() as { r: number } | undefined)?.r ?? 0);
 }
 
 /** Whether some message is not in the search index yet (two lookups on rowids). */

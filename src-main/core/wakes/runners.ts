@@ -3,7 +3,7 @@ import { isAbsolute } from 'node:path';
 import type { Core } from '../core.js';
 import type { Db } from '../db/open.js';
 import { stmt } from '../db/stmt.js';
-import { defineMemo } from '../db/watch.js';
+import { defineMemo, recall } from '../db/watch.js';
 import { ISSUED_SECRET_PREFIXES } from '../util/ids.js';
 import { openEnv, sealEnv } from './env-seal.js';
 import type { WakeUsage } from './store.js';
@@ -106,12 +106,7 @@ const runnerKnown = defineMemo<boolean>('runners', [
 
 /** Whether the agent has a runner on any host (a mention asks it for every target: no row is decoded). */
 export function hasRunner(db: Db, plate: string): boolean {
-  const known = runnerKnown(db);
-  const hit = known?.get(plate);
-  if (hit !== undefined) return hit;
-  const has = stmt(db, 'SELECT 1 FROM runners WHERE plate = ? LIMIT 1').get(plate) !== undefined;
-  known?.set(plate, has);
-  return has;
+  return recall(runnerKnown(db), plate, () => stmt(db, 'SELECT 1 FROM runners WHERE plate = ? LIMIT 1').get(plate) !== undefined);
 }
 
 /** docs/contract.md "Wakes": with runners on several hosts, the first configured one is woken. */

@@ -337,8 +337,9 @@ export function dropQueued(db: Db, id: string, reason: string): void {
 
 /**
  * What an act of this agent (from this instance) in the room handles: the channel wakes pushed to
- * the instance, and the agent's wakes parked for pull there. One read to look, writes only where
- * there is something to handle; returns how many of each kind were handled. The dispatcher's
+ * the instance, and the agent's wakes parked for pull there. One read to look (it runs on every
+ * act, and most find nothing: a read costs a fraction of an UPDATE that changes nothing), writes
+ * only where there is something to handle; returns how many of each kind were handled. The dispatcher's
  * agentActed and a posted message (in its own transaction) both call it.
  */
 export function handleWakesOnAct(db: Db, instanceId: string | undefined, plate: string, roomId: string): { channel: number; pull: number } {
@@ -359,12 +360,8 @@ export function wakesWaitingOnAct(db: Db, instanceId: string | undefined, plate:
   return { channel: r.channel === 1, pull: r.pull === 1 };
 }
 
-/** Channel wakes of this instance in this room: handled now that the instance acted there. */
-export function handleChannelWakes(db: Db, instanceId: string, roomId: string): number {
-  // Called on every tool call of a session in a room: most find nothing, and a read costs a
-  // fraction of an UPDATE that takes the write lock to change nothing.
-  const any = stmt(db, "SELECT 1 FROM wakes WHERE status = 'running' AND target = 'channel' AND instance_id = ? AND room_id = ? LIMIT 1");
-  if (any.get(instanceId, roomId) === undefined) return 0;
+/** Channel wakes of this instance in this room: handled now that the instance acted there (handleWakesOnAct looked first). */
+function handleChannelWakes(db: Db, instanceId: string, roomId: string): number {
   return stmt(
     db,
     `UPDATE wakes SET status = 'handled', reason = NULL, ended_at = ?
@@ -386,11 +383,8 @@ export function requeueChannelWake(db: Db, id: string, reason: string): boolean 
   );
 }
 
-/** Queued pull wakes of an agent in a room: handled once the agent acted there. */
-export function handlePullWakes(db: Db, plate: string, roomId: string): number {
-  // As handleChannelWakes: look before taking the write lock.
-  const any = stmt(db, "SELECT 1 FROM wakes WHERE status = 'queued' AND target = 'pull' AND plate = ? AND room_id = ? LIMIT 1");
-  if (any.get(plate, roomId) === undefined) return 0;
+/** Queued pull wakes of an agent in a room: handled once the agent acted there (handleWakesOnAct looked first). */
+function handlePullWakes(db: Db, plate: string, roomId: string): number {
   return stmt(
     db,
     `UPDATE wakes SET status = 'handled', reason = 'handled by pull: the agent acted in the room', ended_at = ?
