@@ -351,7 +351,7 @@ export function handleWakesOnAct(db: Db, instanceId: string | undefined, plate: 
 }
 
 /** Whether this instance has channel wakes, and this agent pull wakes, in the room that its act handles: one read. */
-export function wakesWaitingOnAct(db: Db, instanceId: string | undefined, plate: string, roomId: string): { channel: boolean; pull: boolean } {
+function wakesWaitingOnAct(db: Db, instanceId: string | undefined, plate: string, roomId: string): { channel: boolean; pull: boolean } {
   const r = stmt(
     db,
     `SELECT EXISTS (SELECT 1 FROM wakes WHERE status = 'running' AND target = 'channel' AND instance_id = @instance AND room_id = @room) AS channel,
