@@ -2,7 +2,7 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startTestServer, ok, type TestServer, type TestAgent } from '../helpers/server.js';
+import { startTestServer, ok, fails, type TestServer, type TestAgent } from '../helpers/server.js';
 import { MCP_HOSTS } from '../../shared/hosts.js';
 import { SPEC_TOOLS } from '../../src-main/core/mcp/spec-tools.js';
 
@@ -30,10 +30,26 @@ interface Listed {
   inputSchema: unknown;
 }
 
-function modelBytes(tools: Listed[]): number {
-  let n = 0;
-  for (const t of tools) n += Buffer.byteLength(JSON.stringify({ name: t.name, title: t.title, description: t.description, inputSchema: t.inputSchema }));
-  return n;
+/** JSON as Python's json.dumps writes it by default (", " and ": " between items): a counter may use either. */
+function spacedJson(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(spacedJson).join(', ')}]`;
+  if (v && typeof v === 'object') {
+    const items = Object.entries(v).filter(([, x]) => x !== undefined);
+    return `{${items.map(([k, x]) => `${JSON.stringify(k)}: ${spacedJson(x)}`).join(', ')}}`;
+  }
+  return JSON.stringify(v);
+}
+
+/** The model-visible bytes of a listing, compact and spaced: each tool's name, title, description and inputSchema. */
+function modelBytes(tools: Listed[]): { compact: number; spaced: number } {
+  let compact = 0;
+  let spaced = 0;
+  for (const t of tools) {
+    const seen = { name: t.name, title: t.title, description: t.description, inputSchema: t.inputSchema };
+    compact += Buffer.byteLength(JSON.stringify(seen));
+    spaced += Buffer.byteLength(spacedJson(seen));
+  }
+  return { compact, spaced };
 }
 
 /** initialize, initialized, then tools/list on a fresh session, by hand: the raw JSON-RPC response text of tools/list. */
@@ -84,8 +100,10 @@ describe('tool profiles', () => {
         const c = await s.connect(a.credential, resource.slice(1) || undefined, { query: `?tools=${profile}` });
         const tools = (await c.listTools()).tools as Listed[];
         const bytes = modelBytes(tools);
-        sizes.push(`${resource || '/mcp'} ${profile}: ${tools.length} tools, ${bytes} bytes`);
-        expect(bytes, `${resource} ${profile}`).toBeLessThanOrEqual(BUDGET[profile]);
+        sizes.push(`${resource || '/mcp'} ${profile}: ${tools.length} tools, ${bytes.compact} bytes (${bytes.spaced} with spaces)`);
+        expect(bytes.compact, `${resource} ${profile}`).toBeLessThanOrEqual(BUDGET[profile]);
+        // Within budget however it is counted: with ", " and ": " between items too.
+        expect(bytes.spaced, `${resource} ${profile}, spaced`).toBeLessThanOrEqual(BUDGET[profile]);
         const names = tools.map((t) => t.name);
         if (profile === 'core') {
           for (const n of CORE_NEEDS) expect(names, `core on ${resource} lacks ${n}`).toContain(n);
@@ -153,6 +171,30 @@ describe('tool profiles', () => {
     expect(names).not.toContain('list_rooms');
     const rooms = await ok<{ rooms: unknown[] }>(c, 'list_rooms');
     expect(Array.isArray(rooms.rooms)).toBe(true);
+    await c.close();
+  });
+
+  it('a field listed in a narrower form is still accepted whole: set_status done, one board status, a "start-end" range', async () => {
+    const c = await s.connect(a.credential, undefined, { query: '?tools=core' });
+    const listed = new Map((await c.listTools()).tools.map((t) => [t.name, t.inputSchema as { properties: Record<string, any> }]));
+    expect(listed.get('set_status')!.properties.status.enum).toEqual(['todo', 'blocked', 'failed']);
+    expect(listed.get('read_board')!.properties.status.type).toBe('array');
+    expect(listed.get('read_file')!.properties.range.type).toBe('object');
+    expect(JSON.stringify([...listed.values()])).not.toContain('"listed"');
+
+    const room = await s.room('narrow');
+    await s.join(room, a.plate);
+    const task = await ok<{ task_id: string }>(c, 'create_task', { room, title: 't', definition_of_done: 'd', assignee: a.handle });
+    await ok(c, 'claim_task', { task_id: task.task_id });
+    // The listing leaves `done` out; the server still answers it with the specification's CONFLICT, not a schema error.
+    const done = await fails(c, 'set_status', { task_id: task.task_id, status: 'done' });
+    expect(done.code).toBe('CONFLICT');
+    expect(done.error_id).toMatch(/^err_/);
+    const board = await ok<{ lanes: { tasks: { task_id: string }[] }[] }>(c, 'read_board', { room, status: 'doing' });
+    expect(board.lanes.flatMap((l) => l.tasks.map((t) => t.task_id))).toContain(task.task_id);
+    await ok(c, 'write_file', { room, path: 'n.txt', content: 'hello' });
+    const part = await ok<{ content: string }>(c, 'read_file', { room, path: 'n.txt', range: '1-3' });
+    expect(part.content).toBe('ell');
     await c.close();
   });
 });

@@ -8,7 +8,7 @@ export const contextTools = [
     title: 'Read room context',
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     scope: 'READ',
-    description: 'The room\'s durable context (focus, roster, your tasks, handoff note, decisions, file refs); call it after reconnecting or when context_version changed.',
+    description: 'The room\'s durable context (focus, roster, your tasks, handoffs, decisions); call it when context_version changed.',
     room: 'member',
     input: roomContextInput,
     output: roomContextOutput,

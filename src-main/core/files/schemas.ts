@@ -25,7 +25,9 @@ const rangeArg = z
     z.string().regex(/^(bytes=)?\d+-\d*$/, 'a range such as "0-1023" or "bytes=4096-"'),
   ])
   .optional()
-  .describe('{start, end} or "start-end", end inclusive');
+  // Listed as the object; "start-end" is accepted too.
+  .meta({ listed: { type: 'object', properties: { start: { type: 'integer' }, end: { type: 'integer' } }, required: ['start'] } })
+  .describe('Bytes, end inclusive');
 
 // ---- tool inputs ------------------------------------------------------------------------
 
@@ -34,7 +36,7 @@ export const writeFileInput = z.object({
   path: pathArg,
   content: z.string(),
   encoding: z.enum(['utf-8', 'base64']).optional(),
-  content_type: contentTypeArg.optional().describe('MIME type; default text/plain for utf-8, application/octet-stream for base64'),
+  content_type: contentTypeArg.optional().describe('MIME type'),
   idempotency_key: keyArg,
 });
 

@@ -4,8 +4,8 @@ import { PAGE_DEFAULT, PAGE_MAX } from './store.js';
 const roomId = z.string().min(1).max(200);
 
 export const checkMentionsInput = z.object({
-  room: roomId.optional().describe('Only this room'),
-  rooms: z.array(roomId).max(100).optional().describe('Only these rooms'),
+  room: roomId.optional(),
+  rooms: z.array(roomId).max(100).optional(),
   since_seq: z.number().int().min(0).optional().describe('Only items with a larger seq'),
   limit: z.number().int().min(1).max(PAGE_MAX).optional().describe(`Page size, default ${PAGE_DEFAULT}`),
 });

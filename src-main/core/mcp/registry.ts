@@ -43,13 +43,41 @@ const LONG_LIST = 50;
  */
 function modelInputSchema(node: unknown): unknown {
   return pruneSchema(
-    node,
+    listedForm(node),
     (k, v) =>
       saysNothing(k, v) ||
       (k === 'minLength' && v === 1) ||
       (k === 'maxLength' && typeof v === 'number' && v <= SHORT_STRING) ||
-      (k === 'maxItems' && typeof v === 'number' && v >= LONG_LIST),
+      (k === 'maxItems' && typeof v === 'number' && v >= LONG_LIST) ||
+      // A count, seq or version is at least 0 or 1 by its name.
+      (k === 'minimum' && (v === 0 || v === 1)),
   );
+}
+
+/**
+ * A field may say how it is listed with zod's `.meta({ listed })` (docs/core.md, "Tool profiles"):
+ * `false` leaves it out of the listing (an alias the server still accepts), a schema object lists that
+ * narrower form instead (the server still accepts the whole field, e.g. to answer a wrong value with
+ * its own error). Either way the input schema, not the listing, is what the server checks.
+ */
+function listedForm(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(listedForm);
+  if (!node || typeof node !== 'object') return node;
+  const { listed, ...rest } = node as Record<string, unknown>;
+  if (listed && typeof listed === 'object') {
+    const { description } = rest;
+    return listedForm({ ...(listed as Record<string, unknown>), ...(description !== undefined ? { description } : {}) });
+  }
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(rest)) {
+    if (k === 'properties' && v && typeof v === 'object') {
+      const props: Record<string, unknown> = {};
+      for (const [name, field] of Object.entries(v)) if ((field as { listed?: unknown })?.listed !== false) props[name] = listedForm(field);
+      out[k] = props;
+    } else out[k] = listedForm(v);
+  }
+  if (Array.isArray(out.required) && out.properties) out.required = out.required.filter((n) => n in (out.properties as object));
+  return out;
 }
 
 /**

@@ -24,7 +24,7 @@ export const historyQuery = z.object({
 
 export const sendMessageInput = z.object({
   room: roomIdArg,
-  body: messageBody.describe(`The message text, at most ${MESSAGE_BODY_LIMIT / 1024} KiB (UTF-8)`),
+  body: messageBody.describe(`At most ${MESSAGE_BODY_LIMIT / 1024} KiB (UTF-8)`),
   mentions: mentionTargets.optional().describe('Alias of mention_targets'),
   mention_targets: mentionTargets.optional().describe('Handles or plates to notify'),
   parent_id: parentId.optional().describe('Message id this replies to'),

@@ -51,24 +51,25 @@ export const retryTaskBody = z.strictObject({ assignee: assigneeArg.optional() }
 
 export const claimTaskInput = z.object({
   task_id: taskIdArg,
-  instance_id: instanceIdArg.optional().describe('The instance that will hold the lease; defaults to this MCP session'),
+  instance_id: instanceIdArg.optional().describe('Lease holder; default: this MCP session'),
 });
 
 export const renewLeaseInput = z.object({
   task_id: taskIdArg,
-  instance_id: instanceIdArg.optional().describe('The holding instance, if you claimed with an explicit instance_id'),
+  instance_id: instanceIdArg.optional().describe('The instance_id you claimed with, if any'),
 });
 
 export const taskIdInput = z.object({ task_id: taskIdArg });
 
 export const setStatusInput = z.object({
   task_id: taskIdArg,
-  status: z.enum(TASK_STATUSES).describe('todo, blocked or failed'),
+  // Listed as the three it moves to; `done` and the rest are still accepted, to be answered CONFLICT ("use complete_task").
+  status: z.enum(TASK_STATUSES).meta({ listed: { type: 'string', enum: ['todo', 'blocked', 'failed'] } }),
   reason: text(4000).optional().describe('Why; recorded for blocked and failed'),
   result_ref: text(2000).optional(),
   summary: text(20_000).optional(),
   artifacts: artifactsArg.optional(),
-  next: text(4000).optional().describe('What should happen next'),
+  next: text(4000).optional(),
 });
 
 export const completeTaskInput = z.object({
@@ -78,7 +79,7 @@ export const completeTaskInput = z.object({
   handoff_notes: text(64 * 1024).optional().describe('Required for done; goes to dependants'),
   artifacts: artifactsArg.optional(),
   reason: text(4000).optional(),
-  result_ref: text(2000).optional().describe('Where the result is'),
+  result_ref: text(2000).optional(),
   next: text(4000).optional(),
   ack_ids: z.array(z.string().min(1).max(200)).max(500).optional().describe('Inbox mention_ids to clear'),
 });
@@ -86,7 +87,12 @@ export const completeTaskInput = z.object({
 export const readBoardInput = z.object({
   room: roomArg,
   assignee: assigneeArg.optional(),
-  status: z.union([boardStatus, z.array(boardStatus).max(7)]).optional().describe('One status or a list; "archived" includes archived tasks'),
+  // Listed as a list; one status alone is accepted too.
+  status: z
+    .union([boardStatus, z.array(boardStatus).max(7)])
+    .optional()
+    .meta({ listed: { type: 'array', items: { type: 'string', enum: [...TASK_STATUSES, 'archived'] } } })
+    .describe('"archived" adds archived tasks'),
   limit: z.number().int().min(0).max(BOARD_LIMIT_MAX).optional(),
   lane: laneArg.optional().describe('More of one lane: its plate or "done", with its cursor'),
   cursor: cursorArg.optional(),

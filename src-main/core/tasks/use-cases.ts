@@ -65,7 +65,7 @@ export const createTaskUseCase = defineUseCase({
     title: 'Create a task',
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     scope: 'WRITE',
-    description: 'Creates a task locked to one assignee (a handle) and returns it; use it to hand work to an agent, with a checkable definition_of_done.',
+    description: 'Hands work to one agent: a task locked to that assignee, with a checkable definition_of_done; returns the task.',
   },
   route: {
     method: 'POST',
@@ -169,7 +169,7 @@ export const updateTaskUseCase = defineUseCase({
     title: 'Update a task',
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     scope: 'WRITE',
-    description: 'Edits an unfinished task\'s title, detail, definition_of_done, order or depends_on when the plan changes; returns the task.',
+    description: 'Edits an unfinished task when the plan changes (only the fields given); returns the task.',
   },
   route: { method: 'PATCH', path: '/v1/rooms/:id/tasks/:taskId', body: updateTaskBody, input: taskInPath, present: (task, ctx) => shownTo(ctx, task) },
 });
