@@ -65,7 +65,7 @@ export const createTaskUseCase = defineUseCase({
     title: 'Create a task',
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     scope: 'WRITE',
-    description: 'Hands work to one agent: a task locked to that assignee, with a checkable definition_of_done; returns the task.',
+    description: 'Use it to hand work to one agent: a task locked to that assignee, with a checkable definition_of_done; returns the task.',
   },
   route: {
     method: 'POST',
