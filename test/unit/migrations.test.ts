@@ -6,6 +6,9 @@ import { fileURLToPath } from 'node:url';
 import { migrate } from '../../src-main/core/db/migrate.js';
 import { MIGRATIONS } from '../../src-main/core/db/migrations/index.js';
 import { changedClassesSince, lastChangeOf } from '../../src-main/core/rooms/store.js';
+import { enqueueWake, getWake, holdWake } from '../../src-main/core/wakes/store.js';
+import { addInboxItem, ackByIds, roomOfItem } from '../../src-main/core/inbox/store.js';
+import { seqOfId } from '../../src-main/core/util/ids.js';
 
 const LATEST = Math.max(...MIGRATIONS.map((m) => m.version));
 
@@ -268,7 +271,7 @@ describe('0014-plain-seq', () => {
     const rows = (t: string) => db.prepare(`SELECT * FROM ${t} ORDER BY seq`).all();
     const indexes = (t: string) => db.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL ORDER BY name").all(t);
     const before = { mentions: rows('mentions'), wakes: rows('wakes'), mi: indexes('mentions'), wi: indexes('wakes') };
-    expect(migrate(db)).toBe(LATEST);
+    expect(migrate(db, 14)).toBe(14);
     expect(rows('mentions')).toEqual(before.mentions);
     expect(rows('wakes')).toEqual(before.wakes);
     expect(indexes('mentions')).toEqual(before.mi);
@@ -300,5 +303,59 @@ describe('0014-plain-seq', () => {
     expect(deleting).toEqual([]);
     // The check can fail: it finds the statement where one is written.
     expect(/DELETE FROM (mentions|wakes)\b/.test("stmt(db, 'DELETE FROM wakes WHERE seq = ?')")).toBe(true);
+  });
+});
+
+describe('0015-seq-ids', () => {
+  it('wakes and inbox items keep every row and index but the unique one of ids; ids minted before still find their row, new ids carry their seq', () => {
+    const db = fresh();
+    migrate(db, 14);
+    const now = Date.now();
+    db.prepare("INSERT INTO owners (id, name, slug, plate_prefix, token_hash, is_primary, created_at) VALUES ('own_1', 'Ada', 'ada', 'ADA', 'h1', 1, ?)").run(now);
+    db.prepare("INSERT INTO rooms (id, name, created_by, created_at) VALUES ('room_1', 'R', 'own_1', ?)").run(now);
+    db.prepare("INSERT INTO agents (id, plate, owner_id, name, slug, scopes, created_at) VALUES ('agt_1', 'ADA-AGT-000001', 'own_1', 'A', 'a', 31, ?)").run(now);
+    // Ids of the old shape (a ULID); the first happens to read as seq 2 in the new shape, but is row 1's.
+    const oldMention = ['mnt_01jz00000000000002cccccccc', 'mnt_01jz000000aaaaaaaaaaaaaaaa'];
+    const oldWake = ['wake_01jz00000000000002cccccccc', 'wake_01jz000000bbbbbbbbbbbbbbbb'];
+    expect(seqOfId('wake', oldWake[0]!)).toBe(2);
+    for (const id of oldMention) db.prepare("INSERT INTO mentions (id, plate, room_id, kind, trust_level, created_at) VALUES (?, 'ADA-AGT-000001', 'room_1', 'mention', 'same_owner', ?)").run(id, now);
+    for (const [i, id] of oldWake.entries()) {
+      db.prepare("INSERT INTO wakes (id, plate, room_id, trigger, content, event_key, created_at) VALUES (?, 'ADA-AGT-000001', 'room_1', 'mention', 'hi', ?, ?)").run(id, `msg:m${i}`, now);
+    }
+    const rows = (t: string) => db.prepare(`SELECT * FROM ${t} ORDER BY seq`).all();
+    const indexes = (t: string) => db.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL ORDER BY name").all(t);
+    const autoindexes = () => db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name IN ('mentions', 'wakes') AND name LIKE 'sqlite_autoindex%'").all();
+    const before = { mentions: rows('mentions'), wakes: rows('wakes'), mi: indexes('mentions'), wi: indexes('wakes') };
+    expect(autoindexes()).toHaveLength(2);
+    expect(migrate(db)).toBe(LATEST);
+    expect(rows('mentions')).toEqual(before.mentions);
+    expect(rows('wakes')).toEqual(before.wakes);
+    expect(indexes('mentions')).toEqual(before.mi);
+    expect(indexes('wakes')).toEqual(before.wi);
+    expect(autoindexes()).toEqual([]);
+
+    // Every id minted before still finds its row, through the side table.
+    for (const [i, id] of oldWake.entries()) expect(getWake(db, id)?.seq).toBe(i + 1);
+    expect(holdWake(db, oldWake[1]!, 'budget')).toBe(true);
+    expect(getWake(db, oldWake[1]!)?.status).toBe('held');
+    // A new wake and a new item take the next seq, and their ids carry it.
+    const wakeId = enqueueWake(db, { plate: 'ADA-AGT-000001', roomId: 'room_1', trigger: 'mention', content: 'hello', eventKey: 'msg:m9' })!;
+    expect(wakeId).toMatch(/^wake_[0-9a-z]{26}$/);
+    expect(seqOfId('wake', wakeId)).toBe(3);
+    expect(getWake(db, wakeId)).toMatchObject({ seq: 3, id: wakeId, content: 'hello' });
+    const item = addInboxItem(db, { plate: 'ADA-AGT-000001', roomId: 'room_1', kind: 'mention', trustLevel: 'same_owner' });
+    expect(item.seq).toBe(3);
+    expect(seqOfId('mnt', item.mention_id)).toBe(3);
+    expect(roomOfItem(db, 'ADA-AGT-000001', item.mention_id)).toBe('room_1');
+    expect(roomOfItem(db, 'ADA-AGT-000001', oldMention[1]!)).toBe('room_1');
+    // An id that carries a row's seq but is not its id finds nothing; nor does any other string.
+    const forged = wakeId.slice(0, -8) + (wakeId.endsWith('00000000') ? '11111111' : '00000000');
+    expect(getWake(db, forged)).toBeUndefined();
+    expect(getWake(db, 'wake_nope')).toBeUndefined();
+    expect(roomOfItem(db, 'ADA-AGT-000001', item.mention_id.slice(0, -1) + (item.mention_id.endsWith('0') ? '1' : '0'))).toBeUndefined();
+    // Acknowledging by id works for both shapes, and only for the caller's own items.
+    expect(ackByIds(db, 'ADA-AGT-000002', [item.mention_id])).toBe(0);
+    expect(ackByIds(db, 'ADA-AGT-000001', [item.mention_id, oldMention[0]!, 'mnt_nope'])).toBe(2);
+    db.close();
   });
 });

@@ -1,7 +1,7 @@
 import type { Core } from '../core.js';
-import type { Db } from '../db/open.js';
+import { immediate, type Db } from '../db/open.js';
 import { stmt } from '../db/stmt.js';
-import { newId } from '../util/ids.js';
+import { seqId, seqOfId } from '../util/ids.js';
 
 /** check_mentions pages like read_room. */
 export const PAGE_DEFAULT = 50;
@@ -44,17 +44,26 @@ export function addInboxItem(
   db: Db,
   item: { plate: string; roomId: string; messageId?: string; taskId?: string; kind: 'mention' | 'task' | 'handoff'; trustLevel: TrustLevel },
 ): { mention_id: string; seq: number; pending_after?: number } {
-  const id = newId('mnt');
+  // The seq is read, then written: one write transaction, so no other writer takes it in between.
+  if (!db.inTransaction) return immediate(db, () => addInboxItem(db, item));
+  const now = Date.now();
+  // The id carries the seq (migration 0015): the largest plus one, as SQLite would give it (no item is ever deleted).
+  const seq = (stmt(db, 'SELECT COALESCE(MAX(seq), 0) + 1 AS seq FROM mentions').get() as { seq: number }).seq;
+  const id = seqId('mnt', seq, now);
   const before = pendingCounts.get(db)?.get(item.plate);
   forgetPending(db, item.plate);
-  const r = stmt(
+  stmt(
     db,
-    `INSERT INTO mentions (id, plate, room_id, message_id, task_id, kind, trust_level, created_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq`,
-  ).get(id, item.plate, item.roomId, item.messageId ?? null, item.taskId ?? null, item.kind, item.trustLevel, Date.now()) as {
-    seq: number;
-  };
-  return { mention_id: id, seq: r.seq, pending_after: before === undefined ? undefined : before + 1 };
+    `INSERT INTO mentions (seq, id, plate, room_id, message_id, task_id, kind, trust_level, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(seq, id, item.plate, item.roomId, item.messageId ?? null, item.taskId ?? null, item.kind, item.trustLevel, now);
+  return { mention_id: id, seq, pending_after: before === undefined ? undefined : before + 1 };
+}
+
+/** The (seq, id) pair a lookup by inbox item id binds (`WHERE seq = ? AND id = ?`), as wakeKey does for wakes. */
+function mentionKey(db: Db, id: string): [number, string] {
+  const legacy = stmt(db, 'SELECT seq FROM mention_legacy_ids WHERE id = ?').get(id) as { seq: number } | undefined;
+  return [legacy?.seq ?? seqOfId('mnt', id) ?? -1, id];
 }
 
 /** Acknowledges the caller's own inbox items; others' ids are ignored. Returns how many changed. */
@@ -63,7 +72,7 @@ export function ackByIds(db: Db, plate: string, ids: readonly string[]): number 
   const now = Date.now();
   forgetPending(db, plate);
   for (const id of ids) {
-    n += stmt(db, 'UPDATE mentions SET acked_at = ? WHERE id = ? AND plate = ? AND acked_at IS NULL').run(now, id, plate).changes;
+    n += stmt(db, 'UPDATE mentions SET acked_at = ? WHERE seq = ? AND id = ? AND plate = ? AND acked_at IS NULL').run(now, ...mentionKey(db, id), plate).changes;
   }
   return n;
 }
@@ -119,7 +128,7 @@ export function listInbox(core: Core, plate: string, rooms: string[] | undefined
 
 /** The room of one of the agent's own inbox items. */
 export function roomOfItem(db: Db, plate: string, id: string): string | undefined {
-  return (stmt(db, 'SELECT room_id FROM mentions WHERE id = ? AND plate = ?').get(id, plate) as { room_id: string } | undefined)?.room_id;
+  return (stmt(db, 'SELECT room_id FROM mentions WHERE seq = ? AND id = ? AND plate = ?').get(...mentionKey(db, id), plate) as { room_id: string } | undefined)?.room_id;
 }
 
 /** The rooms of the agent's open items up to `seq`. */

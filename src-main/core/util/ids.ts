@@ -66,6 +66,46 @@ export function newId(prefix: string): string {
   return `${prefix}_${ulid().toLowerCase()}`;
 }
 
+/** Characters of a seq id that carry the row's seq: 8 base32 characters, 40 bits. */
+const SEQ_CHARS = 8;
+const SEQ_LIMIT = 32 ** SEQ_CHARS;
+const LOWER = CROCKFORD.toLowerCase();
+
+/**
+ * The public id of a row whose seq is its key (wakes, inbox items; docs/performance.md, "Ids that
+ * carry their row"): ULID-shaped (prefix, then 26 base32 characters: 10 of time, 8 of the seq, 8
+ * random), so the row is found by its seq and the table needs no index of its ids. The id is
+ * still unique (the seq is) and not guessable (40 random bits); `seqOfId` reads the seq back.
+ */
+export function seqId(prefix: string, seq: number, now = Date.now()): string {
+  if (!Number.isSafeInteger(seq) || seq < 1 || seq >= SEQ_LIMIT) throw new Error(`seq ${seq} does not fit a seq id`);
+  let time = '';
+  let t = now;
+  for (let i = 0; i < 10; i++) {
+    time = LOWER[t % 32] + time;
+    t = Math.floor(t / 32);
+  }
+  let n = seq;
+  let mid = '';
+  for (let i = 0; i < SEQ_CHARS; i++) {
+    mid = LOWER[n % 32] + mid;
+    n = Math.floor(n / 32);
+  }
+  return `${prefix}_${time}${mid}${randomBase32(8).toLowerCase()}`;
+}
+
+/** The seq a `seqId` of this prefix carries; undefined for a string of another shape. Whether a row has this id is for the caller to check. */
+export function seqOfId(prefix: string, id: string): number | undefined {
+  if (id.length !== prefix.length + 27 || !id.startsWith(prefix) || id[prefix.length] !== '_') return undefined;
+  let seq = 0;
+  for (let i = prefix.length + 11; i < prefix.length + 11 + SEQ_CHARS; i++) {
+    const v = LOWER.indexOf(id[i]!);
+    if (v < 0) return undefined;
+    seq = seq * 32 + v;
+  }
+  return seq > 0 ? seq : undefined;
+}
+
 /**
  * The prefixes of every secret this server issues: agent credentials, owner tokens, UI
  * sessions, direct and confirm login links, event-stream tickets. Output masking matches them

@@ -1,6 +1,6 @@
 import { immediate, type Db } from '../db/open.js';
 import { stmt } from '../db/stmt.js';
-import { newId } from '../util/ids.js';
+import { seqId, seqOfId } from '../util/ids.js';
 import { getAgentByPlate, listAgentsOfOwner } from '../agents/store.js';
 import { roomIdsOfOwner, trustMode } from '../rooms/store.js';
 import { hasScope } from '../../../shared/scopes.js';
@@ -46,15 +46,35 @@ export function chainDepthCausedBy(db: Db, plate: string): number {
   return r.d === null ? 0 : r.d + 1;
 }
 
+/**
+ * The (seq, id) pair a lookup by wake id binds (`WHERE seq = ? AND id = ?`): a wake's id carries
+ * its seq (`seqId`, migration 0015), except ids minted before, which `wake_legacy_ids` maps. An id
+ * that names no wake gives a pair that matches no row.
+ */
+export function wakeKey(db: Db, id: string): [number, string] {
+  const legacy = stmt(db, 'SELECT seq FROM wake_legacy_ids WHERE id = ?').get(id) as { seq: number } | undefined;
+  return [legacy?.seq ?? seqOfId('wake', id) ?? -1, id];
+}
+
+/** The seq the next wake takes: the largest plus one, as SQLite would give it (no wake is ever deleted). */
+function nextWakeSeq(db: Db): number {
+  return (stmt(db, 'SELECT COALESCE(MAX(seq), 0) + 1 AS seq FROM wakes').get() as { seq: number }).seq;
+}
+
 /** Queues a wake (inside the caller's transaction). Returns its id, or undefined if this event already woke the agent. */
 export function enqueueWake(db: Db, w: WakeInput): string | undefined {
-  const id = newId('wake');
+  // The seq is read, then written: one write transaction, so no other writer takes it in between.
+  if (!db.inTransaction) return immediate(db, () => enqueueWake(db, w));
+  const now = Date.now();
+  const seq = nextWakeSeq(db);
+  const id = seqId('wake', seq, now);
   const depth = w.chainDepth ?? (w.causePlate ? chainDepthCausedBy(db, w.causePlate) : 0);
   const r = stmt(
     db,
-    `INSERT OR IGNORE INTO wakes (id, plate, room_id, trigger, task_id, message_id, content, event_key, actor_owner_id, created_at, chain_depth, retry_of, target, reason)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT OR IGNORE INTO wakes (seq, id, plate, room_id, trigger, task_id, message_id, content, event_key, actor_owner_id, created_at, chain_depth, retry_of, target, reason)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   ).run(
+    seq,
     id,
     w.plate,
     w.roomId,
@@ -64,7 +84,7 @@ export function enqueueWake(db: Db, w: WakeInput): string | undefined {
     w.content,
     w.eventKey,
     w.actorOwnerId ?? null,
-    Date.now(),
+    now,
     depth,
     w.retryOf ?? null,
     w.pull ? 'pull' : null,
@@ -140,7 +160,7 @@ export interface WakeRow {
 }
 
 export function getWake(db: Db, id: string): WakeRow | undefined {
-  return stmt(db, 'SELECT * FROM wakes WHERE id = ?').get(id) as WakeRow | undefined;
+  return stmt(db, 'SELECT * FROM wakes WHERE seq = ? AND id = ?').get(...wakeKey(db, id)) as WakeRow | undefined;
 }
 
 /** The oldest queued wake of every (agent, room): the only ones that may start (FIFO). */
@@ -199,8 +219,8 @@ export function markRunning(
       db,
       `UPDATE wakes SET status = 'running', target = ?, host = ?, instance_id = ?, context_version = ?, deadline_at = ?,
          run_credential_id = ?, reason = NULL, started_at = ?
-       WHERE id = ? AND status = 'queued'`,
-    ).run(run.target, run.host, run.instanceId, run.contextVersion, run.deadlineAt ?? null, run.runCredentialId ?? null, Date.now(), id)
+       WHERE seq = ? AND id = ? AND status = 'queued'`,
+    ).run(run.target, run.host, run.instanceId, run.contextVersion, run.deadlineAt ?? null, run.runCredentialId ?? null, Date.now(), ...wakeKey(db, id))
       .changes === 1
   );
 }
@@ -244,7 +264,7 @@ export function finishWake(db: Db, id: string, status: 'handled' | 'failed', rea
       db,
       `UPDATE wakes SET status = ?, reason = ?, ended_at = ?, exit_code = ?, stdout_tail = ?, stderr_tail = ?, tool_calls = ?,
          flagged_no_tool_call = ?, usage_input_tokens = ?, usage_output_tokens = ?, usage_cache_read_tokens = ?, usage_cost_usd = ?, usage_model = ?
-       WHERE id = ? AND status = 'running'`,
+       WHERE seq = ? AND id = ? AND status = 'running'`,
     ).run(
       status,
       reason,
@@ -259,14 +279,14 @@ export function finishWake(db: Db, id: string, status: 'handled' | 'failed', rea
       out.usage?.cache_read_tokens ?? null,
       out.usage?.cost_usd ?? null,
       out.usage?.model ?? null,
-      id,
+      ...wakeKey(db, id),
     ).changes === 1
   );
 }
 
 /** Holds a queued wake (loop guard or budget); false when it was not queued any more. */
 export function holdWake(db: Db, id: string, reason: HoldReason): boolean {
-  return stmt(db, "UPDATE wakes SET status = 'held', reason = ?, target = NULL WHERE id = ? AND status = 'queued'").run(reason, id).changes === 1;
+  return stmt(db, "UPDATE wakes SET status = 'held', reason = ?, target = NULL WHERE seq = ? AND id = ? AND status = 'queued'").run(reason, ...wakeKey(db, id)).changes === 1;
 }
 
 /**
@@ -276,10 +296,10 @@ export function holdWake(db: Db, id: string, reason: HoldReason): boolean {
  */
 export function releaseHeld(db: Db, id: string, ownerId: string): boolean {
   return (
-    stmt(db, "UPDATE wakes SET status = 'queued', reason = NULL, released_at = ?, released_by = ? WHERE id = ? AND status = 'held'").run(
+    stmt(db, "UPDATE wakes SET status = 'queued', reason = NULL, released_at = ?, released_by = ? WHERE seq = ? AND id = ? AND status = 'held'").run(
       Date.now(),
       ownerId,
-      id,
+      ...wakeKey(db, id),
     ).changes === 1
   );
 }
@@ -293,10 +313,10 @@ export function wakeRetried(db: Db, plate: string, id: string): boolean {
 /** A human's drop: the held wake ends unrun (`failed`, reason `dropped`). Conditional like releaseHeld. */
 export function dropHeld(db: Db, id: string, ownerId: string): boolean {
   return (
-    stmt(db, "UPDATE wakes SET status = 'failed', reason = 'dropped', ended_at = ?, released_by = ? WHERE id = ? AND status = 'held'").run(
+    stmt(db, "UPDATE wakes SET status = 'failed', reason = 'dropped', ended_at = ?, released_by = ? WHERE seq = ? AND id = ? AND status = 'held'").run(
       Date.now(),
       ownerId,
-      id,
+      ...wakeKey(db, id),
     ).changes === 1
   );
 }
@@ -319,20 +339,20 @@ export function mergeQueuedMentions(db: Db, lead: WakeRow): WakeRow[] {
     db,
     `SELECT * FROM wakes WHERE plate = ? AND room_id = ? AND status = 'queued' AND trigger = 'mention' AND seq > ? ORDER BY seq`,
   ).all(lead.plate, lead.room_id, lead.seq) as WakeRow[];
-  const merge = stmt(db, "UPDATE wakes SET status = 'merged', merged_into = ?, reason = ?, ended_at = ? WHERE id = ? AND status = 'queued'");
+  const merge = stmt(db, "UPDATE wakes SET status = 'merged', merged_into = ?, reason = ?, ended_at = ? WHERE seq = ? AND id = ? AND status = 'queued'");
   const done: WakeRow[] = [];
-  for (const r of rows) if (merge.run(lead.id, `merged into ${lead.id}`, Date.now(), r.id).changes === 1) done.push(r);
+  for (const r of rows) if (merge.run(lead.id, `merged into ${lead.id}`, Date.now(), r.seq, r.id).changes === 1) done.push(r);
   return done;
 }
 
 /** The lead of a coalesced run: its content is every body in order, `message_ids` names them. */
 export function setCoalescedContent(db: Db, id: string, content: string, messageIds: string[]): void {
-  stmt(db, 'UPDATE wakes SET content = ?, message_ids = ? WHERE id = ?').run(content, JSON.stringify(messageIds), id);
+  stmt(db, 'UPDATE wakes SET content = ?, message_ids = ? WHERE seq = ? AND id = ?').run(content, JSON.stringify(messageIds), ...wakeKey(db, id));
 }
 
 /** A queued wake that can never run (agent revoked, left the room, lost INVOKE). */
 export function dropQueued(db: Db, id: string, reason: string): void {
-  stmt(db, "UPDATE wakes SET status = 'failed', reason = ?, ended_at = ? WHERE id = ? AND status = 'queued'").run(reason, Date.now(), id);
+  stmt(db, "UPDATE wakes SET status = 'failed', reason = ?, ended_at = ? WHERE seq = ? AND id = ? AND status = 'queued'").run(reason, Date.now(), ...wakeKey(db, id));
 }
 
 /**
@@ -378,8 +398,8 @@ export function requeueChannelWake(db: Db, id: string, reason: string): boolean 
     stmt(
       db,
       `UPDATE wakes SET status = 'queued', target = NULL, host = NULL, instance_id = NULL, deadline_at = NULL, started_at = NULL, reason = ?
-       WHERE id = ? AND status = 'running' AND target = 'channel'`,
-    ).run(reason, id).changes === 1
+       WHERE seq = ? AND id = ? AND status = 'running' AND target = 'channel'`,
+    ).run(reason, ...wakeKey(db, id)).changes === 1
   );
 }
 
