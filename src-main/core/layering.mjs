@@ -87,6 +87,7 @@ export const TABLE_OWNERS = {
   room_trust: 'rooms',
   room_changes: 'rooms',
   messages: 'messages',
+  message_legacy_ids: 'messages',
   mentions: 'inbox',
   mention_legacy_ids: 'inbox',
   idempotency: 'idempotency',

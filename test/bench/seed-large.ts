@@ -20,7 +20,7 @@ import { openDb } from '../../src-main/core/db/open.js';
 import { touchRoom } from '../../src-main/core/rooms/store.js';
 import { indexFileText, indexableText } from '../../src-main/core/search/service.js';
 import { indexPendingMessages } from '../../src-main/core/search/indexer.js';
-import { ulid } from '../../src-main/core/util/ids.js';
+import { seqId, ulid } from '../../src-main/core/util/ids.js';
 import { mulberry32 } from '../helpers/seeded.js';
 
 export interface SeedOptions {
@@ -121,16 +121,19 @@ export async function seedLarge(o: SeedOptions): Promise<SeedResult> {
   const BATCH = 20_000;
   try {
     const msg = db.prepare(
-      `INSERT INTO messages (id, room_id, seq, sender_kind, sender_plate, sender_owner_id, body, mentions, parent_id, created_at)
-       VALUES (?, ?, ?, 'agent', ?, ?, ?, '[]', NULL, ?)`,
+      `INSERT INTO messages (rowid, id, room_id, seq, sender_kind, sender_plate, sender_owner_id, body, mentions, parent_id, created_at)
+       VALUES (?, ?, ?, ?, 'agent', ?, ?, ?, '[]', NULL, ?)`,
     );
+    // Ids as the server mints them: each carries its row (docs/performance.md, "Ids that carry their row").
+    const firstRow = (db.prepare('SELECT COALESCE(MAX(rowid), 0) + 1 AS r FROM messages').get() as { r: number }).r;
     for (let done = 0; done < o.messages; ) {
       const n = Math.min(BATCH, o.messages - done);
       db.transaction(() => {
         for (let i = 0; i < n; i++) {
           const seq = done + i + 1;
           const at = now - (o.messages - seq) * 1000;
-          msg.run(`msg_${ulid(at)}`, room, seq, plates[seq % plates.length], ownerId, sentence(r, vocab, 6, 20), at);
+          const row = firstRow + seq - 1;
+          msg.run(row, seqId('msg', row, at), room, seq, plates[seq % plates.length], ownerId, sentence(r, vocab, 6, 20), at);
         }
       })();
       done += n;

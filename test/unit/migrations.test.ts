@@ -8,7 +8,8 @@ import { MIGRATIONS } from '../../src-main/core/db/migrations/index.js';
 import { changedClassesSince, lastChangeOf } from '../../src-main/core/rooms/store.js';
 import { enqueueWake, getWake, holdWake } from '../../src-main/core/wakes/store.js';
 import { addInboxItem, ackByIds, roomOfItem } from '../../src-main/core/inbox/store.js';
-import { seqOfId } from '../../src-main/core/util/ids.js';
+import { seqId, seqOfId } from '../../src-main/core/util/ids.js';
+import { getMessage, messageKey, messagesForInbox } from '../../src-main/core/messages/service.js';
 
 const LATEST = Math.max(...MIGRATIONS.map((m) => m.version));
 
@@ -356,6 +357,54 @@ describe('0015-seq-ids', () => {
     // Acknowledging by id works for both shapes, and only for the caller's own items.
     expect(ackByIds(db, 'ADA-AGT-000002', [item.mention_id])).toBe(0);
     expect(ackByIds(db, 'ADA-AGT-000001', [item.mention_id, oldMention[0]!, 'mnt_nope'])).toBe(2);
+    db.close();
+  });
+});
+
+describe('0016-message-ids', () => {
+  it('messages keep their rows, rowids, indexes and triggers but the unique one of ids; ids minted before still find their message; replies and inbox items no longer need it', () => {
+    const db = fresh();
+    migrate(db, 15);
+    const now = Date.now();
+    db.prepare("INSERT INTO owners (id, name, slug, plate_prefix, token_hash, is_primary, created_at) VALUES ('own_1', 'Ada', 'ada', 'ADA', 'h1', 1, ?)").run(now);
+    db.prepare("INSERT INTO rooms (id, name, created_by, created_at) VALUES ('room_1', 'R', 'own_1', ?)").run(now);
+    db.prepare("INSERT INTO agents (id, plate, owner_id, name, slug, scopes, created_at) VALUES ('agt_1', 'ADA-AGT-000001', 'own_1', 'A', 'a', 31, ?)").run(now);
+    const msg = db.prepare("INSERT INTO messages (rowid, id, room_id, seq, sender_kind, sender_owner_id, body, parent_id, created_at) VALUES (?, ?, 'room_1', ?, 'human', 'own_1', ?, ?, ?)");
+    // Rowids with a gap (5, 9) and a first id that reads as row 9 in the new shape but is row 5's.
+    const old = ['msg_01jz00000000000009cccccccc', 'msg_01jz000000aaaaaaaaaaaaaaaa'];
+    expect(seqOfId('msg', old[0]!)).toBe(9);
+    msg.run(5, old[0], 1, 'first needle', null, now);
+    msg.run(9, old[1], 2, 'second', old[0], now);
+    db.prepare("INSERT INTO mentions (id, plate, room_id, message_id, kind, trust_level, created_at) VALUES ('mnt_1', 'ADA-AGT-000001', 'room_1', ?, 'mention', 'same_owner', ?)").run(old[1], now);
+    const rows = (t: string) => db.prepare(`SELECT rowid AS r, * FROM ${t} ORDER BY rowid`).all();
+    const schema = (type: string, t: string) => db.prepare('SELECT name, sql FROM sqlite_master WHERE type = ? AND tbl_name = ? AND sql IS NOT NULL ORDER BY name').all(type, t);
+    const before = { messages: rows('messages'), mentions: rows('mentions'), mi: schema('index', 'messages'), mt: schema('trigger', 'messages') };
+    expect(before.mt.length).toBeGreaterThan(0);
+
+    expect(migrate(db)).toBe(LATEST);
+    expect(rows('messages')).toEqual(before.messages);
+    expect(rows('mentions')).toEqual(before.mentions);
+    expect(schema('index', 'messages')).toEqual(before.mi);
+    expect(schema('trigger', 'messages')).toEqual(before.mt);
+    const unique = db.prepare("SELECT name FROM pragma_index_list('messages') WHERE \"unique\" = 1").all() as Array<{ name: string }>;
+    expect(unique).toHaveLength(1); // UNIQUE (room_id, seq) only
+    expect(db.prepare("SELECT name FROM pragma_index_info(?)").all(unique[0]!.name)).toEqual([{ name: 'room_id' }, { name: 'seq' }]);
+    expect(db.prepare("SELECT * FROM pragma_foreign_key_list('messages') WHERE \"table\" = 'messages'").all()).toEqual([]);
+    expect(db.prepare("SELECT * FROM pragma_foreign_key_list('mentions') WHERE \"table\" = 'messages'").all()).toEqual([]);
+    expect(db.prepare('PRAGMA foreign_key_check').all()).toEqual([]);
+
+    // Ids minted before find their message; a new one carries its rowid; a forged one finds nothing.
+    expect(messageKey(db, old[0]!)).toEqual([5, old[0]]);
+    expect(getMessage(db, old[1]!)).toMatchObject({ message_id: old[1], seq: 2, parent_id: old[0] });
+    const fresh10 = seqId('msg', 10, now);
+    msg.run(10, fresh10, 3, 'third', old[1], now);
+    expect(getMessage(db, fresh10)).toMatchObject({ message_id: fresh10, seq: 3, body: 'third' });
+    expect(getMessage(db, fresh10.slice(0, -1) + (fresh10.endsWith('0') ? '1' : '0'))).toBeUndefined();
+    expect(getMessage(db, 'msg_nope')).toBeUndefined();
+    const inbox = messagesForInbox(db, [fresh10, old[0]!, 'msg_nope']).map((m) => m.id).sort();
+    expect(inbox).toEqual([fresh10, old[0]].sort());
+    const plan = (db.prepare("EXPLAIN QUERY PLAN SELECT m.id FROM json_each(?) k JOIN messages m ON m.rowid = k.value ->> 0 AND m.id = k.value ->> 1").all('[]') as Array<{ detail: string }>).map((r) => r.detail).join('; ');
+    expect(plan).toMatch(/SEARCH m USING INTEGER PRIMARY KEY \(rowid=\?\)/);
     db.close();
   });
 });

@@ -2,7 +2,7 @@ import type { Core, InboxMessage } from '../core.js';
 import type { Db } from '../db/open.js';
 import { immediate } from '../db/open.js';
 import { stmt } from '../db/stmt.js';
-import { newId } from '../util/ids.js';
+import { seqId, seqOfId } from '../util/ids.js';
 import { AppError, invalid } from '../errors/app-error.js';
 import { withIdempotency } from '../idempotency/store.js';
 import { resolveTarget, type ResolvedTarget } from '../addressing/handles.js';
@@ -156,13 +156,15 @@ function postMessage(
         }
       }
       if (input.parentId) {
-        const p = stmt(db, 'SELECT room_id FROM messages WHERE id = ?').get(input.parentId) as { room_id: string } | undefined;
+        const p = stmt(db, 'SELECT room_id FROM messages WHERE rowid = ? AND id = ?').get(...messageKey(db, input.parentId)) as { room_id: string } | undefined;
         if (!p || p.room_id !== input.roomId) throw invalid('parent_id is not a message of this room', 'unknown_parent');
       }
       const seq = postToRoom(db, input.roomId);
       if (seq === undefined) throw new AppError('NOT_FOUND', 'room not found');
-      const id = newId('msg');
       const now = Date.now();
+      // The id carries the row (migration 0016): the largest rowid plus one, as SQLite would give it.
+      const row = (stmt(db, 'SELECT COALESCE(MAX(rowid), 0) + 1 AS r FROM messages').get() as { r: number }).r;
+      const id = seqId('msg', row, now);
       const mentions = resolved.map((r) =>
         r.kind === 'agent'
           ? { kind: 'agent' as const, handle: r.handle, plate: r.plate, owner_id: r.owner_id }
@@ -171,9 +173,10 @@ function postMessage(
       const mentionsJson = JSON.stringify(mentions);
       const inserted = stmt(
         db,
-        `INSERT INTO messages (id, room_id, seq, sender_kind, sender_plate, sender_owner_id, body, mentions, parent_id, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO messages (rowid, id, room_id, seq, sender_kind, sender_plate, sender_owner_id, body, mentions, parent_id, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ).run(
+        row,
         id,
         input.roomId,
         seq,
@@ -269,15 +272,27 @@ export function readHistory(db: Db, roomId: string, limit = PAGE_DEFAULT, before
   };
 }
 
+/**
+ * The (rowid, id) pair a lookup by message id binds (`WHERE rowid = ? AND id = ?`): a message's id
+ * carries its rowid (`seqId`, migration 0016), except ids minted before, which
+ * `message_legacy_ids` maps. An id that names no message gives a pair that matches no row.
+ */
+export function messageKey(db: Db, id: string): [number, string] {
+  const legacy = stmt(db, 'SELECT row FROM message_legacy_ids WHERE id = ?').get(id) as { row: number } | undefined;
+  return [legacy?.row ?? seqOfId('msg', id) ?? -1, id];
+}
+
 /** Messages by id, as inbox items show them (the inbox asks through core.ports.inboxMessages). */
 export function messagesForInbox(db: Db, ids: readonly string[]): InboxMessage[] {
-  return stmt(db, 'SELECT id, seq, body, sender_kind, sender_plate, sender_owner_id FROM messages WHERE id IN (SELECT value FROM json_each(?))').all(
-    JSON.stringify(ids),
-  ) as InboxMessage[];
+  return stmt(
+    db,
+    `SELECT m.id, m.seq, m.body, m.sender_kind, m.sender_plate, m.sender_owner_id
+       FROM json_each(?) k JOIN messages m ON m.rowid = k.value ->> 0 AND m.id = k.value ->> 1`,
+  ).all(JSON.stringify(ids.map((id) => messageKey(db, id)))) as InboxMessage[];
 }
 
 export function getMessage(db: Db, id: string): MessageRecord | undefined {
-  const r = stmt(db, 'SELECT * FROM messages WHERE id = ?').get(id) as MessageRow | undefined;
+  const r = stmt(db, 'SELECT * FROM messages WHERE rowid = ? AND id = ?').get(...messageKey(db, id)) as MessageRow | undefined;
   return r && messageDto(db, r);
 }
 

@@ -5,15 +5,16 @@ import type Database from 'better-sqlite3';
  * rows copied, the old table dropped and the new one renamed. `rebuildTable` does it from the
  * table's own stored definition, so columns that other migrations added are kept whatever order
  * they landed in: `edit` changes the CREATE TABLE text (it must keep the columns and their
- * order), and the indexes are created again from their stored text, except those `dropIndexes`
- * names. Returns the table's AUTOINCREMENT counter as it was (undefined: none), which the caller
- * restores if the new table keeps one (`keepCounter`).
+ * order), and the indexes and triggers are created again from their stored text, except the
+ * indexes `dropIndexes` names. The table's AUTOINCREMENT counter is restored if the new table
+ * keeps one (`keepCounter`). `keepRowid` copies each row's rowid too, for a table whose rowid is
+ * not a column of its own but is referred to (the search index keys messages by theirs).
  */
 export function rebuildTable(
   db: Database.Database,
   table: string,
   edit: (createSql: string) => string,
-  opts: { keepCounter?: boolean; dropIndexes?: readonly string[] } = {},
+  opts: { keepCounter?: boolean; dropIndexes?: readonly string[]; keepRowid?: boolean } = {},
 ): void {
   const stored = db.prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?").get(table) as { sql: string } | undefined;
   if (!stored) throw new Error(`no table ${table} to rebuild`);
@@ -24,12 +25,19 @@ export function rebuildTable(
     name: string;
     sql: string;
   }>;
+  const triggers = db.prepare("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = ?").all(table) as Array<{ sql: string }>;
   const counter = db.prepare('SELECT seq FROM sqlite_sequence WHERE name = ?').get(table) as { seq: number } | undefined;
   db.exec(created);
-  db.exec(`INSERT INTO ${table}_rebuilt SELECT * FROM ${table}`);
+  if (opts.keepRowid) {
+    const cols = (db.prepare(`SELECT name FROM pragma_table_info('${table}')`).all() as Array<{ name: string }>).map((c) => `"${c.name}"`).join(', ');
+    db.exec(`INSERT INTO ${table}_rebuilt (rowid, ${cols}) SELECT rowid, ${cols} FROM ${table}`);
+  } else {
+    db.exec(`INSERT INTO ${table}_rebuilt SELECT * FROM ${table}`);
+  }
   db.exec(`DROP TABLE ${table}`);
   db.exec(`ALTER TABLE ${table}_rebuilt RENAME TO ${table}`);
   for (const i of indexes) if (!opts.dropIndexes?.includes(i.name)) db.exec(i.sql);
+  for (const t of triggers) db.exec(t.sql);
   db.prepare('DELETE FROM sqlite_sequence WHERE name = ?').run(table);
   if (counter && opts.keepCounter) db.prepare('INSERT INTO sqlite_sequence (name, seq) VALUES (?, ?)').run(table, counter.seq);
 }
