@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { LoadWorker, benchRoom, connectEchoPools, connectPools, formatTable, medianOfRounds, mentionNext, startEchoBaseline, type BenchRow } from './baseline.js';
+import { LoadWorker, benchRoom, compareRoundsToBaseline, connectEchoPools, connectPools, formatTable, mentionNext, startEchoBaseline, type BenchRow } from './baseline.js';
 import { startCore as startOurs } from '../../src-main/core/start.js';
 
 function arg(name: string): string | undefined {
@@ -64,17 +64,7 @@ try {
     }
   }
   // Each round's ratio against the echo run of the same round and mode, then the median of those.
-  const rows: BenchRow[] = [];
-  for (const [key, rs] of results) {
-    const [name, mode] = key.split('|') as [string, string];
-    const echoRounds = results.get(`echo|${mode}`)!;
-    const row = medianOfRounds(rs);
-    const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-    row.p50_vs_baseline = med(rs.map((x, i) => x.p50_ms / echoRounds[i]!.p50_ms));
-    row.throughput_vs_baseline = med(rs.map((x, i) => x.calls_per_s / echoRounds[i]!.calls_per_s));
-    rows.push(row);
-    void name;
-  }
+  const rows = compareRoundsToBaseline(results, 'echo');
   process.stdout.write(`${formatTable(rows)}\n(ratios: median over ${rounds} rounds of each round's ratio to the echo run of the same round)\n`);
   const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
   for (const mode of ['sequential', `${clients} clients`]) {

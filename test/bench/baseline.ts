@@ -184,6 +184,28 @@ export function medianOfRounds(rounds: BenchRow[]): BenchRow {
   };
 }
 
+/**
+ * Rounds of each row (by `name|mode`, in run order) to one row each: the median round, with its
+ * ratios the median of each round's ratio to the baseline's run of the same round and mode. A
+ * round's rows ran back to back under the same machine load, so a swing of load between rounds
+ * moves both sides of a ratio instead of one.
+ */
+export function compareRoundsToBaseline(results: ReadonlyMap<string, BenchRow[]>, baselineName: string): BenchRow[] {
+  const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  const rows: BenchRow[] = [];
+  for (const [key, rs] of results) {
+    const mode = key.slice(key.indexOf('|') + 1);
+    const base = results.get(`${baselineName}|${mode}`);
+    const row = medianOfRounds(rs);
+    if (base && base.length === rs.length) {
+      row.p50_vs_baseline = med(rs.map((x, i) => x.p50_ms / base[i]!.p50_ms));
+      row.throughput_vs_baseline = med(rs.map((x, i) => x.calls_per_s / base[i]!.calls_per_s));
+    }
+    rows.push(row);
+  }
+  return rows;
+}
+
 /** Fills the ratios of each row against the baseline row of the same mode. */
 export function compareToBaseline(rows: BenchRow[], baselineName: string): BenchRow[] {
   for (const r of rows) {

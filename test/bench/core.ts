@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { startCore } from '../../src-main/core/start.js';
-import { BASELINE_NAME, LoadWorker, benchRoom, compareToBaseline, connectEchoPools, connectPools, formatTable, medianOfRounds, mentionNext, startEchoBaseline, type BenchRow } from './baseline.js';
+import { BASELINE_NAME, LoadWorker, benchRoom, compareRoundsToBaseline, connectEchoPools, connectPools, formatTable, mentionNext, startEchoBaseline, type BenchRow } from './baseline.js';
 
 export interface CoreBenchOptions {
   /** Calls per round from one client. */
@@ -16,7 +16,7 @@ export interface CoreBenchOptions {
   concurrentClients?: number;
   /** Calls per round from each of the concurrent clients. */
   perClient?: number;
-  /** Rounds of (echo, whoami, send_message), alternated; each row is the median round. */
+  /** Rounds of (echo, whoami, send_message), alternated; each row is the median round, each ratio the median of the rounds' ratios. */
   rounds?: number;
 }
 
@@ -24,7 +24,7 @@ export async function runCoreBench(opts: CoreBenchOptions = {}): Promise<BenchRo
   const sequentialCalls = opts.sequentialCalls ?? 600;
   const concurrentClients = opts.concurrentClients ?? 10;
   const perClient = opts.perClient ?? 120;
-  const rounds = opts.rounds ?? 3;
+  const rounds = opts.rounds ?? 5;
 
   const echo = await startEchoBaseline();
   const home = mkdtempSync(join(tmpdir(), 'agent-rooms-bench-'));
@@ -54,7 +54,7 @@ export async function runCoreBench(opts: CoreBenchOptions = {}): Promise<BenchRo
         results.set(key, [...(results.get(key) ?? []), row]);
       }
     }
-    return compareToBaseline([...results.values()].map(medianOfRounds), BASELINE_NAME);
+    return compareRoundsToBaseline(results, BASELINE_NAME);
   } finally {
     await load.close();
     await running.close();
