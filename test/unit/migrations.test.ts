@@ -13,6 +13,13 @@ import { getMessage, messageKey, messagesForInbox } from '../../src-main/core/me
 
 const LATEST = Math.max(...MIGRATIONS.map((m) => m.version));
 
+/** The rows most migration tests start from: owner own_1, room room_1, agent ADA-AGT-000001. */
+function seedOwnerRoomAgent(db: Database.Database, now: number): void {
+  db.prepare("INSERT INTO owners (id, name, slug, plate_prefix, token_hash, is_primary, created_at) VALUES ('own_1', 'Ada', 'ada', 'ADA', 'h1', 1, ?)").run(now);
+  db.prepare("INSERT INTO rooms (id, name, created_by, created_at) VALUES ('room_1', 'R', 'own_1', ?)").run(now);
+  db.prepare("INSERT INTO agents (id, plate, owner_id, name, slug, scopes, created_at) VALUES ('agt_1', 'ADA-AGT-000001', 'own_1', 'A', 'a', 31, ?)").run(now);
+}
+
 function fresh() {
   const db = new Database(':memory:');
   db.pragma('foreign_keys = ON');
@@ -257,9 +264,7 @@ describe('0014-plain-seq', () => {
     const db = fresh();
     migrate(db, 13);
     const now = Date.now();
-    db.prepare("INSERT INTO owners (id, name, slug, plate_prefix, token_hash, is_primary, created_at) VALUES ('own_1', 'Ada', 'ada', 'ADA', 'h1', 1, ?)").run(now);
-    db.prepare("INSERT INTO rooms (id, name, created_by, created_at) VALUES ('room_1', 'R', 'own_1', ?)").run(now);
-    db.prepare("INSERT INTO agents (id, plate, owner_id, name, slug, scopes, created_at) VALUES ('agt_1', 'ADA-AGT-000001', 'own_1', 'A', 'a', 31, ?)").run(now);
+    seedOwnerRoomAgent(db, now);
     const mention = db.prepare("INSERT INTO mentions (id, plate, room_id, kind, trust_level, created_at) VALUES (?, 'ADA-AGT-000001', 'room_1', 'mention', 'same_owner', ?)");
     const wake = db.prepare(
       "INSERT OR IGNORE INTO wakes (id, plate, room_id, trigger, content, event_key, created_at) VALUES (?, 'ADA-AGT-000001', 'room_1', ?, 'hi', ?, ?)",
@@ -312,9 +317,7 @@ describe('0015-seq-ids', () => {
     const db = fresh();
     migrate(db, 14);
     const now = Date.now();
-    db.prepare("INSERT INTO owners (id, name, slug, plate_prefix, token_hash, is_primary, created_at) VALUES ('own_1', 'Ada', 'ada', 'ADA', 'h1', 1, ?)").run(now);
-    db.prepare("INSERT INTO rooms (id, name, created_by, created_at) VALUES ('room_1', 'R', 'own_1', ?)").run(now);
-    db.prepare("INSERT INTO agents (id, plate, owner_id, name, slug, scopes, created_at) VALUES ('agt_1', 'ADA-AGT-000001', 'own_1', 'A', 'a', 31, ?)").run(now);
+    seedOwnerRoomAgent(db, now);
     // Ids of the old shape (a ULID); the first happens to read as seq 2 in the new shape, but is row 1's.
     const oldMention = ['mnt_01jz00000000000002cccccccc', 'mnt_01jz000000aaaaaaaaaaaaaaaa'];
     const oldWake = ['wake_01jz00000000000002cccccccc', 'wake_01jz000000bbbbbbbbbbbbbbbb'];
@@ -366,9 +369,7 @@ describe('0016-message-ids', () => {
     const db = fresh();
     migrate(db, 15);
     const now = Date.now();
-    db.prepare("INSERT INTO owners (id, name, slug, plate_prefix, token_hash, is_primary, created_at) VALUES ('own_1', 'Ada', 'ada', 'ADA', 'h1', 1, ?)").run(now);
-    db.prepare("INSERT INTO rooms (id, name, created_by, created_at) VALUES ('room_1', 'R', 'own_1', ?)").run(now);
-    db.prepare("INSERT INTO agents (id, plate, owner_id, name, slug, scopes, created_at) VALUES ('agt_1', 'ADA-AGT-000001', 'own_1', 'A', 'a', 31, ?)").run(now);
+    seedOwnerRoomAgent(db, now);
     const msg = db.prepare("INSERT INTO messages (rowid, id, room_id, seq, sender_kind, sender_owner_id, body, parent_id, created_at) VALUES (?, ?, 'room_1', ?, 'human', 'own_1', ?, ?, ?)");
     // Rowids with a gap (5, 9) and a first id that reads as row 9 in the new shape but is row 5's.
     const old = ['msg_01jz00000000000009cccccccc', 'msg_01jz000000aaaaaaaaaaaaaaaa'];
