@@ -13,6 +13,16 @@ import { getMessage, messageKey, messagesForInbox } from '../../src-main/core/me
 
 const LATEST = Math.max(...MIGRATIONS.map((m) => m.version));
 
+/** A table's rows with their rowid, in rowid order (for a seq table, seq order). */
+function rowsOf(db: Database.Database, table: string): unknown[] {
+  return db.prepare(`SELECT rowid AS r, * FROM ${table} ORDER BY rowid`).all();
+}
+
+/** A table's stored schema objects of one type (index, trigger) with their SQL, by name. */
+function schemaOf(db: Database.Database, type: 'index' | 'trigger', table: string): unknown[] {
+  return db.prepare('SELECT name, sql FROM sqlite_master WHERE type = ? AND tbl_name = ? AND sql IS NOT NULL ORDER BY name').all(type, table);
+}
+
 /** The rows most migration tests start from: owner own_1, room room_1, agent ADA-AGT-000001. */
 function seedOwnerRoomAgent(db: Database.Database, now: number): void {
   db.prepare("INSERT INTO owners (id, name, slug, plate_prefix, token_hash, is_primary, created_at) VALUES ('own_1', 'Ada', 'ada', 'ADA', 'h1', 1, ?)").run(now);
@@ -274,8 +284,8 @@ describe('0014-plain-seq', () => {
       wake.run(`wake_${i}`, 'mention', `msg:m${i}`, now);
     }
     wake.run('wake_4', 'assignment', 'task:t1:assign:1', now);
-    const rows = (t: string) => db.prepare(`SELECT * FROM ${t} ORDER BY seq`).all();
-    const indexes = (t: string) => db.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL ORDER BY name").all(t);
+    const rows = (t: string) => rowsOf(db, t);
+    const indexes = (t: string) => schemaOf(db, 'index', t);
     const before = { mentions: rows('mentions'), wakes: rows('wakes'), mi: indexes('mentions'), wi: indexes('wakes') };
     expect(migrate(db, 14)).toBe(14);
     expect(rows('mentions')).toEqual(before.mentions);
@@ -326,8 +336,8 @@ describe('0015-seq-ids', () => {
     for (const [i, id] of oldWake.entries()) {
       db.prepare("INSERT INTO wakes (id, plate, room_id, trigger, content, event_key, created_at) VALUES (?, 'ADA-AGT-000001', 'room_1', 'mention', 'hi', ?, ?)").run(id, `msg:m${i}`, now);
     }
-    const rows = (t: string) => db.prepare(`SELECT * FROM ${t} ORDER BY seq`).all();
-    const indexes = (t: string) => db.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL ORDER BY name").all(t);
+    const rows = (t: string) => rowsOf(db, t);
+    const indexes = (t: string) => schemaOf(db, 'index', t);
     const autoindexes = () => db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name IN ('mentions', 'wakes') AND name LIKE 'sqlite_autoindex%'").all();
     const before = { mentions: rows('mentions'), wakes: rows('wakes'), mi: indexes('mentions'), wi: indexes('wakes') };
     expect(autoindexes()).toHaveLength(2);
@@ -377,8 +387,8 @@ describe('0016-message-ids', () => {
     msg.run(5, old[0], 1, 'first needle', null, now);
     msg.run(9, old[1], 2, 'second', old[0], now);
     db.prepare("INSERT INTO mentions (id, plate, room_id, message_id, kind, trust_level, created_at) VALUES ('mnt_1', 'ADA-AGT-000001', 'room_1', ?, 'mention', 'same_owner', ?)").run(old[1], now);
-    const rows = (t: string) => db.prepare(`SELECT rowid AS r, * FROM ${t} ORDER BY rowid`).all();
-    const schema = (type: string, t: string) => db.prepare('SELECT name, sql FROM sqlite_master WHERE type = ? AND tbl_name = ? AND sql IS NOT NULL ORDER BY name').all(type, t);
+    const rows = (t: string) => rowsOf(db, t);
+    const schema = (type: 'index' | 'trigger', t: string) => schemaOf(db, type, t);
     const before = { messages: rows('messages'), mentions: rows('mentions'), mi: schema('index', 'messages'), mt: schema('trigger', 'messages') };
     expect(before.mt.length).toBeGreaterThan(0);
 

@@ -1,7 +1,7 @@
 import type { Core } from '../core.js';
 import { immediate, type Db } from '../db/open.js';
 import { stmt } from '../db/stmt.js';
-import { seqId, seqOfId } from '../util/ids.js';
+import { rowKey, seqId } from '../util/ids.js';
 
 /** check_mentions pages like read_room. */
 export const PAGE_DEFAULT = 50;
@@ -63,7 +63,7 @@ export function addInboxItem(
 /** The (seq, id) pair a lookup by inbox item id binds (`WHERE seq = ? AND id = ?`), as wakeKey does for wakes. */
 function mentionKey(db: Db, id: string): [number, string] {
   const legacy = stmt(db, 'SELECT seq FROM mention_legacy_ids WHERE id = ?').get(id) as { seq: number } | undefined;
-  return [legacy?.seq ?? seqOfId('mnt', id) ?? -1, id];
+  return rowKey('mnt', id, legacy?.seq);
 }
 
 /** Acknowledges the caller's own inbox items; others' ids are ignored. Returns how many changed. */

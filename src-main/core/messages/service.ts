@@ -2,7 +2,7 @@ import type { Core, InboxMessage } from '../core.js';
 import type { Db } from '../db/open.js';
 import { immediate } from '../db/open.js';
 import { stmt } from '../db/stmt.js';
-import { seqId, seqOfId } from '../util/ids.js';
+import { rowKey, seqId } from '../util/ids.js';
 import { AppError, invalid } from '../errors/app-error.js';
 import { withIdempotency } from '../idempotency/store.js';
 import { resolveTarget, type ResolvedTarget } from '../addressing/handles.js';
@@ -279,7 +279,7 @@ export function readHistory(db: Db, roomId: string, limit = PAGE_DEFAULT, before
  */
 export function messageKey(db: Db, id: string): [number, string] {
   const legacy = stmt(db, 'SELECT row FROM message_legacy_ids WHERE id = ?').get(id) as { row: number } | undefined;
-  return [legacy?.row ?? seqOfId('msg', id) ?? -1, id];
+  return rowKey('msg', id, legacy?.row);
 }
 
 /** Messages by id, as inbox items show them (the inbox asks through core.ports.inboxMessages). */

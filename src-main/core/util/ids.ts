@@ -29,14 +29,19 @@ export function randomBase32(n: number): string {
 let lastTime = 0;
 let lastRandom = '';
 
+/** `n` as `width` Crockford base32 digits, most significant first (upper case). */
+function base32(n: number, width: number): string {
+  let out = '';
+  for (let i = 0; i < width; i++) {
+    out = CROCKFORD[n % 32] + out;
+    n = Math.floor(n / 32);
+  }
+  return out;
+}
+
 /** A ULID: 48-bit time then 80 random bits, Crockford base32; monotonic within one process. */
 export function ulid(now = Date.now()): string {
-  let time = '';
-  let t = now;
-  for (let i = 0; i < 10; i++) {
-    time = CROCKFORD[t % 32] + time;
-    t = Math.floor(t / 32);
-  }
+  const time = base32(now, 10);
   let random: string;
   if (now === lastTime && lastRandom) {
     random = incrementBase32(lastRandom);
@@ -79,19 +84,7 @@ const LOWER = CROCKFORD.toLowerCase();
  */
 export function seqId(prefix: string, seq: number, now = Date.now()): string {
   if (!Number.isSafeInteger(seq) || seq < 1 || seq >= SEQ_LIMIT) throw new Error(`seq ${seq} does not fit a seq id`);
-  let time = '';
-  let t = now;
-  for (let i = 0; i < 10; i++) {
-    time = LOWER[t % 32] + time;
-    t = Math.floor(t / 32);
-  }
-  let n = seq;
-  let mid = '';
-  for (let i = 0; i < SEQ_CHARS; i++) {
-    mid = LOWER[n % 32] + mid;
-    n = Math.floor(n / 32);
-  }
-  return `${prefix}_${time}${mid}${randomBase32(8).toLowerCase()}`;
+  return `${prefix}_${base32(now, 10)}${base32(seq, SEQ_CHARS)}${randomBase32(8)}`.toLowerCase();
 }
 
 /** The seq a `seqId` of this prefix carries; undefined for a string of another shape. Whether a row has this id is for the caller to check. */
@@ -104,6 +97,15 @@ export function seqOfId(prefix: string, id: string): number | undefined {
     seq = seq * 32 + v;
   }
   return seq > 0 ? seq : undefined;
+}
+
+/**
+ * The (key, id) pair a lookup by a row-carrying id binds (`WHERE seq = ? AND id = ?`): the key an
+ * id minted before its table's migration maps to (`legacyKey`, read from the table's side table),
+ * else the key the id carries; -1, which no row has, for an id that carries none.
+ */
+export function rowKey(prefix: string, id: string, legacyKey: number | undefined): [number, string] {
+  return [legacyKey ?? seqOfId(prefix, id) ?? -1, id];
 }
 
 /**

@@ -1,6 +1,6 @@
 import { immediate, type Db } from '../db/open.js';
 import { stmt } from '../db/stmt.js';
-import { seqId, seqOfId } from '../util/ids.js';
+import { rowKey, seqId } from '../util/ids.js';
 import { getAgentByPlate, listAgentsOfOwner } from '../agents/store.js';
 import { roomIdsOfOwner, trustMode } from '../rooms/store.js';
 import { hasScope } from '../../../shared/scopes.js';
@@ -53,7 +53,7 @@ export function chainDepthCausedBy(db: Db, plate: string): number {
  */
 export function wakeKey(db: Db, id: string): [number, string] {
   const legacy = stmt(db, 'SELECT seq FROM wake_legacy_ids WHERE id = ?').get(id) as { seq: number } | undefined;
-  return [legacy?.seq ?? seqOfId('wake', id) ?? -1, id];
+  return rowKey('wake', id, legacy?.seq);
 }
 
 /** The seq the next wake takes: the largest plus one, as SQLite would give it (no wake is ever deleted). */

@@ -1,5 +1,5 @@
 import type { Migration } from '../migrate.js';
-import { rebuildTable } from './rebuild.js';
+import { rebuildTable, replacing } from './rebuild.js';
 
 /**
  * Ids that carry their row (docs/performance.md, "Ids that carry their row"): a wake's and an
@@ -12,18 +12,13 @@ export const migration0015: Migration = {
   version: 15,
   name: '0015-seq-ids',
   up(db) {
-    const noUniqueId = (sql: string) => {
-      const out = sql.replace('id TEXT NOT NULL UNIQUE', 'id TEXT NOT NULL');
-      if (out === sql) throw new Error('no unique id column to make plain');
-      return out;
-    };
     for (const [table, legacy] of [
       ['wakes', 'wake_legacy_ids'],
       ['mentions', 'mention_legacy_ids'],
     ] as const) {
       db.exec(`CREATE TABLE ${legacy} (id TEXT PRIMARY KEY, seq INTEGER NOT NULL) STRICT, WITHOUT ROWID`);
       db.exec(`INSERT INTO ${legacy} (id, seq) SELECT id, seq FROM ${table}`);
-      rebuildTable(db, table, noUniqueId);
+      rebuildTable(db, table, replacing(table, ['id TEXT NOT NULL UNIQUE', 'id TEXT NOT NULL']));
     }
   },
 };

@@ -1,5 +1,5 @@
 import type { Migration } from '../migrate.js';
-import { rebuildTable } from './rebuild.js';
+import { rebuildTable, replacing } from './rebuild.js';
 
 /**
  * A message's id carries its row too (docs/performance.md, "Ids that carry their row"), as a
@@ -18,15 +18,10 @@ export const migration0016: Migration = {
   version: 16,
   name: '0016-message-ids',
   up(db) {
-    const edit = (table: string, from: string, to: string) => (sql: string) => {
-      const out = sql.replace(from, to);
-      if (out === sql) throw new Error(`${table}: no "${from}" to change`);
-      return out;
-    };
     db.exec('CREATE TABLE message_legacy_ids (id TEXT PRIMARY KEY, row INTEGER NOT NULL) STRICT, WITHOUT ROWID');
     db.exec('INSERT INTO message_legacy_ids (id, row) SELECT id, rowid FROM messages');
     // The inbox first: dropping the old messages table must leave no row of another table referring to it.
-    rebuildTable(db, 'mentions', edit('mentions', 'message_id TEXT REFERENCES messages(id)', 'message_id TEXT'));
+    rebuildTable(db, 'mentions', replacing('mentions', ['message_id TEXT REFERENCES messages(id)', 'message_id TEXT']));
     // Dropping the old table deletes its rows one by one, each checked for replies to it (the
     // foreign key on parent_id, on while migrations run): without an index that is a scan of the
     // table per row, quadratic (500,000 messages took over ten minutes). It goes with the table.
@@ -34,7 +29,7 @@ export const migration0016: Migration = {
     rebuildTable(
       db,
       'messages',
-      (sql) => edit('messages', 'parent_id TEXT REFERENCES messages(id)', 'parent_id TEXT')(edit('messages', 'id TEXT PRIMARY KEY', 'id TEXT NOT NULL')(sql)),
+      replacing('messages', ['id TEXT PRIMARY KEY', 'id TEXT NOT NULL'], ['parent_id TEXT REFERENCES messages(id)', 'parent_id TEXT']),
       { keepRowid: true, dropIndexes: ['messages_parent_drop'] },
     );
   },

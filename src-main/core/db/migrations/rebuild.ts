@@ -10,6 +10,19 @@ import type Database from 'better-sqlite3';
  * keeps one (`keepCounter`). `keepRowid` copies each row's rowid too, for a table whose rowid is
  * not a column of its own but is referred to (the search index keys messages by theirs).
  */
+/**
+ * A table definition's edit for rebuildTable: each `[from, to]` replaced once, in order; throws
+ * when one is not there (the definition is not what the migration was written for).
+ */
+export function replacing(table: string, ...changes: Array<[from: string, to: string]>): (createSql: string) => string {
+  return (sql) =>
+    changes.reduce((out, [from, to]) => {
+      const next = out.replace(from, to);
+      if (next === out) throw new Error(`${table}: no "${from}" to change`);
+      return next;
+    }, sql);
+}
+
 export function rebuildTable(
   db: Database.Database,
   table: string,
