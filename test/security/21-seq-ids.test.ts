@@ -6,7 +6,8 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { fails, ok, startTestServer, type TestAgent, type TestServer } from '../helpers/server.js';
-import { seqOfId } from '../../src-main/core/util/ids.js';
+import { seqId, seqOfId } from '../../src-main/core/util/ids.js';
+import { probeLoopAndRequest, reportWithRequest, startHealthServer, LOOP_HELD_MAX_MS } from '../helpers/loop-probe.js';
 
 /** The same id with its random tail changed: it still carries the row's number. */
 const forge = (id: string) => id.slice(0, -4) + (id.endsWith('zzzz') ? '0000' : 'zzzz');
@@ -89,5 +90,21 @@ describe('security: ids that carry their row', () => {
     await ok(victimReader, 'send_message', { room: victimRoom, body: 'noted', ack_mention_ids: [forge(victimItem)] });
     const still = await ok<{ items: Array<{ mention_id: string }> }>(victimReader, 'check_mentions', {});
     expect(still.items.map((i) => i.mention_id)).toContain(victimItem);
+  });
+
+  it('the most ids one call may name, each carrying a row number and each looked up, hold the event loop briefly and clear nothing of others', async () => {
+    // 500 ack ids (the schema's most), half forged from the victim's item, half minted for rows far ahead; the victim's inbox is read after.
+    const ids = Array.from({ length: 500 }, (_x, i) => (i % 2 ? forge(victimItem).slice(0, -3) + String(i).padStart(3, '0') : seqId('mnt', 1_000_000 + i)));
+    const health = await startHealthServer();
+    try {
+      const p = await probeLoopAndRequest(() => ok(attacker.c, 'send_message', { room: attacker.room, body: 'acks', ack_mention_ids: ids }), health.url);
+      reportWithRequest('send_message with 500 forged ack_mention_ids', p);
+      expect(p.request.status).toBe(200);
+      expect(p.maxHeldMs).toBeLessThan(LOOP_HELD_MAX_MS);
+    } finally {
+      await health.close();
+    }
+    const inbox = await ok<{ items: Array<{ mention_id: string }> }>(victimReader, 'check_mentions', {});
+    expect(inbox.items.map((i) => i.mention_id)).toContain(victimItem);
   });
 });
