@@ -225,6 +225,8 @@ describe.skipIf(!!bundleSkip)('UI: first steps on one server', () => {
       const reply = page.getByRole('combobox', { name: 'Reply in thread' });
       await reply.fill('on it');
       await reply.press('Enter');
+      // The reply is posted once the page shows it (Enter only starts the request).
+      await page.locator('article.msg', { hasText: 'on it' }).first().waitFor();
       const history = await ok(client, 'read_room', { room: roomId });
       const replied = history.messages.find((m: any) => m.body === 'on it');
       expect(replied.parent_id).toBe(history.messages.find((m: any) => m.body.includes('please look at the diff')).message_id);
