@@ -17,6 +17,7 @@ import type { StopStep } from './util/repeat.js';
 import { ALL_ROUTES, ALL_TOOLS, CAPABILITY_PORTS, CAPABILITY_STARTERS, RAW_HANDLERS } from './capabilities.js';
 import { createOwner, ownerByToken, primaryOwner, rotateOwnerToken } from './owners/store.js';
 import { sealStoredRunnerEnvs } from './wakes/env-seal.js';
+import { writeParkedLeftBehind } from './messages/parked.js';
 
 export interface AssembleOptions {
   home: string;
@@ -67,6 +68,9 @@ export function assembleCore(opts: AssembleOptions): AssembledCore {
   // Runner env values stored in clear by earlier versions are sealed like the git token.
   const sealed = sealStoredRunnerEnvs(db);
   if (sealed) opts.log(`sealed the stored env of ${sealed} runner(s)`);
+  // Inbox items and parked wakes answered but not written when the last process stopped (messages/parked.ts).
+  const parked = writeParkedLeftBehind(db);
+  if (parked) opts.log(`wrote the inbox items of ${parked} message(s) answered just before the server stopped`);
   const core: Core = {
     db,
     config: {

@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync, readFileSync, chmodSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { userInfo } from 'node:os';
-import { openDb, type Db, type Synchronous } from './db/open.js';
+import { flushWritesBehind, openDb, type Db, type Synchronous } from './db/open.js';
 import { prepareHome } from './db/home.js';
 import { acquireHomeLock } from './db/lock.js';
 import { classifyDbError } from './db/home-errors.js';
@@ -206,6 +206,8 @@ export async function startCore(opts: StartOptions): Promise<RunningCore> {
         server.closeIdleConnections();
       });
       await Promise.all(core.sessions.all().map((s) => core.sessions.close(s.id)));
+      // Writes queued behind answers run at the end of their turn; none is left to a closed store.
+      flushWritesBehind(db);
       await groupCommit?.close();
       await checkpointer.stop();
       db.close();

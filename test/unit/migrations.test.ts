@@ -10,6 +10,7 @@ import { enqueueWake, getWake, holdWake } from '../../src-main/core/wakes/store.
 import { addInboxItem, ackByIds, roomOfItem } from '../../src-main/core/inbox/store.js';
 import { seqId, seqOfId } from '../../src-main/core/util/ids.js';
 import { getMessage, messageKey, messagesForInbox } from '../../src-main/core/messages/service.js';
+import { writeParkedLeftBehind } from '../../src-main/core/messages/parked.js';
 
 const LATEST = Math.max(...MIGRATIONS.map((m) => m.version));
 
@@ -392,7 +393,7 @@ describe('0016-message-ids', () => {
     const before = { messages: rows('messages'), mentions: rows('mentions'), mi: schema('index', 'messages'), mt: schema('trigger', 'messages') };
     expect(before.mt.length).toBeGreaterThan(0);
 
-    expect(migrate(db)).toBe(LATEST);
+    expect(migrate(db, 16)).toBe(16);
     expect(rows('messages')).toEqual(before.messages);
     expect(rows('mentions')).toEqual(before.mentions);
     expect(schema('index', 'messages')).toEqual(before.mi);
@@ -416,6 +417,23 @@ describe('0016-message-ids', () => {
     expect(inbox).toEqual([fresh10, old[0]].sort());
     const plan = (db.prepare("EXPLAIN QUERY PLAN SELECT m.id FROM json_each(?) k JOIN messages m ON m.rowid = k.value ->> 0 AND m.id = k.value ->> 1").all('[]') as Array<{ detail: string }>).map((r) => r.detail).join('; ');
     expect(plan).toMatch(/SEARCH m USING INTEGER PRIMARY KEY \(rowid=\?\)/);
+    db.close();
+  });
+});
+
+describe('0017-parked-deliveries', () => {
+  it('messages gain an empty `parked` column; every row, index and trigger stays; a start finds nothing to write', () => {
+    const db = fresh();
+    migrate(db, 16);
+    const now = Date.now();
+    seedOwnerRoomAgent(db, now);
+    db.prepare("INSERT INTO messages (rowid, id, room_id, seq, sender_kind, sender_owner_id, body, created_at) VALUES (1, ?, 'room_1', 1, 'human', 'own_1', 'hello', ?)").run(seqId('msg', 1, now), now);
+    const before = { messages: rowsOf(db, 'messages'), mi: schemaOf(db, 'index', 'messages'), mt: schemaOf(db, 'trigger', 'messages') };
+    expect(migrate(db, 17)).toBe(17);
+    expect(rowsOf(db, 'messages')).toEqual(before.messages.map((r) => ({ ...r, parked: null })));
+    expect(schemaOf(db, 'index', 'messages')).toEqual(before.mi);
+    expect(schemaOf(db, 'trigger', 'messages')).toEqual(before.mt);
+    expect(writeParkedLeftBehind(db)).toBe(0);
     db.close();
   });
 });

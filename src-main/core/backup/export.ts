@@ -134,7 +134,10 @@ export async function exportRoom(homeArg: string, roomArg: string, destArg?: str
       );
       writeFilePrivate(join(folder, 'README.txt'), README(room, at));
 
-      const messages = await writeLines(join(folder, 'messages.jsonl'), db.prepare('SELECT * FROM messages WHERE room_id = ? ORDER BY seq').iterate(roomId) as Iterable<Row>);
+      // `parked` is the server's own bookkeeping (messages/parked.ts), not part of the room's record.
+      const messages = await writeLines(join(folder, 'messages.jsonl'), db.prepare('SELECT * FROM messages WHERE room_id = ? ORDER BY seq').iterate(roomId) as Iterable<Row>, ({ parked: _parked, ...r }) =>
+        readable(r),
+      );
       const deps = new Map<string, string[]>();
       if (hasTable(db, 'task_deps')) {
         for (const d of db.prepare('SELECT d.task_id, d.depends_on FROM task_deps d JOIN tasks t ON t.id = d.task_id WHERE t.room_id = ?').all(roomId) as Row[]) {

@@ -57,7 +57,10 @@ export function immediate<T>(db: Db, fn: () => T): T {
   const nested = db.inTransaction;
   stmt(db, nested ? 'SAVEPOINT ar_tx' : 'BEGIN IMMEDIATE').run();
   if (!nested) serials.set(db, (serials.get(db) ?? 0) + 1);
+  // Writes queued behind an answer come first: every later write commits after them.
+  let ahead: QueuedWrite[] | undefined;
   try {
+    if (!nested) ahead = writeQueued(db);
     const result = fn();
     if (result && typeof (result as { then?: unknown }).then === 'function') throw new TypeError('a transaction function cannot return a promise');
     stmt(db, nested ? 'RELEASE ar_tx' : 'COMMIT').run();
@@ -72,6 +75,106 @@ export function immediate<T>(db: Db, fn: () => T): T {
         stmt(db, 'ROLLBACK').run();
       }
     }
+    // The queued writes it ran were undone with it: they wait for the next transaction again.
+    if (ahead?.length) requeue(db, ahead);
     throw err;
   }
+}
+
+/** A write queued by writeBehind, and what to do should it fail. */
+interface QueuedWrite {
+  write: () => void;
+  failed: (err: unknown) => void;
+}
+
+const behind = new WeakMap<Db, QueuedWrite[]>();
+
+/**
+ * Queues a write that may follow the answer of the call that made it (docs/performance.md,
+ * "Deliveries written behind the answer"): it runs at the start of the next write transaction
+ * on this connection, before that transaction's own work, and at the latest in a transaction of
+ * its own at the end of this event-loop turn (`setImmediate`), before any timer. Writes commit in
+ * the order they were queued, and before any write queued or begun after them.
+ *
+ * Only for a caller whose answer leaves over the network: an HTTP client reads that answer in a
+ * later turn, once the write is done. Each write runs in a savepoint; if it throws, that
+ * savepoint is rolled back, `failed` is told, and the transaction that ran it goes on.
+ */
+/** How long after a transaction found queued writes waiting (requests back to back) writeBehindPays says no. */
+export const BUSY_SPELL_MS = 20;
+
+const busySince = new WeakMap<Db, number>();
+
+/**
+ * Whether a write behind the answer pays now. It takes rows out of the answer's commit and writes
+ * them when the loop has nothing else to do, which costs a commit of their own unless a request
+ * already waiting carries them in its commit. When requests come back to back (a transaction
+ * began while queued writes still waited), the rows go into the answer's own commit for the next
+ * BUSY_SPELL_MS: one commit per call, and no CPU spent on a second one while others wait.
+ */
+export function writeBehindPays(db: Db): boolean {
+  const at = busySince.get(db);
+  return at === undefined || performance.now() - at > BUSY_SPELL_MS;
+}
+
+export function writeBehind(db: Db, write: () => void, failed: (err: unknown) => void): void {
+  let q = behind.get(db);
+  if (!q) behind.set(db, (q = []));
+  q.push({ write, failed });
+  if (q.length === 1) flushSoon(db);
+}
+
+/** Runs the queued writes now, in one transaction (nothing when none is queued or the connection is closed). */
+export function flushWritesBehind(db: Db): void {
+  if (!behind.get(db)?.length || !db.open || db.inTransaction) return;
+  flushing = true;
+  try {
+    immediate(db, () => {});
+  } finally {
+    flushing = false;
+  }
+}
+
+/** True while flushWritesBehind's own transaction runs (it finds writes queued by definition). */
+let flushing = false;
+
+/**
+ * In the check phase of this turn: after the poll that took the request, before any later I/O.
+ * A request sent after the answer was read is taken in a later turn, so it finds the rows written.
+ * Should the store be busy, again a little later (the next write runs them anyway).
+ */
+function flushSoon(db: Db, delayMs = 0): void {
+  const run = () => {
+    try {
+      flushWritesBehind(db);
+    } catch {
+      if (behind.get(db)?.length) flushSoon(db, 100);
+    }
+  };
+  if (delayMs) setTimeout(run, delayMs).unref();
+  else setImmediate(run);
+}
+
+/** Runs the queued writes inside the transaction just begun; returns those written (a rollback queues them again). */
+function writeQueued(db: Db): QueuedWrite[] | undefined {
+  const q = behind.get(db);
+  if (!q?.length) return undefined;
+  if (!flushing) busySince.set(db, performance.now());
+  const written: QueuedWrite[] = [];
+  for (const w of q.splice(0)) {
+    try {
+      immediate(db, w.write);
+      written.push(w);
+    } catch (err) {
+      w.failed(err);
+    }
+  }
+  return written;
+}
+
+function requeue(db: Db, writes: QueuedWrite[]): void {
+  const q = behind.get(db)!;
+  const wasEmpty = q.length === 0;
+  q.unshift(...writes);
+  if (wasEmpty) flushSoon(db);
 }

@@ -39,25 +39,60 @@ export function rememberPending(db: Db, plate: string, n: number): void {
   pendingCounts.get(db)?.set(plate, n);
 }
 
-/** `pending_after`: the plate's count with this item, when the count before it was known (see `rememberPending`). */
-export function addInboxItem(
-  db: Db,
-  item: { plate: string; roomId: string; messageId?: string; taskId?: string; kind: 'mention' | 'task' | 'handoff'; trustLevel: TrustLevel },
-): { mention_id: string; seq: number; pending_after?: number } {
-  // The seq is read, then written: one write transaction, so no other writer takes it in between.
-  if (!db.inTransaction) return immediate(db, () => addInboxItem(db, item));
-  const now = Date.now();
-  // The id carries the seq (migration 0015): the largest plus one, as SQLite would give it (no item is ever deleted).
-  const seq = (stmt(db, 'SELECT COALESCE(MAX(seq), 0) + 1 AS seq FROM mentions').get() as { seq: number }).seq;
-  const id = seqId('mnt', seq, now);
-  const before = pendingCounts.get(db)?.get(item.plate);
-  forgetPending(db, item.plate);
+/** What an inbox item is made of. */
+export interface InboxItemInput {
+  plate: string;
+  roomId: string;
+  messageId?: string;
+  taskId?: string;
+  kind: 'mention' | 'task' | 'handoff';
+  trustLevel: TrustLevel;
+}
+
+/** An inbox item's row, its id minted from its seq, ready to be written (`writeInboxItem`). */
+export interface InboxItemRow extends InboxItemInput {
+  seq: number;
+  id: string;
+  createdAt: number;
+}
+
+/**
+ * The seq the next inbox item takes: the largest plus one, as SQLite would give it (no item is
+ * ever deleted). Read in the write transaction that writes the item, or plans it for the writes
+ * queued behind its answer (db/open.ts `writeBehind`), which run before any later write.
+ */
+export function nextInboxSeq(db: Db): number {
+  return (stmt(db, 'SELECT COALESCE(MAX(seq), 0) + 1 AS seq FROM mentions').get() as { seq: number }).seq;
+}
+
+/** The row of an inbox item taking `seq`: its id carries the seq (migration 0015). */
+export function inboxItemRow(item: InboxItemInput, seq: number, now: number): InboxItemRow {
+  return { ...item, seq, id: seqId('mnt', seq, now), createdAt: now };
+}
+
+/** The id of the inbox item holding `seq`, if one does. */
+export function inboxItemIdAt(db: Db, seq: number): string | undefined {
+  return (stmt(db, 'SELECT id FROM mentions WHERE seq = ?').get(seq) as { id: string } | undefined)?.id;
+}
+
+/** Writes a planned inbox item (inside the caller's transaction). */
+export function writeInboxItem(db: Db, r: InboxItemRow): void {
+  forgetPending(db, r.plate);
   stmt(
     db,
     `INSERT INTO mentions (seq, id, plate, room_id, message_id, task_id, kind, trust_level, created_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(seq, id, item.plate, item.roomId, item.messageId ?? null, item.taskId ?? null, item.kind, item.trustLevel, now);
-  return { mention_id: id, seq, pending_after: before === undefined ? undefined : before + 1 };
+  ).run(r.seq, r.id, r.plate, r.roomId, r.messageId ?? null, r.taskId ?? null, r.kind, r.trustLevel, r.createdAt);
+}
+
+/** `pending_after`: the plate's count with this item, when the count before it was known (see `rememberPending`). */
+export function addInboxItem(db: Db, item: InboxItemInput): { mention_id: string; seq: number; pending_after?: number } {
+  // The seq is read, then written: one write transaction, so no other writer takes it in between.
+  if (!db.inTransaction) return immediate(db, () => addInboxItem(db, item));
+  const row = inboxItemRow(item, nextInboxSeq(db), Date.now());
+  const before = pendingCounts.get(db)?.get(item.plate);
+  writeInboxItem(db, row);
+  return { mention_id: row.id, seq: row.seq, pending_after: before === undefined ? undefined : before + 1 };
 }
 
 /** The (seq, id) pair a lookup by inbox item id binds (`WHERE seq = ? AND id = ?`), as wakeKey does for wakes. */

@@ -83,6 +83,8 @@ export async function callTool(
   session: { id: string; host: McpResourceHost; toolCalls: number },
   name: string,
   args: unknown,
+  /** `writeBehind`: the answer leaves over HTTP (mcp/handler.ts); see ToolContext. */
+  opts: { writeBehind?: boolean } = {},
 ): Promise<CallToolResult> {
   const requestId = `req_${ulid()}`;
   const tool = registry.get(name);
@@ -109,7 +111,7 @@ export async function callTool(
     if (tool.room) registry.checks.agentRoom(core, (parsed.data as { room: string }).room, agent.plate);
     session.toolCalls++;
     core.sessions.noteToolCall(agent.plate, session.id);
-    const ctx: ToolContext = { core, agent, sessionId: session.id, host: session.host, requestId };
+    const ctx: ToolContext = { core, agent, sessionId: session.id, host: session.host, requestId, writeBehind: opts.writeBehind };
     const result = await tool.handler(ctx, parsed.data);
     // Acknowledged means on disk: the group commit's shared sync (instant after a read). The rest of
     // the answer is put together while the sync runs on the thread pool; durable() covers every write

@@ -10,7 +10,7 @@ import type { McpResourceHost } from '../../../shared/hosts.js';
 import type { AgentIdentity } from '../auth/callers.js';
 import { AppError, toAppError } from '../errors/app-error.js';
 import { newErrorId, recordEvidence } from '../evidence/store.js';
-import { callTool, MALFORMED_ARGUMENTS } from './call.js';
+import { callTool, MALFORMED_ARGUMENTS, type CallToolResult } from './call.js';
 import { SERVER_INSTRUCTIONS } from './instructions.js';
 import type { McpSession } from '../sessions.js';
 import { readBody } from '../http/body.js';
@@ -19,6 +19,9 @@ import { RateLimiter } from '../ratelimit.js';
 import { profileOf, TOOL_PROFILES, type ToolProfile } from './profiles.js';
 
 export const MCP_BODY_LIMIT = 1024 * 1024;
+
+/** A call on this endpoint is answered over HTTP, read by its client in a later turn: writes that start nothing may follow the answer. */
+const ANSWERED_OVER_HTTP = { writeBehind: true };
 const VERSION = '0.1.0';
 
 function jsonRpcError(res: ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}, data?: Record<string, unknown>) {
@@ -110,22 +113,34 @@ function toolCallOf(req: IncomingMessage, body: unknown): ToolCallRequest | unde
 }
 
 /**
+ * `JSON.stringify({ result, jsonrpc: '2.0', id })` for a result of callTool, whose text block is
+ * already its structured content as JSON (call.ts): that text is used as it is, not serialized a
+ * second time. The fast-path test compares these bytes with the SDK's.
+ */
+function resultMessage(result: CallToolResult, id: string | number): string {
+  const text = result.content[0]!.text;
+  return (
+    `{"result":{"_meta":${JSON.stringify(result._meta)},"content":[{"type":"text","text":${JSON.stringify(text)}}],"structuredContent":${text}` +
+    `${result.isError ? ',"isError":true' : ''}},"jsonrpc":"2.0","id":${JSON.stringify(id)}}`
+  );
+}
+
+/**
  * Answers a fast-path tools/call with the bytes the SDK would send: the same callTool, the same
  * JSON-RPC response (a thrown error becomes the JSON-RPC error the SDK's Protocol makes of it),
  * the same SSE headers and `event: message` frame, written at once.
  */
 async function answerToolCall(core: Core, registry: ToolRegistry, identity: AgentIdentity, s: McpSession, call: ToolCallRequest, res: ServerResponse) {
-  let message: Record<string, unknown>;
+  let body: string;
   try {
-    const result = await callTool(core, registry, identity, s, call.params.name, call.params.arguments);
-    message = { result, jsonrpc: '2.0', id: call.id };
+    const result = await callTool(core, registry, identity, s, call.params.name, call.params.arguments, ANSWERED_OVER_HTTP);
+    body = resultMessage(result, call.id);
   } catch (err) {
     const e = (err ?? {}) as { code?: unknown; message?: unknown; data?: unknown };
     const error = { code: Number.isSafeInteger(e.code) ? e.code : -32603, message: e.message ?? 'Internal error', ...(e.data !== undefined && { data: e.data }) };
-    message = { jsonrpc: '2.0', id: call.id, error };
+    body = JSON.stringify({ jsonrpc: '2.0', id: call.id, error });
   }
   if (res.destroyed) return;
-  const body = JSON.stringify(message);
   res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'mcp-session-id': s.id });
   res.end(body);
 }
@@ -147,7 +162,7 @@ function makeServer(core: Core, registry: ToolRegistry, host: McpResourceHost, p
     const id = extra.authInfo?.extra?.identity as AgentIdentity;
     const s = session();
     const sessionInfo = s ?? { id: extra.sessionId ?? '', host, toolCalls: 0 };
-    return callTool(core, registry, id, sessionInfo, req.params.name, req.params.arguments);
+    return callTool(core, registry, id, sessionInfo, req.params.name, req.params.arguments, ANSWERED_OVER_HTTP);
   });
   return server;
 }

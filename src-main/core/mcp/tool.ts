@@ -12,6 +12,8 @@ export interface ToolContext {
   sessionId: string;
   host: McpResourceHost;
   requestId: string;
+  /** The answer leaves over HTTP from this event-loop turn: writes that start nothing may follow it (db/open.ts `writeBehind`). */
+  writeBehind?: boolean;
 }
 
 /** The MCP tool annotations (hints, not guarantees, but hosts such as Codex gate approval on them). */

@@ -1,6 +1,6 @@
 import type { Core, InboxMessage } from '../core.js';
 import type { Db } from '../db/open.js';
-import { immediate } from '../db/open.js';
+import { immediate, writeBehind, writeBehindPays } from '../db/open.js';
 import { stmt } from '../db/stmt.js';
 import { rowKey, seqId } from '../util/ids.js';
 import { AppError, invalid } from '../errors/app-error.js';
@@ -13,6 +13,7 @@ import { postToRoom, trustMode } from '../rooms/store.js';
 import { agentHandle, getAgentByPlate } from '../agents/store.js';
 import { ownerHandle } from '../owners/store.js';
 import { messageWritten } from '../search/indexer.js';
+import { mentionWake, planParked, writeParked, type ParkedMessage } from './parked.js';
 
 export const MESSAGE_BODY_LIMIT = 64 * 1024;
 export const PAGE_DEFAULT = 50;
@@ -87,6 +88,11 @@ export interface SendInput {
   parentId?: string;
   idempotencyKey?: string;
   ackMentionIds?: string[];
+  /**
+   * The answer leaves over the network from this event-loop turn: the inbox items and parked
+   * wakes of a message that starts nothing may be written right after it (parked.ts).
+   */
+  writeBehind?: boolean;
 }
 
 /**
@@ -170,11 +176,21 @@ function postMessage(
           ? { kind: 'agent' as const, handle: r.handle, plate: r.plate, owner_id: r.owner_id }
           : { kind: 'human' as const, handle: r.handle, owner_id: r.owner_id },
       );
-      const mentionsJson = JSON.stringify(mentions);
+      // What each mentioned agent gets (docs/wakes.md): an inbox item, and a wake when it may be woken.
+      const agents = resolved
+        .filter((r): r is Extract<ResolvedTarget, { kind: 'agent' }> => r.kind === 'agent' && !(sender.kind === 'agent' && r.plate === sender.plate))
+        .map((r) => {
+          const wake = mayWake(db, input.roomId, r.plate, sender.ownerId);
+          return { plate: r.plate, trust: trustLevelFor(db, input.roomId, r.owner_id, sender.ownerId), wake, pull: wake && nothingCanTake(core, r.plate) };
+        });
+      // Rows that start nothing (inbox items, wakes parked for pull) may follow the answer (parked.ts).
+      const message: ParkedMessage = { id, roomId: input.roomId, body: input.body, senderOwnerId: sender.ownerId, senderPlate: sender.kind === 'agent' ? sender.plate : undefined, createdAt: now };
+      const parked =
+        input.writeBehind === true && agents.length > 0 && agents.every((t) => !t.wake || t.pull) && writeBehindPays(db) ? planParked(db, message, agents) : undefined;
       const inserted = stmt(
         db,
-        `INSERT INTO messages (rowid, id, room_id, seq, sender_kind, sender_plate, sender_owner_id, body, mentions, parent_id, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO messages (rowid, id, room_id, seq, sender_kind, sender_plate, sender_owner_id, body, mentions, parent_id, created_at, parked)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ).run(
         row,
         id,
@@ -184,38 +200,28 @@ function postMessage(
         sender.kind === 'agent' ? sender.plate : null,
         sender.ownerId,
         input.body,
-        mentionsJson,
+        JSON.stringify(mentions),
         input.parentId ?? null,
         now,
+        parked ? JSON.stringify(parked) : null,
       );
       // Indexed for search now or with the next batch (search/indexer.ts).
       messageWritten(db, Number(inserted.lastInsertRowid), Buffer.byteLength(input.body, 'utf8'));
-      for (const r of resolved) {
-        if (r.kind !== 'agent') continue;
-        if (sender.kind === 'agent' && r.plate === sender.plate) continue;
-        const item = addInboxItem(db, {
-          plate: r.plate,
-          roomId: input.roomId,
-          messageId: id,
-          kind: 'mention',
-          trustLevel: trustLevelFor(db, input.roomId, r.owner_id, sender.ownerId),
-        });
-        if (item.pending_after !== undefined) pendingAfter.set(r.plate, item.pending_after);
-        wakeIds?.set(r.plate, undefined);
-        if (mayWake(db, input.roomId, r.plate, sender.ownerId)) {
-          const pull = nothingCanTake(core, r.plate);
-          const wakeId = enqueueWake(db, {
-            plate: r.plate,
-            roomId: input.roomId,
-            trigger: 'mention',
-            messageId: id,
-            content: input.body,
-            eventKey: `msg:${id}`,
-            actorOwnerId: sender.ownerId,
-            causePlate: sender.kind === 'agent' ? sender.plate : undefined,
-            pull,
-          });
-          wakeIds?.set(r.plate, wakeId === undefined ? undefined : { id: wakeId, pull });
+      if (parked) {
+        for (const [plate, , , , wake] of parked) wakeIds?.set(plate, wake ? { id: wake[1], pull: true } : undefined);
+        writeBehind(
+          db,
+          () => writeParked(db, message, parked),
+          (err) => core.config.log(`agent-rooms: the inbox items of message ${id} were not written (${(err as Error)?.message}); the server writes them when it starts again`),
+        );
+      } else {
+        for (const t of agents) {
+          const item = addInboxItem(db, { plate: t.plate, roomId: input.roomId, messageId: id, kind: 'mention', trustLevel: t.trust });
+          if (item.pending_after !== undefined) pendingAfter.set(t.plate, item.pending_after);
+          wakeIds?.set(t.plate, undefined);
+          if (!t.wake) continue;
+          const wakeId = enqueueWake(db, mentionWake(message, t.plate, t.pull));
+          wakeIds?.set(t.plate, wakeId === undefined ? undefined : { id: wakeId, pull: t.pull });
         }
       }
       if (sender.kind === 'agent' && input.ackMentionIds?.length) ackByIds(db, sender.plate, input.ackMentionIds);

@@ -37,7 +37,7 @@ export const sendMessageUseCase = defineUseCase({
   input: sendMessageInput,
   output: sendMessageOutput,
   room: 'member',
-  handler: ({ core, caller }, args) => {
+  handler: ({ core, caller, writeBehind }, args) => {
     const msg = sendMessage(core, caller, {
       roomId: args.room,
       body: args.body,
@@ -45,6 +45,7 @@ export const sendMessageUseCase = defineUseCase({
       parentId: args.parent_id,
       idempotencyKey: args.idempotency_key,
       ackMentionIds: args.ack_mention_ids,
+      writeBehind,
     });
     // A fresh message handled the sender's waiting wakes in its own commit (service.ts); a replay wrote nothing.
     if (caller.kind === 'agent' && msg.replayed) notifyActed(core, { plate: caller.plate, roomId: args.room, sessionId: caller.sessionId, tool: 'send_message' });

@@ -24,6 +24,8 @@ export interface UseCaseContext {
   core: Core;
   caller: Caller;
   room?: UseCaseRoom;
+  /** The answer leaves over the network from this event-loop turn: writes that start nothing may follow it (db/open.ts `writeBehind`). */
+  writeBehind?: boolean;
 }
 
 /** The generated tool: its MCP face, kept exactly as listed (`tools/list` is a contract). */
@@ -133,7 +135,7 @@ export function defineUseCase<I extends z.ZodObject, O extends z.ZodType, const 
       handler: (ctx: ToolContext, args: z.output<I>) => {
         const caller: Caller = { kind: 'agent', plate: ctx.agent.plate, ownerId: ctx.agent.ownerId, sessionId: ctx.sessionId };
         const room = inRoom ? { id: (args as { room: string }).room } : undefined;
-        const result = run({ core: ctx.core, caller, room }, args);
+        const result = run({ core: ctx.core, caller, room, writeBehind: ctx.writeBehind }, args);
         return (t.present ? t.present(result, ctx) : result) as never;
       },
     });

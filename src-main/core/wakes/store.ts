@@ -56,26 +56,43 @@ export function wakeKey(db: Db, id: string): [number, string] {
   return rowKey('wake', id, legacy?.seq);
 }
 
-/** The seq the next wake takes: the largest plus one, as SQLite would give it (no wake is ever deleted). */
-function nextWakeSeq(db: Db): number {
+/**
+ * The seq the next wake takes: the largest plus one, as SQLite would give it (no wake is ever
+ * deleted). Read in the write transaction that writes the wake, or plans it for the writes queued
+ * behind its answer (db/open.ts `writeBehind`), which run before any later write.
+ */
+export function nextWakeSeq(db: Db): number {
   return (stmt(db, 'SELECT COALESCE(MAX(seq), 0) + 1 AS seq FROM wakes').get() as { seq: number }).seq;
 }
 
-/** Queues a wake (inside the caller's transaction). Returns its id, or undefined if this event already woke the agent. */
-export function enqueueWake(db: Db, w: WakeInput): string | undefined {
-  // The seq is read, then written: one write transaction, so no other writer takes it in between.
-  if (!db.inTransaction) return immediate(db, () => enqueueWake(db, w));
-  const now = Date.now();
-  const seq = nextWakeSeq(db);
-  const id = seqId('wake', seq, now);
+/** The id of the wake holding `seq`, if one does. */
+export function wakeIdAt(db: Db, seq: number): string | undefined {
+  return (stmt(db, 'SELECT id FROM wakes WHERE seq = ?').get(seq) as { id: string } | undefined)?.id;
+}
+
+/** A wake's row, its id minted from its seq and its depth known, ready to be written (`writeWake`). */
+export interface PlannedWake extends WakeInput {
+  seq: number;
+  id: string;
+  chainDepth: number;
+  createdAt: number;
+}
+
+/** The row of a wake taking `seq`: its id carries the seq (migration 0015), its depth follows the write that caused it. */
+export function planWake(db: Db, w: WakeInput, seq: number, now: number): PlannedWake {
   const depth = w.chainDepth ?? (w.causePlate ? chainDepthCausedBy(db, w.causePlate) : 0);
+  return { ...w, seq, id: seqId('wake', seq, now), chainDepth: depth, createdAt: now };
+}
+
+/** Writes a planned wake (inside the caller's transaction); false when its event already woke the agent. */
+export function writeWake(db: Db, w: PlannedWake): boolean {
   const r = stmt(
     db,
     `INSERT OR IGNORE INTO wakes (seq, id, plate, room_id, trigger, task_id, message_id, content, event_key, actor_owner_id, created_at, chain_depth, retry_of, target, reason)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   ).run(
-    seq,
-    id,
+    w.seq,
+    w.id,
     w.plate,
     w.roomId,
     w.trigger,
@@ -84,13 +101,21 @@ export function enqueueWake(db: Db, w: WakeInput): string | undefined {
     w.content,
     w.eventKey,
     w.actorOwnerId ?? null,
-    now,
-    depth,
+    w.createdAt,
+    w.chainDepth,
     w.retryOf ?? null,
     w.pull ? 'pull' : null,
     w.pull ? PULL_REASON : null,
   );
-  return r.changes ? id : undefined;
+  return r.changes > 0;
+}
+
+/** Queues a wake (inside the caller's transaction). Returns its id, or undefined if this event already woke the agent. */
+export function enqueueWake(db: Db, w: WakeInput): string | undefined {
+  // The seq is read, then written: one write transaction, so no other writer takes it in between.
+  if (!db.inTransaction) return immediate(db, () => enqueueWake(db, w));
+  const planned = planWake(db, w, nextWakeSeq(db), Date.now());
+  return writeWake(db, planned) ? planned.id : undefined;
 }
 
 /**

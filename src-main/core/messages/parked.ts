@@ -1,0 +1,151 @@
+import { immediate, type Db } from '../db/open.js';
+import { stmt } from '../db/stmt.js';
+import { inboxItemIdAt, inboxItemRow, nextInboxSeq, writeInboxItem, type TrustLevel } from '../inbox/store.js';
+import { nextWakeSeq, planWake, wakeIdAt, writeWake, type WakeInput } from '../wakes/store.js';
+
+/**
+ * Deliveries written behind the answer (docs/performance.md, "Deliveries written behind the
+ * answer"). When every agent a message mentions only gets an inbox item and, at most, a wake
+ * parked for pull (nothing can take it now), those rows start nothing: the message is committed
+ * and answered first, and they are written right after, in the next write transaction of the same
+ * event-loop turn (db/open.ts `writeBehind`). Their seqs and ids are planned in the message's own
+ * transaction, reported in its answer, and kept in the message's `parked` column (migration 0017),
+ * so that a process that stops in between writes the very same rows when it starts again.
+ */
+
+/** One mentioned agent's parked delivery, as the `parked` column keeps it. */
+export type ParkedDelivery = [plate: string, trust: TrustLevel, itemSeq: number, itemId: string, wake: [seq: number, id: string, depth: number] | null];
+
+/** What a message's inbox items and wakes take from it. */
+export interface ParkedMessage {
+  id: string;
+  roomId: string;
+  body: string;
+  senderOwnerId: string;
+  /** The agent that sent it (its running wake sets the chain depth), absent for a human. */
+  senderPlate?: string;
+  createdAt: number;
+}
+
+/** What one mentioned agent gets: an inbox item, and a wake parked for pull when it may be woken. */
+export interface ParkedTarget {
+  plate: string;
+  trust: TrustLevel;
+  wake: boolean;
+}
+
+/** Plans the rows (inside the message's write transaction): seqs follow the largest written, in order. */
+export function planParked(db: Db, m: ParkedMessage, targets: readonly ParkedTarget[]): ParkedDelivery[] {
+  let itemSeq = nextInboxSeq(db);
+  let wakeSeq = targets.some((t) => t.wake) ? nextWakeSeq(db) : 0;
+  return targets.map((t) => {
+    const item = inboxItemRow({ plate: t.plate, roomId: m.roomId, messageId: m.id, kind: 'mention', trustLevel: t.trust }, itemSeq++, m.createdAt);
+    const wake = t.wake ? planWake(db, mentionWake(m, t.plate, true), wakeSeq++, m.createdAt) : undefined;
+    return [t.plate, t.trust, item.seq, item.id, wake ? [wake.seq, wake.id, wake.chainDepth] : null];
+  });
+}
+
+/** The wake a message's mention queues for one agent: the raw body as its model input, one per message and agent. */
+export function mentionWake(m: ParkedMessage, plate: string, pull: boolean): WakeInput {
+  return {
+    plate,
+    roomId: m.roomId,
+    trigger: 'mention',
+    messageId: m.id,
+    content: m.body,
+    eventKey: `msg:${m.id}`,
+    actorOwnerId: m.senderOwnerId,
+    causePlate: m.senderPlate,
+    pull,
+  };
+}
+
+/** Writes a message's parked rows (inside the caller's transaction). */
+export function writeParked(db: Db, m: ParkedMessage, deliveries: readonly ParkedDelivery[]): void {
+  for (const [plate, trust, itemSeq, itemId, wake] of deliveries) {
+    writeInboxItem(db, { plate, roomId: m.roomId, messageId: m.id, kind: 'mention', trustLevel: trust, seq: itemSeq, id: itemId, createdAt: m.createdAt });
+    if (wake) writeWake(db, { ...mentionWake(m, plate, true), seq: wake[0], id: wake[1], chainDepth: wake[2], createdAt: m.createdAt });
+  }
+}
+
+/** What a row planned as (seq, id) is now: written, missing, or its seq taken by another row (then it gets the next seq). */
+function stateOf(db: Db, table: 'mentions' | 'wakes', seq: number, id: string): 'written' | 'missing' | 'taken' {
+  const at = table === 'mentions' ? inboxItemIdAt(db, seq) : wakeIdAt(db, seq);
+  return at === undefined ? 'missing' : at === id ? 'written' : 'taken';
+}
+
+/**
+ * Writes the rows of a message's parked deliveries that are not written: each as planned or, its
+ * seq taken since by another row, under the next seq (then with a new id). Returns the deliveries
+ * as they now stand.
+ */
+function writeMissing(db: Db, m: ParkedMessage, deliveries: readonly ParkedDelivery[]): ParkedDelivery[] {
+  return deliveries.map(([plate, trust, itemSeq, itemId, wake]): ParkedDelivery => {
+    let item: [number, string] = [itemSeq, itemId];
+    const itemState = stateOf(db, 'mentions', itemSeq, itemId);
+    if (itemState !== 'written') {
+      const input = { plate, roomId: m.roomId, messageId: m.id, kind: 'mention' as const, trustLevel: trust };
+      const row = itemState === 'missing' ? { ...input, seq: itemSeq, id: itemId, createdAt: m.createdAt } : inboxItemRow(input, nextInboxSeq(db), m.createdAt);
+      writeInboxItem(db, row);
+      item = [row.seq, row.id];
+    }
+    let w = wake;
+    const wakeState = wake ? stateOf(db, 'wakes', wake[0], wake[1]) : 'written';
+    if (wake && wakeState !== 'written') {
+      const row = planWake(db, { ...mentionWake(m, plate, true), chainDepth: wake[2] }, wakeState === 'missing' ? wake[0] : nextWakeSeq(db), m.createdAt);
+      const written = wakeState === 'missing' ? { ...row, id: wake[1] } : row;
+      writeWake(db, written);
+      w = [written.seq, written.id, wake[2]];
+    }
+    return [plate, trust, item[0], item[1], w];
+  });
+}
+
+/** How many of the newest messages a start looks at: parked rows are written within the turn that answered them. */
+export const PARKED_LOOKBACK = 1000;
+
+interface MessageRow {
+  id: string;
+  room_id: string;
+  body: string;
+  sender_owner_id: string;
+  sender_plate: string | null;
+  created_at: number;
+}
+
+/** Whether any row of these parked deliveries is not written as planned. */
+function anyMissing(db: Db, deliveries: readonly ParkedDelivery[]): boolean {
+  return deliveries.some(([, , itemSeq, itemId, wake]) => stateOf(db, 'mentions', itemSeq, itemId) !== 'written' || (wake !== null && stateOf(db, 'wakes', wake[0], wake[1]) !== 'written'));
+}
+
+/**
+ * At start, before any request: writes the parked rows a stopped process planned and answered but
+ * did not write (it stopped within that turn), among the newest PARKED_LOOKBACK messages, in one
+ * transaction. Returns how many messages needed it.
+ */
+export function writeParkedLeftBehind(db: Db): number {
+  const planned = stmt(
+    db,
+    `SELECT rowid AS row, parked FROM messages
+      WHERE rowid > (SELECT COALESCE(MAX(rowid), 0) FROM messages) - ? AND parked IS NOT NULL ORDER BY rowid`,
+  ).all(PARKED_LOOKBACK) as Array<{ row: number; parked: string }>;
+  const left = planned.map((p) => ({ row: p.row, deliveries: JSON.parse(p.parked) as ParkedDelivery[] })).filter((p) => anyMissing(db, p.deliveries));
+  if (!left.length) return 0;
+  immediate(db, () => {
+    for (const p of left) {
+      const r = stmt(db, 'SELECT id, room_id, body, sender_owner_id, sender_plate, created_at FROM messages WHERE rowid = ?').get(p.row) as MessageRow;
+      const m: ParkedMessage = {
+        id: r.id,
+        roomId: r.room_id,
+        body: r.body,
+        senderOwnerId: r.sender_owner_id,
+        senderPlate: r.sender_plate ?? undefined,
+        createdAt: r.created_at,
+      };
+      const now = writeMissing(db, m, p.deliveries);
+      // Rows written under other seqs than planned: the column says where they are, so no later start writes them again.
+      if (JSON.stringify(now) !== JSON.stringify(p.deliveries)) stmt(db, 'UPDATE messages SET parked = ? WHERE rowid = ?').run(JSON.stringify(now), p.row);
+    }
+  });
+  return left.length;
+}
