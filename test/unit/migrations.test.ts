@@ -430,7 +430,7 @@ describe('0017-parked-deliveries', () => {
     db.prepare("INSERT INTO messages (rowid, id, room_id, seq, sender_kind, sender_owner_id, body, created_at) VALUES (1, ?, 'room_1', 1, 'human', 'own_1', 'hello', ?)").run(seqId('msg', 1, now), now);
     const before = { messages: rowsOf(db, 'messages'), mi: schemaOf(db, 'index', 'messages'), mt: schemaOf(db, 'trigger', 'messages') };
     expect(migrate(db, 17)).toBe(17);
-    expect(rowsOf(db, 'messages')).toEqual(before.messages.map((r) => ({ ...r, parked: null })));
+    expect(rowsOf(db, 'messages')).toEqual(before.messages.map((r) => ({ ...(r as Record<string, unknown>), parked: null })));
     expect(schemaOf(db, 'index', 'messages')).toEqual(before.mi);
     expect(schemaOf(db, 'trigger', 'messages')).toEqual(before.mt);
     expect(writeParkedLeftBehind(db)).toBe(0);
