@@ -89,6 +89,23 @@ interface QueuedWrite {
 
 const behind = new WeakMap<Db, QueuedWrite[]>();
 
+/** How long after a transaction found queued writes waiting (requests back to back) writeBehindPays says no. */
+export const BUSY_SPELL_MS = 20;
+
+const busySince = new WeakMap<Db, number>();
+
+/**
+ * Whether a write behind the answer pays now. It takes rows out of the commit the caller waits for,
+ * at the cost of a commit of their own at the end of the turn, unless a request taken in the same
+ * poll carries them in its commit. When requests come back to back (a transaction began while
+ * queued writes still waited), the rows go into the answer's own commit for the next
+ * BUSY_SPELL_MS: one commit per call, and no CPU spent on a second one while others wait.
+ */
+export function writeBehindPays(db: Db): boolean {
+  const at = busySince.get(db);
+  return at === undefined || performance.now() - at > BUSY_SPELL_MS;
+}
+
 /**
  * Queues a write that may follow the answer of the call that made it (docs/performance.md,
  * "Deliveries written behind the answer"): it runs at the start of the next write transaction
@@ -100,23 +117,6 @@ const behind = new WeakMap<Db, QueuedWrite[]>();
  * later turn, once the write is done. Each write runs in a savepoint; if it throws, that
  * savepoint is rolled back, `failed` is told, and the transaction that ran it goes on.
  */
-/** How long after a transaction found queued writes waiting (requests back to back) writeBehindPays says no. */
-export const BUSY_SPELL_MS = 20;
-
-const busySince = new WeakMap<Db, number>();
-
-/**
- * Whether a write behind the answer pays now. It takes rows out of the answer's commit and writes
- * them when the loop has nothing else to do, which costs a commit of their own unless a request
- * already waiting carries them in its commit. When requests come back to back (a transaction
- * began while queued writes still waited), the rows go into the answer's own commit for the next
- * BUSY_SPELL_MS: one commit per call, and no CPU spent on a second one while others wait.
- */
-export function writeBehindPays(db: Db): boolean {
-  const at = busySince.get(db);
-  return at === undefined || performance.now() - at > BUSY_SPELL_MS;
-}
-
 export function writeBehind(db: Db, write: () => void, failed: (err: unknown) => void): void {
   let q = behind.get(db);
   if (!q) behind.set(db, (q = []));
