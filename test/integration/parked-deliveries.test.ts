@@ -88,6 +88,50 @@ describe('over MCP: the answer first, the inbox right behind it', () => {
     expect(wakesOf(s.running.core.db, sent.message_id)).toHaveLength(1);
   });
 
+  it('a reader paging its inbox by cursor while six agents mention it at once misses no item and sees none twice', async () => {
+    const reader = await s.agent('Reader');
+    await s.join(room, reader.plate);
+    const senders = await Promise.all([1, 2, 3, 4, 5, 6].map((i) => s.agent(`Busy ${i}`)));
+    for (const x of senders) await s.join(room, x.plate);
+    const clients = await Promise.all(senders.map((x) => s.connect(x.credential)));
+    const rc = await s.connect(reader.credential);
+    const perSender = 25;
+    const sentIds: string[] = [];
+    let sending = true;
+    const sends = Promise.all(
+      clients.map(async (c, i) => {
+        for (let k = 0; k < perSender; k++) {
+          const sent = await ok<Sent>(c, 'send_message', { room, body: `ping ${i}.${k}`, mention_targets: [reader.handle] });
+          sentIds.push(sent.message_id);
+        }
+      }),
+    ).finally(() => {
+      sending = false;
+    });
+    // The reader pages with the cursor the whole time: an item committed with a seq below a cursor
+    // it already passed would never be seen again.
+    const seen: Array<{ seq: number; message: string }> = [];
+    let cursor = 0;
+    for (;;) {
+      const more = sending;
+      const page = await ok<{ items: Array<{ seq: number; message?: { message_id: string } }>; next_since_seq: number }>(rc, 'check_mentions', {
+        room,
+        since_seq: cursor,
+        limit: 200,
+      });
+      seen.push(...page.items.map((i) => ({ seq: i.seq, message: i.message!.message_id })));
+      cursor = page.next_since_seq;
+      if (!more && page.items.length === 0) break;
+    }
+    await sends;
+    expect(sentIds).toHaveLength(senders.length * perSender);
+    expect(seen.map((x) => x.message).sort()).toEqual([...sentIds].sort());
+    for (let i = 1; i < seen.length; i++) expect(seen[i]!.seq).toBeGreaterThan(seen[i - 1]!.seq);
+    // Both ways were taken: rows written behind (parked) and, while the sends came back to back, in the message's commit.
+    const parkedCount = sentIds.filter((id) => parkedOf(s.running.core.db, id) !== null).length;
+    expect(parkedCount).toBeGreaterThan(0);
+  });
+
   it('a replay with the same idempotency key, sent at once, names the same wakes', async () => {
     const e = await s.agent('Eve');
     await s.join(room, e.plate);
