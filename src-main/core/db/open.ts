@@ -89,6 +89,9 @@ interface QueuedWrite {
 
 const behind = new WeakMap<Db, QueuedWrite[]>();
 
+/** True while flushWritesBehind's own transaction runs (it finds writes queued by definition). */
+let flushing = false;
+
 /** How long after a transaction found queued writes waiting (requests back to back) writeBehindPays says no. */
 export const BUSY_SPELL_MS = 20;
 
@@ -135,8 +138,6 @@ export function flushWritesBehind(db: Db): void {
   }
 }
 
-/** True while flushWritesBehind's own transaction runs (it finds writes queued by definition). */
-let flushing = false;
 
 /**
  * In the check phase of this turn: after the poll that took the request, before any later I/O.

@@ -1,7 +1,7 @@
 import { immediate, type Db } from '../db/open.js';
 import { stmt } from '../db/stmt.js';
 import { inboxItemIdAt, inboxItemRow, nextInboxSeq, writeInboxItem, type TrustLevel } from '../inbox/store.js';
-import { nextWakeSeq, planWake, wakeIdAt, writeWake, type WakeInput } from '../wakes/store.js';
+import { chainDepthCausedBy, nextWakeSeq, planWake, wakeIdAt, writeWake, type WakeInput } from '../wakes/store.js';
 
 /**
  * Deliveries written behind the answer (docs/performance.md, "Deliveries written behind the
@@ -37,12 +37,20 @@ export interface ParkedTarget {
 /** Plans the rows (inside the message's write transaction): seqs follow the largest written, in order. */
 export function planParked(db: Db, m: ParkedMessage, targets: readonly ParkedTarget[]): ParkedDelivery[] {
   let itemSeq = nextInboxSeq(db);
-  let wakeSeq = targets.some((t) => t.wake) ? nextWakeSeq(db) : 0;
+  const waking = targets.some((t) => t.wake);
+  let wakeSeq = waking ? nextWakeSeq(db) : 0;
+  // Every wake of one message chains on from the same write: its depth is read once.
+  const chainDepth = waking && m.senderPlate ? chainDepthCausedBy(db, m.senderPlate) : 0;
   return targets.map((t) => {
-    const item = inboxItemRow({ plate: t.plate, roomId: m.roomId, messageId: m.id, kind: 'mention', trustLevel: t.trust }, itemSeq++, m.createdAt);
-    const wake = t.wake ? planWake(db, mentionWake(m, t.plate, true), wakeSeq++, m.createdAt) : undefined;
+    const item = inboxItemRow(mentionItem(m, t.plate, t.trust), itemSeq++, m.createdAt);
+    const wake = t.wake ? planWake(db, { ...mentionWake(m, t.plate, true), chainDepth }, wakeSeq++, m.createdAt) : undefined;
     return [t.plate, t.trust, item.seq, item.id, wake ? [wake.seq, wake.id, wake.chainDepth] : null];
   });
+}
+
+/** The inbox item a message's mention gives one agent. */
+function mentionItem(m: ParkedMessage, plate: string, trustLevel: TrustLevel) {
+  return { plate, roomId: m.roomId, messageId: m.id, kind: 'mention' as const, trustLevel };
 }
 
 /** The wake a message's mention queues for one agent: the raw body as its model input, one per message and agent. */
@@ -63,7 +71,7 @@ export function mentionWake(m: ParkedMessage, plate: string, pull: boolean): Wak
 /** Writes a message's parked rows (inside the caller's transaction). */
 export function writeParked(db: Db, m: ParkedMessage, deliveries: readonly ParkedDelivery[]): void {
   for (const [plate, trust, itemSeq, itemId, wake] of deliveries) {
-    writeInboxItem(db, { plate, roomId: m.roomId, messageId: m.id, kind: 'mention', trustLevel: trust, seq: itemSeq, id: itemId, createdAt: m.createdAt });
+    writeInboxItem(db, { ...mentionItem(m, plate, trust), seq: itemSeq, id: itemId, createdAt: m.createdAt });
     if (wake) writeWake(db, { ...mentionWake(m, plate, true), seq: wake[0], id: wake[1], chainDepth: wake[2], createdAt: m.createdAt });
   }
 }
@@ -84,7 +92,7 @@ function writeMissing(db: Db, m: ParkedMessage, deliveries: readonly ParkedDeliv
     let item: [number, string] = [itemSeq, itemId];
     const itemState = stateOf(db, 'mentions', itemSeq, itemId);
     if (itemState !== 'written') {
-      const input = { plate, roomId: m.roomId, messageId: m.id, kind: 'mention' as const, trustLevel: trust };
+      const input = mentionItem(m, plate, trust);
       const row = itemState === 'missing' ? { ...input, seq: itemSeq, id: itemId, createdAt: m.createdAt } : inboxItemRow(input, nextInboxSeq(db), m.createdAt);
       writeInboxItem(db, row);
       item = [row.seq, row.id];
