@@ -119,29 +119,28 @@ interface MessageRow {
   sender_owner_id: string;
   sender_plate: string | null;
   created_at: number;
-}
-
-/** Whether any row of these parked deliveries is not written as planned. */
-function anyMissing(db: Db, deliveries: readonly ParkedDelivery[]): boolean {
-  return deliveries.some(([, , itemSeq, itemId, wake]) => stateOf(db, 'mentions', itemSeq, itemId) !== 'written' || (wake !== null && stateOf(db, 'wakes', wake[0], wake[1]) !== 'written'));
+  parked: string;
 }
 
 /**
  * At start, before any request: writes the parked rows a stopped process planned and answered but
  * did not write (it stopped within that turn), among the newest PARKED_LOOKBACK messages, in one
- * transaction. Returns how many messages needed it.
+ * transaction. A message's rows are written together (one savepoint, or this one transaction), so
+ * its first inbox item tells whether they were: one lookup per message. Returns how many messages
+ * needed it.
  */
 export function writeParkedLeftBehind(db: Db): number {
   const planned = stmt(
     db,
-    `SELECT rowid AS row, parked FROM messages
+    `SELECT rowid AS row, parked ->> '$[0][2]' AS seq, parked ->> '$[0][3]' AS id FROM messages
       WHERE rowid > (SELECT COALESCE(MAX(rowid), 0) FROM messages) - ? AND parked IS NOT NULL ORDER BY rowid`,
-  ).all(PARKED_LOOKBACK) as Array<{ row: number; parked: string }>;
-  const left = planned.map((p) => ({ row: p.row, deliveries: JSON.parse(p.parked) as ParkedDelivery[] })).filter((p) => anyMissing(db, p.deliveries));
+  ).all(PARKED_LOOKBACK) as Array<{ row: number; seq: number; id: string }>;
+  const left = planned.filter((p) => inboxItemIdAt(db, p.seq) !== p.id);
   if (!left.length) return 0;
   immediate(db, () => {
     for (const p of left) {
-      const r = stmt(db, 'SELECT id, room_id, body, sender_owner_id, sender_plate, created_at FROM messages WHERE rowid = ?').get(p.row) as MessageRow;
+      const r = stmt(db, 'SELECT id, room_id, body, sender_owner_id, sender_plate, created_at, parked FROM messages WHERE rowid = ?').get(p.row) as MessageRow;
+      const deliveries = JSON.parse(r.parked) as ParkedDelivery[];
       const m: ParkedMessage = {
         id: r.id,
         roomId: r.room_id,
@@ -150,9 +149,9 @@ export function writeParkedLeftBehind(db: Db): number {
         senderPlate: r.sender_plate ?? undefined,
         createdAt: r.created_at,
       };
-      const now = writeMissing(db, m, p.deliveries);
+      const now = writeMissing(db, m, deliveries);
       // Rows written under other seqs than planned: the column says where they are, so no later start writes them again.
-      if (JSON.stringify(now) !== JSON.stringify(p.deliveries)) stmt(db, 'UPDATE messages SET parked = ? WHERE rowid = ?').run(JSON.stringify(now), p.row);
+      if (JSON.stringify(now) !== r.parked) stmt(db, 'UPDATE messages SET parked = ? WHERE rowid = ?').run(JSON.stringify(now), p.row);
     }
   });
   return left.length;
