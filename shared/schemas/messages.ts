@@ -37,3 +37,10 @@ export const mentionWake = z.object({
 
 /** `replayed` when an idempotency_key returned the message posted before. */
 export const sendMessageOutput = messageRecord.extend({ replayed: z.boolean().optional(), wakes: z.array(mentionWake) });
+
+/**
+ * What send_message answers an agent: the message's place and what became of each mention, not
+ * the body and sender it just wrote, which would only fill its context again (docs/contract.md,
+ * "What send_message answers"). POST /v1/rooms/:id/messages answers the whole record.
+ */
+export const sentMessage = sendMessageOutput.pick({ message_id: true, seq: true, room: true, mentions: true, parent_id: true, created_at: true, replayed: true, wakes: true });

@@ -86,11 +86,12 @@ describe('core tools', () => {
   it('send_message and read_room: the sender is the authenticated plate, whatever the arguments say', async () => {
     const before = count(s, 'messages');
     const m = (await callChecked(ca, 'send_message', { room, body: 'hi from alice', sender: bob.plate, plate: bob.plate })).structuredContent;
-    expect(m.sender).toMatchObject({ kind: 'agent', plate: alice.plate, handle: '@alice(ada-owner)' });
+    // The answer is the message's place, not its body or sender back (docs/contract.md, "What send_message answers").
+    expect(Object.keys(m).sort()).toEqual(['created_at', 'mentions', 'message_id', 'parent_id', 'room', 'seq', 'wakes']);
     expect(count(s, 'messages')).toBe(before + 1);
     expect(count(s, 'messages', 'id = ? AND sender_plate = ?', m.message_id, alice.plate)).toBe(1);
     const h = (await callChecked(cb, 'read_room', { room })).structuredContent;
-    expect(h.messages.at(-1)).toMatchObject({ message_id: m.message_id, body: 'hi from alice' });
+    expect(h.messages.at(-1)).toMatchObject({ message_id: m.message_id, body: 'hi from alice', sender: { kind: 'agent', plate: alice.plate, handle: '@alice(ada-owner)' } });
   });
 
   it('send_message refusals: not a member, unknown room, bad arguments, oversize body; no row written', async () => {

@@ -41,4 +41,4 @@ export const postMessageBody = z.object({
 });
 
 // The records (message, history, posted message) are in shared/schemas/messages.ts.
-export { messageRecord, readRoomOutput, sendMessageOutput } from '../../../shared/schemas/messages.js';
+export { messageRecord, readRoomOutput, sendMessageOutput, sentMessage } from '../../../shared/schemas/messages.js';

@@ -1,7 +1,7 @@
 import { notifyActed } from '../core.js';
 import { defineUseCase } from '../usecase/define.js';
 import { readHistory, sendMessage } from './service.js';
-import { historyQuery, postMessageBody, readRoomInput, readRoomOutput, sendMessageInput, sendMessageOutput } from './schemas.js';
+import { historyQuery, postMessageBody, readRoomInput, readRoomOutput, sendMessageInput, sendMessageOutput, sentMessage } from './schemas.js';
 
 /**
  * The message use cases, each declared once (usecase/define.ts): messages/tools.ts and
@@ -56,7 +56,19 @@ export const sendMessageUseCase = defineUseCase({
     title: 'Send a message',
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     scope: 'WRITE',
-    description: 'Posts a message and returns it; use it to reply or report (only mention_targets notify, not the body).',
+    description: 'Posts a message to reply or report; returns its id and what became of each mention (only mention_targets notify, not the body).',
+    // The agent knows what it wrote: it gets the message's place and the wakes, not its own body back.
+    output: sentMessage,
+    present: (m) => ({
+      message_id: m.message_id,
+      seq: m.seq,
+      room: m.room,
+      mentions: m.mentions,
+      parent_id: m.parent_id,
+      created_at: m.created_at,
+      ...(m.replayed !== undefined && { replayed: m.replayed }),
+      wakes: m.wakes,
+    }),
   },
   route: { method: 'POST', path: '/v1/rooms/:id/messages', body: postMessageBody, status: 201 },
 });
