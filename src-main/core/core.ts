@@ -120,7 +120,7 @@ export interface CorePorts {
   runnerRightChanged(core: Core, ownerId: string): void;
   /** What a live instance is working on (the tasks whose lease it holds), for list_instances (tasks answers). */
   workingOn(db: Db, sessionId: string): Array<{ task_id: string; title: string; room: string }>;
-  /** The messages inbox items point at, by id (messages answers; the inbox imports no messages). */
+  /** Messages by id: those inbox items point at, and the bodies mention wakes start with (messages answers; the inbox and wakes import no messages). */
   inboxMessages(db: Db, ids: readonly string[]): InboxMessage[];
   /** What a task wake does to its task (tasks answers; the wake dispatcher imports no tasks). */
   taskWakes: TaskWakePort;

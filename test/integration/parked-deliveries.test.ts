@@ -64,7 +64,7 @@ describe('over MCP: the answer first, the inbox right behind it', () => {
     expect(items[1]!.seq).toBe(items[0]!.seq + 1);
     const wakes = wakesOf(db, sent.message_id);
     expect(wakes).toEqual(
-      parked.map(([plate, , , , w]) => ({ seq: w![0], id: w![1], plate, status: 'queued', target: 'pull', chain_depth: w![2], content: 'both of you, please' })),
+      parked.map(([plate, , , , w]) => ({ seq: w![0], id: w![1], plate, status: 'queued', target: 'pull', chain_depth: w![2], content: '' })),
     );
     expect(sent.wakes.map((w) => [w.plate, w.wake_id, w.status, w.target])).toEqual(wakes.map((w) => [w.plate, w.id, 'inbox', 'pull']));
 

@@ -53,7 +53,7 @@ describe('security: deliveries written behind the answer', () => {
   });
 
   it('the largest send (50 agents mentioned, a 64 KiB body, every row written behind) holds the event loop briefly; every row is there after', async () => {
-    // Fifty agents of Mallory's own in the room: each gets an inbox item and a parked wake carrying the whole body.
+    // Fifty agents of Mallory's own in the room: each gets an inbox item and a parked wake of the whole body.
     const targets: TestAgent[] = [];
     for (let i = 0; i < 50; i++) {
       const a = await s.agent(`Mallory Puppet ${i}`, { token: mallory.token });
@@ -77,6 +77,8 @@ describe('security: deliveries written behind the answer', () => {
     expect(r.parked).not.toBeNull();
     expect(r.items).toHaveLength(50);
     expect(r.wakes).toHaveLength(50);
+    // The body is kept once, in the message: no wake carries a copy (the dispatcher reads it when a wake starts).
+    expect(s.running.core.db.prepare('SELECT SUM(length(content)) AS n FROM wakes WHERE message_id = ?').get(sent!.message_id)).toEqual({ n: 0 });
     expect(sent!.wakes.map((w) => w.wake_id)).toEqual(
       (JSON.parse(r.parked!) as Array<[string, string, number, string, [number, string, number]]>).map((d) => d[4][1]),
     );

@@ -1,7 +1,7 @@
 import { immediate, type Db } from '../db/open.js';
 import { stmt } from '../db/stmt.js';
 import { inboxItemIdAt, inboxItemRow, nextInboxSeq, writeInboxItem, type TrustLevel } from '../inbox/store.js';
-import { chainDepthCausedBy, nextWakeSeq, planWake, wakeIdAt, writeWake, type WakeInput } from '../wakes/store.js';
+import { BODY_OF_MESSAGE, chainDepthCausedBy, nextWakeSeq, planWake, wakeIdAt, writeWake, type WakeInput } from '../wakes/store.js';
 
 /**
  * Deliveries written behind the answer (docs/performance.md, "Deliveries written behind the
@@ -53,14 +53,19 @@ function mentionItem(m: ParkedMessage, plate: string, trustLevel: TrustLevel) {
   return { plate, roomId: m.roomId, messageId: m.id, kind: 'mention' as const, trustLevel };
 }
 
-/** The wake a message's mention queues for one agent: the raw body as its model input, one per message and agent. */
+/**
+ * The wake a message's mention queues for one agent, one per message and agent. Its model input is
+ * the raw body, kept once, in the message: the wake's `content` is '' and the dispatcher reads the
+ * body when the wake starts (wakes/store.ts `BODY_OF_MESSAGE`). A send to 50 agents writes one
+ * 64 KiB body, not 51.
+ */
 export function mentionWake(m: ParkedMessage, plate: string, pull: boolean): WakeInput {
   return {
     plate,
     roomId: m.roomId,
     trigger: 'mention',
     messageId: m.id,
-    content: m.body,
+    content: BODY_OF_MESSAGE,
     eventKey: `msg:${m.id}`,
     actorOwnerId: m.senderOwnerId,
     causePlate: m.senderPlate,

@@ -9,6 +9,7 @@ import { hasScope } from '../../../shared/scopes.js';
 import { workspaceRow } from '../workspace/store.js';
 import type { McpSession } from '../sessions.js';
 import {
+  BODY_OF_MESSAGE,
   dropQueued,
   failLeftRunning,
   finishWake,
@@ -427,11 +428,12 @@ export class WakeDispatcher {
     let receipt = false;
     const ok = immediate(db, () => {
       if (!markRunning(db, w.id, run)) return false;
+      w.content = this.contentOf(w);
       if (coalesce && w.trigger === 'mention') {
         const merged = mergeQueuedMentions(db, w);
         if (merged.length) {
           const all = [w, ...merged];
-          w.content = all.map((m) => m.content).join('\n---\n');
+          w.content = all.map((m) => (m === w ? w.content : this.contentOf(m))).join('\n---\n');
           w.message_ids = JSON.stringify(all.map((m) => m.message_id).filter((id): id is string => id !== null));
           setCoalescedContent(db, w.id, w.content, JSON.parse(w.message_ids) as string[]);
         }
@@ -446,6 +448,12 @@ export class WakeDispatcher {
       if (receipt) this.core.bus.emit({ type: 'board.changed', room: w.room_id });
     }
     return ok;
+  }
+
+  /** The model input of a wake: its own content, or its message's body (BODY_OF_MESSAGE; messages answers through the port). */
+  private contentOf(w: WakeRow): string {
+    if (w.content !== BODY_OF_MESSAGE || !w.message_id) return w.content;
+    return this.core.ports.inboxMessages(this.core.db, [w.message_id])[0]?.body ?? '';
   }
 
   private contextVersion(roomId: string): number {

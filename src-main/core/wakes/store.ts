@@ -8,13 +8,20 @@ import type { WakeStatus, UsageSums } from '../../../shared/api-types.js';
 
 export type WakeTrigger = 'mention' | 'assignment' | 'successor' | 'paths_free';
 
+/**
+ * The `content` of a wake whose model input is its message's body, which the message keeps:
+ * the dispatcher reads it when the wake starts (`contentOf` in dispatcher.ts). A body is never
+ * empty, so '' stands for nothing else. Rows written before keep a copy, read as they are.
+ */
+export const BODY_OF_MESSAGE = '';
+
 export interface WakeInput {
   plate: string;
   roomId: string;
   trigger: WakeTrigger;
   taskId?: string;
   messageId?: string;
-  /** The model input: the raw message body, or the task payload text. Nothing else is injected. */
+  /** The model input: the raw message body (BODY_OF_MESSAGE for a mention), or the task payload text. Nothing else is injected. */
   content: string;
   /** One wake per recipient per triggering event: a second enqueue with the same key is ignored. */
   eventKey: string;
