@@ -19,7 +19,7 @@ describe('remembered checks and lookups', () => {
   it('the core installs every memo on its connection when it is assembled (or every read would go to the store)', () => {
     const triggers = app.core.db.prepare("SELECT name FROM sqlite_temp_master WHERE type = 'trigger' AND name LIKE 'ar_memo_%'").all() as Array<{ name: string }>;
     const memos = new Set(triggers.map((t) => t.name.replace(/^ar_memo_/, '').replace(/_\d+$/, '')));
-    expect([...memos].sort()).toEqual(['agent_slugs', 'membership', 'owner_slugs', 'revocation', 'runners', 'search_progress']);
+    expect([...memos].sort()).toEqual(['agent_slugs', 'membership', 'mention_targets', 'owner_slugs', 'revocation', 'runners', 'search_progress']);
   });
 
   const ids = (plate: string) =>
@@ -164,5 +164,44 @@ describe('remembered checks and lookups', () => {
       mention_targets: [t.handle.replace('target-one', 'target-two')],
     });
     expect(again.mentions.map((m) => m.plate)).toEqual([t.plate]);
+  });
+
+  it('a remembered mention target is resolved again after the agent leaves the room, the owner is renamed, or a human leaves', async () => {
+    const db = app.core.db;
+    const { room, c } = await agentInRoom(app, 'Target Sender', 'Remembered Room 6');
+    const t = await app.agent('Target Three');
+    await app.join(room, t.plate);
+    const owner = db.prepare('SELECT o.id, o.slug FROM owners o JOIN agents a ON a.owner_id = o.id WHERE a.plate = ?').get(t.plate) as { id: string; slug: string };
+    const mention = async (target: string) => ok<{ mentions: Array<{ plate?: string; owner_id: string }> }>(c, 'send_message', { room, body: 'hi', mention_targets: [target] });
+    const refused = async (target: string) => (await fails(c, 'send_message', { room, body: 'hi', mention_targets: [target] })).reason;
+
+    // By handle and by plate, twice each: the second answer is the remembered one.
+    for (const target of [t.handle, t.handle, t.plate, t.plate]) expect((await mention(target)).mentions.map((m) => m.plate)).toEqual([t.plate]);
+    withoutForeignKeys(() => db.prepare('DELETE FROM room_agents WHERE room_id = ? AND plate = ?').run(room, t.plate));
+    expect(await refused(t.handle)).toBe('unknown_mention_target');
+    expect(await refused(t.plate)).toBe('unknown_mention_target');
+    await app.join(room, t.plate);
+    expect((await mention(t.handle)).mentions.map((m) => m.plate)).toEqual([t.plate]);
+
+    // The owner's slug is part of the handle.
+    db.prepare("UPDATE owners SET slug = 'renamed-owner' WHERE id = ?").run(owner.id);
+    try {
+      expect(await refused(t.handle)).toBe('unknown_mention_target');
+      expect((await mention(t.handle.replace(`(${owner.slug})`, '(renamed-owner)'))).mentions.map((m) => m.plate)).toEqual([t.plate]);
+    } finally {
+      db.prepare('UPDATE owners SET slug = ? WHERE id = ?').run(owner.slug, owner.id);
+    }
+
+    // A human member by @slug, until the human leaves the room.
+    const human = db.prepare('SELECT h.owner_id AS id, o.slug FROM room_humans h JOIN owners o ON o.id = h.owner_id WHERE h.room_id = ?').get(room) as { id: string; slug: string };
+    expect((await mention(`@${human.slug}`)).mentions).toEqual([{ kind: 'human', handle: `@${human.slug}`, owner_id: human.id }]);
+    expect((await mention(`@${human.slug}`)).mentions).toEqual([{ kind: 'human', handle: `@${human.slug}`, owner_id: human.id }]);
+    const row = db.prepare('SELECT * FROM room_humans WHERE room_id = ? AND owner_id = ?').get(room, human.id) as Record<string, unknown>;
+    withoutForeignKeys(() => db.prepare('DELETE FROM room_humans WHERE room_id = ? AND owner_id = ?').run(room, human.id));
+    try {
+      expect(await refused(`@${human.slug}`)).toBe('unknown_mention_target');
+    } finally {
+      db.prepare('INSERT INTO room_humans (room_id, owner_id, role, created_at) VALUES (@room_id, @owner_id, @role, @created_at)').run(row);
+    }
   });
 });

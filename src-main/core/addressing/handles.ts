@@ -1,4 +1,5 @@
 import type { Db } from '../db/open.js';
+import { defineMemo } from '../db/watch.js';
 import { invalid } from '../errors/app-error.js';
 import { agentHandle, agentPlateBySlug, getAgentByPlate } from '../agents/store.js';
 import { ownerIdBySlug } from '../owners/store.js';
@@ -50,10 +51,45 @@ export function agentCandidates(db: Db, roomId: string, h: ParsedHandle): AgentM
 }
 
 /**
+ * Targets resolved in a room, remembered until a row they were read from changes (db/watch.ts):
+ * agents (plate, owner, slug, revocation), owners (slug), the room's agents and humans, the room.
+ * A send resolves its targets before anything else; read cold, after the work of other requests,
+ * the four lookups of a handle cost tens of microseconds on this machine, one remembered
+ * answer a map lookup (docs/performance.md, "One copy of the body, and less to answer").
+ */
+const resolvedTargets = defineMemo<ResolvedTarget>('mention_targets', [
+  { table: 'agents', on: 'INSERT' },
+  { table: 'agents', on: 'DELETE' },
+  { table: 'agents', on: 'UPDATE OF plate, owner_id, slug, revoked_at' },
+  { table: 'owners', on: 'INSERT' },
+  { table: 'owners', on: 'DELETE' },
+  { table: 'owners', on: 'UPDATE OF id, slug' },
+  { table: 'rooms', on: 'DELETE' },
+  { table: 'rooms', on: 'UPDATE OF id' },
+  { table: 'room_agents', on: 'INSERT' },
+  { table: 'room_agents', on: 'DELETE' },
+  { table: 'room_agents', on: 'UPDATE OF room_id, plate' },
+  { table: 'room_humans', on: 'INSERT' },
+  { table: 'room_humans', on: 'DELETE' },
+  { table: 'room_humans', on: 'UPDATE OF room_id, owner_id, role' },
+]);
+
+/**
  * Resolves a structured mention target (a handle or a plate) to a member of the room.
- * Unknown, ambiguous or non-member targets are refused with the reason, never guessed.
+ * Unknown, ambiguous or non-member targets are refused with the reason, never guessed (a
+ * refusal is not remembered). The answer is shared: callers do not change it.
  */
 export function resolveTarget(db: Db, roomId: string, target: string): ResolvedTarget {
+  const memo = resolvedTargets(db);
+  const key = `${roomId}\n${target}`;
+  const known = memo?.get(key);
+  if (known) return known;
+  const r = resolveUnremembered(db, roomId, target);
+  memo?.set(key, r);
+  return r;
+}
+
+function resolveUnremembered(db: Db, roomId: string, target: string): ResolvedTarget {
   const t = target.trim();
   if (PLATE_RE.test(t)) {
     const a = getAgentByPlate(db, t);
