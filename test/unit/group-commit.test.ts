@@ -93,6 +93,25 @@ describe('group commit', () => {
     }
   });
 
+  it('asynchronous commit: a due sync starts once the turn that asked ends (after its answer), covering what that turn wrote after', async () => {
+    const agc = new GroupCommit(db, join(dir, 'rooms.db-wal'), { wait: false, intervalMs: 0 });
+    try {
+      await agc.durable();
+      await waitUntil(() => agc.unsyncedAcks === 0);
+      const before = agc.syncs;
+      write(1);
+      void agc.durable();
+      // Still in the same turn: what the server does after the answer (the deliveries written behind it).
+      write(2);
+      const upTo = changes();
+      await waitUntil(() => agc.syncs > before);
+      expect(agc.syncs).toBe(before + 1);
+      expect(agc.syncedChanges).toBeGreaterThanOrEqual(upTo);
+    } finally {
+      await agc.close();
+    }
+  });
+
   it('asynchronous commit: once an acknowledged write has waited longer than maxLagMs, answers wait for the sync', async () => {
     let clock = 0;
     const agc = new GroupCommit(db, join(dir, 'rooms.db-wal'), { wait: false, maxLagMs: 50, now: () => clock });

@@ -59,6 +59,8 @@ export class GroupCommit {
   private lastStart = -Infinity;
   /** The next sync, scheduled for when intervalMs has passed since the last one started. */
   private timer: NodeJS.Timeout | undefined;
+  /** A sync due now, started once this turn's answers are written (see schedule). */
+  private soon: NodeJS.Immediate | undefined;
   /** Set when a sync failed: answers wait for the next sync (and see its error) until one succeeds. */
   private failing = false;
 
@@ -110,10 +112,16 @@ export class GroupCommit {
 
   /** Asynchronous commit: a sync now, or when intervalMs has passed since the last one started. */
   private schedule(): void {
-    if (this.running || this.queued || this.timer) return; // the running sync reschedules as it ends
+    if (this.running || this.queued || this.timer || this.soon) return; // the running sync reschedules as it ends
     const due = this.lastStart + this.intervalMs - this.now();
     if (due <= 0) {
-      this.start().catch(() => undefined); // a failure shows as `failing`: the next answers wait
+      // Not now but at the end of this turn (its check phase): durable() is called before the
+      // answer is written, and an fdatasync begun then shares the machine with the answer's
+      // writev and the client's wake-up (docs/performance.md, "The sync after the answer").
+      this.soon = setImmediate(() => {
+        this.soon = undefined;
+        this.start().catch(() => undefined); // a failure shows as `failing`: the next answers wait
+      });
       return;
     }
     this.timer = setTimeout(() => {
@@ -126,6 +134,8 @@ export class GroupCommit {
   private cancelTimer(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
+    if (this.soon) clearImmediate(this.soon);
+    this.soon = undefined;
   }
 
   /** The promise of the sync that covers every write up to `now`, started or queued here. */
