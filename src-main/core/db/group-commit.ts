@@ -14,8 +14,8 @@ import { stmt } from './stmt.js';
  *   response), `durable()` waits for a sync that started after it. Ten concurrent calls pay for one
  *   or two syncs, not ten. A read that may have seen another call's unsynced write waits too.
  * - Asynchronous commit (`wait: false`, `ASYNC`, the server's default): `durable()` schedules the
- *   sync and resolves at once. A sync starts as soon as one is due: at once after a quiet spell, at
- *   most one every `intervalMs` under load (each sync costs the machine CPU and disk time, so one
+ *   sync and resolves at once. A sync starts as soon as one is due: at the end of the turn (after
+ *   the answer) following a quiet spell, at most one every `intervalMs` under load (each sync costs the machine CPU and disk time, so one
  *   per write would cost more than the writes). An answer waits only when an earlier acknowledged
  *   write has waited over `maxLagMs` for its sync (a slow disk), or after a sync failed.
  *
@@ -110,7 +110,7 @@ export class GroupCommit {
     return this.unsynced.length;
   }
 
-  /** Asynchronous commit: a sync now, or when intervalMs has passed since the last one started. */
+  /** Asynchronous commit: a sync at the end of this turn, or when intervalMs has passed since the last one started. */
   private schedule(): void {
     if (this.running || this.queued || this.timer || this.soon) return; // the running sync reschedules as it ends
     const due = this.lastStart + this.intervalMs - this.now();
@@ -212,7 +212,7 @@ export class GroupCommit {
 
   /** Syncs what was acknowledged and not yet synced, waits for the sync in flight and lets the WAL file go (the core is closing). */
   async close(): Promise<void> {
-    const pending = this.timer !== undefined;
+    const pending = this.timer !== undefined || this.soon !== undefined;
     this.cancelTimer();
     await this.queued?.catch(() => undefined);
     await this.running?.done.catch(() => undefined);

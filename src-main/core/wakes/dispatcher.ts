@@ -420,23 +420,21 @@ export class WakeDispatcher {
 
   /**
    * Marks the wake running and, for a task wake, gives the running receipt: one transaction.
-   * With `coalesce`, the queued mention wakes behind it are merged into it in that same
-   * transaction, and `w` takes the joined content and message ids.
+   * `w` takes its model input (a mention's is read from its message). With `coalesce`, the queued
+   * mention wakes behind it are merged into it in that same transaction, and `w` takes the joined
+   * content and message ids.
    */
   private begin(w: WakeRow, run: Parameters<typeof markRunning>[2], withReceipt = true, coalesce = false): boolean {
     const { db } = this.core;
     let receipt = false;
     const ok = immediate(db, () => {
       if (!markRunning(db, w.id, run)) return false;
-      w.content = this.contentOf(w);
-      if (coalesce && w.trigger === 'mention') {
-        const merged = mergeQueuedMentions(db, w);
-        if (merged.length) {
-          const all = [w, ...merged];
-          w.content = all.map((m) => (m === w ? w.content : this.contentOf(m))).join('\n---\n');
-          w.message_ids = JSON.stringify(all.map((m) => m.message_id).filter((id): id is string => id !== null));
-          setCoalescedContent(db, w.id, w.content, JSON.parse(w.message_ids) as string[]);
-        }
+      const merged = coalesce && w.trigger === 'mention' ? mergeQueuedMentions(db, w) : [];
+      const all = [w, ...merged];
+      w.content = this.contentsOf(all).join('\n---\n');
+      if (merged.length) {
+        w.message_ids = JSON.stringify(all.map((m) => m.message_id).filter((id): id is string => id !== null));
+        setCoalescedContent(db, w.id, w.content, JSON.parse(w.message_ids) as string[]);
       }
       if (withReceipt && w.task_id && (w.trigger === 'assignment' || w.trigger === 'successor')) {
         receipt = this.core.ports.taskWakes.receiveRunning(db, w.task_id, w.plate, run.instanceId);
@@ -450,10 +448,11 @@ export class WakeDispatcher {
     return ok;
   }
 
-  /** The model input of a wake: its own content, or its message's body (BODY_OF_MESSAGE; messages answers through the port). */
-  private contentOf(w: WakeRow): string {
-    if (w.content !== BODY_OF_MESSAGE || !w.message_id) return w.content;
-    return this.core.ports.inboxMessages(this.core.db, [w.message_id])[0]?.body ?? '';
+  /** The model inputs of wakes: each one's own content, or its message's body (BODY_OF_MESSAGE), read in one lookup through the port. */
+  private contentsOf(ws: readonly WakeRow[]): string[] {
+    const ids = ws.filter((w) => w.content === BODY_OF_MESSAGE && w.message_id).map((w) => w.message_id!);
+    const bodies = new Map(ids.length ? this.core.ports.inboxMessages(this.core.db, ids).map((m) => [m.id, m.body]) : []);
+    return ws.map((w) => (w.content === BODY_OF_MESSAGE && w.message_id ? (bodies.get(w.message_id) ?? '') : w.content));
   }
 
   private contextVersion(roomId: string): number {

@@ -10,7 +10,7 @@ export type WakeTrigger = 'mention' | 'assignment' | 'successor' | 'paths_free';
 
 /**
  * The `content` of a wake whose model input is its message's body, which the message keeps:
- * the dispatcher reads it when the wake starts (`contentOf` in dispatcher.ts). A body is never
+ * the dispatcher reads it when the wake starts (`contentsOf` in dispatcher.ts). A body is never
  * empty, so '' stands for nothing else. Rows written before keep a copy, read as they are.
  */
 export const BODY_OF_MESSAGE = '';
