@@ -72,6 +72,25 @@ describe('security: remembered checks cannot be lived off', () => {
     expect(sent.mentions.map((m) => m.plate)).toEqual([agent.plate]);
   });
 
+  it('a mention target remembered while it was a member is refused once its owner removes it: no inbox item, no wake', async () => {
+    const { room, c } = await agentInRoom(s, 'Pinger', 'Remembered Target');
+    const victim = await s.agent('Pinged Agent');
+    await s.join(room, victim.plate);
+    // The attacker's sends resolve the handle (and the plate) while the agent is in the room: remembered.
+    for (const target of [victim.handle, victim.handle, victim.plate]) {
+      expect((await ok<{ mentions: Array<{ plate?: string }> }>(c, 'send_message', { room, body: 'ping', mention_targets: [target] })).mentions.map((m) => m.plate)).toEqual([victim.plate]);
+    }
+    const items = () => (s.running.core.db.prepare('SELECT COUNT(*) AS n FROM mentions WHERE plate = ?').get(victim.plate) as { n: number }).n;
+    const before = items();
+    expect((await s.api('DELETE', `/v1/rooms/${room}/agents/${victim.plate}`)).status).toBeLessThan(300);
+    for (const target of [victim.handle, victim.plate]) {
+      const e = await fails(c, 'send_message', { room, body: 'still there?', mention_targets: [target] });
+      expect(e.reason).toBe('unknown_mention_target');
+      expect(e.error_id).toMatch(/^err_/);
+    }
+    expect(items()).toBe(before);
+  });
+
   it('a flood of distinct unknown owners and agents neither holds the event loop nor breaks the lookups of real ones', async () => {
     const { room, c } = await agentInRoom(s, 'Flooder', 'Remembered Flood');
     const target = await s.agent('Flood Target');
