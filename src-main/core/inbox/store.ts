@@ -56,13 +56,16 @@ export interface InboxItemRow extends InboxItemInput {
   createdAt: number;
 }
 
+/** The seq the next inbox item takes (nextInboxSeq) as SQL, for a caller that reads it with others in one statement. */
+export const nextInboxSeqSql = 'SELECT COALESCE(MAX(seq), 0) + 1 FROM mentions';
+
 /**
  * The seq the next inbox item takes: the largest plus one, as SQLite would give it (no item is
  * ever deleted). Read in the write transaction that writes the item, or plans it for the writes
  * queued behind its answer (db/open.ts `writeBehind`), which run before any later write.
  */
 export function nextInboxSeq(db: Db): number {
-  return (stmt(db, 'SELECT COALESCE(MAX(seq), 0) + 1 AS seq FROM mentions').get() as { seq: number }).seq;
+  return (stmt(db, `SELECT (${nextInboxSeqSql}) AS seq`).get() as { seq: number }).seq;
 }
 
 /** The row of an inbox item taking `seq`: its id carries the seq (migration 0015). */

@@ -1,7 +1,7 @@
 import { immediate, type Db } from '../db/open.js';
 import { stmt } from '../db/stmt.js';
-import { inboxItemIdAt, inboxItemRow, nextInboxSeq, writeInboxItem, type TrustLevel } from '../inbox/store.js';
-import { BODY_OF_MESSAGE, chainDepthCausedBy, nextWakeSeq, planWake, wakeIdAt, writeWake, type WakeInput } from '../wakes/store.js';
+import { inboxItemIdAt, inboxItemRow, nextInboxSeq, nextInboxSeqSql, writeInboxItem, type TrustLevel } from '../inbox/store.js';
+import { BODY_OF_MESSAGE, chainDepthCausedBySql, nextWakeSeq, nextWakeSeqSql, planWake, wakeIdAt, writeWake, type WakeInput } from '../wakes/store.js';
 
 /**
  * Deliveries written behind the answer (docs/performance.md, "Deliveries written behind the
@@ -34,13 +34,28 @@ export interface ParkedTarget {
   wake: boolean;
 }
 
-/** Plans the rows (inside the message's write transaction): seqs follow the largest written, in order. */
-export function planParked(db: Db, m: ParkedMessage, targets: readonly ParkedTarget[]): ParkedDelivery[] {
-  let itemSeq = nextInboxSeq(db);
-  const waking = targets.some((t) => t.wake);
-  let wakeSeq = waking ? nextWakeSeq(db) : 0;
-  // Every wake of one message chains on from the same write: its depth is read once.
-  const chainDepth = waking && m.senderPlate ? chainDepthCausedBy(db, m.senderPlate) : 0;
+/** Where a message's parked rows start: the next inbox and wake seqs, and the depth its wakes chain on at. */
+export interface ParkedStart {
+  item_seq: number;
+  wake_seq: number;
+  depth: number;
+}
+
+/**
+ * What planParked starts from, as columns the message's own statement returns (`postToRoom`'s
+ * `also`, with `@cause` the sending agent's plate or NULL): three reads in the statement that
+ * takes the message's seq, not three statements of their own.
+ */
+export const PARKED_START_COLUMNS = `(${nextInboxSeqSql}) AS item_seq, (${nextWakeSeqSql}) AS wake_seq, (${chainDepthCausedBySql('@cause')}) AS depth`;
+
+/**
+ * Plans the rows (inside the message's write transaction, from `start` read there): seqs follow
+ * the largest written, in order, and every wake of one message chains on from the same write.
+ */
+export function planParked(db: Db, m: ParkedMessage, targets: readonly ParkedTarget[], start: ParkedStart): ParkedDelivery[] {
+  let itemSeq = start.item_seq;
+  let wakeSeq = start.wake_seq;
+  const chainDepth = m.senderPlate ? start.depth : 0;
   return targets.map((t) => {
     const item = inboxItemRow(mentionItem(m, t.plate, t.trust), itemSeq++, m.createdAt);
     const wake = t.wake ? planWake(db, { ...mentionWake(m, t.plate, true), chainDepth }, wakeSeq++, m.createdAt) : undefined;

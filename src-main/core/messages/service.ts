@@ -13,9 +13,12 @@ import { postToRoom, trustMode } from '../rooms/store.js';
 import { agentHandle, getAgentByPlate } from '../agents/store.js';
 import { ownerHandle } from '../owners/store.js';
 import { messageWritten } from '../search/indexer.js';
-import { mentionWake, planParked, writeParked, type ParkedMessage } from './parked.js';
+import { mentionWake, PARKED_START_COLUMNS, planParked, writeParked, type ParkedMessage, type ParkedStart } from './parked.js';
 
 export const MESSAGE_BODY_LIMIT = 64 * 1024;
+
+/** The rowid the next message takes, as a column of the statement that takes its seq (postToRoom). */
+const MESSAGE_ROW_COLUMN = '(SELECT COALESCE(MAX(rowid), 0) + 1 FROM messages) AS row';
 export const PAGE_DEFAULT = 50;
 export const PAGE_MAX = 200;
 
@@ -165,17 +168,6 @@ function postMessage(
         const p = stmt(db, 'SELECT room_id FROM messages WHERE rowid = ? AND id = ?').get(...messageKey(db, input.parentId)) as { room_id: string } | undefined;
         if (!p || p.room_id !== input.roomId) throw invalid('parent_id is not a message of this room', 'unknown_parent');
       }
-      const seq = postToRoom(db, input.roomId);
-      if (seq === undefined) throw new AppError('NOT_FOUND', 'room not found');
-      const now = Date.now();
-      // The id carries the row (migration 0016): the largest rowid plus one, as SQLite would give it.
-      const row = (stmt(db, 'SELECT COALESCE(MAX(rowid), 0) + 1 AS r FROM messages').get() as { r: number }).r;
-      const id = seqId('msg', row, now);
-      const mentions = resolved.map((r) =>
-        r.kind === 'agent'
-          ? { kind: 'agent' as const, handle: r.handle, plate: r.plate, owner_id: r.owner_id }
-          : { kind: 'human' as const, handle: r.handle, owner_id: r.owner_id },
-      );
       // What each mentioned agent gets (docs/wakes.md): an inbox item, and a wake when it may be woken.
       const agents = resolved
         .filter((r): r is Extract<ResolvedTarget, { kind: 'agent' }> => r.kind === 'agent' && !(sender.kind === 'agent' && r.plate === sender.plate))
@@ -184,9 +176,24 @@ function postMessage(
           return { plate: r.plate, trust: trustLevelFor(db, input.roomId, r.owner_id, sender.ownerId), wake, pull: wake && nothingCanTake(core, r.plate) };
         });
       // Rows that start nothing (inbox items, wakes parked for pull) may follow the answer (parked.ts).
+      const parking = input.writeBehind === true && agents.length > 0 && agents.every((t) => !t.wake || t.pull) && writeBehindPays(db);
+      // One statement takes the room's seq and reads the message's rowid and, when its rows are parked,
+      // where they start: the id carries the row (migration 0016), the largest rowid plus one, as SQLite would give it.
+      const place = postToRoom<{ row: number } & Partial<ParkedStart>>(db, input.roomId, {
+        columns: parking ? `${MESSAGE_ROW_COLUMN}, ${PARKED_START_COLUMNS}` : MESSAGE_ROW_COLUMN,
+        params: parking ? { cause: sender.kind === 'agent' ? sender.plate : null } : {},
+      });
+      if (place === undefined) throw new AppError('NOT_FOUND', 'room not found');
+      const { seq, row } = place;
+      const now = Date.now();
+      const id = seqId('msg', row, now);
+      const mentions = resolved.map((r) =>
+        r.kind === 'agent'
+          ? { kind: 'agent' as const, handle: r.handle, plate: r.plate, owner_id: r.owner_id }
+          : { kind: 'human' as const, handle: r.handle, owner_id: r.owner_id },
+      );
       const message: ParkedMessage = { id, roomId: input.roomId, body: input.body, senderOwnerId: sender.ownerId, senderPlate: sender.kind === 'agent' ? sender.plate : undefined, createdAt: now };
-      const parked =
-        input.writeBehind === true && agents.length > 0 && agents.every((t) => !t.wake || t.pull) && writeBehindPays(db) ? planParked(db, message, agents) : undefined;
+      const parked = parking ? planParked(db, message, agents, place as ParkedStart) : undefined;
       const inserted = stmt(
         db,
         `INSERT INTO messages (rowid, id, room_id, seq, sender_kind, sender_plate, sender_owner_id, body, mentions, parent_id, created_at, parked)

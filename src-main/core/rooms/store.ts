@@ -257,13 +257,21 @@ export function listMembers(db: Db, roomId: string) {
  * Takes the room's next message seq and moves its context version, in one update of the room's row
  * inside the sender's transaction; undefined when there is no such room. The row keeps when its
  * messages last changed (`messages_version`, read by changedClassesSince): no change row per message.
+ *
+ * `also` adds columns to what the update returns: scalar subqueries of the caller's own tables,
+ * with their named parameters (`@room` is the room), so that a message learns everything its
+ * write needs in one statement (docs/performance.md, "One statement for a message's place").
  */
-export function postToRoom(db: Db, roomId: string): number | undefined {
-  const r = stmt(
+export function postToRoom<R extends object = object>(
+  db: Db,
+  roomId: string,
+  also?: { columns: string; params?: Record<string, unknown> },
+): ({ seq: number } & R) | undefined {
+  return stmt(
     db,
-    'UPDATE rooms SET next_seq = next_seq + 1, context_version = context_version + 1, messages_version = context_version + 1 WHERE id = ? RETURNING next_seq - 1 AS seq',
-  ).get(roomId) as { seq: number } | undefined;
-  return r?.seq;
+    `UPDATE rooms SET next_seq = next_seq + 1, context_version = context_version + 1, messages_version = context_version + 1 WHERE id = @room
+      RETURNING next_seq - 1 AS seq${also ? `, ${also.columns}` : ''}`,
+  ).get({ ...also?.params, room: roomId }) as ({ seq: number } & R) | undefined;
 }
 
 /** The classes of the room's context that changed after `sinceVersion` (as far as history is kept), sorted. */

@@ -49,8 +49,12 @@ export interface WakeInput {
  * acting on its own, outside any wake, starts no chain.
  */
 export function chainDepthCausedBy(db: Db, plate: string): number {
-  const r = stmt(db, "SELECT MAX(chain_depth) AS d FROM wakes INDEXED BY wakes_running WHERE status = 'running' AND plate = ?").get(plate) as { d: number | null };
-  return r.d === null ? 0 : r.d + 1;
+  return (stmt(db, `SELECT (${chainDepthCausedBySql('?')}) AS d`).get(plate) as { d: number }).d;
+}
+
+/** The same depth as SQL, for the agent `plateSql` (0 for NULL: a human starts no chain). */
+export function chainDepthCausedBySql(plateSql: string): string {
+  return `SELECT COALESCE(MAX(chain_depth) + 1, 0) FROM wakes INDEXED BY wakes_running WHERE status = 'running' AND plate = ${plateSql}`;
 }
 
 /**
@@ -63,13 +67,16 @@ export function wakeKey(db: Db, id: string): [number, string] {
   return rowKey('wake', id, legacy?.seq);
 }
 
+/** The seq the next wake takes (nextWakeSeq) as SQL, for a caller that reads it with others in one statement. */
+export const nextWakeSeqSql = 'SELECT COALESCE(MAX(seq), 0) + 1 FROM wakes';
+
 /**
  * The seq the next wake takes: the largest plus one, as SQLite would give it (no wake is ever
  * deleted). Read in the write transaction that writes the wake, or plans it for the writes queued
  * behind its answer (db/open.ts `writeBehind`), which run before any later write.
  */
 export function nextWakeSeq(db: Db): number {
-  return (stmt(db, 'SELECT COALESCE(MAX(seq), 0) + 1 AS seq FROM wakes').get() as { seq: number }).seq;
+  return (stmt(db, `SELECT (${nextWakeSeqSql}) AS seq`).get() as { seq: number }).seq;
 }
 
 /** The id of the wake holding `seq`, if one does. */
