@@ -16,8 +16,14 @@ export interface CoreBenchOptions {
   concurrentClients?: number;
   /** Calls per round from each of the concurrent clients. */
   perClient?: number;
-  /** Rounds of (echo, whoami, send_message), alternated; each row is the median round, each ratio the median of the rounds' ratios. */
+  /**
+   * Rounds of (echo, whoami, send_message), alternated; each row is the median round, each ratio the
+   * median of the rounds' ratios. Odd rounds run each mode's three in the reverse order: a machine
+   * that speeds up or slows down during a round favours neither echo nor send_message.
+   */
   rounds?: number;
+  /** Told each round's send_message ratios to echo (core.ts prints them). */
+  onRound?: (round: number, p50: number, throughput: number) => void;
 }
 
 export async function runCoreBench(opts: CoreBenchOptions = {}): Promise<BenchRow[]> {
@@ -48,11 +54,18 @@ export async function runCoreBench(opts: CoreBenchOptions = {}): Promise<BenchRo
     ];
     const results = new Map<string, BenchRow[]>();
     for (let round = 0; round < rounds; round++) {
-      for (const [name, mode, pool, tool, args, n] of plan) {
+      const order = round % 2 === 0 ? plan : [...plan.slice(0, 3).reverse(), ...plan.slice(3).reverse()];
+      for (const [name, mode, pool, tool, args, n] of order) {
         const row = await load.run(name, mode, pool, tool, args, { perClient: n, warmup: round === 0 ? 50 : 5 });
         const key = `${name}|${mode}`;
         results.set(key, [...(results.get(key) ?? []), row]);
       }
+      const last = (name: string, mode: string) => results.get(`${name}|${mode}`)!.at(-1)!;
+      opts.onRound?.(
+        round,
+        last('send_message + mention', 'sequential').p50_ms / last(BASELINE_NAME, 'sequential').p50_ms,
+        last('send_message + mention', concurrent).calls_per_s / last(BASELINE_NAME, concurrent).calls_per_s,
+      );
     }
     return compareRoundsToBaseline(results, BASELINE_NAME);
   } finally {
@@ -76,7 +89,9 @@ export function coreTargets(rows: BenchRow[]): string {
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const rows = await runCoreBench();
+  const rows = await runCoreBench({
+    onRound: (round, p50, tput) => process.stderr.write(`round ${round + 1}: send_message p50 / echo ${p50.toFixed(2)}x, calls/s with 10 clients / echo ${tput.toFixed(2)}x\n`),
+  });
   process.stdout.write(formatTable(rows) + '\n');
   process.stdout.write(`\n${coreTargets(rows)}\n`);
 }
