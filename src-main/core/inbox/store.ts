@@ -70,7 +70,12 @@ export function nextInboxSeq(db: Db): number {
 
 /** The row of an inbox item taking `seq`: its id carries the seq (migration 0015). */
 export function inboxItemRow(item: InboxItemInput, seq: number, now: number): InboxItemRow {
-  return { ...item, seq, id: seqId('mnt', seq, now), createdAt: now };
+  return { ...item, seq, id: mintInboxItemId(seq, now), createdAt: now };
+}
+
+/** The id of an inbox item taking `seq`, minted at `now`. */
+export function mintInboxItemId(seq: number, now: number): string {
+  return seqId('mnt', seq, now);
 }
 
 /** The id of the inbox item holding `seq`, if one does. */

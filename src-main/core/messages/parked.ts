@@ -1,7 +1,7 @@
 import { immediate, type Db } from '../db/open.js';
 import { stmt } from '../db/stmt.js';
-import { inboxItemIdAt, inboxItemRow, nextInboxSeq, nextInboxSeqSql, writeInboxItem, type TrustLevel } from '../inbox/store.js';
-import { BODY_OF_MESSAGE, chainDepthCausedBySql, nextWakeSeq, nextWakeSeqSql, planWake, wakeIdAt, writeWake, type WakeInput } from '../wakes/store.js';
+import { inboxItemIdAt, inboxItemRow, mintInboxItemId, nextInboxSeq, nextInboxSeqSql, writeInboxItem, type TrustLevel } from '../inbox/store.js';
+import { BODY_OF_MESSAGE, chainDepthCausedBySql, mintWakeId, nextWakeSeq, nextWakeSeqSql, planWake, wakeIdAt, writeWake, type WakeInput } from '../wakes/store.js';
 
 /**
  * Deliveries written behind the answer (docs/performance.md, "Deliveries written behind the
@@ -52,14 +52,15 @@ export const PARKED_START_COLUMNS = `(${nextInboxSeqSql}) AS item_seq, (${nextWa
  * Plans the rows (inside the message's write transaction, from `start` read there): seqs follow
  * the largest written, in order, and every wake of one message chains on from the same write.
  */
-export function planParked(db: Db, m: ParkedMessage, targets: readonly ParkedTarget[], start: ParkedStart): ParkedDelivery[] {
+export function planParked(m: ParkedMessage, targets: readonly ParkedTarget[], start: ParkedStart): ParkedDelivery[] {
   let itemSeq = start.item_seq;
   let wakeSeq = start.wake_seq;
   const chainDepth = m.senderPlate ? start.depth : 0;
+  // The ids as inboxItemRow and planWake mint them (writeParked builds the rows from these).
   return targets.map((t) => {
-    const item = inboxItemRow(mentionItem(m, t.plate, t.trust), itemSeq++, m.createdAt);
-    const wake = t.wake ? planWake(db, { ...mentionWake(m, t.plate, true), chainDepth }, wakeSeq++, m.createdAt) : undefined;
-    return [t.plate, t.trust, item.seq, item.id, wake ? [wake.seq, wake.id, wake.chainDepth] : null];
+    const item = itemSeq++;
+    const wake = t.wake ? wakeSeq++ : 0;
+    return [t.plate, t.trust, item, mintInboxItemId(item, m.createdAt), t.wake ? [wake, mintWakeId(wake, m.createdAt), chainDepth] : null];
   });
 }
 

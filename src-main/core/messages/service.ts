@@ -193,7 +193,7 @@ function postMessage(
           : { kind: 'human' as const, handle: r.handle, owner_id: r.owner_id },
       );
       const message: ParkedMessage = { id, roomId: input.roomId, body: input.body, senderOwnerId: sender.ownerId, senderPlate: sender.kind === 'agent' ? sender.plate : undefined, createdAt: now };
-      const parked = parking ? planParked(db, message, agents, place as ParkedStart) : undefined;
+      const parked = parking ? planParked(message, agents, place as ParkedStart) : undefined;
       const inserted = stmt(
         db,
         `INSERT INTO messages (rowid, id, room_id, seq, sender_kind, sender_plate, sender_owner_id, body, mentions, parent_id, created_at, parked)

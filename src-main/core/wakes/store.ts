@@ -95,7 +95,12 @@ export interface PlannedWake extends WakeInput {
 /** The row of a wake taking `seq`: its id carries the seq (migration 0015), its depth follows the write that caused it. */
 export function planWake(db: Db, w: WakeInput, seq: number, now: number): PlannedWake {
   const depth = w.chainDepth ?? (w.causePlate ? chainDepthCausedBy(db, w.causePlate) : 0);
-  return { ...w, seq, id: seqId('wake', seq, now), chainDepth: depth, createdAt: now };
+  return { ...w, seq, id: mintWakeId(seq, now), chainDepth: depth, createdAt: now };
+}
+
+/** The id of a wake taking `seq`, minted at `now`. */
+export function mintWakeId(seq: number, now: number): string {
+  return seqId('wake', seq, now);
 }
 
 /** Writes a planned wake (inside the caller's transaction); false when its event already woke the agent. */
