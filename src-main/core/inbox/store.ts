@@ -97,8 +97,12 @@ export function writeInboxItem(db: Db, r: InboxItemRow): void {
 export function addInboxItem(db: Db, item: InboxItemInput): { mention_id: string; seq: number; pending_after?: number } {
   // The seq is read, then written: one write transaction, so no other writer takes it in between.
   if (!db.inTransaction) return immediate(db, () => addInboxItem(db, item));
-  const row = inboxItemRow(item, nextInboxSeq(db), Date.now());
-  const before = pendingCounts.get(db)?.get(item.plate);
+  return addPlannedInboxItem(db, inboxItemRow(item, nextInboxSeq(db), Date.now()));
+}
+
+/** Writes an inbox item planned by the caller (inside its transaction), and tells `pending_after` as addInboxItem does. */
+export function addPlannedInboxItem(db: Db, row: InboxItemRow): { mention_id: string; seq: number; pending_after?: number } {
+  const before = pendingCounts.get(db)?.get(row.plate);
   writeInboxItem(db, row);
   return { mention_id: row.id, seq: row.seq, pending_after: before === undefined ? undefined : before + 1 };
 }

@@ -1,6 +1,6 @@
 import { immediate, type Db } from '../db/open.js';
 import { stmt } from '../db/stmt.js';
-import { inboxItemIdAt, inboxItemRow, mintInboxItemId, nextInboxSeq, nextInboxSeqSql, writeInboxItem, type TrustLevel } from '../inbox/store.js';
+import { addPlannedInboxItem, inboxItemIdAt, inboxItemRow, mintInboxItemId, nextInboxSeq, nextInboxSeqSql, writeInboxItem, type TrustLevel } from '../inbox/store.js';
 import { BODY_OF_MESSAGE, chainDepthCausedBySql, mintWakeId, nextWakeSeq, nextWakeSeqSql, planWake, wakeIdAt, writeWake, type WakeInput } from '../wakes/store.js';
 
 /**
@@ -27,36 +27,41 @@ export interface ParkedMessage {
   createdAt: number;
 }
 
-/** What one mentioned agent gets: an inbox item, and a wake parked for pull when it may be woken. */
-export interface ParkedTarget {
+/**
+ * What one mentioned agent gets: an inbox item, and a wake when it may be woken, parked for pull
+ * when nothing can take it now (`pull`; always so for rows written behind the answer).
+ */
+export interface DeliveryTarget {
   plate: string;
   trust: TrustLevel;
   wake: boolean;
+  pull: boolean;
 }
 
-/** Where a message's parked rows start: the next inbox and wake seqs, and the depth its wakes chain on at. */
-export interface ParkedStart {
+/** Where a message's rows start: the next inbox and wake seqs, and the depth its wakes chain on at. */
+export interface DeliveryStart {
   item_seq: number;
   wake_seq: number;
   depth: number;
 }
 
 /**
- * What planParked starts from, as columns the message's own statement returns (`postToRoom`'s
+ * What planDeliveries starts from, as columns the message's own statement returns (`postToRoom`'s
  * `also`, with `@cause` the sending agent's plate or NULL): three reads in the statement that
- * takes the message's seq, not three statements of their own.
+ * takes the message's seq, not three statements of their own (and not three per mentioned agent).
  */
-export const PARKED_START_COLUMNS = `(${nextInboxSeqSql}) AS item_seq, (${nextWakeSeqSql}) AS wake_seq, (${chainDepthCausedBySql('@cause')}) AS depth`;
+export const DELIVERY_START_COLUMNS = `(${nextInboxSeqSql}) AS item_seq, (${nextWakeSeqSql}) AS wake_seq, (${chainDepthCausedBySql('@cause')}) AS depth`;
 
 /**
- * Plans the rows (inside the message's write transaction, from `start` read there): seqs follow
- * the largest written, in order, and every wake of one message chains on from the same write.
+ * Plans a message's rows (inside its write transaction, from `start` read there), written in it
+ * (writeDeliveries) or behind its answer (writeParked): seqs follow the largest written, in order,
+ * and every wake of one message chains on from the same write.
  */
-export function planParked(m: ParkedMessage, targets: readonly ParkedTarget[], start: ParkedStart): ParkedDelivery[] {
+export function planDeliveries(m: ParkedMessage, targets: readonly DeliveryTarget[], start: DeliveryStart): ParkedDelivery[] {
   let itemSeq = start.item_seq;
   let wakeSeq = start.wake_seq;
   const chainDepth = m.senderPlate ? start.depth : 0;
-  // The ids as inboxItemRow and planWake mint them (writeParked builds the rows from these).
+  // The ids as inboxItemRow and planWake mint them (writeDeliveries builds the rows from these).
   return targets.map((t) => {
     const item = itemSeq++;
     const wake = t.wake ? wakeSeq++ : 0;
@@ -89,12 +94,27 @@ export function mentionWake(m: ParkedMessage, plate: string, pull: boolean): Wak
   };
 }
 
-/** Writes a message's parked rows (inside the caller's transaction). */
+/**
+ * Writes a message's planned rows (inside the caller's transaction), each wake parked for pull
+ * unless `pull` says otherwise for its agent. Per delivery: the agent's pending count after its
+ * item, when known (inbox/store.ts `rememberPending`), and the wake written, if one was.
+ */
+export function writeDeliveries(
+  db: Db,
+  m: ParkedMessage,
+  deliveries: readonly ParkedDelivery[],
+  pull?: ReadonlyMap<string, boolean>,
+): Array<{ pendingAfter?: number; wakeId?: string }> {
+  return deliveries.map(([plate, trust, itemSeq, itemId, wake]) => {
+    const item = addPlannedInboxItem(db, { ...mentionItem(m, plate, trust), seq: itemSeq, id: itemId, createdAt: m.createdAt });
+    const written = wake ? writeWake(db, { ...mentionWake(m, plate, pull?.get(plate) ?? true), seq: wake[0], id: wake[1], chainDepth: wake[2], createdAt: m.createdAt }) : false;
+    return { pendingAfter: item.pending_after, wakeId: wake && written ? wake[1] : undefined };
+  });
+}
+
+/** Writes a message's parked rows, behind its answer (or, after a stop, at start). */
 export function writeParked(db: Db, m: ParkedMessage, deliveries: readonly ParkedDelivery[]): void {
-  for (const [plate, trust, itemSeq, itemId, wake] of deliveries) {
-    writeInboxItem(db, { ...mentionItem(m, plate, trust), seq: itemSeq, id: itemId, createdAt: m.createdAt });
-    if (wake) writeWake(db, { ...mentionWake(m, plate, true), seq: wake[0], id: wake[1], chainDepth: wake[2], createdAt: m.createdAt });
-  }
+  writeDeliveries(db, m, deliveries);
 }
 
 /** What a row planned as (seq, id) is now: written, missing, or its seq taken by another row (then it gets the next seq). */

@@ -6,14 +6,14 @@ import { rowKey, seqId } from '../util/ids.js';
 import { AppError, invalid } from '../errors/app-error.js';
 import { withIdempotency } from '../idempotency/store.js';
 import { resolveTarget, type ResolvedTarget } from '../addressing/handles.js';
-import { addInboxItem, ackByIds, rememberPending, type TrustLevel } from '../inbox/store.js';
-import { dispatchableQueued, enqueueWake, handleWakesOnAct, mayWake } from '../wakes/store.js';
+import { ackByIds, rememberPending, type TrustLevel } from '../inbox/store.js';
+import { dispatchableQueued, handleWakesOnAct, mayWake } from '../wakes/store.js';
 import { mentionWakes, nothingCanTake, type MentionWake, type QueuedWake } from '../wakes/outcome.js';
 import { postToRoom, trustMode } from '../rooms/store.js';
 import { agentHandle, getAgentByPlate } from '../agents/store.js';
 import { ownerHandle } from '../owners/store.js';
 import { messageWritten } from '../search/indexer.js';
-import { mentionWake, PARKED_START_COLUMNS, planParked, writeParked, type ParkedMessage, type ParkedStart } from './parked.js';
+import { DELIVERY_START_COLUMNS, planDeliveries, writeDeliveries, writeParked, type DeliveryStart, type ParkedMessage } from './parked.js';
 
 export const MESSAGE_BODY_LIMIT = 64 * 1024;
 
@@ -177,11 +177,11 @@ function postMessage(
         });
       // Rows that start nothing (inbox items, wakes parked for pull) may follow the answer (parked.ts).
       const parking = input.writeBehind === true && agents.length > 0 && agents.every((t) => !t.wake || t.pull) && writeBehindPays(db);
-      // One statement takes the room's seq and reads the message's rowid and, when its rows are parked,
-      // where they start: the id carries the row (migration 0016), the largest rowid plus one, as SQLite would give it.
-      const place = postToRoom<{ row: number } & Partial<ParkedStart>>(db, input.roomId, {
-        columns: parking ? `${MESSAGE_ROW_COLUMN}, ${PARKED_START_COLUMNS}` : MESSAGE_ROW_COLUMN,
-        params: parking ? { cause: sender.kind === 'agent' ? sender.plate : null } : {},
+      // One statement takes the room's seq and reads the message's rowid and, when it mentions agents,
+      // where their rows start: the id carries the row (migration 0016), the largest rowid plus one, as SQLite would give it.
+      const place = postToRoom<{ row: number } & Partial<DeliveryStart>>(db, input.roomId, {
+        columns: agents.length ? `${MESSAGE_ROW_COLUMN}, ${DELIVERY_START_COLUMNS}` : MESSAGE_ROW_COLUMN,
+        params: agents.length ? { cause: sender.kind === 'agent' ? sender.plate : null } : {},
       });
       if (place === undefined) throw new AppError('NOT_FOUND', 'room not found');
       const { seq, row } = place;
@@ -193,7 +193,8 @@ function postMessage(
           : { kind: 'human' as const, handle: r.handle, owner_id: r.owner_id },
       );
       const message: ParkedMessage = { id, roomId: input.roomId, body: input.body, senderOwnerId: sender.ownerId, senderPlate: sender.kind === 'agent' ? sender.plate : undefined, createdAt: now };
-      const parked = parking ? planParked(message, agents, place as ParkedStart) : undefined;
+      const planned = agents.length ? planDeliveries(message, agents, place as DeliveryStart) : [];
+      const parked = parking ? planned : undefined;
       const inserted = stmt(
         db,
         `INSERT INTO messages (rowid, id, room_id, seq, sender_kind, sender_plate, sender_owner_id, body, mentions, parent_id, created_at, parked)
@@ -221,15 +222,13 @@ function postMessage(
           () => writeParked(db, message, parked),
           (err) => core.config.log(`agent-rooms: the inbox items of message ${id} were not written (${(err as Error)?.message}); the server writes them when it starts again`),
         );
-      } else {
-        for (const t of agents) {
-          const item = addInboxItem(db, { plate: t.plate, roomId: input.roomId, messageId: id, kind: 'mention', trustLevel: t.trust });
-          if (item.pending_after !== undefined) pendingAfter.set(t.plate, item.pending_after);
-          wakeIds?.set(t.plate, undefined);
-          if (!t.wake) continue;
-          const wakeId = enqueueWake(db, mentionWake(message, t.plate, t.pull));
-          wakeIds?.set(t.plate, wakeId === undefined ? undefined : { id: wakeId, pull: t.pull });
-        }
+      } else if (planned.length) {
+        const written = writeDeliveries(db, message, planned, new Map(agents.map((t) => [t.plate, t.pull])));
+        agents.forEach((t, i) => {
+          const w = written[i]!;
+          if (w.pendingAfter !== undefined) pendingAfter.set(t.plate, w.pendingAfter);
+          wakeIds?.set(t.plate, w.wakeId === undefined ? undefined : { id: w.wakeId, pull: t.pull });
+        });
       }
       if (sender.kind === 'agent' && input.ackMentionIds?.length) ackByIds(db, sender.plate, input.ackMentionIds);
       if (sender.kind === 'agent') {
