@@ -96,18 +96,19 @@ export function mentionWake(m: ParkedMessage, plate: string, pull: boolean): Wak
 
 /**
  * Writes a message's planned rows (inside the caller's transaction), each wake parked for pull
- * unless `pull` says otherwise for its agent. Per delivery: the agent's pending count after its
- * item, when known (inbox/store.ts `rememberPending`), and the wake written, if one was.
+ * unless `targets` (the planned targets, in order) says something can take it. Per delivery, in
+ * the same order: the agent's pending count after its item, when known (inbox/store.ts
+ * `rememberPending`), and the wake written, if one was.
  */
 export function writeDeliveries(
   db: Db,
   m: ParkedMessage,
   deliveries: readonly ParkedDelivery[],
-  pull?: ReadonlyMap<string, boolean>,
+  targets?: readonly DeliveryTarget[],
 ): Array<{ pendingAfter?: number; wakeId?: string }> {
-  return deliveries.map(([plate, trust, itemSeq, itemId, wake]) => {
+  return deliveries.map(([plate, trust, itemSeq, itemId, wake], i) => {
     const item = addPlannedInboxItem(db, { ...mentionItem(m, plate, trust), seq: itemSeq, id: itemId, createdAt: m.createdAt });
-    const written = wake ? writeWake(db, { ...mentionWake(m, plate, pull?.get(plate) ?? true), seq: wake[0], id: wake[1], chainDepth: wake[2], createdAt: m.createdAt }) : false;
+    const written = wake ? writeWake(db, { ...mentionWake(m, plate, targets?.[i]?.pull ?? true), seq: wake[0], id: wake[1], chainDepth: wake[2], createdAt: m.createdAt }) : false;
     return { pendingAfter: item.pending_after, wakeId: wake && written ? wake[1] : undefined };
   });
 }

@@ -16,11 +16,11 @@ import { messageWritten } from '../search/indexer.js';
 import { DELIVERY_START_COLUMNS, planDeliveries, writeDeliveries, writeParked, type DeliveryStart, type ParkedMessage } from './parked.js';
 
 export const MESSAGE_BODY_LIMIT = 64 * 1024;
+export const PAGE_DEFAULT = 50;
+export const PAGE_MAX = 200;
 
 /** The rowid the next message takes, as a column of the statement that takes its seq (postToRoom). */
 const MESSAGE_ROW_COLUMN = '(SELECT COALESCE(MAX(rowid), 0) + 1 FROM messages) AS row';
-export const PAGE_DEFAULT = 50;
-export const PAGE_MAX = 200;
 
 /** `sessionId`: the MCP session (instance) an agent posts from, whose pushed wakes its post handles. */
 export type Sender = { kind: 'agent'; plate: string; ownerId: string; sessionId?: string } | { kind: 'human'; ownerId: string };
@@ -223,7 +223,7 @@ function postMessage(
           (err) => core.config.log(`agent-rooms: the inbox items of message ${id} were not written (${(err as Error)?.message}); the server writes them when it starts again`),
         );
       } else if (planned.length) {
-        const written = writeDeliveries(db, message, planned, new Map(agents.map((t) => [t.plate, t.pull])));
+        const written = writeDeliveries(db, message, planned, agents);
         agents.forEach((t, i) => {
           const w = written[i]!;
           if (w.pendingAfter !== undefined) pendingAfter.set(t.plate, w.pendingAfter);
