@@ -113,6 +113,8 @@ export interface BenchRow {
   cpu_us_per_call: number;
   /** Busy time of the servers' event loop per call, when the clients run in the load worker. */
   server_us_per_call?: number;
+  /** Share of the run the clients' thread (the load worker) was busy: near 1, the clients were what limited calls/s. */
+  client_busy?: number;
   /** p50 divided by the baseline's p50 in the same mode. */
   p50_vs_baseline?: number;
   /** calls/s divided by the baseline's calls/s in the same mode. */
@@ -181,6 +183,7 @@ export function medianOfRounds(rounds: BenchRow[]): BenchRow {
     p99_ms: med(rounds.map((r) => r.p99_ms)),
     cpu_us_per_call: med(rounds.map((r) => r.cpu_us_per_call)),
     ...(rounds[0]!.server_us_per_call === undefined ? {} : { server_us_per_call: med(rounds.map((r) => r.server_us_per_call!)) }),
+    ...(rounds[0]!.client_busy === undefined ? {} : { client_busy: med(rounds.map((r) => r.client_busy!)) }),
   };
 }
 
@@ -218,7 +221,7 @@ export function compareToBaseline(rows: BenchRow[], baselineName: string): Bench
 }
 
 export function formatTable(rows: BenchRow[]): string {
-  const head = ['tool', 'mode', 'calls', 'calls/s', 'p50 ms', 'p99 ms', 'server µs/call', 'CPU µs/call', 'p50 / echo', 'calls/s / echo'];
+  const head = ['tool', 'mode', 'calls', 'calls/s', 'p50 ms', 'p99 ms', 'server µs/call', 'CPU µs/call', 'clients busy', 'p50 / echo', 'calls/s / echo'];
   const body = rows.map((r) => [
     r.name,
     r.mode,
@@ -228,6 +231,7 @@ export function formatTable(rows: BenchRow[]): string {
     r.p99_ms.toFixed(3),
     r.server_us_per_call === undefined ? '' : r.server_us_per_call.toFixed(0),
     r.cpu_us_per_call.toFixed(0),
+    r.client_busy === undefined ? '' : `${(r.client_busy * 100).toFixed(0)}%`,
     r.p50_vs_baseline === undefined ? '' : `${r.p50_vs_baseline.toFixed(2)}x`,
     r.throughput_vs_baseline === undefined ? '' : `${r.throughput_vs_baseline.toFixed(2)}x`,
   ]);
@@ -304,6 +308,7 @@ export class LoadWorker {
       p99_ms: percentile(latencies, 99),
       cpu_us_per_call: (cpu.user + cpu.system) / latencies.length,
       server_us_per_call: (elu.active * 1000) / latencies.length,
+      client_busy: r.clientUtilization as number,
     };
   }
 

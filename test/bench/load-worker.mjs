@@ -40,6 +40,7 @@ parentPort.on('message', async (msg) => {
       await new Promise((resolve) => parentPort.once('message', resolve));
       const latencies = [];
       const t0 = performance.now();
+      const elu0 = performance.eventLoopUtilization();
       await Promise.all(clients.map(async (c, i) => {
         for (let k = 0; k < msg.perClient; k++) {
           const s = performance.now();
@@ -47,7 +48,7 @@ parentPort.on('message', async (msg) => {
           latencies.push(performance.now() - s);
         }
       }));
-      parentPort.postMessage({ id: msg.id, ok: true, latencies, elapsedMs: performance.now() - t0 });
+      parentPort.postMessage({ id: msg.id, ok: true, latencies, elapsedMs: performance.now() - t0, clientUtilization: performance.eventLoopUtilization(elu0).utilization });
     } else if (msg.type === 'close') {
       await Promise.all([...pools.values()].flat().map((c) => c.close().catch(() => {})));
       pools.clear();

@@ -86,7 +86,6 @@ export async function callTool(
   /** `writeBehind`: the answer leaves over HTTP (mcp/handler.ts); see ToolContext. */
   opts: { writeBehind?: boolean } = {},
 ): Promise<CallToolResult> {
-  const requestId = `req_${ulid()}`;
   const tool = registry.get(name);
   let structured: Record<string, unknown>;
   let isError = false;
@@ -111,7 +110,7 @@ export async function callTool(
     if (tool.room) registry.checks.agentRoom(core, (parsed.data as { room: string }).room, agent.plate);
     session.toolCalls++;
     core.sessions.noteToolCall(agent.plate, session.id);
-    const ctx: ToolContext = { core, agent, sessionId: session.id, host: session.host, requestId, writeBehind: opts.writeBehind };
+    const ctx: ToolContext = { core, agent, sessionId: session.id, host: session.host, writeBehind: opts.writeBehind };
     const result = await tool.handler(ctx, parsed.data);
     // Acknowledged means on disk: the group commit's shared sync (instant after a read). The rest of
     // the answer is put together while the sync runs on the thread pool; durable() covers every write
@@ -132,7 +131,8 @@ export async function callTool(
         args,
         knownArgs: tool ? registry.knownArgNames(tool.name) : undefined,
         agent,
-        requestId,
+        // Minted for a failed call only: its evidence is the one place a request id is kept.
+        requestId: `req_${ulid()}`,
       }),
     };
   }

@@ -11,7 +11,6 @@ export interface ToolContext {
   /** The MCP session, i.e. the live instance making the call. */
   sessionId: string;
   host: McpResourceHost;
-  requestId: string;
   /** The answer leaves over HTTP from this event-loop turn: writes that start nothing may follow it (db/open.ts `writeBehind`). */
   writeBehind?: boolean;
 }

@@ -414,6 +414,19 @@ export function handleWakesOnAct(db: Db, instanceId: string | undefined, plate: 
   };
 }
 
+/**
+ * handleWakesOnAct for an act written in a transaction already open (a posted message): no read
+ * first, since there an UPDATE that changes nothing costs what the read would, and the sender's
+ * pull wakes are often waiting (it was mentioned). `channelInstance`: the posting session, only
+ * when it takes channel pushes (McpSession.channels); no other session is ever pushed a wake.
+ */
+export function handleWakesOnPost(db: Db, channelInstance: string | undefined, plate: string, roomId: string): { channel: number; pull: number } {
+  return {
+    channel: channelInstance ? handleChannelWakes(db, channelInstance, roomId) : 0,
+    pull: handlePullWakes(db, plate, roomId),
+  };
+}
+
 /** Whether this instance has channel wakes, and this agent pull wakes, in the room that its act handles: one read. */
 function wakesWaitingOnAct(db: Db, instanceId: string | undefined, plate: string, roomId: string): { channel: boolean; pull: boolean } {
   const r = stmt(
@@ -424,7 +437,7 @@ function wakesWaitingOnAct(db: Db, instanceId: string | undefined, plate: string
   return { channel: r.channel === 1, pull: r.pull === 1 };
 }
 
-/** Channel wakes of this instance in this room: handled now that the instance acted there (handleWakesOnAct looked first). */
+/** Channel wakes of this instance in this room: handled now that the instance acted there. */
 function handleChannelWakes(db: Db, instanceId: string, roomId: string): number {
   return stmt(
     db,
@@ -447,7 +460,7 @@ export function requeueChannelWake(db: Db, id: string, reason: string): boolean 
   );
 }
 
-/** Queued pull wakes of an agent in a room: handled once the agent acted there (handleWakesOnAct looked first). */
+/** Queued pull wakes of an agent in a room: handled once the agent acted there. */
 function handlePullWakes(db: Db, plate: string, roomId: string): number {
   return stmt(
     db,
