@@ -9,6 +9,7 @@ import { resolveTarget, type ResolvedTarget } from '../addressing/handles.js';
 import { ackByIds, rememberPending, type TrustLevel } from '../inbox/store.js';
 import { dispatchableQueued, handleWakesOnPost, mayWake } from '../wakes/store.js';
 import { mentionWakes, nothingCanTake, type MentionWake, type QueuedWake } from '../wakes/outcome.js';
+import { channelInstanceOf } from '../wakes/channel.js';
 import { postToRoom, trustMode } from '../rooms/store.js';
 import { agentHandle, getAgentByPlate } from '../agents/store.js';
 import { ownerHandle } from '../owners/store.js';
@@ -236,8 +237,7 @@ function postMessage(
         // this session, or parked for pull) are handled in this commit, not by a second one when
         // the dispatcher hears of the act, as agentActed does for every other tool. The session
         // is then free for its next push, and a wake queued behind the handled ones may start.
-        const channelInstance = sender.sessionId && core.sessions.get(sender.sessionId)?.channels ? sender.sessionId : undefined;
-        const handled = handleWakesOnPost(db, channelInstance, sender.plate, input.roomId);
+        const handled = handleWakesOnPost(db, channelInstanceOf(core, sender.sessionId), sender.plate, input.roomId);
         acted = handled.channel + handled.pull > 0;
         unblocked = handled.channel > 0 || (handled.pull > 0 && dispatchableQueued(db, sender.plate, input.roomId));
       }

@@ -59,6 +59,11 @@ export function channelSessionOf(core: Core, plate: string): McpSession | undefi
   return best;
 }
 
+/** The session, when it is one a wake may be pushed to (it opted in to channels): only such a session can hold channel wakes. */
+export function channelInstanceOf(core: Core, sessionId: string | undefined): string | undefined {
+  return sessionId && core.sessions.get(sessionId)?.channels ? sessionId : undefined;
+}
+
 /** Pushes the wake into the session's GET stream: the content verbatim, the envelope as string meta. */
 export async function pushChannel(session: McpSession, content: string, meta: Record<string, string>): Promise<void> {
   await session.server.notification({ method: CHANNEL_METHOD, params: { content, meta } });

@@ -418,7 +418,7 @@ export function handleWakesOnAct(db: Db, instanceId: string | undefined, plate: 
  * handleWakesOnAct for an act written in a transaction already open (a posted message): no read
  * first, since there an UPDATE that changes nothing costs what the read would, and the sender's
  * pull wakes are often waiting (it was mentioned). `channelInstance`: the posting session, only
- * when it takes channel pushes (McpSession.channels); no other session is ever pushed a wake.
+ * when a wake may be pushed to it (channel.ts `channelInstanceOf`).
  */
 export function handleWakesOnPost(db: Db, channelInstance: string | undefined, plate: string, roomId: string): { channel: number; pull: number } {
   return {
