@@ -9,7 +9,8 @@ import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { setMaxListeners } from 'node:events';
 import { Worker } from 'node:worker_threads';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fork, type Serializable } from 'node:child_process';
 import { z } from 'zod';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -109,8 +110,10 @@ export interface BenchRow {
   calls_per_s: number;
   p50_ms: number;
   p99_ms: number;
-  /** Process CPU time (user + system, every thread: clients, servers, SQLite checkpointer) per call. */
+  /** Process CPU time (user + system, every thread: clients, servers, SQLite checkpointer; plus the clients' process when they run apart) per call. */
   cpu_us_per_call: number;
+  /** The clients' own CPU per call (in cpu_us_per_call too), when they run in a process of their own. */
+  client_cpu_us_per_call?: number;
   /** Busy time of the servers' event loop per call, when the clients run in the load worker. */
   server_us_per_call?: number;
   /** Share of the run the clients' thread (the load worker) was busy: near 1, the clients were what limited calls/s. */
@@ -184,6 +187,7 @@ export function medianOfRounds(rounds: BenchRow[]): BenchRow {
     cpu_us_per_call: med(rounds.map((r) => r.cpu_us_per_call)),
     ...(rounds[0]!.server_us_per_call === undefined ? {} : { server_us_per_call: med(rounds.map((r) => r.server_us_per_call!)) }),
     ...(rounds[0]!.client_busy === undefined ? {} : { client_busy: med(rounds.map((r) => r.client_busy!)) }),
+    ...(rounds[0]!.client_cpu_us_per_call === undefined ? {} : { client_cpu_us_per_call: med(rounds.map((r) => r.client_cpu_us_per_call!)) }),
   };
 }
 
@@ -248,14 +252,57 @@ export const echoCall: BenchCall = async (c) => {
 
 export const BASELINE_NAME = 'echo (SDK baseline)';
 
+/** The load generator's end of the messages, a worker thread or a forked process alike. */
+interface LoadChannel {
+  on(event: 'message', listener: (m: any) => void): unknown;
+  off(event: 'message', listener: (m: any) => void): unknown;
+  send(m: unknown): void;
+  stop(): Promise<unknown>;
+  /** The clients' process, when it is not this one. */
+  pid?: number;
+}
+
+function loadChannel(inProcess: boolean): LoadChannel {
+  const file = new URL('./load-worker.mjs', import.meta.url);
+  if (!inProcess) {
+    const w = new Worker(file);
+    return { on: (e, l) => w.on(e, l), off: (e, l) => w.off(e, l), send: (m) => w.postMessage(m), stop: () => w.terminate() };
+  }
+  // Plain node, whatever runs this file: the worker is plain JS.
+  const child = fork(fileURLToPath(file), [], { execArgv: [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  return {
+    pid: child.pid,
+    on: (e, l) => child.on(e, l),
+    off: (e, l) => child.off(e, l),
+    send: (m) => void child.send(m as Serializable),
+    stop: () => {
+      if (child.exitCode !== null) return Promise.resolve();
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill();
+      return exited;
+    },
+  };
+}
+
 /**
  * The official MCP clients in a worker thread (test/bench/load-worker.mjs): the servers under
  * test keep the main thread's event loop to themselves, and its busy time per call is the
- * server's own cost (`server_us_per_call`), apart from the clients'.
+ * server's own cost (`server_us_per_call`), apart from the clients'. With `process: true` the
+ * clients run in a child process of their own instead, as agents do: the operating system then
+ * schedules them apart from the server's process, and `cpu_us_per_call` adds their CPU to ours.
  */
 export class LoadWorker {
-  private readonly worker = new Worker(new URL('./load-worker.mjs', import.meta.url));
+  private readonly worker: LoadChannel;
   private nextId = 1;
+
+  constructor(opts: { process?: boolean } = {}) {
+    this.worker = loadChannel(opts.process === true);
+  }
+
+  /** The clients' process id when they run in a process of their own, else undefined. */
+  get pid(): number | undefined {
+    return this.worker.pid;
+  }
 
   private request(msg: Record<string, unknown>, onWarm?: () => void): Promise<any> {
     const id = this.nextId++;
@@ -264,7 +311,7 @@ export class LoadWorker {
         if (m.id !== id) return;
         if (m.phase === 'warm') {
           onWarm?.();
-          this.worker.postMessage({ type: 'go' });
+          this.worker.send({ type: 'go' });
           return;
         }
         this.worker.off('message', onMessage);
@@ -272,7 +319,7 @@ export class LoadWorker {
         else reject(new Error(m.error));
       };
       this.worker.on('message', onMessage);
-      this.worker.postMessage({ ...msg, id });
+      this.worker.send({ ...msg, id });
     });
   }
 
@@ -299,6 +346,7 @@ export class LoadWorker {
     const elu = performance.eventLoopUtilization(elu0);
     const cpu = process.cpuUsage(cpu0);
     const latencies = (r.latencies as number[]).sort((a, b) => a - b);
+    const clientCpuUs = (r.clientCpuUs as number | undefined) ?? 0;
     return {
       name,
       mode,
@@ -306,15 +354,16 @@ export class LoadWorker {
       calls_per_s: latencies.length / (r.elapsedMs / 1000),
       p50_ms: percentile(latencies, 50),
       p99_ms: percentile(latencies, 99),
-      cpu_us_per_call: (cpu.user + cpu.system) / latencies.length,
+      cpu_us_per_call: (cpu.user + cpu.system + clientCpuUs) / latencies.length,
       server_us_per_call: (elu.active * 1000) / latencies.length,
       client_busy: r.clientUtilization as number,
+      ...(r.clientCpuUs === undefined ? {} : { client_cpu_us_per_call: clientCpuUs / latencies.length }),
     };
   }
 
   async close(): Promise<void> {
     await this.request({ type: 'close' }).catch(() => {});
-    await this.worker.terminate();
+    await this.worker.stop();
   }
 }
 

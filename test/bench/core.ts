@@ -1,7 +1,7 @@
 /**
  * Core benchmark: whoami and send_message (with a mention) against the SDK's bare echo
  * tool: one process, the same official client (in a load worker thread) and transport,
- * alternated in rounds. Run: npx tsx test/bench/core.ts
+ * alternated in rounds. Run: npx tsx test/bench/core.ts [--clients-process]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -22,6 +22,11 @@ export interface CoreBenchOptions {
    * that speeds up or slows down during a round favours neither echo nor send_message.
    */
   rounds?: number;
+  /**
+   * The clients in a process of their own (LoadWorker `process`), as agents are, rather than in a
+   * worker thread of this one: `npx tsx test/bench/core.ts --clients-process`.
+   */
+  clientsProcess?: boolean;
   /** Told each round's send_message ratios to echo (core.ts prints them). */
   onRound?: (round: number, p50: number, throughput: number) => void;
 }
@@ -35,7 +40,7 @@ export async function runCoreBench(opts: CoreBenchOptions = {}): Promise<BenchRo
   const echo = await startEchoBaseline();
   const home = mkdtempSync(join(tmpdir(), 'agent-rooms-bench-'));
   const running = await startCore({ home, port: 0, ownerName: 'Bench Owner', rateLimit: { perSecond: 0, burst: 0 }, log: () => {} });
-  const load = new LoadWorker();
+  const load = new LoadWorker({ process: opts.clientsProcess });
   try {
     const { room, agents } = await benchRoom(running, concurrentClients);
     const echoArgs = await connectEchoPools(load, echo, concurrentClients);
@@ -89,7 +94,10 @@ export function coreTargets(rows: BenchRow[]): string {
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const clientsProcess = process.argv.includes('--clients-process');
+  process.stderr.write(`clients: ${clientsProcess ? 'a process of their own' : 'a worker thread of this process'}\n`);
   const rows = await runCoreBench({
+    clientsProcess,
     onRound: (round, p50, tput) => process.stderr.write(`round ${round + 1}: send_message p50 / echo ${p50.toFixed(2)}x, calls/s with 10 clients / echo ${tput.toFixed(2)}x\n`),
   });
   process.stdout.write(formatTable(rows) + '\n');

@@ -1,11 +1,21 @@
 // The load generator of test/bench: official MCP clients in a worker thread, so that the
-// servers under test (on the main thread) get an event loop of their own. Plain JS: it
-// needs nothing but the SDK client, and runs the same under tsx and plain node.
-import { parentPort } from 'node:worker_threads';
+// servers under test (on the main thread) get an event loop of their own, or in a child
+// process of their own (LoadWorker's `process` option), as agents are. Plain JS: it needs
+// nothing but the SDK client, and runs the same under tsx and plain node.
+import { parentPort as threadPort } from 'node:worker_threads';
 import { performance } from 'node:perf_hooks';
 import { setMaxListeners } from 'node:events';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+
+/** The parent: the thread's port, or the IPC channel of a forked process (same messages). */
+const parentPort = threadPort ?? {
+  on: (event, listener) => process.on(event, listener),
+  once: (event, listener) => process.once(event, listener),
+  postMessage: (m) => process.send(m),
+};
+/** In a process of its own, the clients' CPU is not in the parent's process.cpuUsage(): reported with each run. */
+const ownProcess = !threadPort;
 
 /** Connected clients by pool name, reused across runs. */
 const pools = new Map();
@@ -41,6 +51,7 @@ parentPort.on('message', async (msg) => {
       const latencies = [];
       const t0 = performance.now();
       const elu0 = performance.eventLoopUtilization();
+      const cpu0 = process.cpuUsage();
       await Promise.all(clients.map(async (c, i) => {
         for (let k = 0; k < msg.perClient; k++) {
           const s = performance.now();
@@ -48,7 +59,15 @@ parentPort.on('message', async (msg) => {
           latencies.push(performance.now() - s);
         }
       }));
-      parentPort.postMessage({ id: msg.id, ok: true, latencies, elapsedMs: performance.now() - t0, clientUtilization: performance.eventLoopUtilization(elu0).utilization });
+      const cpu = process.cpuUsage(cpu0);
+      parentPort.postMessage({
+        id: msg.id,
+        ok: true,
+        latencies,
+        elapsedMs: performance.now() - t0,
+        clientUtilization: performance.eventLoopUtilization(elu0).utilization,
+        ...(ownProcess && { clientCpuUs: cpu.user + cpu.system }),
+      });
     } else if (msg.type === 'close') {
       await Promise.all([...pools.values()].flat().map((c) => c.close().catch(() => {})));
       pools.clear();

@@ -2,7 +2,8 @@
  * `npm run bench`: every benchmark of test/bench/ in one go (core, tasks, files, wakes, hosts: those
  * that exist), printed as one table: each figure, the bare-echo baseline each bench measured
  * in this same run, and their ratio. Options: `--only core,tasks` to run a subset,
- * `--json FILE` to also write the rows as JSON. See docs/performance.md.
+ * `--json FILE` to also write the rows as JSON, `--clients-process` to run core's clients in a
+ * process of their own (as agents are) rather than a worker thread. See docs/performance.md.
  */
 import { existsSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
@@ -106,7 +107,8 @@ async function main() {
       const run = mod[b.fn];
       if (!run) throw new Error(`${b.file} does not export ${b.fn}`);
       // Each bench takes either a logger or an options object; both are optional.
-      const rows = run.length === 0 ? await run() : await run(b.name === 'core' || b.name === 'wakes' || b.name === 'durability' ? {} : log);
+      const options = b.name === 'core' ? { clientsProcess: argv.includes('--clients-process') } : {};
+      const rows = run.length === 0 ? await run() : await run(b.name === 'core' || b.name === 'wakes' || b.name === 'durability' ? options : log);
       figures.push(...toFigures(b.name, rows));
       if (b.name === 'core') targetsLine = coreTargets(rows as BenchRow[]);
       process.stderr.write(`${b.name}: done in ${((Date.now() - t0) / 1000).toFixed(1)} s\n`);
