@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: every benchmark of test/bench/ in one go (core, tasks, files, wakes, hosts: those
+ * `npm run bench`: every benchmark of test/bench/ in one go (core, tasks, files, wakes, hosts, scale, durability: those
  * that exist), printed as one table: each figure, the bare-echo baseline each bench measured
  * in this same run, and their ratio. Options: `--only core,tasks` to run a subset,
  * `--json FILE` to also write the rows as JSON, `--clients-process` to run core's clients in a
