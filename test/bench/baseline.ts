@@ -346,7 +346,7 @@ export class LoadWorker {
     const elu = performance.eventLoopUtilization(elu0);
     const cpu = process.cpuUsage(cpu0);
     const latencies = (r.latencies as number[]).sort((a, b) => a - b);
-    const clientCpuUs = (r.clientCpuUs as number | undefined) ?? 0;
+    const clientCpuUs = r.clientCpuUs as number | undefined;
     return {
       name,
       mode,
@@ -354,10 +354,10 @@ export class LoadWorker {
       calls_per_s: latencies.length / (r.elapsedMs / 1000),
       p50_ms: percentile(latencies, 50),
       p99_ms: percentile(latencies, 99),
-      cpu_us_per_call: (cpu.user + cpu.system + clientCpuUs) / latencies.length,
+      cpu_us_per_call: (cpu.user + cpu.system + (clientCpuUs ?? 0)) / latencies.length,
       server_us_per_call: (elu.active * 1000) / latencies.length,
       client_busy: r.clientUtilization as number,
-      ...(r.clientCpuUs === undefined ? {} : { client_cpu_us_per_call: clientCpuUs / latencies.length }),
+      ...(clientCpuUs === undefined ? {} : { client_cpu_us_per_call: clientCpuUs / latencies.length }),
     };
   }
 

@@ -16,6 +16,9 @@ const parentPort = threadPort ?? {
 };
 /** In a process of its own, the clients' CPU is not in the parent's process.cpuUsage(): reported with each run. */
 const ownProcess = !threadPort;
+// A parent that dies without closing us (a crashed bench) leaves clients retrying their event
+// streams against a server that is gone: leave with it.
+if (ownProcess) process.on('disconnect', () => process.exit(0));
 
 /** Connected clients by pool name, reused across runs. */
 const pools = new Map();
