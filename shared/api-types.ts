@@ -201,6 +201,14 @@ export type WakeSettings = z.output<typeof Wakes.wakeSettings>;
 /** GET /v1/rooms/:id/wakes (and /v1/agents/:plate/wakes; `?message_id=`, `?task_id=` filter): the newest wakes first, paged by `next_before_seq`. */
 export type WakePage = Omit<z.output<typeof Wakes.wakePage>, 'wakes'> & { wakes: Wake[] };
 
+/** GET /v1/wakes/:id/transcript: one page of a run's transcript (docs/wakes.md "Live runs"). */
+export type TranscriptPage = z.output<typeof Wakes.transcriptPage>;
+export type TranscriptEvent = z.output<typeof Wakes.transcriptEvent>;
+/** A task's worktree (docs/worktrees.md). */
+export type Worktree = z.output<typeof Tasks.worktreeRecord>;
+/** A runner's work policy (docs/worktrees.md "Work policies"). */
+export type WorkPolicy = 'room' | 'edit' | 'full';
+
 /** A runner preset of GET /v1/runner-presets (`{presets}`): a host's command line, ready to use. */
 export type RunnerPreset = z.output<typeof Wakes.runnerPreset>;
 

@@ -34,6 +34,8 @@ export interface CoreEventData {
   'wakes.changed': undefined;
   /** A wake was handed to its target (room); tests and benchmarks time it, no view needs it. */
   'wake.started': { wake_id: string; plate: string; target: 'channel' | 'runner' };
+  /** A running wake's transcript grew (room): `seq` is its newest event (GET /v1/wakes/:id/transcript?after=). */
+  'wake.transcript': { wake_id: string; seq: number };
   /** Task or product feedback was recorded in a room (room). */
   'feedback.changed': undefined;
   /** An error report was recorded (owners, and the room it is tied to). */
@@ -91,6 +93,7 @@ export const CORE_EVENT_TYPES = [
   'context.changed',
   'wakes.changed',
   'wake.started',
+  'wake.transcript',
   'feedback.changed',
   'reports.changed',
   'agents.changed',

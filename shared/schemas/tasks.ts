@@ -13,6 +13,14 @@ export const taskStatus = z.enum(TASK_STATUSES);
 export const consentState = z.enum(['auto', 'accepted']);
 
 /** The full task record (store.ts `TaskRecord`): what every task tool returns. */
+/** A task's git worktree (docs/worktrees.md): the folder, its branch, and the base it was made from. */
+export const worktreeRecord = z.object({
+  path: z.string(),
+  branch: z.string(),
+  base_branch: z.string(),
+  base_commit: z.string(),
+});
+
 export const taskRecord = z.object({
   task_id: z.string(),
   room: z.string(),
@@ -38,6 +46,13 @@ export const taskRecord = z.object({
   created_at: z.string(),
   updated_at: z.string(),
   retry_of: z.string().optional(),
+  /**
+   * Where runs do this task's work (docs/worktrees.md): its own git worktree on its own branch,
+   * made from the recorded base the first time a run works on it; null with `worktree_reason`
+   * when there is none (not made yet, the workspace is not a git repository, removed).
+   */
+  worktree: worktreeRecord.nullable(),
+  worktree_reason: z.string().nullable(),
 });
 
 /** A compact board task (shared/api-types.ts `TaskSummary`); the lease names its live holder. */

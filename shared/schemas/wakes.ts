@@ -18,6 +18,12 @@ export const runnerRecord = z.object({
   enabled: z.boolean().optional(),
   /** Queued mentions of one (agent, room) start as one run (docs/wakes.md "Coalescing"). */
   coalesce: z.boolean().optional(),
+  /**
+   * What a run may do (docs/worktrees.md "Work policies"): `room` the room's tools only, `edit`
+   * also the host's read and edit tools confined to the run's folder, `full` also shell commands
+   * inside the host's sandbox; null: `edit` for a run in a task's worktree, else `room`.
+   */
+  work: z.enum(['room', 'edit', 'full']).nullable().optional(),
 });
 
 /** What a run cost, as the host CLI reported it. */
@@ -62,6 +68,8 @@ export const wakeRecord = z.object({
   created_at: z.string().optional(),
   started_at: z.string().nullable().optional(),
   ended_at: z.string().nullable().optional(),
+  /** When a runner's run last printed anything; null before its first output (docs/wakes.md "Live runs"). */
+  last_output_at: z.string().nullable().optional(),
 });
 
 /** One runner as the server itself would start it (docs/wakes.md "Checking what wakes an agent"). */
@@ -126,6 +134,28 @@ export const wakePage = z.object({
   wakes: z.array(wakeRecord),
   next_cursor: z.string().nullable(),
   next_before_seq: z.number().nullable(),
+});
+
+/** One event of a run's transcript (docs/wakes.md "Live runs"): what the host's JSON stream said, shortened and masked. */
+export const transcriptEvent = z.object({
+  seq: z.number().int(),
+  at: z.string(),
+  kind: z.enum(['text', 'tool_call', 'tool_result', 'error', 'result']),
+  tool: z.string().optional(),
+  summary: z.string(),
+});
+
+/** GET /v1/wakes/:id/transcript?after=SEQ&limit=N: the events after SEQ, oldest first. */
+export const transcriptPage = z.object({
+  wake_id: z.string(),
+  status: z.string(),
+  events: z.array(transcriptEvent),
+  /** Pass as `after` for the next page; null when this page reached the newest event. */
+  next_after: z.number().int().nullable(),
+  /** Events dropped from the front to keep the bounds (2,000 events, 1 MB). */
+  dropped: z.number().int(),
+  /** When the run last printed anything (any stdout or stderr byte); null before its first output. */
+  last_output_at: z.string().nullable(),
 });
 
 /** A runner preset of GET /v1/runner-presets (`{presets}`): a host's command line, ready to use. */

@@ -1,5 +1,5 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { installMemos } from './db/watch.js';
 import { openDb, type Db } from './db/open.js';
@@ -28,6 +28,8 @@ export interface AssembleOptions {
   mcpSessionLimits?: Partial<McpSessionLimits>;
   rateLimit?: RateLimitConfig;
   wakeLimits?: { maxChain?: number; wakeBudget?: number };
+  /** `--worktrees DIR` (docs/worktrees.md); default a sibling of the home named agent-rooms-worktrees. */
+  worktreesDir?: string;
   /** Resolves once the writes so far are on disk (the group commit); default: at once. */
   durable?: () => Promise<void>;
   /** `http://127.0.0.1:PORT` when known; a server sets it once it listens. */
@@ -84,6 +86,7 @@ export function assembleCore(opts: AssembleOptions): AssembledCore {
       },
       log: opts.log,
       wakeLimits: opts.wakeLimits ?? {},
+      worktreesDir: resolveWorktreesDir(home, opts.worktreesDir),
     },
     signingKey,
     passports: new PassportService(signingKey),
@@ -104,6 +107,20 @@ export function assembleCore(opts: AssembleOptions): AssembledCore {
     rawHandlers: RAW_HANDLERS.map((h) => (req: IncomingMessage, res: ServerResponse, url: URL) => h(core, req, res, url)),
     startCapabilities: () => CAPABILITY_STARTERS.map((start) => start(core)),
   };
+}
+
+/**
+ * Where task worktrees live (docs/worktrees.md): the given folder (`--worktrees`,
+ * AGENT_ROOMS_WORKTREES), else `agent-rooms-worktrees` beside the home. Never the home or
+ * inside it: runners never work there.
+ */
+export function resolveWorktreesDir(home: string, given: string | undefined): string {
+  const dir = resolve(given ?? process.env.AGENT_ROOMS_WORKTREES ?? join(dirname(resolve(home)), 'agent-rooms-worktrees'));
+  const rel = relative(resolve(home), dir);
+  if (rel === '' || (!rel.startsWith('..') && !isAbsolute(rel))) {
+    throw new Error(`the worktrees folder ${dir} is the data home or inside it; runners never work there (choose another with --worktrees)`);
+  }
+  return dir;
 }
 
 function writeSecretFile(file: string, text: string) {

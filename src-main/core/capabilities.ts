@@ -30,7 +30,9 @@ import { feedbackRoutes } from './feedback/routes.js';
 import { reportedErrorIdsBefore } from './feedback/reports.js';
 import { taskTools } from './tasks/tools.js';
 import { taskRoutes } from './tasks/routes.js';
-import { getTaskRow, markLeaseHolderGone, renewLeaseOf, taskWakeStaleReason, tasksHeldBy } from './tasks/store.js';
+import { getTaskRow, markLeaseHolderGone, recordTaskWorktree, renewLeaseOf, taskWakeStaleReason, taskWorktreeState, tasksHeldBy } from './tasks/store.js';
+import { worktreePort } from './worktrees/service.js';
+import { retireWorktree } from './wakes/run-workspace.js';
 import { receiveRunning, returnReceipt } from './tasks/service.js';
 import { wakeRoutes } from './wakes/routes.js';
 import { runningWakeSince } from './wakes/store.js';
@@ -79,7 +81,12 @@ export const CAPABILITY_PORTS: CorePorts = {
     returnReceipt,
     renewRunnerLease: (db, taskId, instanceId, now) => void renewLeaseOf(db, taskId, instanceId, now),
     leaseHolderGone: markLeaseHolderGone,
+    worktreeOf: taskWorktreeState,
+    recordWorktree: recordTaskWorktree,
   },
+  // A cancelled or archived task's worktree goes once no run works in it (wakes knows the runs; tasks imports no wakes).
+  worktreeRetired: (core, e) => void retireWorktree(core, e.taskId).catch((err: Error) => core.config.log(`worktree of task ${e.taskId} not removed: ${err.message}`)),
+  worktrees: worktreePort,
   // Evidence keeps only the room and task ids its caller may see, and the rows error reports refer to.
   evidenceAccess: {
     isMember: (db, roomId, caller) =>

@@ -16,8 +16,9 @@ const USAGE = `agent-rooms: local collaboration rooms for agents and humans
 
 Usage:
   agent-rooms serve [--port N] [--home DIR] [--owner-name NAME] [--rate-limit PER_SECOND[:BURST]]
-                    [--max-chain N] [--wake-budget N]
+                    [--max-chain N] [--wake-budget N] [--worktrees DIR]
       Run the core headless on 127.0.0.1 (default port ${DEFAULT_PORT}; --port 0 picks a free one).
+      --worktrees: where each task's git worktree is made (default: agent-rooms-worktrees beside the home).
   agent-rooms open [--home DIR]
       Print a fresh one-time UI login URL for the running server.
 ${GUARD_USAGE}
@@ -30,7 +31,7 @@ ${HOSTS_USAGE}
       One room as readable files (JSON lines + files); DEST ending in .tar writes one archive.
   agent-rooms --help
 
-Environment: AGENT_ROOMS_HOME, AGENT_ROOMS_PORT.`;
+Environment: AGENT_ROOMS_HOME, AGENT_ROOMS_PORT, AGENT_ROOMS_WORKTREES.`;
 
 interface Flags {
   port?: number;
@@ -40,6 +41,7 @@ interface Flags {
   bind?: string;
   maxChain?: number;
   wakeBudget?: number;
+  worktrees?: string;
 }
 
 function parseFlags(argv: string[]): Flags {
@@ -79,6 +81,9 @@ function parseFlags(argv: string[]): Flags {
       case '--wake-budget':
         f.wakeBudget = parseWakeBudget(value());
         break;
+      case '--worktrees':
+        f.worktrees = value();
+        break;
       default:
         throw new Error(`unknown option ${a}`);
     }
@@ -98,7 +103,7 @@ async function serve(flags: Flags) {
   const home = flags.home ?? defaultHome();
   // The core is loaded only to serve: connect, doctor, guard (a git hook), backup and open start without it.
   const { startCore } = await import('./start.js');
-  const running = await startCore({ home, port: flags.port ?? DEFAULT_PORT, ownerName: flags.ownerName, rateLimit: flags.rateLimit, maxChain: flags.maxChain, wakeBudget: flags.wakeBudget });
+  const running = await startCore({ home, port: flags.port ?? DEFAULT_PORT, ownerName: flags.ownerName, rateLimit: flags.rateLimit, maxChain: flags.maxChain, wakeBudget: flags.wakeBudget, worktreesDir: flags.worktrees });
   // A large database is checked after the ready line; a failure stops the server (it closed itself).
   running.integrity.catch(async (err: Error) => {
     process.stderr.write(`agent-rooms: ${err.message}\n`);
@@ -124,6 +129,7 @@ async function serve(flags: Flags) {
   const out = (s: string) => process.stdout.write(s + '\n');
   out(`home: ${home}`);
   out(`owner token: ${join(home, 'owner-token')} (keep it secret)`);
+  out(`task worktrees: ${running.core.config.worktreesDir}`);
   out(`MCP URL: ${running.mcpUrl}  (hosts: ${running.mcpUrl}/claude-code, /codex, /gemini, /cursor)`);
   out(`UI login (one-time, 5 minutes): ${running.loginUrl()}`);
   out(`agent-rooms listening on ${running.baseUrl}`);

@@ -17,6 +17,8 @@ export interface CoreConfig {
   log: (line: string) => void;
   /** `serve --max-chain` / `--wake-budget`: win over the home's settings (docs/wakes.md). */
   wakeLimits?: { maxChain?: number; wakeBudget?: number };
+  /** `--worktrees DIR`: where task worktrees live (docs/worktrees.md); outside the home and every repository. */
+  worktreesDir: string;
 }
 
 export interface McpSessionLimits {
@@ -87,6 +89,60 @@ export interface TaskWakePort {
   renewRunnerLease(db: Db, taskId: string, instanceId: string, now: number): void;
   /** The lease holder is gone (run ended, session closed): its doing tasks are stale at once; returns the rooms changed. */
   leaseHolderGone(db: Db, instanceId: string, taskId: string | undefined, now: number): string[];
+  /** The task's worktree as recorded, with what decides whether a run may use or remove it. */
+  worktreeOf(db: Db, taskId: string): TaskWorktreeState | undefined;
+  /** Records the task's worktree (or why it has none), or that it was removed. */
+  recordWorktree(db: Db, taskId: string, change: { worktree: WorktreeInfo | null; reason: string | null } | { removed: true }): void;
+}
+
+/** A task's git worktree (docs/worktrees.md): its folder, its branch, and the base it was made from. */
+export interface WorktreeInfo {
+  path: string;
+  branch: string;
+  base_branch: string;
+  base_commit: string;
+}
+
+/** What a run needs to know of its task's worktree, as the tasks capability records it. */
+export interface TaskWorktreeState {
+  room: string;
+  title: string;
+  status: string;
+  archived: boolean;
+  worktree: WorktreeInfo | null;
+  reason: string | null;
+  /** The worktree was removed (merged, cancelled, archived): no run makes it again. */
+  removed: boolean;
+}
+
+export interface WorktreeRequest {
+  /** The workspace folder (the room workspace's local_path). */
+  repo: string;
+  /** `--worktrees DIR`: a task's folder is `<dir>/<room>/<task>`. */
+  worktreesDir: string;
+  roomId: string;
+  taskId: string;
+  title: string;
+  /** The workspace's repo_branch, if set; else the repository's current branch is the base. */
+  baseBranch: string | null;
+  /** What the task recorded, if a run made its worktree before (recreated when its folder is gone). */
+  existing: WorktreeInfo | null;
+}
+
+export type PreparedWorktree = { worktree: WorktreeInfo; made: 'new' | 'recreated' | 'existing' } | { worktree: null; reason: string };
+
+/** Git, as the worktrees capability does it (wakes, tasks and reservations import no git). */
+export interface WorktreePort {
+  /** The task's worktree for a run, or why there is none; rejects with git's message when git fails. */
+  prepare(req: WorktreeRequest): Promise<PreparedWorktree>;
+  /** Commits what a run left uncommitted on the task's branch; the new commit, or null. */
+  commitLeftovers(wt: WorktreeInfo, who: { name: string; email: string; message: string }): Promise<string | null>;
+  /** Removes the folder and git's record of it (never the branch unless asked). */
+  remove(repo: string, wt: WorktreeInfo, opts?: { deleteBranch?: boolean }): Promise<void>;
+  /** Every task folder under the worktrees folder (doctor compares them with the tasks). */
+  folders(worktreesDir: string): Array<{ room: string; task_id: string; path: string }>;
+  /** The server's git: found, and new enough (doctor). */
+  checkGit(cwd: string): Promise<{ ok: boolean; version: string | null; min_version: string; problem: string | null }>;
 }
 
 /** Who may see what, for the room and task ids stored with evidence (only ids the caller was authorised for). */
@@ -116,6 +172,10 @@ export interface CorePorts {
   agentActed(core: Core, e: AgentActedEvent): void;
   /** A task reached done, failed or cancelled (after commit): capabilities tied to tasks end their part (reservations answer). */
   taskEnded(core: Core, e: TaskEndedEvent): void;
+  /** A task's worktree is no longer needed (cancelled, archived, merged; after commit): it is removed once no run works in it (wakes answers). */
+  worktreeRetired(core: Core, e: { roomId: string; taskId: string }): void;
+  /** Git for task worktrees (worktrees answers). */
+  worktrees: WorktreePort;
   /** An owner's right to run commands changed (after commit): runs of an owner without it end now (wakes answers). */
   runnerRightChanged(core: Core, ownerId: string): void;
   /** What a live instance is working on (the tasks whose lease it holds), for list_instances (tasks answers). */
@@ -149,7 +209,9 @@ const PORT_SHAPE: { [K in keyof CorePorts]: CorePorts[K] extends (...a: never[])
   runnerRightChanged: true,
   workingOn: true,
   inboxMessages: true,
-  taskWakes: { staleReason: true, receiveRunning: true, returnReceipt: true, renewRunnerLease: true, leaseHolderGone: true },
+  taskWakes: { staleReason: true, receiveRunning: true, returnReceipt: true, renewRunnerLease: true, leaseHolderGone: true, worktreeOf: true, recordWorktree: true },
+  worktreeRetired: true,
+  worktrees: { prepare: true, commitLeftovers: true, remove: true, folders: true, checkGit: true },
   evidenceAccess: { isMember: true, roomOfTask: true },
   reportedErrorIds: true,
   runningWakeSince: true,
@@ -212,6 +274,15 @@ export function notifyActed(core: Core, e: AgentActedEvent): void {
     core.ports.agentActed(core, e);
   } catch (err) {
     core.config.log(`agentActed port failed: ${(err as Error).message}`);
+  }
+}
+
+/** Tells the wakes that a task's worktree may go once no run works in it (docs/worktrees.md "Clean-up"). */
+export function notifyWorktreeRetired(core: Core, e: { roomId: string; taskId: string }): void {
+  try {
+    core.ports.worktreeRetired(core, e);
+  } catch (err) {
+    core.config.log(`worktreeRetired port failed: ${(err as Error).message}`);
   }
 }
 

@@ -46,6 +46,8 @@ export interface StartOptions {
   /** `--max-chain` and `--wake-budget`: win over the home's settings (docs/wakes.md). */
   maxChain?: number;
   wakeBudget?: number;
+  /** `--worktrees DIR`: where task worktrees live (docs/worktrees.md). */
+  worktreesDir?: string;
   /** The ports the capabilities answer through; CAPABILITY_PORTS unless a test gives others. */
   ports?: CorePorts;
 }
@@ -109,6 +111,7 @@ export async function startCore(opts: StartOptions): Promise<RunningCore> {
     mcpSessionLimits: opts.mcpSessionLimits,
     rateLimit: opts.rateLimit,
     wakeLimits: { maxChain: opts.maxChain, wakeBudget: opts.wakeBudget },
+    worktreesDir: opts.worktreesDir,
     durable: groupCommit ? () => groupCommit.durable() : undefined,
     ports,
   });

@@ -117,6 +117,7 @@ export async function openTestApp(opts: AppOptions = {}): Promise<TestApp> {
     sessionIdleMs: opts.sessionIdleMs,
     mcpSessionLimits: opts.mcpSessionLimits,
     wakeLimits: { maxChain: opts.maxChain, wakeBudget: opts.wakeBudget },
+    worktreesDir: `${home}-worktrees`,
   });
   const { core, registry } = assembled;
   const ownerToken = ensurePrimaryOwner(core, 'Ada Owner');

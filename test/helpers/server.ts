@@ -121,7 +121,9 @@ export function scratchFolders(core: Core): string[] {
 export async function startTestServer(opts: Partial<StartOptions> = {}): Promise<TestServer> {
   const home = opts.home ?? mkdtempSync(join(tmpdir(), 'agent-rooms-test-'));
   const logs: string[] = [];
-  const running = await startCore({ home, port: 0, ownerName: 'Ada Owner', log: (l) => logs.push(l), ...opts });
+  // Each test server's task worktrees beside its own home, removed with it (the default is one folder beside every home).
+  const worktreesDir = opts.worktreesDir ?? `${home}-worktrees`;
+  const running = await startCore({ home, port: 0, ownerName: 'Ada Owner', log: (l) => logs.push(l), ...opts, worktreesDir });
   const clients: Client[] = [];
   const api = async (method: string, path: string, body?: unknown, token = running.ownerToken) => {
     const res = await fetch(running.baseUrl + path, {
@@ -165,6 +167,7 @@ export async function startTestServer(opts: Partial<StartOptions> = {}): Promise
       await running.close();
       for (const dir of scratch) rmSync(dir, { recursive: true, force: true });
       if (!opts.home) rmSync(home, { recursive: true, force: true });
+      if (!opts.worktreesDir) rmSync(worktreesDir, { recursive: true, force: true });
     },
   };
   return ts;

@@ -1,29 +1,12 @@
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { spawn } from 'node:child_process';
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { cliArgs } from '../helpers/cli-bundle.js';
 import { mcpServerName, codexTokenVar } from '../../shared/host-connect.js';
 import { anthropicStandIn, openaiStandIn, type StandIn } from './standins.js';
-import { freshHome, hostInstalled, pathWithHosts, run } from './helpers.js';
+import { agentRooms, freshHome, hostInstalled, pathWithHosts, run } from './helpers.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const all = ['claude', 'codex', 'gemini', 'mcp-inspector'].map(hostInstalled).every(Boolean);
-
-/** `agent-rooms connect|doctor` from source (the run's bundle, cli-bundle.ts), with its own HOME and the pinned host CLIs on PATH. */
-function agentRooms(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...cliArgs(), ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
-    child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 /**
  * The room's tools as the host offered them to the model, from the stand-in's recorded requests:

@@ -5,6 +5,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { forFile } from '../helpers/for-file.js';
+import { cliArgs } from '../helpers/cli-bundle.js';
 import type { StandIn } from './standins.js';
 
 /** The pinned host CLIs live in test/hosts/node_modules (npm ci --prefix test/hosts). */
@@ -166,4 +167,19 @@ export async function mentionAndWait(s: Api, opts: { plate: string; handle: stri
   );
   const messages = (await s.api('GET', `/v1/rooms/${opts.room}/messages`)).body.messages as any[];
   return { wake, messages, mentionAt: Date.parse(m.body.created_at) };
+}
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+/** `agent-rooms ARGS` from source (the run's bundle, cli-bundle.ts), as a user runs it from a shell with `env`, asynchronously. */
+export function agentRooms(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...cliArgs(), ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
+    child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
 }

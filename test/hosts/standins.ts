@@ -5,9 +5,17 @@
  * `send_message` tool (found among the tools the host offers, under whatever name the host
  * gives it), with the room id it reads from the system prompt (the wake's envelope); once
  * the tool result is back it ends the turn with a short text. Every request is recorded.
+ *
+ * With `steps`, the model first works in its working folder through the host's own tools
+ * (one tool call per turn, in order: Claude Code's Write / Read / Bash, Codex's apply_patch /
+ * exec_command, Gemini CLI's write_file / read_file / run_shell_command), then does the above
+ * (when the room's tool is offered) or just ends. What the host sent back for each step is in
+ * `toolResults`. A step's tool is called even when the host does not offer it (what a model
+ * may try): the host's answer to that is recorded too.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { isAbsolute, resolve } from 'node:path';
 
 export interface Recorded {
   path: string;
@@ -21,7 +29,47 @@ export interface StandIn {
   toolCalls: Array<{ name: string; args: Record<string, unknown> }>;
   /** The tokens this model reported, summed over its answers (what the wakes' usage must add up to). */
   reported: { input_tokens: number; output_tokens: number; cache_read_tokens: number; answers: number };
+  /**
+   * What the host sent back for each of the `steps` (in step order, once each): the tool's name
+   * as called, its output as text, whether the host flagged it an error (Claude Code's
+   * `is_error`, Gemini's `error` response; Codex flags none: read its text), and whether the host
+   * offered that tool in the request that called it.
+   */
+  toolResults: Array<{ step: number; tool: string; output: string; isError?: boolean; offered?: boolean }>;
+  /** The working folder the host told the model (system prompt / environment context), once seen. */
+  workdir?: string;
   close(): Promise<void>;
+}
+
+/**
+ * One piece of work the scripted model does with the host's own tools before its room step.
+ * `path`: relative = inside the working folder the host reports, absolute = as given.
+ */
+export type Step = { kind: 'write'; path: string; content: string } | { kind: 'read'; path: string } | { kind: 'shell'; command: string };
+
+export interface StepOptions {
+  steps?: readonly Step[];
+}
+
+function stepPath(workdir: string | undefined, p: string): string {
+  return isAbsolute(p) || !workdir ? p : resolve(workdir, p);
+}
+
+function outputText(v: unknown): string {
+  if (typeof v === 'string') return v;
+  if (Array.isArray(v)) return v.map((c: any) => (typeof c === 'string' ? c : typeof c?.text === 'string' ? c.text : JSON.stringify(c))).join('\n');
+  return JSON.stringify(v ?? '');
+}
+
+function recordResult(s: StandIn, r: StandIn['toolResults'][number]): void {
+  if (s.toolResults.some((x) => x.step === r.step)) return;
+  s.toolResults.push(r);
+  s.toolResults.sort((a, b) => a.step - b.step);
+}
+
+/** A single-quoted shell word. */
+function shq(v: string): string {
+  return `'${v.replace(/'/g, `'\\''`)}'`;
 }
 
 /** What the model posts in the room; the tests look for it there. */
@@ -51,7 +99,7 @@ function json(res: ServerResponse, status: number, body: unknown): void {
 }
 
 async function listen(handler: (req: IncomingMessage, res: ServerResponse, body: any, s: StandIn) => void | Promise<void>): Promise<StandIn> {
-  const state: StandIn = { url: '', requests: [], toolCalls: [], reported: { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, answers: 0 }, close: async () => {} };
+  const state: StandIn = { url: '', requests: [], toolCalls: [], reported: { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, answers: 0 }, toolResults: [], close: async () => {} };
   const server: Server = createServer((req, res) => {
     void (async () => {
       const body = req.method === 'POST' ? await readJson(req) : {};
@@ -101,8 +149,11 @@ function textOf(v: unknown): string {
  * calls it; once that result is back it ends the turn. Anything else (the side requests
  * Claude Code makes) gets a short text.
  */
-export function anthropicStandIn(opts: { hold?: Promise<unknown> } = {}): Promise<StandIn> {
+export function anthropicStandIn(opts: { hold?: Promise<unknown> } & StepOptions = {}): Promise<StandIn> {
   let n = 0;
+  const steps = opts.steps ?? [];
+  /** Per step call id: whether the host offered the tool it named. */
+  const stepOffered = new Map<string, boolean>();
   return listen(async (req, res, body, s) => {
     // A held model keeps its host's session open (and connected to the room) until released.
     if (opts.hold) await opts.hold;
@@ -119,7 +170,11 @@ export function anthropicStandIn(opts: { hold?: Promise<unknown> } = {}): Promis
       if (!Array.isArray(m?.content)) continue;
       for (const c of m.content) {
         if (c?.type === 'tool_use') used.set(c.id, c.name);
-        if (c?.type === 'tool_result') results.add(c.tool_use_id);
+        if (c?.type === 'tool_result') {
+          results.add(c.tool_use_id);
+          const step = /^toolu_step(\d+)_/.exec(String(c.tool_use_id))?.[1];
+          if (step !== undefined) recordResult(s, { step: Number(step), tool: used.get(c.tool_use_id) ?? '', output: outputText(c.content), ...(c.is_error ? { isError: true } : {}), offered: stepOffered.get(c.tool_use_id) });
+        }
       }
     }
     const done = (tool: string) => [...used].some(([id, n2]) => n2 === tool && results.has(id));
@@ -134,8 +189,22 @@ export function anthropicStandIn(opts: { hold?: Promise<unknown> } = {}): Promis
       s.reported.answers++;
     };
     const start = { type: 'message_start', message: { id, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage } };
-    let call: { name: string; input: Record<string, unknown> } | undefined;
-    if (name && room && !done(name)) {
+    let call: { name: string; input: Record<string, unknown>; id?: string } | undefined;
+    // The steps first, in the main conversation only (the one offered tools; side requests are not).
+    const next = steps.length && tools.length ? [...used.keys()].filter((k) => k.startsWith('toolu_step') && results.has(k)).length : steps.length;
+    if (next < steps.length) {
+      s.workdir ??= /(?:Primary working directory|Working directory): ([^\s"\\]+)/.exec(all)?.[1];
+      const st = steps[next]!;
+      call =
+        st.kind === 'write'
+          ? { name: 'Write', input: { file_path: stepPath(s.workdir, st.path), content: st.content } }
+          : st.kind === 'read'
+            ? { name: 'Read', input: { file_path: stepPath(s.workdir, st.path) } }
+            : { name: 'Bash', input: { command: st.command, description: 'Run the step command' } };
+      call.id = `toolu_step${next}_${n}`;
+      stepOffered.set(call.id, tools.some((t) => t.name === call!.name));
+      s.toolCalls.push({ name: call.name, args: call.input });
+    } else if (name && room && !done(name)) {
       const loaded = tools.some((t) => t.name === name && !t.defer_loading) || done('ToolSearch');
       if (loaded) {
         call = { name, input: { room, ...replyFor(lastUserText(messages), textOf(body.system)) } };
@@ -145,7 +214,7 @@ export function anthropicStandIn(opts: { hold?: Promise<unknown> } = {}): Promis
       }
     }
     if (call) {
-      const toolUse = { type: 'tool_use', id: `toolu_standin_${n}`, name: call.name, input: {} };
+      const toolUse = { type: 'tool_use', id: call.id ?? `toolu_standin_${n}`, name: call.name, input: {} };
       report(20);
       if (!body.stream) return json(res, 200, { ...start.message, content: [{ ...toolUse, input: call.input }], stop_reason: 'tool_use' });
       return sse(res, [
@@ -157,7 +226,7 @@ export function anthropicStandIn(opts: { hold?: Promise<unknown> } = {}): Promis
         { event: 'message_stop', data: { type: 'message_stop' } },
       ]);
     }
-    const text = name && done(name) ? 'Done: replied in the room.' : 'ok';
+    const text = name && done(name) ? 'Done: replied in the room.' : steps.length && next >= steps.length && tools.length ? 'Done: steps performed.' : 'ok';
     report(5);
     if (!body.stream) return json(res, 200, { ...start.message, content: [{ type: 'text', text }], stop_reason: 'end_turn' });
     return sse(res, [
@@ -196,22 +265,69 @@ function codexTools(tools: any[]): Array<{ name: string; namespace?: string }> {
   return out;
 }
 
+/**
+ * A step as Codex's model would do it, with the tools this Codex offers: a file write with
+ * `apply_patch` (freeform on models Codex knows; not offered for a model it has no metadata
+ * for), else through the shell; a read and a command through `exec_command` (`shell` /
+ * `shell_command` on hosts that offer those instead).
+ */
+function codexStepItem(st: Step, workdir: string | undefined, tools: any[], callId: string, n: number, offered: Map<string, boolean>): Record<string, unknown> {
+  const names = new Map<string, string>(tools.filter((t) => typeof t?.name === 'string').map((t) => [t.name as string, t.type as string]));
+  const shell = (cmd: string): Record<string, unknown> => {
+    const [name, args] = names.has('shell')
+      ? ['shell', { command: ['bash', '-lc', cmd], workdir }]
+      : names.has('shell_command')
+        ? ['shell_command', { command: cmd, workdir }]
+        : ['exec_command', { cmd, workdir }];
+    offered.set(callId, names.has(name));
+    return { type: 'function_call', id: `fc_${n}`, call_id: callId, name, arguments: JSON.stringify(args), status: 'completed' };
+  };
+  if (st.kind === 'shell') return shell(st.command);
+  const path = stepPath(workdir, st.path);
+  if (st.kind === 'read') return shell(`cat ${shq(path)}`);
+  if (!names.has('apply_patch') && (names.has('exec_command') || names.has('shell') || names.has('shell_command'))) return shell(`printf '%s' ${shq(st.content)} > ${shq(path)}`);
+  const patch = ['*** Begin Patch', `*** Add File: ${path}`, ...st.content.split('\n').map((l) => `+${l}`), '*** End Patch', ''].join('\n');
+  offered.set(callId, names.has('apply_patch'));
+  if (names.get('apply_patch') === 'function') return { type: 'function_call', id: `fc_${n}`, call_id: callId, name: 'apply_patch', arguments: JSON.stringify({ input: patch }), status: 'completed' };
+  return { type: 'custom_tool_call', id: `ctc_${n}`, call_id: callId, name: 'apply_patch', input: patch, status: 'completed' };
+}
+
 /** POST /v1/responses, streamed: a function_call of the room's send_message, then a message. */
-export function openaiStandIn(): Promise<StandIn> {
+export function openaiStandIn(opts: StepOptions = {}): Promise<StandIn> {
   let n = 0;
+  const steps = opts.steps ?? [];
+  const stepOffered = new Map<string, boolean>();
   return listen((req, res, body, s) => {
     const url = req.url ?? '';
     if (req.method === 'GET' && url.startsWith('/v1/models')) return json(res, 200, { object: 'list', data: [{ id: 'gpt-standin', object: 'model' }] });
     if (req.method !== 'POST' || !url.startsWith('/v1/responses')) return json(res, 404, { error: { message: url } });
     const input: any[] = Array.isArray(body.input) ? body.input : [];
-    const answered = input.some((i) => i?.type === 'function_call_output');
+    // The room's tool answered (a step's output is not that).
+    const answered = input.some((i) => i?.type === 'function_call_output' && !String(i.call_id).startsWith('call_step'));
+    const stepCalls = new Map<string, string>();
+    let stepsAnswered = 0;
+    for (const i of input) {
+      if ((i?.type === 'function_call' || i?.type === 'custom_tool_call') && String(i.call_id).startsWith('call_step')) stepCalls.set(i.call_id, i.name);
+      if ((i?.type === 'function_call_output' || i?.type === 'custom_tool_call_output') && stepCalls.has(i.call_id)) {
+        stepsAnswered++;
+        recordResult(s, { step: Number(/^call_step(\d+)_/.exec(i.call_id)![1]), tool: stepCalls.get(i.call_id)!, output: outputText(i.output), offered: stepOffered.get(i.call_id) });
+      }
+    }
+    const offeredTools: any[] = Array.isArray(body.tools) ? body.tools : [];
+    // The steps first, in a request that offers tools.
+    const next = steps.length && offeredTools.length ? stepsAnswered : steps.length;
     const told = textOf(body.instructions) + textOf(input.filter((i) => i?.role === 'developer' || i?.role === 'system'));
     const room = roomIn(told);
     // The user's own ~/.codex/config.toml may hold other agents' servers (what `connect codex` wrote):
     // like a model that follows its instructions, use the server the envelope names.
     const named = /MCP server \\?"([^"\\]+)\\?"/.exec(told)?.[1];
     const plain = (x: string) => x.toLowerCase().replace(/[^a-z0-9]/g, '_');
-    const offered = codexTools(Array.isArray(body.tools) ? body.tools : []).filter((t) => /send_message$/.test(t.name) && /agent.rooms/.test(`${t.namespace ?? ''}${t.name}`));
+    // Tools offered up front, and those a client-side tool_search loaded (Codex defers MCP tools
+    // behind `tool_search` for the models it knows).
+    const loaded = input.filter((i) => i?.type === 'tool_search_output').flatMap((i) => (Array.isArray(i.tools) ? i.tools : []));
+    const offered = codexTools([...(Array.isArray(body.tools) ? body.tools : []), ...loaded]).filter((t) => /send_message$/.test(t.name) && /agent.rooms/.test(`${t.namespace ?? ''}${t.name}`));
+    const searched = input.some((i) => i?.type === 'tool_search_call');
+    const canSearch = (Array.isArray(body.tools) ? body.tools : []).some((t: any) => t?.type === 'tool_search');
     const tool = offered.find((t) => named !== undefined && plain(`${t.namespace ?? ''}${t.name}`).includes(plain(named))) ?? (named === undefined ? offered[0] : undefined);
     const id = `resp_standin_${++n}`;
     const base = { id, object: 'response', created_at: Math.floor(Date.now() / 1000), model: body.model ?? 'gpt-standin', status: 'in_progress', output: [] as unknown[] };
@@ -221,7 +337,13 @@ export function openaiStandIn(): Promise<StandIn> {
     s.reported.cache_read_tokens += usage.input_tokens_details.cached_tokens;
     s.reported.answers++;
     let item: Record<string, unknown>;
-    if (tool && room && !answered) {
+    if (next < steps.length) {
+      s.workdir ??= /<cwd>([^<]+)<\/cwd>/.exec(JSON.stringify(input))?.[1];
+      item = codexStepItem(steps[next]!, s.workdir, offeredTools, `call_step${next}_${n}`, n, stepOffered);
+      s.toolCalls.push({ name: String(item.name), args: typeof item.arguments === 'string' ? JSON.parse(item.arguments) : { input: item.input } });
+    } else if (!tool && room && !answered && !searched && canSearch) {
+      item = { type: 'tool_search_call', id: `ts_${n}`, call_id: `call_search_${n}`, execution: 'client', arguments: { query: 'send_message', limit: 8 }, status: 'completed' };
+    } else if (tool && room && !answered) {
       const user = input.filter((i) => i?.role === 'user').map((i) => textOf(i.content)).pop() ?? '';
       const stdin = /<stdin>\\n([\s\S]*?)\\n<\/stdin>/.exec(user)?.[1];
       const text = stdin ?? (JSON.parse(user || '""') as any)?.[0]?.text ?? '';
@@ -229,7 +351,7 @@ export function openaiStandIn(): Promise<StandIn> {
       s.toolCalls.push({ name: tool.namespace ? `${tool.namespace}${tool.name}` : tool.name, args });
       item = { type: 'function_call', id: `fc_${n}`, call_id: `call_${n}`, name: tool.name, ...(tool.namespace ? { namespace: tool.namespace } : {}), arguments: JSON.stringify(args), status: 'completed' };
     } else {
-      item = { type: 'message', id: `msg_${n}`, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: answered ? 'Done: replied in the room.' : 'ok', annotations: [] }] };
+      item = { type: 'message', id: `msg_${n}`, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: answered ? 'Done: replied in the room.' : steps.length && offeredTools.length ? 'Done: steps performed.' : 'ok', annotations: [] }] };
     }
     return sse(res, [
       { event: 'response.created', data: { type: 'response.created', sequence_number: 0, response: base } },
@@ -243,7 +365,11 @@ export function openaiStandIn(): Promise<StandIn> {
 // ---------------------------------------------------------------- Gemini API
 
 /** POST /v1beta/models/<model>:streamGenerateContent?alt=sse (and :generateContent, :countTokens). */
-export function geminiStandIn(): Promise<StandIn> {
+export function geminiStandIn(opts: StepOptions = {}): Promise<StandIn> {
+  const steps = opts.steps ?? [];
+  let n = 0;
+  /** Per step: the tool it called and whether the host offered it. */
+  const stepCalls: Array<{ tool: string; offered: boolean }> = [];
   return listen((req, res, body, s) => {
     const url = req.url ?? '';
     if (req.method !== 'POST') return json(res, 404, { error: { code: 404, message: url } });
@@ -252,10 +378,33 @@ export function geminiStandIn(): Promise<StandIn> {
     const decls: Array<{ name: string }> = (Array.isArray(body.tools) ? body.tools : []).flatMap((t: any) => (Array.isArray(t?.functionDeclarations) ? t.functionDeclarations : []));
     const tool = decls.find((d) => /send_message$/.test(d.name));
     const contents: any[] = Array.isArray(body.contents) ? body.contents : [];
-    const answered = contents.some((c) => Array.isArray(c?.parts) && c.parts.some((p: any) => p?.functionResponse));
+    const responses: any[] = contents.flatMap((c) => (Array.isArray(c?.parts) ? c.parts.filter((p: any) => p?.functionResponse).map((p: any) => p.functionResponse) : []));
+    // With steps, the room's tool answered (a step's response is not that).
+    const answered = steps.length ? responses.some((r) => tool !== undefined && r?.name === tool.name) : responses.length > 0;
     const room = roomIn(textOf(body.systemInstruction) + textOf(contents));
+    // The steps first, in the main conversation only (the one offered tools): one call per turn, so
+    // the k-th response that is not the room tool's answers the k-th step.
+    const stepResponses = steps.length && decls.length ? responses.filter((r) => !/send_message$/.test(String(r?.name))) : [];
+    stepResponses.forEach((r, k) => {
+      const out = r?.response ?? {};
+      recordResult(s, { step: k, tool: String(r?.name ?? stepCalls[k]?.tool ?? ''), output: typeof out.output === 'string' ? out.output : typeof out.error === 'string' ? out.error : JSON.stringify(out), ...(out.error !== undefined ? { isError: true } : {}), offered: stepCalls[k]?.offered });
+    });
+    const next = steps.length && decls.length ? stepResponses.length : steps.length;
     let parts: unknown[];
-    if (tool && room && !answered) {
+    if (next < steps.length) {
+      const all = JSON.stringify(contents) + textOf(body.systemInstruction);
+      s.workdir ??= /Workspace Directories:\*\*\\n\s*- ([^\\"]+)/.exec(all)?.[1] ?? /working in the directory: ([^\\"]+)/.exec(all)?.[1];
+      const st = steps[next]!;
+      const call =
+        st.kind === 'write'
+          ? { name: 'write_file', args: { file_path: stepPath(s.workdir, st.path), content: st.content } }
+          : st.kind === 'read'
+            ? { name: 'read_file', args: { file_path: stepPath(s.workdir, st.path) } }
+            : { name: 'run_shell_command', args: { command: st.command, description: 'Run the step command' } };
+      stepCalls[next] = { tool: call.name, offered: decls.some((d) => d.name === call.name) };
+      s.toolCalls.push(call);
+      parts = [{ functionCall: { id: `step${next}_${++n}`, ...call } }];
+    } else if (tool && room && !answered) {
       const user = [...contents].reverse().find((c) => c?.role === 'user' && Array.isArray(c.parts) && c.parts.some((p: any) => typeof p?.text === 'string'));
       const text = user ? String(user.parts.filter((p: any) => typeof p?.text === 'string').pop().text) : '';
       const args = { room, body: `${REPLY_PREFIX}${text.trim()}` };
@@ -263,7 +412,15 @@ export function geminiStandIn(): Promise<StandIn> {
       parts = [{ functionCall: { name: tool.name, args } }];
     } else {
       // Side requests (model routing, next-speaker checks) ask for JSON: one object that answers both.
-      parts = [{ text: answered ? 'Done: replied in the room.' : JSON.stringify({ complexity_reasoning: 'simple', complexity_score: 1, next_speaker: 'user', reasoning: 'done' }) }];
+      parts = [
+        {
+          text: answered
+            ? 'Done: replied in the room.'
+            : steps.length && decls.length
+              ? 'Done: steps performed.'
+              : JSON.stringify({ complexity_reasoning: 'simple', complexity_score: 1, next_speaker: 'user', reasoning: 'done' }),
+        },
+      ];
     }
     s.reported.input_tokens += 10;
     s.reported.output_tokens += 5;

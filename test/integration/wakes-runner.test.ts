@@ -110,7 +110,7 @@ describe('wakes: runners', () => {
     // Presets take env too (the host's API key and base URL); values never come back.
     const withEnv = await rig.s.api('PUT', `/v1/agents/${a.plate}/runners/gemini`, { preset: 'gemini', env: { GEMINI_API_KEY: 'gemini-secret' } });
     expect(withEnv.status).toBe(200);
-    expect(withEnv.body).toMatchObject({ preset: 'gemini -p', args: ['--skip-trust', '--output-format', 'json', '-p', ''], env: { GEMINI_API_KEY: '***' } });
+    expect(withEnv.body).toMatchObject({ preset: 'gemini -p', args: ['--skip-trust', '--output-format', 'stream-json', '-p', ''], env: { GEMINI_API_KEY: '***' } });
     expect(JSON.stringify(withEnv.body)).not.toContain('gemini-secret');
     expect((await rig.s.api('DELETE', `/v1/agents/${a.plate}/runners/gemini`)).status).toBeLessThan(300);
     const custom = await rig.s.api('PUT', `/v1/agents/${a.plate}/runners/codex`, { command: '/usr/bin/env', args: ['x'], cwd: '/tmp', env: { TOKEN: 'secret-value' } });

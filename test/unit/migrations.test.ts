@@ -342,7 +342,7 @@ describe('0015-seq-ids', () => {
     const autoindexes = () => db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name IN ('mentions', 'wakes') AND name LIKE 'sqlite_autoindex%'").all();
     const before = { mentions: rows('mentions'), wakes: rows('wakes'), mi: indexes('mentions'), wi: indexes('wakes') };
     expect(autoindexes()).toHaveLength(2);
-    expect(migrate(db)).toBe(LATEST);
+    expect(migrate(db, 15)).toBe(15);
     expect(rows('mentions')).toEqual(before.mentions);
     expect(rows('wakes')).toEqual(before.wakes);
     expect(indexes('mentions')).toEqual(before.mi);
@@ -434,6 +434,31 @@ describe('0017-parked-deliveries', () => {
     expect(schemaOf(db, 'index', 'messages')).toEqual(before.mi);
     expect(schemaOf(db, 'trigger', 'messages')).toEqual(before.mt);
     expect(writeParkedLeftBehind(db)).toBe(0);
+    db.close();
+  });
+});
+
+describe('0018-worktrees', () => {
+  it('tasks, runners and wakes keep every row, gain empty worktree, work and transcript columns; transcripts are bounded by kind', () => {
+    const db = fresh();
+    migrate(db, 17);
+    const now = Date.now();
+    seedOwnerRoomAgent(db, now);
+    db.prepare(
+      "INSERT INTO tasks (id, room_id, title, definition_of_done, assignee, status, consent_state, created_by_kind, created_by_owner, created_at, updated_at) VALUES ('task_1', 'room_1', 'CHANGELOG', 'done', 'ADA-AGT-000001', 'todo', 'auto', 'human', 'own_1', ?, ?)",
+    ).run(now, now);
+    db.prepare("INSERT INTO runners (plate, host, command, args, timeout_ms, env, created_at, updated_at) VALUES ('ADA-AGT-000001', 'codex', 'codex', '[]', 1000, '{}', ?, ?)").run(now, now);
+    db.prepare("INSERT INTO wakes (id, plate, room_id, trigger, content, event_key, created_at) VALUES (?, 'ADA-AGT-000001', 'room_1', 'mention', 'hi', 'msg:m1', ?)").run(seqId('wake', 1, now), now);
+    const before = { tasks: rowsOf(db, 'tasks'), runners: rowsOf(db, 'runners'), wakes: rowsOf(db, 'wakes') };
+    expect(migrate(db, 18)).toBe(18);
+    const plus = (rows: unknown[], extra: Record<string, unknown>) => rows.map((r) => ({ ...(r as Record<string, unknown>), ...extra }));
+    expect(rowsOf(db, 'tasks')).toEqual(plus(before.tasks, { worktree: null, worktree_reason: null, worktree_removed_at: null }));
+    expect(rowsOf(db, 'runners')).toEqual(plus(before.runners, { work: null }));
+    expect(rowsOf(db, 'wakes')).toEqual(plus(before.wakes, { transcript_dropped: 0, last_output_at: null }));
+    expect(() => db.prepare("UPDATE runners SET work = 'everything'").run()).toThrow(/CHECK/);
+    const wake = seqId('wake', 1, now);
+    db.prepare("INSERT INTO wake_transcripts (wake_id, seq, at, kind, summary, bytes) VALUES (?, 1, ?, 'tool_call', 'Write a.md', 40)").run(wake, now);
+    expect(() => db.prepare("INSERT INTO wake_transcripts (wake_id, seq, at, kind, summary, bytes) VALUES (?, 2, ?, 'shell', 'x', 1)").run(wake, now)).toThrow(/CHECK/);
     db.close();
   });
 });

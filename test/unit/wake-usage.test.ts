@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { describe, it, expect } from 'vitest';
 import { UsageScanner } from '../../src-main/core/wakes/usage.js';
 
@@ -8,6 +10,16 @@ function scan(...chunks: string[]) {
 }
 
 describe('usage read from the host CLIs’ JSON output', () => {
+  it('Gemini CLI stream-json (the preset, a real 0.61 run): the result stats and the assistant deltas as the answer', () => {
+    const text = readFileSync(fileURLToPath(new URL('../fixtures/transcripts/gemini-stream-json.jsonl', import.meta.url)), 'utf8');
+    expect(scan(text.slice(0, 333), text.slice(333))).toEqual({
+      usage: { input_tokens: 60, output_tokens: 30, cache_read_tokens: 0, cost_usd: null, model: 'gemini-standin' },
+      answer: 'Done: replied in the room.',
+    });
+    const deltas = ['{"type":"message","role":"assistant","content":"Done: ","delta":true}', '{"type":"message","role":"assistant","content":"twice.","delta":true}'];
+    expect(scan(deltas.join('\n') + '\n').answer).toBe('Done: twice.');
+  });
+
   it('Claude Code stream-json: the result event, cache creation counted as input, the answer kept', () => {
     const lines = [
       { type: 'system', subtype: 'init', model: 'claude-sonnet-x', tools: [] },

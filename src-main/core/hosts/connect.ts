@@ -17,7 +17,7 @@ import { codexTokenVar, connectPlan, mcpServerName, shellLine, type ConnectPlan 
 
 export { onPath };
 
-export const HOSTS_USAGE = `  agent-rooms connect HOST --agent NAME [--room ID] [--channels] [--no-runner] [--tools core|full] [--env NAME,...] [--print] [--home DIR]
+export const HOSTS_USAGE = `  agent-rooms connect HOST --agent NAME [--room ID] [--channels] [--no-runner] [--tools core|full] [--work room|edit|full] [--env NAME,...] [--print] [--home DIR]
       Make an agent (created if new) wakeable from a host (claude-code, codex, gemini, cursor): register the
       room's MCP server in the host's config with a fresh credential (the one it replaces is revoked) and
       configure the host's runner with the CLI's absolute path; prints the lines instead when the CLI is missing.
@@ -296,7 +296,7 @@ async function register(host: McpHost, plan: ConnectPlan, credential: string, cl
 }
 
 export async function connect(argv: string[], o: Out = stdout, env: NodeJS.ProcessEnv = process.env): Promise<number> {
-  const { positional, flags } = parse(argv, ['--agent', '--room', '--channels', '--print', '--home', '--no-runner', '--tools', '--env']);
+  const { positional, flags } = parse(argv, ['--agent', '--room', '--channels', '--print', '--home', '--no-runner', '--tools', '--work', '--env']);
   const host = positional[0];
   if (!host || !isMcpHost(host)) throw new Error(`connect needs a host: ${MCP_HOSTS.join(', ')}`);
   const home = (flags['--home'] as string | undefined) ?? defaultHome();
@@ -306,6 +306,8 @@ export async function connect(argv: string[], o: Out = stdout, env: NodeJS.Proce
   if (channels && host !== 'claude-code') throw new Error('--channels is for claude-code only');
   const tools = (flags['--tools'] as string | undefined) ?? 'core';
   if (tools !== 'core' && tools !== 'full') throw new Error('--tools takes core or full');
+  const work = flags['--work'] as string | undefined;
+  if (work !== undefined && work !== 'room' && work !== 'edit' && work !== 'full') throw new Error('--work takes room, edit or full');
   const extraEnv = ((flags['--env'] as string | undefined) ?? '').split(',').map((s) => s.trim()).filter(Boolean);
   for (const n of extraEnv) if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(n) || n.startsWith('AGENT_ROOMS_')) throw new Error(`--env takes variable names (not AGENT_ROOMS_*): "${n}"`);
 
@@ -365,9 +367,16 @@ export async function connect(argv: string[], o: Out = stdout, env: NodeJS.Proce
     }
   }
   const existing = await api(server, 'GET', `/v1/agents/${agent.plate}/runners/${host}`);
-  const keep = existing.status === 200 ? { ...(existing.body.cwd ? { cwd: existing.body.cwd } : {}), ...(existing.body.timeout_ms ? { timeout_ms: existing.body.timeout_ms } : {}) } : {};
+  const keep =
+    existing.status === 200
+      ? {
+          ...(existing.body.cwd ? { cwd: existing.body.cwd } : {}),
+          ...(existing.body.timeout_ms ? { timeout_ms: existing.body.timeout_ms } : {}),
+          ...(existing.body.work ? { work: existing.body.work } : {}),
+        }
+      : {};
   const preset = HOST_RUNNER[host].preset;
-  const put = await api(server, 'PUT', `/v1/agents/${agent.plate}/runners/${host}`, { preset, command: cliPath, env: runnerEnv, ...keep });
+  const put = await api(server, 'PUT', `/v1/agents/${agent.plate}/runners/${host}`, { preset, command: cliPath, env: runnerEnv, ...keep, ...(work ? { work } : {}) });
   if (put.status !== 200) {
     o.out(`${handle} will not wake on a mention: the runner could not be configured (${errText(put)}); mentions wait in its inbox`);
     return 1;
@@ -377,6 +386,9 @@ export async function connect(argv: string[], o: Out = stdout, env: NodeJS.Proce
     o.out(`${handle} will not wake on a mention: ${problem}`);
     return 1;
   }
+  const policy = (put.body?.work as string | null | undefined) ?? null;
+  const does = policy === 'room' ? "the room's tools only" : policy === 'full' ? "edits and shell commands inside its host's sandbox" : policy === 'edit' ? "edits confined to the task's worktree" : "edits confined to the task's worktree, the room's tools only outside one";
+  o.out(`work: ${policy ?? 'default'} (${does}; docs/worktrees.md)`);
   o.out(`${handle} will wake ${channelNote}by runner: ${cliPath} ${preset.split(' ').slice(1).join(' ')} (preset ${preset})`);
   return 0;
 }
@@ -577,6 +589,36 @@ async function testWake(server: Server, name: string, timeoutMs: number, add: (c
   }
 }
 
+interface WorktreeDoctor {
+  git: { ok: boolean; version: string | null; min_version: string; problem: string | null };
+  worktrees_dir: string;
+  task_worktrees: number | null;
+  orphans: Array<{ path: string; task_id: string; why: string }>;
+  work: Array<{ preset: string; policy: 'edit' | 'full'; ok: boolean; problem: string | null }>;
+}
+
+/** git, the worktrees folder and its orphans, and what edit and full can do on the server's machine (docs/worktrees.md). */
+async function checkWorktrees(server: Server, add: (c: Check) => void): Promise<void> {
+  const r = await api(server, 'GET', '/v1/doctor/worktrees');
+  if (r.status !== 200) {
+    add({ status: 'warn', what: 'worktrees', detail: `the server did not say (${errText(r)})` });
+    return;
+  }
+  const d = r.body as WorktreeDoctor;
+  add(
+    d.git.ok
+      ? { status: 'ok', what: 'git', detail: `${d.git.version} (task worktrees need ${d.git.min_version} or newer)` }
+      : { status: 'fail', what: 'git', detail: `${d.git.problem}. Fix: install git ${d.git.min_version} or newer on the server's PATH (apt-get install git)` },
+  );
+  add({ status: 'ok', what: 'worktrees', detail: `${d.worktrees_dir}${d.task_worktrees === null ? '' : ` (${d.task_worktrees} task worktree(s))`}` });
+  for (const o of d.orphans.slice(0, 50)) {
+    add({ status: 'warn', what: 'orphan worktree', detail: `${o.path}: ${o.why}. Fix: git worktree remove --force ${o.path} in the workspace repository (or delete the folder), then git worktree prune` });
+  }
+  if (d.orphans.length > 50) add({ status: 'warn', what: 'orphan worktree', detail: `${d.orphans.length - 50} more under ${d.worktrees_dir}` });
+  const refused = d.work.filter((w) => !w.ok && !w.problem?.includes('were not checked'));
+  for (const w of refused) add({ status: 'warn', what: `work ${w.policy} (${w.preset})`, detail: `${w.problem}` });
+}
+
 export async function doctor(argv: string[], o: Out = stdout, env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const { flags } = parse(argv, ['--home', '--agent', '--wake', '--timeout']);
   const home = (flags['--home'] as string | undefined) ?? defaultHome();
@@ -611,6 +653,8 @@ export async function doctor(argv: string[], o: Out = stdout, env: NodeJS.Proces
     add({ status: 'fail', what: 'server', detail: `${(err as Error).message}. Fix: agent-rooms serve` });
     server = undefined;
   }
+
+  if (server) await checkWorktrees(server, add);
 
   if (server) {
     let agents: AgentRef[];

@@ -1,10 +1,10 @@
 import { chmodSync, existsSync, readFileSync, renameSync, writeFileSync, mkdirSync } from 'node:fs';
-import { execFileSync } from 'node:child_process';
-import { isAbsolute, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { defaultHome } from '../paths.js';
 import { getRoom } from '../rooms/store.js';
 import { workspacesWithFolder } from '../workspace/store.js';
+import { gitHooksDir } from '../worktrees/git.js';
 
 /**
  * `agent-rooms guard install [--room ID] [--home DIR] [--force]`: writes a git pre-commit
@@ -63,17 +63,6 @@ function workspaces(home: string): Array<{ room_id: string; name: string; local_
   } finally {
     db.close();
   }
-}
-
-/** The hooks folder git uses for this repository (core.hooksPath respected). */
-function hooksDir(repo: string): string {
-  let out: string;
-  try {
-    out = execFileSync('git', ['-C', repo, 'rev-parse', '--git-path', 'hooks'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
-  } catch {
-    throw new Error(`${repo} is not a git repository (the room workspace's local_path must be one)`);
-  }
-  return isAbsolute(out) ? out : resolve(repo, out);
 }
 
 /** The checker the hook runs: a small CommonJS program (.cjs, whatever the repository's module type) with the room id and data home filled in, and nothing secret. */
@@ -174,7 +163,7 @@ export interface InstallResult {
 }
 
 /** Installs the hook; refuses to replace a pre-commit hook it did not write unless `force` (then it keeps a backup). */
-export function installGuard(home: string, roomId: string | undefined, force: boolean): InstallResult {
+export async function installGuard(home: string, roomId: string | undefined, force: boolean): Promise<InstallResult> {
   const ws = workspaces(home);
   let w: (typeof ws)[number] | undefined;
   if (roomId) {
@@ -187,7 +176,7 @@ export function installGuard(home: string, roomId: string | undefined, force: bo
   } else {
     throw new Error(`several rooms have a workspace; pick one with --room:\n${ws.map((x) => `  ${x.room_id}  ${x.name}  ${x.local_path}`).join('\n')}`);
   }
-  const dir = hooksDir(w!.local_path);
+  const dir = await gitHooksDir(w!.local_path);
   mkdirSync(dir, { recursive: true });
   const hook = join(dir, 'pre-commit');
   let backup: string | undefined;
@@ -203,11 +192,11 @@ export function installGuard(home: string, roomId: string | undefined, force: bo
 }
 
 /** The `guard` command of the CLI. */
-export function guardCommand(argv: string[]): void {
+export async function guardCommand(argv: string[]): Promise<void> {
   const [sub, ...rest] = argv;
   if (sub !== 'install') throw new Error(`usage:\n${GUARD_USAGE}`);
   const f = parseGuardFlags(rest);
-  const r = installGuard(f.home ?? defaultHome(), f.room, f.force);
+  const r = await installGuard(f.home ?? defaultHome(), f.room, f.force);
   process.stdout.write(`pre-commit guard installed for room ${r.room}: ${r.hook}\n`);
   if (r.backup) process.stdout.write(`the previous hook was kept as ${r.backup}\n`);
   process.stdout.write('agents commit with AGENT_ROOMS_CREDENTIAL (or AGENT_ROOMS_PLATE) set; git commit --no-verify skips the check\n');

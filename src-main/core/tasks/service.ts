@@ -1,6 +1,6 @@
 import type { Core } from '../core.js';
 import type { Caller } from '../usecase/define.js';
-import { notifyActed, notifyTaskEnded } from '../core.js';
+import { notifyActed, notifyTaskEnded, notifyWorktreeRetired } from '../core.js';
 import type { Db } from '../db/open.js';
 import { immediate } from '../db/open.js';
 import { newId } from '../util/ids.js';
@@ -488,6 +488,7 @@ export function cancelTask(core: Core, actor: Extract<Actor, { kind: 'human' }>,
     return { task: t };
   });
   endedHook(core, rec);
+  notifyWorktreeRetired(core, { roomId: rec.room, taskId: rec.task_id });
   return rec;
 }
 
@@ -562,7 +563,7 @@ export function retryTask(
 
 /** archive_task / POST …/archive: a finished task leaves the board but stays readable by id. */
 export function archiveTask(core: Core, actor: Actor, { taskId, room: roomId }: TaskRef): TaskRecord {
-  return mutateTask(core, (db) => {
+  const rec = mutateTask(core, (db) => {
     const t = requireTask(db, actor, { taskId, room: roomId });
     const allowed =
       actor.kind === 'agent'
@@ -578,6 +579,8 @@ export function archiveTask(core: Core, actor: Actor, { taskId, room: roomId }: 
     archiveTaskRow(db, t.id, Date.now());
     return { task: t };
   });
+  if (rec.worktree) notifyWorktreeRetired(core, { roomId: rec.room, taskId: rec.task_id });
+  return rec;
 }
 
 export interface BoardFilter {

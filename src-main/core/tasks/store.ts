@@ -2,6 +2,7 @@ import type { Db } from '../db/open.js';
 import { stmt } from '../db/stmt.js';
 import { agentHandle, getAgentByPlate } from '../agents/store.js';
 import type { TaskStatus } from './transitions.js';
+import type { TaskWorktreeState, WorktreeInfo } from '../core.js';
 
 /** docs/contract.md "Limits": a doing task whose lease was not renewed for this long is flagged stale. */
 export const LEASE_STALE_MS = 120_000;
@@ -36,6 +37,12 @@ export interface TaskRow {
   archived_at: number | null;
   created_at: number;
   updated_at: number;
+  /** Its worktree as JSON (WorktreeInfo), once a run made it (docs/worktrees.md). */
+  worktree: string | null;
+  /** Why it has no worktree (the workspace is not a git repository, git failed), when it has none. */
+  worktree_reason: string | null;
+  /** The worktree was removed (merged, cancelled, archived). */
+  worktree_removed_at: number | null;
 }
 
 export interface TaskRecord {
@@ -64,6 +71,8 @@ export interface TaskRecord {
   updated_at: string;
   /** Present on a retry: the failed task it repeats. */
   retry_of?: string;
+  worktree: WorktreeInfo | null;
+  worktree_reason: string | null;
 }
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
@@ -112,7 +121,46 @@ export function toRecord(
     created_at: iso(r.created_at)!,
     updated_at: iso(r.updated_at)!,
     ...(r.retry_of ? { retry_of: r.retry_of } : {}),
+    ...worktreeFields(r),
   };
+}
+
+/** Not made yet: the first run on the task makes it (docs/worktrees.md). */
+export const WORKTREE_NOT_YET = 'none yet: a worktree is made the first time a run works on this task';
+export const WORKTREE_REMOVED = 'removed: the task was merged, cancelled or archived';
+
+function worktreeFields(r: Pick<TaskRow, 'worktree' | 'worktree_reason' | 'worktree_removed_at'>): { worktree: WorktreeInfo | null; worktree_reason: string | null } {
+  if (r.worktree_removed_at !== null) return { worktree: null, worktree_reason: WORKTREE_REMOVED };
+  if (r.worktree) return { worktree: JSON.parse(r.worktree) as WorktreeInfo, worktree_reason: null };
+  return { worktree: null, worktree_reason: r.worktree_reason ?? WORKTREE_NOT_YET };
+}
+
+/** The taskWakes port's view of a task's worktree (core.ts TaskWorktreeState). */
+export function taskWorktreeState(db: Db, id: string): TaskWorktreeState | undefined {
+  const r = getTaskRow(db, id);
+  if (!r) return undefined;
+  return {
+    room: r.room_id,
+    title: r.title,
+    status: r.status,
+    archived: r.archived_at !== null,
+    worktree: r.worktree ? (JSON.parse(r.worktree) as WorktreeInfo) : null,
+    reason: r.worktree_reason,
+    removed: r.worktree_removed_at !== null,
+  };
+}
+
+/** Records a task's worktree, or why it has none, or that it was removed (the record is kept: its branch and base stay known). */
+export function recordTaskWorktree(db: Db, id: string, change: { worktree: WorktreeInfo | null; reason: string | null } | { removed: true }): void {
+  if ('removed' in change) {
+    stmt(db, 'UPDATE tasks SET worktree_removed_at = ? WHERE id = ? AND worktree_removed_at IS NULL').run(Date.now(), id);
+    return;
+  }
+  stmt(db, 'UPDATE tasks SET worktree = coalesce(?, worktree), worktree_reason = ? WHERE id = ?').run(
+    change.worktree ? JSON.stringify(change.worktree) : null,
+    change.reason,
+    id,
+  );
 }
 
 export function getTaskRow(db: Db, id: string): TaskRow | undefined {

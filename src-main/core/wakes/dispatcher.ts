@@ -1,12 +1,8 @@
-import { statSync } from 'node:fs';
 import type { Core, AgentActedEvent } from '../core.js';
-import { mcpUrl } from '../core.js';
 import { immediate } from '../db/open.js';
-import { agentHandle, createCredential, deleteRunnerCredential, getAgentByPlate, pruneRevokedRunnerCredentials, revokeCredential, type AgentRow } from '../agents/store.js';
-import { getRoom, isAgentMember, touchRoom, trustMode } from '../rooms/store.js';
+import { agentHandle, createCredential, getAgentByPlate, pruneRevokedRunnerCredentials, revokeCredential, type AgentRow } from '../agents/store.js';
+import { getRoom, touchRoom } from '../rooms/store.js';
 import { mayRunCommands } from '../owners/store.js';
-import { hasScope } from '../../../shared/scopes.js';
-import { workspaceRow } from '../workspace/store.js';
 import type { McpSession } from '../sessions.js';
 import {
   BODY_OF_MESSAGE,
@@ -18,8 +14,6 @@ import {
   keyBusy,
   mergeQueuedMentions,
   setCoalescedContent,
-  startedSince,
-  type HoldReason,
   markPull,
   markRunning,
   queueHeads,
@@ -29,12 +23,15 @@ import {
   type WakeRow,
 } from './store.js';
 import { channelAckMs, channelFallbackReason, channelSessionOf, channelTimeoutMs, markChannelDeaf, pushChannel } from './channel.js';
-import { firstRunner, processRunnerOf, type ProcessOutcome, type RunnerConfig, type RunningProcess } from './runners.js';
-import { expandRunnerArgs, RUNNER_PRESETS, serverNameFor, type PresetDef } from './presets.js';
-import { codexOtherServerArgs, geminiRunHome, wakeInstructions, type RunHome } from './run-home.js';
-import { isInsideHome, knownSecrets, scratchFolder } from './secrets.js';
+import { firstRunner, type RunnerConfig } from './runners.js';
 import type { StopStep } from '../util/repeat.js';
-import { wakeLimits } from './limits.js';
+import { holdReasonOf, recheckReason, taskStaleReason } from './admission.js';
+import { envelopeMeta, envelopeOf } from './envelope.js';
+import { mayWorkInWorktree, plainFolder } from './run-workspace.js';
+import { RunnerRun, type RunOwner } from './runner-run.js';
+
+export type { WakeEnvelope } from './envelope.js';
+export { envelopeMeta } from './envelope.js';
 
 export const RESTART_REASON = 'server restarted while the wake was running';
 export const SHUTDOWN_REASON = 'server shut down while the wake was running';
@@ -42,147 +39,6 @@ export const RUNNERS_REVOKED_REASON =
   "runners of this agent's owner are disabled: the primary owner has not allowed this owner to run commands on this machine";
 /** The safety net behind the event-driven kicks; also how often channel timeouts are checked. */
 const POLL_MS = 1000;
-
-/** The envelope of a wake (docs/wakes.md); the channel push carries it as string meta. */
-export interface WakeEnvelope {
-  wake_id: string;
-  plate: string;
-  handle: string;
-  room: string;
-  host: string;
-  trigger: WakeRow['trigger'];
-  context_version: number;
-  task_id?: string;
-  message_id?: string;
-  /** A coalesced run: every message it answers, in order (docs/wakes.md "Coalescing"). */
-  message_ids?: string[];
-}
-
-function envelopeOf(w: WakeRow, a: AgentRow, host: string, handle: string, contextVersion: number): WakeEnvelope {
-  return {
-    wake_id: w.id,
-    plate: a.plate,
-    handle,
-    room: w.room_id,
-    host,
-    trigger: w.trigger,
-    context_version: contextVersion,
-    ...(w.task_id ? { task_id: w.task_id } : {}),
-    ...(w.message_id ? { message_id: w.message_id } : {}),
-    ...(w.message_ids ? { message_ids: JSON.parse(w.message_ids) as string[] } : {}),
-  };
-}
-
-const HOUR_MS = 60 * 60 * 1000;
-
-/**
- * Why a wake about to start is held instead (docs/wakes.md): deeper than the loop guard's
- * limit, or its agent already started its budget of wakes in the last hour. A wake a human
- * released starts past both.
- */
-function holdReasonOf(core: Core, w: WakeRow): HoldReason | undefined {
-  if (w.released_at !== null) return undefined;
-  const limits = wakeLimits(core);
-  if (w.chain_depth > limits.max_chain) return 'loop_guard';
-  if (limits.wake_budget > 0 && startedSince(core.db, w.plate, Date.now() - HOUR_MS) >= limits.wake_budget) return 'budget';
-  return undefined;
-}
-
-export function envelopeMeta(e: WakeEnvelope): Record<string, string> {
-  return Object.fromEntries(Object.entries(e).map(([k, v]) => [k, String(v)]));
-}
-
-/**
- * The room workspace's local folder, only when the agent's own owner set it: a path another
- * owner (say a room admin) configured never becomes the working folder of your runner.
- */
-function workspaceFolder(core: Core, roomId: string, agentOwnerId: string): string | undefined {
-  const r = workspaceRow(core.db, roomId);
-  return r?.local_path && r.local_path_by === agentOwnerId ? r.local_path : undefined;
-}
-
-/** Where a run works (docs/security.md): its own cwd, else its owner's workspace path, else a scratch folder; never the data home. */
-function runnerCwd(core: Core, runner: RunnerConfig, a: AgentRow, roomId: string): { cwd: string } | { refused: string } {
-  let cwd = runner.cwd ?? workspaceFolder(core, roomId, a.owner_id);
-  if (!cwd) {
-    try {
-      cwd = scratchFolder(a.plate);
-    } catch {
-      return { refused: 'the runner scratch folder could not be created' };
-    }
-  }
-  if (isInsideHome(core.config.home, cwd)) return { refused: 'the runner working folder is the data home or inside it; runners never work there' };
-  if (!isDir(cwd)) return { refused: 'the runner working folder does not exist' };
-  return { cwd };
-}
-
-/**
- * Everything mayWake checked when the wake was queued, checked again as it starts: the
- * agent (revoked, INVOKE), its membership, and the Trust of its owner towards the actor's.
- */
-function recheckReason(core: Core, w: WakeRow, a: AgentRow | undefined): string | undefined {
-  const { db } = core;
-  if (!a || a.revoked_at !== null) return 'the agent was revoked';
-  if (!isAgentMember(db, w.room_id, w.plate)) return 'the agent is no longer a member of the room';
-  if (!hasScope(a.scopes, 'INVOKE')) return 'the agent no longer holds INVOKE';
-  if (w.actor_owner_id && w.actor_owner_id !== a.owner_id && trustMode(db, w.room_id, a.owner_id) !== 'trust_room') {
-    return "the agent's owner turned Trust off in this room after the wake was queued";
-  }
-  return undefined;
-}
-
-function isDir(p: string): boolean {
-  try {
-    return statSync(p).isDirectory();
-  } catch {
-    return false;
-  }
-}
-
-/** The server's own AGENT_ROOMS_* settings are not the runner's business. */
-function runnerBaseEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('AGENT_ROOMS_')) env[k] = v;
-  return env;
-}
-
-/**
- * The args, environment and per-run settings home of one run: the preset's placeholders filled
- * with the per-agent server name and the envelope, the run's own credential in the environment.
- */
-function runnerSpawnSpec(runner: RunnerConfig, envelope: WakeEnvelope, hostUrl: string, credential: string) {
-  const server = serverNameFor(runner.plate);
-  // The presets connect with the core tool profile (docs/hosts.md); custom commands get the plain URL.
-  const baseUrl = runner.preset ? `${hostUrl}?tools=core` : hostUrl;
-  const instructions = wakeInstructions(envelope, server);
-  const env: NodeJS.ProcessEnv = {
-    ...runnerBaseEnv(),
-    ...runner.env,
-    AGENT_ROOMS_WAKE: JSON.stringify(envelope),
-    AGENT_ROOMS_MCP_URL: `${baseUrl}${baseUrl.includes('?') ? '&' : '?'}key=${credential}`,
-    AGENT_ROOMS_MCP_BASE_URL: baseUrl,
-    AGENT_ROOMS_MCP_SERVER: server,
-    AGENT_ROOMS_CREDENTIAL: credential,
-  };
-  const preset: PresetDef | undefined = runner.preset ? RUNNER_PRESETS[runner.preset] : undefined;
-  const home = preset?.runHome === 'gemini' ? geminiRunHome({ env, server, mcpBaseUrl: baseUrl, instructions }) : undefined;
-  const args = expandRunnerArgs(runner.args, { mcpBaseUrl: baseUrl, server, instructions });
-  // Codex also loads every server of the user's config.toml: in a `codex exec` run of this agent (the
-  // preset or a command of the owner's own) the other agents' room servers are turned off.
-  const codex = runner.preset === 'codex exec' || /(^|[\\/])codex(\.exe|\.cmd)?$/i.test(runner.command);
-  if (codex && args[0] === 'exec') args.splice(1, 0, ...codexOtherServerArgs(env, server));
-  return { args, env: { ...env, ...home?.env }, home };
-}
-
-interface ActiveRun {
-  wakeId: string;
-  /** The owner of the run's agent: runs end at once when that owner loses allow_runners. */
-  ownerId: string;
-  credentialId: string;
-  proc: RunningProcess;
-  /** A task run holds the task's lease as the runner instance; the server renews it while the process lives. */
-  lease?: { taskId: string; instanceId: string; renewedAt: number };
-}
 
 /** How often a live runner's task lease is renewed for it (well inside the 120 s stale limit). */
 const RUNNER_LEASE_RENEW_MS = 30_000;
@@ -200,7 +56,7 @@ export class WakeDispatcher {
   private quiet = false;
   /** The next pass also looks at wakes parked for pull clients. */
   private fullPending = false;
-  private readonly runs = new Map<string, ActiveRun>();
+  private readonly runs = new Map<string, RunnerRun>();
   /** Pushed wakes not yet taken: the session and its tool-call count at the push. */
   private readonly pushes = new Map<string, { sessionId: string; toolCalls: number; at: number }>();
   /** Wakes a channel session did not take, with why: they go to the runner or the inbox, never pushed again. */
@@ -211,7 +67,12 @@ export class WakeDispatcher {
   private unsubscribe?: () => void;
   private offSession?: () => void;
 
-  constructor(private readonly core: Core) {}
+  /** What a run needs of this dispatcher (runner-run.ts). */
+  private readonly runOwner: RunOwner;
+
+  constructor(private readonly core: Core) {
+    this.runOwner = this.makeRunOwner();
+  }
 
   start(): void {
     const { core } = this;
@@ -251,7 +112,7 @@ export class WakeDispatcher {
   /** The runnerRightChanged port: a revoked allow_runners ends that owner's running runs now (docs/security.md). */
   enforceRunnerRights(): void {
     for (const run of this.runs.values()) {
-      if (!mayRunCommands(this.core.db, run.ownerId)) run.proc.kill(RUNNERS_REVOKED_REASON);
+      if (!mayRunCommands(this.core.db, run.ownerId)) run.kill(RUNNERS_REVOKED_REASON);
     }
   }
 
@@ -479,89 +340,59 @@ export class WakeDispatcher {
     this.started(w, 'channel');
   }
 
+  /**
+   * Begins a runner wake (running, with its run credential and, for a task wake, the running
+   * receipt) and hands it to its run (runner-run.ts), which finds its workspace and spawns it.
+   */
   private startRunner(w: WakeRow, a: AgentRow, runner: RunnerConfig): void {
     const { core } = this;
     const { db } = core;
-    const where = runnerCwd(core, runner, a, w.room_id);
     const version = this.contextVersion(w.room_id);
     const instanceId = runnerInstanceId(runner);
-    if ('refused' in where) {
-      if (this.begin(w, { target: 'runner', host: runner.host, instanceId, contextVersion: version }, false)) {
-        finishWake(db, w.id, 'failed', where.refused);
-        this.changed(w.room_id);
-        this.kick();
+    // A run with no worktree to go to must have a folder of its own before it begins.
+    if (!mayWorkInWorktree(core, w, a)) {
+      const where = plainFolder(core, runner, a, w.room_id);
+      if ('refused' in where) {
+        if (this.begin(w, { target: 'runner', host: runner.host, instanceId, contextVersion: version }, false)) {
+          finishWake(db, w.id, 'failed', where.refused);
+          this.changed(w.room_id);
+          this.kick();
+        }
+        return;
       }
-      return;
     }
     const cred = createCredential(db, a.id, 'runner', 'runner');
     if (!this.begin(w, { target: 'runner', host: runner.host, instanceId, contextVersion: version, runCredentialId: cred.credentialId }, true, runner.coalesce)) {
       revokeCredential(db, cred.credentialId);
       return;
     }
-    const envelope = envelopeOf(w, a, runner.host, agentHandle(a), version);
-    let proc: RunningProcess;
-    let home: RunHome | undefined;
-    try {
-      const baseUrl = mcpUrl(core, runner.host);
-      const spawnSpec = runnerSpawnSpec(runner, envelope, baseUrl, cred.credential);
-      home = spawnSpec.home;
-      proc = processRunnerOf(core)({
-        command: runner.command,
-        args: spawnSpec.args,
-        cwd: where.cwd,
-        env: spawnSpec.env,
-        stdin: w.content,
-        timeoutMs: runner.timeout_ms,
-        secrets: [cred.credential, ...knownSecrets(core)],
-      });
-    } catch {
-      home?.cleanup();
-      revokeCredential(db, cred.credentialId);
-      finishWake(db, w.id, 'failed', 'the runner command could not be started');
-      this.changed(w.room_id);
-      return;
-    }
-    if (home) void proc.done.finally(() => home.cleanup());
-    const lease = w.task_id ? { taskId: w.task_id, instanceId, renewedAt: Date.now() } : undefined;
-    this.runs.set(w.id, { wakeId: w.id, ownerId: a.owner_id, credentialId: cred.credentialId, proc, lease });
-    this.started(w, 'runner');
-    void proc.done.then((outcome) => this.endRun(w, runner, cred.credentialId, outcome));
+    const run = new RunnerRun(this.runOwner, w, a, runner, cred, instanceId, version);
+    this.runs.set(w.id, run);
+    void run.run();
   }
 
-  private async endRun(w: WakeRow, runner: RunnerConfig, credentialId: string, o: ProcessOutcome): Promise<void> {
-    if (this.stopped) return;
-    const { core } = this;
-    deleteRunnerCredential(core.db, credentialId);
-    // Closing the run's sessions folds their tool calls into the count (onSession) while the run is still listed.
-    await core.sessions.closeWhere((s) => s.credentialId === credentialId);
-    this.runs.delete(w.id);
-    const toolCalls = this.toolCallsByCredential.get(credentialId) ?? 0;
-    this.toolCallsByCredential.delete(credentialId);
-    if (this.stopped) return;
-    const handled = !o.spawnError && !o.timedOut && !o.killedReason && o.exitCode === 0;
-    let reason: string | null = null;
-    if (o.spawnError) reason = `the runner command could not be started (${o.spawnError})`;
-    else if (o.timedOut) reason = `the runner timed out after ${runner.timeout_ms} ms`;
-    else if (o.killedReason) reason = o.killedReason;
-    else if (o.exitCode !== 0 && o.exitCode !== null) reason = `the runner exited with code ${o.exitCode}`;
-    else if (o.signal) reason = `the runner was ended by ${o.signal}`;
-    else if (!handled) reason = 'the runner ended without an exit code';
-    if (handled && toolCalls === 0) reason = 'the runner exited 0 without a single tool call back';
-    // A wake the channel session let go keeps saying so when the runner handled it.
-    const fellBack = this.noChannel.get(w.id);
-    this.noChannel.delete(w.id);
-    if (fellBack && reason === null) reason = `${fellBack}; the runner handled it`;
-    finishWake(core.db, w.id, handled ? 'handled' : 'failed', reason, {
-      exitCode: o.exitCode,
-      stdoutTail: o.stdoutTail,
-      stderrTail: o.stderrTail,
-      toolCalls,
-      flaggedNoToolCall: handled && toolCalls === 0,
-      usage: o.usage,
-    });
-    if (w.task_id) this.leaseHolderGone(runnerInstanceId(runner), w.task_id);
-    this.changed(w.room_id);
-    this.kick();
+  private makeRunOwner(): RunOwner {
+    return {
+      core: this.core,
+      isStopped: () => this.stopped,
+      changed: (roomId) => this.changed(roomId),
+      kick: (full) => this.kick(full),
+      started: (w) => this.started(w, 'runner'),
+      leaseHolderGone: (instanceId, taskId) => this.leaseHolderGone(instanceId, taskId),
+      takeFallback: (wakeId) => {
+        const why = this.noChannel.get(wakeId);
+        this.noChannel.delete(wakeId);
+        return why;
+      },
+      takeToolCalls: async (run) => {
+        // Closing the run's sessions folds their tool calls into the count (onSession) while the run is still listed.
+        await this.core.sessions.closeWhere((s) => s.credentialId === run.credentialId);
+        this.runs.delete(run.wakeId);
+        const n = this.toolCallsByCredential.get(run.credentialId) ?? 0;
+        this.toolCallsByCredential.delete(run.credentialId);
+        return n;
+      },
+    };
   }
 
   private onSession(s: McpSession, ev: 'open' | 'close'): void {
@@ -607,7 +438,7 @@ export class WakeDispatcher {
    */
   stopRun(w: WakeRow, reason: string): boolean {
     if (!finishWake(this.core.db, w.id, 'failed', reason, { toolCalls: this.runs.has(w.id) ? this.toolCallsOf(w.id) : undefined })) return false;
-    this.runs.get(w.id)?.proc.kill(reason);
+    this.runs.get(w.id)?.kill(reason);
     this.changed(w.room_id);
     this.kick();
     return true;
@@ -621,7 +452,7 @@ export class WakeDispatcher {
     this.unsubscribe?.();
     this.offSession?.();
     const runs = [...this.runs.values()];
-    for (const r of runs) r.proc.kill(SHUTDOWN_REASON);
+    for (const r of runs) r.kill(SHUTDOWN_REASON);
     const { db } = this.core;
     immediate(db, () => {
       for (const w of runningWakes(db)) {
@@ -633,15 +464,10 @@ export class WakeDispatcher {
       }
     });
     // Give runners a moment to end on SIGTERM, then make sure none outlives the server.
-    await Promise.race([Promise.all(runs.map((r) => r.proc.done)), new Promise((r) => setTimeout(r, 1500).unref())]);
-    for (const r of runs) r.proc.forceKill();
+    await Promise.race([Promise.all(runs.map((r) => r.processDone())), new Promise((r) => setTimeout(r, 1500).unref())]);
+    for (const r of runs) r.forceKill();
     this.runs.clear();
   }
-}
-
-/** Why a task wake has nothing left to do, as the tasks capability says (core.ports.taskWakes: wakes imports no tasks). */
-function taskStaleReason(core: Core, taskId: string, plate: string): string | undefined {
-  return core.ports.taskWakes.staleReason(core.db, taskId, plate);
 }
 
 /** A runner is its own instance: one per agent and host (docs/contract.md "Wakes"). */

@@ -8,6 +8,7 @@ import { onPath } from '../util/which.js';
 import { channelSessionOf } from './channel.js';
 import { maskIssuedSecrets, runnersOf, type RunnerConfig } from './runners.js';
 import { knownSecrets } from './secrets.js';
+import { sandboxReport } from './sandbox.js';
 
 /** How long `--version` of one runner command may take before the check says it hangs (Gemini CLI took over 20 s on a loaded machine). */
 const VERSION_TIMEOUT_MS = 60_000;
@@ -172,4 +173,24 @@ export async function wakeability(core: Core, a: AgentRow, credentials: readonly
       return { live: !!c && c.agent_id === a.id && !isRevoked(core.db, a.id, c.id, c.device_id) };
     }),
   };
+}
+
+/**
+ * GET /v1/doctor/worktrees (docs/worktrees.md "Clean-up"): the server's git, the worktrees
+ * folder, what each preset's edit and full can do on this machine, and (for the primary owner,
+ * who sees every room's folders) the task folders whose task is gone or no longer has them.
+ */
+export async function worktreeDoctor(core: Core, primary: boolean) {
+  const dir = core.config.worktreesDir;
+  const git = await core.ports.worktrees.checkGit(core.config.home);
+  const folders = core.ports.worktrees.folders(dir);
+  const orphans: Array<{ path: string; room: string; task_id: string; why: string }> = [];
+  if (primary) {
+    for (const f of folders.slice(0, 10_000)) {
+      const t = core.ports.taskWakes.worktreeOf(core.db, f.task_id);
+      const why = !t ? 'its task is gone' : t.room !== f.room ? 'its task is in another room' : t.removed ? 'its task was merged, cancelled or archived' : t.worktree?.path !== f.path ? 'its task records another folder' : undefined;
+      if (why) orphans.push({ ...f, why });
+    }
+  }
+  return { git, worktrees_dir: dir, task_worktrees: primary ? folders.length - orphans.length : null, orphans, work: sandboxReport() };
 }

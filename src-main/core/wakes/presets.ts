@@ -18,12 +18,33 @@ import { mcpServerName } from '../../../shared/host-connect.js';
 
 const CLAUDE_MCP_CONFIG = JSON.stringify({ mcpServers: { '{server}': { type: 'http', url: '${AGENT_ROOMS_MCP_URL}' } } });
 
+/** What a run may do (docs/worktrees.md "Work policies"). */
+export type WorkPolicy = 'room' | 'edit' | 'full';
+export const WORK_POLICIES = ['room', 'edit', 'full'] as const satisfies readonly WorkPolicy[];
+
+/** What the host's own sandbox needs on this machine for `full` (shell commands) to stay confined. */
+export type SandboxNeed = { commands: readonly string[]; anyOf?: boolean; platforms: readonly NodeJS.Platform[] };
+
+export interface PresetWork {
+  /** Where the policy's args go in the preset's args (before a trailing stdin marker, say). */
+  at: number;
+  /** The host's own flags for `edit`: its read and edit tools, confined to the working folder, no shell. */
+  edit: readonly string[];
+  /** The host's own flags for `full`: shell commands too, inside its sandbox; absent: refused (no sandbox that can be checked). */
+  full?: readonly string[];
+  /** What `edit` needs to stay confined, where the host's edits themselves run in its sandbox (Codex). */
+  editSandbox?: SandboxNeed;
+  fullSandbox?: SandboxNeed;
+}
+
 export interface PresetDef {
   host: string;
   command: string;
   args: readonly string[];
   /** A per-run settings home the server writes for the run (hosts that read MCP servers from files only). */
   runHome?: 'gemini';
+  /** The host's flags per work policy, as checked on the version docs/hosts.md names; absent: `room` only. */
+  work?: PresetWork;
 }
 
 export const RUNNER_PRESETS = {
@@ -35,6 +56,21 @@ export const RUNNER_PRESETS = {
     host: 'claude-code',
     command: 'claude',
     args: ['-p', '--output-format', 'stream-json', '--verbose', '--mcp-config', CLAUDE_MCP_CONFIG, '--strict-mcp-config', '--allowedTools', 'mcp__{server}', '--append-system-prompt', '{wake_instructions}'],
+    // acceptEdits approves Read/Write/Edit inside the working folder only (outside it they are
+    // refused headless); naming them in --allowedTools instead would allow them on any path.
+    // Bash is denied for edit: acceptEdits would otherwise approve commands like `touch` in the folder.
+    work: {
+      at: 1,
+      edit: ['--permission-mode', 'acceptEdits', '--disallowedTools', 'Bash'],
+      // failIfUnavailable: without it Claude Code warns and runs Bash unsandboxed when bwrap is missing.
+      full: [
+        '--permission-mode',
+        'acceptEdits',
+        '--settings',
+        '{"sandbox":{"enabled":true,"failIfUnavailable":true,"autoAllowBashIfSandboxed":true,"allowUnsandboxedCommands":false}}',
+      ],
+      fullSandbox: { commands: ['bwrap', 'socat'], platforms: ['linux', 'darwin'] },
+    },
   },
   // Codex takes the server as -c overrides (no file edit); approval "approve" is set on this
   // server only; outside a git repository codex exec refuses to start without --skip-git-repo-check.
@@ -56,16 +92,57 @@ export const RUNNER_PRESETS = {
       'developer_instructions={wake_instructions_toml}',
       '-',
     ],
+    // Codex reads and edits through its own commands (shell, apply_patch), run in its sandbox:
+    // workspace-write confines writes to the working folder, with /tmp and $TMPDIR taken out of it
+    // (else writable). It has no edit mode without commands that can still read a file (with
+    // --disable shell_tool a model reads nothing), so edit runs them in the sandbox with no
+    // network; full adds the network (docs/hosts.md "Work policies").
+    work: {
+      at: 1,
+      edit: ['--sandbox', 'workspace-write', '-c', 'sandbox_workspace_write.exclude_slash_tmp=true', '-c', 'sandbox_workspace_write.exclude_tmpdir_env_var=true'],
+      full: [
+        '--sandbox',
+        'workspace-write',
+        '-c',
+        'sandbox_workspace_write.exclude_slash_tmp=true',
+        '-c',
+        'sandbox_workspace_write.exclude_tmpdir_env_var=true',
+        '-c',
+        'sandbox_workspace_write.network_access=true',
+      ],
+      editSandbox: { commands: [], platforms: ['linux', 'darwin'] },
+      fullSandbox: { commands: [], platforms: ['linux', 'darwin'] },
+    },
   },
   // `-p ""` reads the prompt from stdin; --skip-trust trusts the working folder for this run
   // only; the server entry (trust: true on it alone) and the envelope (GEMINI.md) live in a
   // per-run GEMINI_CLI_HOME seeded from the user's own ~/.gemini. --output-format json: one
   // object with the answer and the tokens per model (stats.models).
-  'gemini -p': { host: 'gemini', command: 'gemini', args: ['--skip-trust', '--output-format', 'json', '-p', ''], runHome: 'gemini' },
+  // --output-format stream-json: one JSON event per line as the run goes (the live transcript),
+  // the answer and the tokens in its last events (usage.ts). auto_edit adds write_file and replace
+  // (no shell) and refuses paths outside the workspace (the working folder). No full: yolo runs
+  // shell commands unconfined unless --sandbox finds a container runtime and its image, which
+  // cannot be checked here (docs/hosts.md), so full is refused rather than run unconfined.
+  'gemini -p': {
+    host: 'gemini',
+    command: 'gemini',
+    args: ['--skip-trust', '--output-format', 'stream-json', '-p', ''],
+    runHome: 'gemini',
+    work: { at: 0, edit: ['--approval-mode', 'auto_edit'] },
+  },
   // cursor-agent reads MCP servers from .cursor/mcp.json only (agent-rooms connect cursor writes
   // it); --approve-mcps approves the configured servers for the headless run.
   'cursor-agent -p': { host: 'cursor', command: 'cursor-agent', args: ['-p', '--output-format', 'text', '--approve-mcps'] },
 } as const satisfies Record<string, PresetDef>;
+
+/** The preset's args for a policy: its own args with the policy's flags where they go, or why it cannot. */
+export function presetArgsFor(p: PresetDef, policy: WorkPolicy): { args: string[] } | { refused: string } {
+  if (policy === 'room') return { args: [...p.args] };
+  if (!p.work) return { refused: `the ${p.host} preset runs with the room's tools only: its edit and shell flags were not checked (docs/hosts.md); use work "room"` };
+  const extra = policy === 'edit' ? p.work.edit : p.work.full;
+  if (!extra) return { refused: `the ${p.host} preset has no full: its sandbox cannot be checked here (docs/hosts.md), and shell commands are never run unconfined; use work "edit"` };
+  return { args: [...p.args.slice(0, p.work.at), ...extra, ...p.args.slice(p.work.at)] };
+}
 
 export interface RunnerArgsContext {
   mcpBaseUrl: string;

@@ -8,12 +8,12 @@ import { getRunner, runnerDto, runnersOf } from './runners.js';
 import { RUNNER_PRESETS } from './presets.js';
 import { listWakes, usageSummary, wakeDto } from './store.js';
 import { withWakeActions } from './rules.js';
-import { dropWake, hostParam, releaseWake, removeRunner, requireRunnerRight, retryWake, saveRunner, stopWake } from './service.js';
+import { dropWake, hostParam, readTranscript, releaseWake, removeRunner, requireRunnerRight, retryWake, saveRunner, stopWake } from './service.js';
 import { setWakeLimits, wakeLimits } from './limits.js';
 import { dispatcherOf } from './dispatcher.js';
 import { decodeCursor, encodeCursor } from '../util/cursor.js';
-import { doctorBody, runnerBody, usageQuery, wakeQuery, wakeSettingsBody } from './schemas.js';
-import { wakeability } from './doctor.js';
+import { doctorBody, runnerBody, transcriptQuery, usageQuery, wakeQuery, wakeSettingsBody } from './schemas.js';
+import { wakeability, worktreeDoctor } from './doctor.js';
 
 /** A runner of an owner without the right stays listed, marked as not running (`enabled: false`). */
 function withRight<T extends object>(owner: Owner, dto: T): T & { enabled: boolean } {
@@ -91,6 +91,12 @@ export const wakeRoutes = [
     },
   }),
   defineRoute({
+    // `agent-rooms doctor`: git, the worktrees folder and its orphans, and what edit and full can do here.
+    method: 'GET',
+    path: '/v1/doctor/worktrees',
+    handler: ({ core, owner }) => worktreeDoctor(core, owner.is_primary),
+  }),
+  defineRoute({
     method: 'GET',
     path: '/v1/agents/:plate/wakes',
     query: wakeQuery,
@@ -145,6 +151,12 @@ export const wakeRoutes = [
     method: 'POST',
     path: '/v1/wakes/:id/retry',
     handler: ({ core, owner, params }) => withWakeActions(core.db, owner.owner_id, [wakeDto(retryWake(core, { owner, wakeId: params.id }))])[0],
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/v1/wakes/:id/transcript',
+    query: transcriptQuery,
+    handler: ({ core, owner, params }, { query }) => readTranscript(core, { owner, wakeId: params.id, after: query.after ?? 0, limit: query.limit ?? 200 }),
   }),
   defineRoute({
     method: 'GET',

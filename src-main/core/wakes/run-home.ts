@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync, mkdirSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { WakeEnvelope } from './dispatcher.js';
+import type { WakeEnvelope } from './envelope.js';
 import { parseLenientObject } from '../util/lenient-json.js';
 
 /**
@@ -20,6 +20,13 @@ export function wakeInstructions(e: WakeEnvelope, server: string): string {
     ...(e.message_id ? [`- message id: ${e.message_id}`] : []),
     ...(e.message_ids ? [`- message ids (several messages, separated by lines "---"): ${e.message_ids.join(', ')}`] : []),
     `- context version: ${e.context_version}`,
+    ...(e.worktree
+      ? [
+          `- working folder: ${e.worktree.path}, a git worktree of its own for this task, on branch ${e.worktree.branch} (made from ${e.worktree.base_branch} at ${e.worktree.base_commit.slice(0, 12)}). Do the task's work there; what you leave uncommitted is committed on that branch when the run ends, and a human reviews it before it reaches ${e.worktree.base_branch}.`,
+        ]
+      : e.task_id && e.worktree_reason
+        ? [`- working folder: the current folder (no worktree: ${e.worktree_reason})`]
+        : []),
     `The user turn is the ${e.task_id ? 'task' : 'message'} exactly as it was written in the room.`,
     `Act in that room with the tools of the MCP server "${server}" (pass room "${e.room}"): answer with send_message${
       e.task_id ? ', and report task progress with set_status or complete_task' : ''

@@ -4,11 +4,11 @@ import type { Core } from '../core.js';
 import type { Db } from '../db/open.js';
 import { stmt } from '../db/stmt.js';
 import { defineMemo, recall } from '../db/watch.js';
-import { ISSUED_SECRET_PREFIXES } from '../util/ids.js';
+import { maskIssuedSecrets } from './mask.js';
 import { openEnv, sealEnv } from './env-seal.js';
 import type { WakeUsage } from './store.js';
 import { UsageScanner } from './usage.js';
-import { RUNNER_PRESETS, RUNNER_TIMEOUT_DEFAULT_MS, type PresetName } from './presets.js';
+import { RUNNER_PRESETS, RUNNER_TIMEOUT_DEFAULT_MS, type PresetName, type WorkPolicy } from './presets.js';
 
 /** What an owner configured for one agent on one host. */
 export interface RunnerConfig {
@@ -23,6 +23,8 @@ export interface RunnerConfig {
   env: Record<string, string>;
   /** Queued mention wakes of one (agent, room) start as one run (docs/wakes.md "Coalescing"). */
   coalesce: boolean;
+  /** What its runs may do (docs/worktrees.md "Work policies"); null: edit in a task's worktree, else room. */
+  work: WorkPolicy | null;
   created_at: number;
   updated_at: number;
 }
@@ -37,6 +39,7 @@ interface RunnerRow {
   timeout_ms: number;
   env: string;
   coalesce: number;
+  work: string | null;
   created_at: number;
   updated_at: number;
 }
@@ -52,12 +55,18 @@ function fromRow(db: Db, r: RunnerRow): RunnerConfig {
     args: preset ? [...preset.args] : (JSON.parse(r.args) as string[]),
     env: openEnv(db, r.plate, r.host, r.env),
     coalesce: r.coalesce === 1,
+    work: (r.work as WorkPolicy | null) ?? null,
   };
 }
 
-export type RunnerInput =
-  | { preset: PresetName; command?: string; cwd?: string; timeout_ms?: number; env?: Record<string, string>; coalesce?: boolean }
-  | { command: string; args?: string[]; cwd?: string; timeout_ms?: number; env?: Record<string, string>; coalesce?: boolean };
+interface RunnerCommon {
+  cwd?: string;
+  timeout_ms?: number;
+  env?: Record<string, string>;
+  coalesce?: boolean;
+  work?: WorkPolicy | null;
+}
+export type RunnerInput = ({ preset: PresetName; command?: string } & RunnerCommon) | ({ command: string; args?: string[] } & RunnerCommon);
 
 /** Creates or replaces the runner of (agent, host); a replaced runner keeps its place in the order. */
 export function putRunner(db: Db, plate: string, host: string, input: RunnerInput): RunnerConfig {
@@ -68,10 +77,11 @@ export function putRunner(db: Db, plate: string, host: string, input: RunnerInpu
   const env = 'env' in input && input.env ? input.env : {};
   stmt(
     db,
-    `INSERT INTO runners (plate, host, preset, command, args, cwd, timeout_ms, env, coalesce, created_at, updated_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+    `INSERT INTO runners (plate, host, preset, command, args, cwd, timeout_ms, env, coalesce, work, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT (plate, host) DO UPDATE SET preset = excluded.preset, command = excluded.command, args = excluded.args,
-       cwd = excluded.cwd, timeout_ms = excluded.timeout_ms, env = excluded.env, coalesce = excluded.coalesce, updated_at = excluded.updated_at`,
+       cwd = excluded.cwd, timeout_ms = excluded.timeout_ms, env = excluded.env, coalesce = excluded.coalesce, work = excluded.work,
+       updated_at = excluded.updated_at`,
   ).run(
     plate,
     host,
@@ -82,6 +92,7 @@ export function putRunner(db: Db, plate: string, host: string, input: RunnerInpu
     input.timeout_ms ?? RUNNER_TIMEOUT_DEFAULT_MS,
     sealEnv(db, plate, host, env),
     input.coalesce ? 1 : 0,
+    input.work ?? null,
     now,
     now,
   );
@@ -142,6 +153,7 @@ export function runnerDto(r: RunnerConfig) {
     timeout_ms: r.timeout_ms,
     env: Object.fromEntries(Object.keys(r.env).map((k) => [k, '***'])),
     coalesce: r.coalesce,
+    work: r.work,
     created_at: new Date(r.created_at).toISOString(),
     updated_at: new Date(r.updated_at).toISOString(),
   };
@@ -149,15 +161,11 @@ export function runnerDto(r: RunnerConfig) {
 
 /** Output kept for the human: the last 4 KiB of each stream. */
 export const TAIL_BYTES = 4096;
-/** Prefixed secrets this server issues (util/ids.ts ISSUED_SECRET_PREFIXES): credentials, owner tokens, UI sessions, login links, event tickets. */
-const ISSUED_SECRET_RE = new RegExp(`\\b(${ISSUED_SECRET_PREFIXES.map((p) => p.slice(0, -1)).join('|')})_[A-Za-z0-9_-]{20,}`, 'g');
-/** A compact JWS (passports): three base64url parts, the first a JSON header. */
-const JWT_RE = /\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g;
-
-/** Masks every secret pattern this server issues, whoever it belongs to (docs/security.md). */
-export function maskIssuedSecrets(s: string): string {
-  return s.replace(ISSUED_SECRET_RE, (_m, p: string) => `${p}_***`).replace(JWT_RE, 'eyJ***');
-}
+/**
+ * Masks every secret pattern this server issues, whoever it belongs to (docs/security.md), in
+ * time linear in the text (mask.ts: a runner's answer may be megabytes of hostile text).
+ */
+export { maskIssuedSecrets } from './mask.js';
 
 /** Keeps the last bytes of a stream; enough slack that a secret cut at the edge is dropped, not half-shown. */
 class Tail {
@@ -215,6 +223,8 @@ export interface ProcessSpec {
   timeoutMs: number;
   /** Masked in the kept output. */
   secrets: string[];
+  /** Each chunk the run prints, as it arrives (the transcript reads stdout; any output counts as a sign of life). */
+  onOutput?: (stream: 'stdout' | 'stderr', chunk: Buffer) => void;
 }
 
 /** What starts a run: `runProcess` (a child process) in the product; a test may give its own (docs/testing.md). */
@@ -279,8 +289,12 @@ export function runProcess(opts: ProcessSpec): RunningProcess {
   child.stdout!.on('data', (b: Buffer) => {
     out.push(b);
     scanner.push(b);
+    opts.onOutput?.('stdout', b);
   });
-  child.stderr!.on('data', (b: Buffer) => err.push(b));
+  child.stderr!.on('data', (b: Buffer) => {
+    err.push(b);
+    opts.onOutput?.('stderr', b);
+  });
   // A runner that does not read its stdin must not crash the server with EPIPE.
   child.stdin!.on('error', () => {});
   child.stdin!.end(opts.stdin);

@@ -1,6 +1,6 @@
 import { isAbsolute } from 'node:path';
 import { z } from 'zod';
-import { RUNNER_TIMEOUT_MAX_MS, RUNNER_TIMEOUT_MIN_MS } from './presets.js';
+import { RUNNER_TIMEOUT_MAX_MS, RUNNER_TIMEOUT_MIN_MS, WORK_POLICIES } from './presets.js';
 import { WAKE_STATUSES } from './store.js';
 import { MAX_CHAIN_LIMIT, WAKE_BUDGET_LIMIT } from './limits.js';
 
@@ -18,6 +18,8 @@ const runnerEnv = z
  * (`agent-rooms connect` does): a server started from another PATH still finds it.
  */
 const presetCommand = z.string().min(1).max(4096).refine(isAbsolute, 'must be an absolute path (the preset\'s own command name is used when it is left out)');
+/** What a run may do (docs/worktrees.md "Work policies"); null goes back to the default. */
+const work = z.enum(WORK_POLICIES).nullable();
 const presetBody = z.strictObject({
   preset: z.string().min(1).max(40),
   command: presetCommand.optional(),
@@ -25,6 +27,7 @@ const presetBody = z.strictObject({
   timeout_ms: timeoutMs.optional(),
   env: runnerEnv.optional(),
   coalesce: z.boolean().optional(),
+  work: work.optional(),
 });
 const commandBody = z.strictObject({
   command: z.string().min(1).max(4096),
@@ -33,6 +36,7 @@ const commandBody = z.strictObject({
   timeout_ms: timeoutMs.optional(),
   env: runnerEnv.optional(),
   coalesce: z.boolean().optional(),
+  work: work.optional(),
 });
 
 /**
@@ -81,3 +85,9 @@ export const wakeSettingsBody = z
     wake_budget: z.number().int().min(0).max(WAKE_BUDGET_LIMIT).optional(),
   })
   .refine((b) => b.max_chain !== undefined || b.wake_budget !== undefined, 'give max_chain, wake_budget or both');
+
+/** GET /v1/wakes/:id/transcript: the events after `after` (a seq), at most `limit`. */
+export const transcriptQuery = z.object({
+  after: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
+  limit: z.coerce.number().int().min(1).max(500).optional(),
+});

@@ -6,11 +6,13 @@ import type { Owner } from '../owners/store.js';
 import { isInsideHome } from './secrets.js';
 import { deleteRunner, putRunner, type RunnerConfig, type RunnerInput } from './runners.js';
 import { presetNamed, RUNNER_PRESETS } from './presets.js';
+import { workRefusal } from './sandbox.js';
 import { isMcpHost } from '../../../shared/hosts.js';
 import type { runnerBody } from './schemas.js';
 import { dropHeld, enqueueWake, finishWake, getWake, releaseHeld, type WakeRow } from './store.js';
 import { dispatcherOf } from './dispatcher.js';
 import { wakePermission, wakeStanding } from './rules.js';
+import { transcriptPage, transcriptState } from './transcript-log.js';
 
 /**
  * The humans' use cases on runners and wakes (docs/wakes.md): who may act, the write, and the
@@ -54,7 +56,10 @@ export function saveRunner(core: Core, input: { owner: Owner; plate: string; hos
   if ('preset' in body) {
     const preset = presetNamed(body.preset);
     if (!preset) throw invalid(`preset must be one of: ${Object.keys(RUNNER_PRESETS).join(', ')}`);
-    runner = { preset, command: body.command, cwd: body.cwd, timeout_ms: body.timeout_ms, env: body.env, coalesce: body.coalesce };
+    runner = { preset, command: body.command, cwd: body.cwd, timeout_ms: body.timeout_ms, env: body.env, coalesce: body.coalesce, work: body.work };
+    // A policy this host cannot keep confined here is refused now, not at the first wake.
+    const refused = body.work ? workRefusal(RUNNER_PRESETS[preset], body.work, { ...process.env, ...body.env }) : undefined;
+    if (refused) throw invalid(refused, 'work_refused');
   } else {
     runner = body;
   }
@@ -131,6 +136,32 @@ export function stopWake(core: Core, input: { owner: Owner; wakeId: string }): W
   // The dispatcher tells the windows itself when it stops a run.
   if (!d) core.bus.emit({ type: 'wakes.changed', room: w.room_id });
   return getWake(core.db, w.id)!;
+}
+
+/**
+ * GET /v1/wakes/:id/transcript (docs/wakes.md "Live runs"): a run's transcript is its output,
+ * so like the output tails it is its agent's owner's to read; another member of the room learns
+ * it may not (403), anyone else that there is no such wake (404).
+ */
+export function readTranscript(core: Core, input: { owner: Owner; wakeId: string; after: number; limit: number }) {
+  const w = getWake(core.db, input.wakeId);
+  if (!w) throw new AppError('NOT_FOUND', 'wake not found');
+  const who = wakeStanding(core.db, w, input.owner.owner_id);
+  if (who.agentOwner !== input.owner.owner_id) {
+    if (who.role) throw new AppError('FORBIDDEN', "a run's transcript is its output: only the agent's owner may read it", { reason: 'not_agent_owner', roomId: w.room_id });
+    throw new AppError('NOT_FOUND', 'wake not found');
+  }
+  const rows = transcriptPage(core.db, w.id, input.after, input.limit + 1);
+  const page = rows.slice(0, input.limit);
+  const state = transcriptState(core.db, w.id);
+  return {
+    wake_id: w.id,
+    status: w.status,
+    events: page.map((r) => ({ seq: r.seq, at: new Date(r.at).toISOString(), kind: r.kind, ...(r.tool ? { tool: r.tool } : {}), summary: r.summary })),
+    next_after: rows.length > input.limit ? page[page.length - 1]!.seq : null,
+    dropped: state.dropped,
+    last_output_at: state.last_output_at === null ? null : new Date(state.last_output_at).toISOString(),
+  };
 }
 
 /** Queues the one retry of a failed wake; the new wake. */

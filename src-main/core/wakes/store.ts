@@ -201,6 +201,9 @@ export interface WakeRow {
   usage_cache_read_tokens: number | null;
   usage_cost_usd: number | null;
   usage_model: string | null;
+  /** Events of the transcript dropped for its bounds (transcript-log.ts). */
+  transcript_dropped: number;
+  last_output_at: number | null;
 }
 
 export function getWake(db: Db, id: string): WakeRow | undefined {
@@ -485,6 +488,11 @@ export function runningWakeSince(db: Db, plate: string): number | undefined {
   return r.t ?? undefined;
 }
 
+/** How many wakes about this task are running (a worktree is never removed under one). */
+export function runningTaskWakes(db: Db, taskId: string): number {
+  return (stmt(db, "SELECT count(*) AS n FROM wakes INDEXED BY wakes_running WHERE status = 'running' AND task_id = ?").get(taskId) as { n: number }).n;
+}
+
 export function runningWakes(db: Db): WakeRow[] {
   return stmt(db, "SELECT * FROM wakes INDEXED BY wakes_running WHERE status = 'running' ORDER BY seq").all() as WakeRow[];
 }
@@ -524,6 +532,8 @@ export interface WakeDto {
   created_at: string;
   started_at: string | null;
   ended_at: string | null;
+  /** When a runner's run last printed anything (docs/wakes.md "Live runs"); null before its first output. */
+  last_output_at: string | null;
 }
 
 function usageOf(r: WakeRow): WakeUsage | null {
@@ -566,6 +576,7 @@ export function wakeDto(r: WakeRow): WakeDto {
     created_at: iso(r.created_at)!,
     started_at: iso(r.started_at),
     ended_at: iso(r.ended_at),
+    last_output_at: iso(r.last_output_at),
   };
 }
 

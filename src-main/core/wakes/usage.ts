@@ -6,6 +6,8 @@ import type { WakeUsage } from './store.js';
  * - Claude Code `-p --output-format stream-json` (or `json`): the `result` event's `usage`,
  *   `total_cost_usd` and `modelUsage`;
  * - `codex exec --json`: the `usage` of every `turn.completed` event, summed;
+ * - Gemini `--output-format stream-json` (the preset): assistant `message` events (the answer)
+ *   and the `result` event's `stats` (tokens, and the models in `stats.models`);
  * - Gemini `--output-format json`: one (pretty-printed) object whose `stats.models` hold the
  *   tokens per model; read from the last bytes of stdout at the end;
  * - any runner: the same object as `usage` (`{input_tokens, output_tokens, cache_read_tokens,
@@ -19,6 +21,7 @@ export class UsageScanner {
   private codex: WakeUsage | undefined;
   private lastLine: unknown;
   private answer: string | undefined;
+  private geminiAnswer: string | undefined;
   /** The last bytes of stdout, for a whole-document JSON output (Gemini). */
   private tail = '';
   private static readonly LINE_MAX = 4 * 1024 * 1024;
@@ -65,6 +68,25 @@ export class UsageScanner {
         model: models.length ? models.join(',') : (this.usage?.model ?? null),
       };
       if (typeof o.result === 'string') this.answer = o.result;
+      return;
+    }
+    // Gemini CLI `--output-format stream-json`: the answer in assistant messages (deltas), the tokens in `result.stats`.
+    if (o.type === 'message' && o.role === 'assistant' && typeof o.content === 'string') {
+      this.geminiAnswer = (o.delta === true ? (this.geminiAnswer ?? '') : '') + o.content;
+      if (this.geminiAnswer.length > UsageScanner.TAIL_MAX) this.geminiAnswer = this.geminiAnswer.slice(-UsageScanner.TAIL_MAX);
+      this.answer = this.geminiAnswer;
+      return;
+    }
+    if (o.type === 'result' && o.stats && typeof o.stats === 'object') {
+      const st = o.stats;
+      const models = st.models && typeof st.models === 'object' ? Object.keys(st.models) : [];
+      this.usage = {
+        input_tokens: num(st.input_tokens),
+        output_tokens: num(st.output_tokens),
+        cache_read_tokens: num(st.cached),
+        cost_usd: null,
+        model: models.length ? models.join(',').slice(0, 200) : null,
+      };
       return;
     }
     if (o.type === 'system' && o.subtype === 'init' && typeof o.model === 'string') {
