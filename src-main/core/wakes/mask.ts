@@ -109,7 +109,7 @@ function maskCompactJws(s: string): string {
     }
     // Past a match the scan goes on after its third part; past a run without one, after the run
     // (the runs after it are still tried as first parts of their own).
-    i = matched ? matchEnd : start + 1;
+    i = matched ? matchEnd : end1;
   }
   return copied === 0 ? s : out + s.slice(copied);
 }
