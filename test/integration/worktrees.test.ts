@@ -204,6 +204,20 @@ describe('task worktrees', () => {
     expect(readdirOf(join(first.worktree.path, 'work'))).toHaveLength(2);
   });
 
+  it('a folder in the way of a worktree is never deleted: the run fails saying so, and the files stay', async () => {
+    const { room, b, t, rec } = await keptOpenTask('in the way', 'lea', 'leo', 'write something');
+    // The folder is no longer a worktree (its .git link gone) but holds files.
+    rmSync(join(rec.worktree.path, '.git'), { force: true });
+    writeFileSync(join(rec.worktree.path, 'notes.md'), 'mine\n');
+    expect((await s.api('POST', `/v1/rooms/${room}/tasks/${t.task_id}/assign`, { assignee: b.plate })).status).toBe(200);
+    const second = (await endedWakes(room, t.task_id, 2))[0];
+    expect(second.status).toBe('failed');
+    expect(second.reason).toContain('is in the way');
+    expect(readFileSync(join(rec.worktree.path, 'notes.md'), 'utf8')).toBe('mine\n');
+    expect(readFileSync(join(rec.worktree.path, 'work', `${(await endedWakes(room, t.task_id, 2))[1].wake_id}.txt`), 'utf8')).toContain('write something');
+    expect(readRunnerLog(b.log)).toHaveLength(0);
+  });
+
   it('removes the worktree when the task is cancelled, but never under a running run', async () => {
     const repo = await makeRepo('cancel');
     const room = await roomWithRepo('cancel', repo);
@@ -317,12 +331,19 @@ describe('task worktrees', () => {
     expect(edit.body.work).toBe('room');
     const full = await s.api('PUT', `/v1/agents/${a.plate}/runners/claude-code`, { preset: 'claude -p', work: 'full', env: { PATH: '/nonexistent' } });
     expect(full.status).toBe(400);
-    expect(full.body.error.message).toContain('refused rather than run unconfined');
+    expect(full.body.error.message).toContain("refused rather than done without the host's sandbox");
     expect(full.body.error.error_id).toBeTruthy();
     const cursor = await s.api('PUT', `/v1/agents/${a.plate}/runners/cursor`, { preset: 'cursor-agent -p', work: 'edit' });
     expect(cursor.status).toBe(400);
     const bad = await s.api('PUT', `/v1/agents/${a.plate}/runners/claude-code`, { preset: 'claude -p', work: 'everything' });
     expect(bad.status).toBe(400);
+    // A save that leaves the env out (the window changing only the policy) keeps the env it cannot show.
+    expect((await s.api('PUT', `/v1/agents/${a.plate}/runners/claude-code`, { preset: 'claude -p', env: { ANTHROPIC_API_KEY: 'sk-kept' } })).status).toBe(200);
+    const kept = await s.api('PUT', `/v1/agents/${a.plate}/runners/claude-code`, { preset: 'claude -p', work: 'edit' });
+    expect(kept.body).toMatchObject({ work: 'edit', env: { ANTHROPIC_API_KEY: '***' } });
+    const cleared = await s.api('PUT', `/v1/agents/${a.plate}/runners/claude-code`, { preset: 'claude -p', env: {} });
+    expect(cleared.body.env).toEqual({});
+    expect(cleared.body.work).toBeNull();
   });
 });
 

@@ -615,7 +615,7 @@ async function checkWorktrees(server: Server, add: (c: Check) => void): Promise<
     add({ status: 'warn', what: 'orphan worktree', detail: `${o.path}: ${o.why}. Fix: git worktree remove --force ${o.path} in the workspace repository (or delete the folder), then git worktree prune` });
   }
   if (d.orphans.length > 50) add({ status: 'warn', what: 'orphan worktree', detail: `${d.orphans.length - 50} more under ${d.worktrees_dir}` });
-  const refused = d.work.filter((w) => !w.ok && !w.problem?.includes('were not checked'));
+  const refused = d.work.filter((w) => !w.ok && !w.problem?.includes('has not been checked'));
   for (const w of refused) add({ status: 'warn', what: `work ${w.policy} (${w.preset})`, detail: `${w.problem}` });
 }
 

@@ -138,9 +138,9 @@ export const RUNNER_PRESETS = {
 /** The preset's args for a policy: its own args with the policy's flags where they go, or why it cannot. */
 export function presetArgsFor(p: PresetDef, policy: WorkPolicy): { args: string[] } | { refused: string } {
   if (policy === 'room') return { args: [...p.args] };
-  if (!p.work) return { refused: `the ${p.host} preset runs with the room's tools only: its edit and shell flags were not checked (docs/hosts.md); use work "room"` };
+  if (!p.work) return { refused: `a ${p.host} run can only use the room's tools here: how it edits files and runs commands has not been checked` };
   const extra = policy === 'edit' ? p.work.edit : p.work.full;
-  if (!extra) return { refused: `the ${p.host} preset has no full: its sandbox cannot be checked here (docs/hosts.md), and shell commands are never run unconfined; use work "edit"` };
+  if (!extra) return { refused: `a ${p.host} run cannot run commands here: its sandbox cannot be checked, and commands never run outside one (reading and editing files works)` };
   return { args: [...p.args.slice(0, p.work.at), ...extra, ...p.args.slice(p.work.at)] };
 }
 

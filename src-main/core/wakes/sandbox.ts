@@ -22,13 +22,13 @@ function needMet(need: SandboxNeed, env: NodeJS.ProcessEnv): string | undefined 
 /** Why this policy cannot run confined for the preset here, or undefined when it can. */
 export function workRefusal(p: PresetDef, policy: WorkPolicy, env: NodeJS.ProcessEnv = process.env): string | undefined {
   if (policy === 'room') return undefined;
-  if (!p.work) return `the ${p.host} preset runs with the room's tools only: its edit and shell flags were not checked (docs/hosts.md); use work "room"`;
+  if (!p.work) return `a ${p.host} run can only use the room's tools here: how it edits files and runs commands has not been checked`;
   if (policy === 'full' && !p.work.full) {
-    return `work "full" is refused rather than run unconfined: the ${p.host} preset has no sandbox this server can check (docs/hosts.md); use work "edit"`;
+    return `a ${p.host} run cannot run commands here: its sandbox cannot be checked, and commands never run outside one (reading and editing files works)`;
   }
   const need = policy === 'full' ? p.work.fullSandbox : p.work.editSandbox;
   const problem = need ? needMet(need, env) : undefined;
-  return problem ? `work "${policy}" is refused rather than run unconfined: ${problem}` : undefined;
+  return problem ? `${policy === 'full' ? 'running commands' : 'editing files'} is refused rather than done without the host's sandbox: ${problem}` : undefined;
 }
 
 export interface SandboxReport {

@@ -4,7 +4,7 @@ import { AppError, invalid } from '../errors/app-error.js';
 import { ownAgent } from '../agents/service.js';
 import type { Owner } from '../owners/store.js';
 import { isInsideHome } from './secrets.js';
-import { deleteRunner, putRunner, type RunnerConfig, type RunnerInput } from './runners.js';
+import { deleteRunner, getRunner, putRunner, type RunnerConfig, type RunnerInput } from './runners.js';
 import { presetNamed, RUNNER_PRESETS } from './presets.js';
 import { workRefusal } from './sandbox.js';
 import { isMcpHost } from '../../../shared/hosts.js';
@@ -64,6 +64,9 @@ export function saveRunner(core: Core, input: { owner: Owner; plate: string; hos
     runner = body;
   }
   checkCwd(core.config.home, runner.cwd);
+  // The env is never shown back (only its names), so a save that leaves it out keeps it: an editor
+  // changing the work policy must not wipe the keys the host needs. `env: {}` clears it.
+  if (runner.env === undefined) runner = { ...runner, env: getRunner(core.db, a.plate, host)?.env };
   const r = putRunner(core.db, a.plate, host, runner);
   core.bus.emit({ type: 'runners.changed', owners: [owner.owner_id] });
   core.bus.emit({ type: 'wakes.changed', owners: [owner.owner_id] });

@@ -1,4 +1,5 @@
-import { existsSync, mkdirSync, readdirSync, realpathSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, realpathSync, statSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { checkGit, runGit, gitFailure, type GitResult } from './git.js';
 import { branchNameFor, safeSegment } from './names.js';
@@ -100,9 +101,20 @@ function looksLikeWorktree(path: string): boolean {
   return isDir(path) && existsSync(join(path, '.git'));
 }
 
+/** A folder where the worktree goes that holds something else is never deleted: someone's files may be in it. */
+function inTheWay(path: string): void {
+  let entries: string[] = [];
+  try {
+    entries = readdirSync(path);
+  } catch {
+    return;
+  }
+  if (entries.length) throw new WorktreeError(`the folder ${path} is in the way: it holds files but is not this task's worktree; move it away and the next run makes the worktree`);
+}
+
 /** Leaves nothing half made after a failed `worktree add`: the folder, git's record of it, a branch this call made. */
 async function undoAdd(repo: string, path: string, branch: string | undefined): Promise<void> {
-  rmSync(path, { recursive: true, force: true });
+  await rm(path, { recursive: true, force: true });
   await runGit(['worktree', 'prune'], { cwd: repo, timeoutMs: 15_000 });
   if (branch) await runGit(['branch', '-D', branch], { cwd: repo, timeoutMs: 15_000 });
 }
@@ -125,7 +137,7 @@ export async function prepareWorktree(req: PrepareRequest): Promise<Prepared> {
       // Its folder was deleted: git's record of it goes, and the branch is checked out again.
       const wt = { ...req.existing, path };
       await runGit(['worktree', 'prune'], { cwd: repo, timeoutMs: 15_000 });
-      rmSync(path, { recursive: true, force: true });
+      inTheWay(path);
       const hasBranch = await refExists(repo, `refs/heads/${wt.branch}`);
       const args = hasBranch ? ['worktree', 'add', '--', path, wt.branch] : ['worktree', 'add', '-b', wt.branch, '--', path, wt.base_commit];
       try {
@@ -142,7 +154,7 @@ export async function prepareWorktree(req: PrepareRequest): Promise<Prepared> {
     }
     const branch = branchNameFor(req.taskId, req.title);
     const baseCommit = await commitOf(repo, `refs/heads/${baseBranch}`);
-    if (existsSync(path)) rmSync(path, { recursive: true, force: true });
+    inTheWay(path);
     await runGit(['worktree', 'prune'], { cwd: repo, timeoutMs: 15_000 });
     const reuse = await refExists(repo, `refs/heads/${branch}`);
     const args = reuse ? ['worktree', 'add', '--', path, branch] : ['worktree', 'add', '-b', branch, '--', path, baseCommit];
@@ -194,11 +206,11 @@ export async function removeWorktree(repo: string, wt: WorktreeInfo, opts: { del
   const step = async () => {
     if (top) {
       const r = await runGit(['worktree', 'remove', '--force', '--force', '--', wt.path], { cwd: top, timeoutMs: 60_000 });
-      if (r.code !== 0 && isDir(wt.path)) rmSync(wt.path, { recursive: true, force: true });
+      if (r.code !== 0 && isDir(wt.path)) await rm(wt.path, { recursive: true, force: true });
       await runGit(['worktree', 'prune'], { cwd: top, timeoutMs: 15_000 });
       if (opts.deleteBranch) await runGit(['branch', '-D', wt.branch], { cwd: top, timeoutMs: 15_000 });
     } else if (isDir(wt.path)) {
-      rmSync(wt.path, { recursive: true, force: true });
+      await rm(wt.path, { recursive: true, force: true });
     }
   };
   await (top ? serially(top, step) : step());
