@@ -9,6 +9,7 @@ import { useAgents } from './stores/agents';
 import { useReports } from './stores/feedback';
 import { useAttention } from './stores/attention';
 import { useConnection } from './stores/connection';
+import { useTranscripts } from './stores/transcripts';
 import { refreshRoomResources, reloadAllRoomResources } from './stores/room-resource';
 import type { CoreEventType, UiEventType, WireEvent, WireEventOf } from '../../shared/core-events';
 import { eventsUrl, setUnreachableHandler } from './api';
@@ -76,6 +77,8 @@ const HANDLERS: LiveHandlers = {
   'context.changed': () => soon('rooms', () => void useRooms.getState().load()),
   'reservations.changed': roomResourcesOnly,
   'wakes.changed': roomResourcesOnly,
+  // A running run printed more: the transcripts the window follows read what follows (stores/transcripts.ts).
+  'wake.transcript': (e) => useTranscripts.getState().grew(e.data.wake_id, e.data.seq),
   'feedback.changed': roomResourcesOnly,
   'reports.changed': () => {
     if (useReports.getState().reports.data) soon('reports', () => void useReports.getState().load());

@@ -1,6 +1,6 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { RUNNER_HOSTS, useAgents, type RunnerHost } from '../stores/agents';
-import { describeError } from '../api';
+import { describeError, type ApiError } from '../api';
 import { href, navigate } from '../router';
 import type { Agent, MintedCredential, Runner, ScopeName } from '../types';
 import { SCOPE_NAMES } from '../../../shared/scopes';
@@ -98,6 +98,15 @@ function MintedDialog({ minted, agent, onClose }: { minted: MintedCredential; ag
   );
 }
 
+/** What a run may do (the runner's `work`; '' is the server's default), in the words the editor shows. */
+type WorkChoice = '' | 'room' | 'edit' | 'full';
+const WORK_CHOICES: Array<{ value: WorkChoice; label: string; help: string }> = [
+  { value: '', label: 'Default', help: 'Read and edit files when the run works on a task that has its own worktree; room tools only otherwise.' },
+  { value: 'room', label: 'Room tools only', help: 'The agent can talk, claim and report, but not edit files.' },
+  { value: 'edit', label: 'Read and edit files', help: 'Also read and edit files, only inside the task’s worktree; no shell commands.' },
+  { value: 'full', label: 'Also run commands', help: 'Also run shell commands, inside the host’s own sandbox (refused where the host has none on this machine).' },
+];
+
 function RunnerRow({ agent, host }: { agent: Agent; host: RunnerHost }) {
   const runner = useAgents((s) => s.runners[agent.plate]?.[host]);
   const allPresets = useAgents((s) => s.presets);
@@ -110,14 +119,21 @@ function RunnerRow({ agent, host }: { agent: Agent; host: RunnerHost }) {
   const [cwd, setCwd] = useState(runner?.cwd ?? '');
   const [timeout, setTimeoutS] = useState(runner?.timeout_ms ? String(runner.timeout_ms / 1000) : '');
   const [coalesce, setCoalesce] = useState(runner?.coalesce === true);
+  const [work, setWork] = useState<WorkChoice>(runner?.work ?? '');
   const [msg, setMsg] = useState<string>();
+  const [refused, setRefused] = useState<ApiError>();
+  // GET gives the env's names only (its values may be secrets); a save without env keeps them.
+  const envNames = Object.keys(runner?.env ?? {});
   const id = `rn-${agent.plate}-${host}`;
   async function submit(e: FormEvent) {
     e.preventDefault();
-    const common = { ...(cwd.trim() ? { cwd: cwd.trim() } : {}), ...(timeout ? { timeout_ms: Math.round(Number(timeout) * 1000) } : {}), coalesce };
+    const common = { ...(cwd.trim() ? { cwd: cwd.trim() } : {}), ...(timeout ? { timeout_ms: Math.round(Number(timeout) * 1000) } : {}), coalesce, work: work || null };
     const body: Runner = mode === 'preset' ? { preset: preset || presets[0]?.preset, ...common } : { command: command.trim(), args: args.trim() ? args.trim().split(/\s+/) : [], ...common };
+    setMsg(undefined);
+    setRefused(undefined);
     const r = await saveRunner(agent.plate, host, body);
-    setMsg(r.ok ? 'Saved.' : describeError(r.error));
+    if (r.ok) setMsg('Saved.');
+    else setRefused(r.error);
   }
   return (
     <form className="runner" onSubmit={submit} aria-labelledby={`${id}-h`}>
@@ -157,9 +173,30 @@ function RunnerRow({ agent, host }: { agent: Agent; host: RunnerHost }) {
         <label className="row" htmlFor={`${id}-co`}>
           <input id={`${id}-co`} type="checkbox" checked={coalesce} onChange={(e) => setCoalesce(e.target.checked)} aria-describedby={`${id}-co-why`} /> Coalesce mentions
         </label>
+        <fieldset className="work-choice" aria-describedby={runner ? `${id}-work-now` : undefined}>
+          <legend>Work: what a run may do</legend>
+          {WORK_CHOICES.map((c) => (
+            <label key={c.value || 'default'} className="check">
+              <input type="radio" name={`${id}-work`} value={c.value} checked={work === c.value} onChange={() => setWork(c.value)} /> {c.label}{' '}
+              <span className="muted">— {c.help}</span>
+            </label>
+          ))}
+          {runner && (
+            <p className="muted" id={`${id}-work-now`}>
+              Saved now: {WORK_CHOICES.find((c) => c.value === (runner.work ?? ''))?.label ?? runner.work}.
+            </p>
+          )}
+        </fieldset>
         <button type="submit">Save runner</button>
         {runner && (
-          <button type="button" className="danger" onClick={async () => setMsg((await removeRunner(agent.plate, host)).ok ? 'Removed.' : 'Could not remove.')}>
+          <button
+            type="button"
+            className="danger"
+            onClick={async () => {
+              setRefused(undefined);
+              setMsg((await removeRunner(agent.plate, host)).ok ? 'Removed.' : 'Could not remove.');
+            }}
+          >
             Remove
           </button>
         )}
@@ -168,7 +205,17 @@ function RunnerRow({ agent, host }: { agent: Agent; host: RunnerHost }) {
         Coalesce: mentions of this agent in one room that queue while it runs start as one run with all their messages, so three quick
         mentions cost one start and one read of the room instead of three.
       </p>
+      {envNames.length > 0 && (
+        <p className="note" data-testid={`${id}-env`}>
+          This runner has environment variables whose values the window never shows ({envNames.join(', ')}). Saving here keeps them as they are.
+        </p>
+      )}
       {msg && <p role="status">{msg}</p>}
+      {refused && (
+        <p role="alert" className="error-text">
+          Not saved: {refused.message} <span className="muted">({refused.error_id ? `${refused.code}, ${refused.error_id}` : refused.code})</span>
+        </p>
+      )}
     </form>
   );
 }

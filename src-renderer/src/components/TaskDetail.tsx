@@ -1,4 +1,5 @@
 import { useEffect, useState, type FormEvent } from 'react';
+import { TaskRuns, useTaskWakes, type WakeWithUsage } from './TaskRuns';
 import type { BoardTask, Members, Room, Task } from '../types';
 import { useBoard } from '../stores/board';
 import { describeError, enc, get } from '../api';
@@ -10,33 +11,12 @@ import { formatTime } from './time';
 import { renderMarkdown } from './markdown';
 import { optionalPost, routeMissing } from '../stores/needs';
 import { navigate } from '../router';
-import type { Wake, WakePage } from '../types';
 
 const NO_MENTIONS = { handles: [] as string[], mine: new Set<string>() };
 
 /** Task text as Markdown (markdown.ts: escaped, no raw HTML, checked links). */
 function Md({ text }: { text: string }) {
   return <div className="md" dangerouslySetInnerHTML={{ __html: renderMarkdown(text, NO_MENTIONS) }} />;
-}
-
-/** A wake as the log carries it, with usage once the server records it (docs/wakes.md). */
-type WakeWithUsage = Wake & { usage?: { input_tokens?: number | null; output_tokens?: number | null; cost_usd?: number | null } | null };
-
-/** The task's wakes: `?task_id=` when the server filters, else the room's latest wakes filtered here. */
-function useTaskWakes(roomId: string, taskId: string, version: unknown): WakeWithUsage[] | undefined {
-  const [wakes, setWakes] = useState<WakeWithUsage[]>();
-  useEffect(() => {
-    let live = true;
-    void (async () => {
-      let r = await get<WakePage>(`/v1/rooms/${enc(roomId)}/wakes?task_id=${enc(taskId)}&limit=100`);
-      if (!r.ok) r = await get<WakePage>(`/v1/rooms/${enc(roomId)}/wakes?limit=500`);
-      if (live && r.ok) setWakes(r.data.wakes.filter((w) => w.task_id === taskId));
-    })();
-    return () => {
-      live = false;
-    };
-  }, [roomId, taskId, version]);
-  return wakes;
 }
 
 function usageText(w: WakeWithUsage): string {
@@ -151,7 +131,7 @@ export function TaskDetail({
   const [title, setTitle] = useState('');
   const [detail, setDetail] = useState('');
   const [order, setOrder] = useState('');
-  const taskWakes = useTaskWakes(room.room_id, taskId, boardVersion);
+  const { wakes: taskWakes, reload: reloadWakes } = useTaskWakes(room.room_id, taskId, boardVersion);
   useEffect(() => {
     let live = true;
     void get<Task>(`/v1/rooms/${enc(room.room_id)}/tasks/${enc(taskId)}`).then((r) => {
@@ -160,7 +140,8 @@ export function TaskDetail({
     return () => {
       live = false;
     };
-  }, [room.room_id, taskId, boardVersion]);
+    // Read again when the runs change too: the first run makes the task's worktree.
+  }, [room.room_id, taskId, boardVersion, taskWakes]);
   const task = full ?? fromBoard;
   if (!task) return null;
 
@@ -335,7 +316,7 @@ export function TaskDetail({
                     .reverse()
                     .map((w) => (
                       <li key={w.wake_id} data-status={w.status}>
-                        {when(w.created_at)}: {w.trigger} wake of {w.handle ?? '@agent'}: <span className={`wake-${w.status}`}>{w.status}</span>
+                        {when(w.created_at)}: {w.trigger} wake of {w.handle ?? plates.get(w.plate) ?? w.plate}: <span className={`wake-${w.status}`}>{w.status}</span>
                         {w.reason ? ` (${w.reason})` : ''}
                         {usageText(w)}
                       </li>
@@ -373,6 +354,7 @@ export function TaskDetail({
           ))}
         </div>
         {(refusals.length > 0 || (editRule && !editRule.ok)) && <p className="muted explain">{refusals[0] ?? (editRule && !editRule.ok ? editRule.reason : '')}</p>}
+        <TaskRuns task={full} wakes={taskWakes} handles={plates} onChanged={reloadWakes} />
       </div>
       {dialog === 'reassign' && <ReassignDialog room={room} task={task} members={members} onClose={() => setDialog(null)} />}
       {dialog === 'cancel' && (
