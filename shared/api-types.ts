@@ -80,7 +80,7 @@ export interface Actions<A extends string> {
 }
 
 /** The human acts on a task (docs/tasks.md "What you may do with a task"). */
-export const TASK_ACTIONS = ['edit', 'reassign', 'cancel', 'release', 'archive', 'retry'] as const;
+export const TASK_ACTIONS = ['edit', 'reassign', 'cancel', 'release', 'archive', 'retry', 'merge'] as const;
 export type TaskAction = (typeof TASK_ACTIONS)[number];
 
 /** The human acts on a room itself (docs/contract.md "Allowed actions"). */
@@ -204,6 +204,11 @@ export type WakePage = Omit<z.output<typeof Wakes.wakePage>, 'wakes'> & { wakes:
 /** GET /v1/wakes/:id/transcript: one page of a run's transcript (docs/wakes.md "Live runs"). */
 export type TranscriptPage = z.output<typeof Wakes.transcriptPage>;
 export type TranscriptEvent = z.output<typeof Wakes.transcriptEvent>;
+/** GET /v1/rooms/:id/tasks/:taskId/changes (docs/review.md). */
+export type TaskChanges = z.output<typeof Tasks.taskChanges>;
+export type ChangedFile = z.output<typeof Tasks.changedFile>;
+/** POST /v1/rooms/:id/tasks/:taskId/push. */
+export type PushResult = z.output<typeof Tasks.pushResult>;
 /** A task's worktree (docs/worktrees.md). */
 export type Worktree = z.output<typeof Tasks.worktreeRecord>;
 /** A runner's work policy (docs/worktrees.md "Work policies"). */

@@ -34,7 +34,7 @@ export interface ToolErrorBody {
 
 /** The error body of the human API: `{error: {code, message, error_id}}`. */
 export interface ApiErrorBody {
-  error: { code: ErrorCode; message: string; error_id: string; reason?: string; retry_after_ms?: number };
+  error: { code: ErrorCode; message: string; error_id: string; reason?: string; retry_after_ms?: number; details?: Record<string, unknown> };
 }
 
 export const DEFAULT_HTTP_STATUS: Record<ErrorCode, number> = {

@@ -46,6 +46,8 @@ export const taskRecord = z.object({
   created_at: z.string(),
   updated_at: z.string(),
   retry_of: z.string().optional(),
+  /** A follow-up (docs/review.md): the done task whose review asked for changes; it works on that task's branch. */
+  follow_up_of: z.string().optional(),
   /**
    * Where runs do this task's work (docs/worktrees.md): its own git worktree on its own branch,
    * made from the recorded base the first time a run works on it; null with `worktree_reason`
@@ -53,6 +55,8 @@ export const taskRecord = z.object({
    */
   worktree: worktreeRecord.nullable(),
   worktree_reason: z.string().nullable(),
+  /** Its branch was merged into its base branch (docs/review.md): the commit, when, and the owner who merged it. */
+  merged: z.object({ commit: z.string(), at: z.string(), by: z.string() }).nullable(),
 });
 
 /** A compact board task (shared/api-types.ts `TaskSummary`); the lease names its live holder. */
@@ -95,3 +99,37 @@ export const boardOutput = z.object({
   done_next_cursor: z.string().nullable(),
   context_version: z.number().int(),
 });
+
+/** One line of a changed file's diff (GET /v1/rooms/:id/tasks/:taskId/changes, docs/review.md). */
+export const changedLine = z.object({ kind: z.enum(['context', 'add', 'del']), old: z.number().int().optional(), new: z.number().int().optional(), text: z.string() });
+
+export const changedFile = z.object({
+  path: z.string(),
+  old_path: z.string().optional(),
+  status: z.enum(['added', 'modified', 'deleted', 'renamed']),
+  additions: z.number().int(),
+  deletions: z.number().int(),
+  binary: z.boolean(),
+  hunks: z.array(z.object({ header: z.string(), lines: z.array(changedLine) })),
+});
+
+/**
+ * What a task's branch changed against its merge base with the base branch, its worktree's
+ * uncommitted changes included; at most 300 files and 2 MB of diff text (`truncated`, with the
+ * totals of all). Or, when there is nothing to diff, `{files: [], reason}`.
+ */
+export const taskChanges = z.union([
+  z.object({
+    base: z.object({ branch: z.string(), commit: z.string() }),
+    head: z.object({ branch: z.string(), commit: z.string() }),
+    uncommitted: z.boolean(),
+    files: z.array(changedFile),
+    truncated: z.boolean(),
+    totals: z.object({ files: z.number().int(), additions: z.number().int(), deletions: z.number().int() }),
+    reason: z.string().optional(),
+  }),
+  z.object({ files: z.tuple([]), reason: z.string() }),
+]);
+
+/** POST …/push: where the branch went, and a page to open a pull request from, when the host is known. */
+export const pushResult = z.object({ remote: z.string(), branch: z.string(), compare_url: z.string().optional() });

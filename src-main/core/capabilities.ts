@@ -31,7 +31,7 @@ import { reportedErrorIdsBefore } from './feedback/reports.js';
 import { taskTools } from './tasks/tools.js';
 import { taskRoutes } from './tasks/routes.js';
 import { getTaskRow, markLeaseHolderGone, recordTaskWorktree, renewLeaseOf, taskWakeStaleReason, taskWorktreeState, tasksHeldBy } from './tasks/store.js';
-import { worktreePort } from './worktrees/service.js';
+import { worktreePort } from './worktrees/port.js';
 import { retireWorktree } from './wakes/run-workspace.js';
 import { receiveRunning, returnReceipt } from './tasks/service.js';
 import { wakeRoutes } from './wakes/routes.js';
@@ -49,6 +49,7 @@ import { searchTools } from './search/tools.js';
 import { searchRoutes } from './search/routes.js';
 import { startMessageIndexer } from './search/indexer.js';
 import { needsRoutes } from './needs/routes.js';
+import { reviewRoutes } from './review/routes.js';
 import { backupRoutes } from './backup/routes.js';
 import { startSnapshots } from './backup/service.js';
 
@@ -56,7 +57,7 @@ import { startSnapshots } from './backup/service.js';
 export const ALL_TOOLS: ToolDef[] = [...identityTools, ...inboxTools, ...roomTools, ...messageTools, ...addressingTools, ...contextTools, ...fileTools, ...workspaceTools, ...taskTools, ...reservationTools, ...searchTools, ...feedbackTools];
 
 /** Every human API route. */
-export const ALL_ROUTES: Route[] = [...ownerRoutes, ...uiAuthRoutes, ...agentRoutes, ...roomRoutes, ...messageRoutes, ...eventRoutes, ...fileRoutes, ...workspaceRoutes, ...taskRoutes, ...feedbackRoutes, ...wakeRoutes, ...contextRoutes, ...reservationRoutes, ...searchRoutes, ...backupRoutes, ...needsRoutes];
+export const ALL_ROUTES: Route[] = [...ownerRoutes, ...uiAuthRoutes, ...agentRoutes, ...roomRoutes, ...messageRoutes, ...eventRoutes, ...fileRoutes, ...workspaceRoutes, ...taskRoutes, ...feedbackRoutes, ...wakeRoutes, ...contextRoutes, ...reservationRoutes, ...searchRoutes, ...backupRoutes, ...needsRoutes, ...reviewRoutes];
 
 /**
  * The ports (core.ts CorePorts): how a capability reaches what one above it knows, and how the

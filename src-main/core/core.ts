@@ -6,7 +6,7 @@ import type { RateLimiter } from './ratelimit.js';
 import type { SessionRegistry } from './sessions.js';
 import type { SigningKey } from './auth/keys.js';
 import type { AgentIdentity, Owner } from './auth/callers.js';
-import type { Presence } from '../../shared/api-types.js';
+import type { Presence, PushResult, TaskChanges } from '../../shared/api-types.js';
 
 export interface CoreConfig {
   home: string;
@@ -109,6 +109,8 @@ export interface TaskWorktreeState {
   title: string;
   status: string;
   archived: boolean;
+  /** Its branch was merged into its base: the worktree goes. */
+  merged: boolean;
   worktree: WorktreeInfo | null;
   reason: string | null;
   /** The worktree was removed (merged, cancelled, archived): no run makes it again. */
@@ -141,6 +143,19 @@ export interface WorktreePort {
   remove(repo: string, wt: WorktreeInfo, opts?: { deleteBranch?: boolean }): Promise<void>;
   /** Every task folder under the worktrees folder (doctor compares them with the tasks). */
   folders(worktreesDir: string): Array<{ room: string; task_id: string; path: string }>;
+  /** What the task's branch changed against its merge base, uncommitted changes included, bounded (review). */
+  changes(req: { repo: string; worktree: WorktreeInfo }): Promise<TaskChanges>;
+  /** Merges a task's branch into its base in the workspace folder, or says why not with the folder as it was. */
+  merge(req: {
+    repo: string;
+    branch: string;
+    baseBranch: string;
+    strategy: 'merge' | 'squash';
+    message: string;
+    author: { name: string; email: string };
+  }): Promise<{ merged: true; commit: string } | { merged: false; reason: string; message: string; paths: string[] }>;
+  /** Pushes a task's branch to a remote, the token given to git by askpass only. */
+  push(req: { repo: string; remote: string; branch: string; token?: string; base?: string }): Promise<PushResult>;
   /** The server's git: found, and new enough (doctor). */
   checkGit(cwd: string): Promise<{ ok: boolean; version: string | null; min_version: string; problem: string | null }>;
 }
@@ -211,7 +226,7 @@ const PORT_SHAPE: { [K in keyof CorePorts]: CorePorts[K] extends (...a: never[])
   inboxMessages: true,
   taskWakes: { staleReason: true, receiveRunning: true, returnReceipt: true, renewRunnerLease: true, leaseHolderGone: true, worktreeOf: true, recordWorktree: true },
   worktreeRetired: true,
-  worktrees: { prepare: true, commitLeftovers: true, remove: true, folders: true, checkGit: true },
+  worktrees: { prepare: true, commitLeftovers: true, remove: true, folders: true, checkGit: true, changes: true, merge: true, push: true },
   evidenceAccess: { isMember: true, roomOfTask: true },
   reportedErrorIds: true,
   runningWakeSince: true,

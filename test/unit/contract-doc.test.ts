@@ -21,6 +21,7 @@ import { reservationRoutes } from '../../src-main/core/reservations/routes.js';
 import { searchRoutes } from '../../src-main/core/search/routes.js';
 import { backupRoutes } from '../../src-main/core/backup/routes.js';
 import { needsRoutes } from '../../src-main/core/needs/routes.js';
+import { reviewRoutes } from '../../src-main/core/review/routes.js';
 import { identityTools } from '../../src-main/core/identity/tools.js';
 import { inboxTools } from '../../src-main/core/inbox/tools.js';
 import { roomTools } from '../../src-main/core/rooms/tools.js';
@@ -60,6 +61,7 @@ const ROUTE_GROUPS: Array<[string, Route[]]> = [
   ['search', searchRoutes],
   ['backup', backupRoutes],
   ['needs you', needsRoutes],
+  ['review', reviewRoutes],
 ];
 
 const TOOL_GROUPS: Array<[string, ToolDef[]]> = [

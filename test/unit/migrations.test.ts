@@ -462,3 +462,21 @@ describe('0018-worktrees', () => {
     db.close();
   });
 });
+
+describe('0019-merges', () => {
+  it('tasks keep every row and gain empty merge and follow-up columns; reviews are kept by verdict', () => {
+    const db = fresh();
+    migrate(db, 18);
+    const now = Date.now();
+    seedOwnerRoomAgent(db, now);
+    db.prepare(
+      "INSERT INTO tasks (id, room_id, title, definition_of_done, assignee, status, consent_state, created_by_kind, created_by_owner, created_at, updated_at, worktree) VALUES ('task_1', 'room_1', 'CHANGELOG', 'done', 'ADA-AGT-000001', 'todo', 'auto', 'human', 'own_1', ?, ?, '{}')",
+    ).run(now, now);
+    const before = rowsOf(db, 'tasks');
+    expect(migrate(db, 19)).toBe(19);
+    expect(rowsOf(db, 'tasks')).toEqual(before.map((r) => ({ ...(r as Record<string, unknown>), merged_commit: null, merged_at: null, merged_by: null, follow_up_of: null })));
+    db.prepare("INSERT INTO task_reviews (id, task_id, room_id, owner_id, verdict, comments, created_at) VALUES ('rv_1', 'task_1', 'room_1', 'own_1', 'approve', '[]', ?)").run(now);
+    expect(() => db.prepare("INSERT INTO task_reviews (id, task_id, room_id, owner_id, verdict, comments, created_at) VALUES ('rv_2', 'task_1', 'room_1', 'own_1', 'lgtm', '[]', ?)").run(now)).toThrow(/CHECK/);
+    db.close();
+  });
+});

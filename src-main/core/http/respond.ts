@@ -46,6 +46,8 @@ export function apiErrorAnswer(
   const body: ApiErrorBody = { error: { code: err.code, message: err.message, error_id: errorId } };
   if (err.reason) body.error.reason = err.reason;
   if (err.retryAfterMs !== undefined) body.error.retry_after_ms = err.retryAfterMs;
+  // Facts to act on, as tools carry them (e.g. the paths a refused merge names).
+  if (err.details) body.error.details = err.details;
   const headers: Record<string, string> = {};
   if (err.retryAfterMs !== undefined) headers['retry-after'] = String(Math.ceil(err.retryAfterMs / 1000));
   if (err.httpStatus === 401) headers['www-authenticate'] = 'Bearer realm="agent-rooms"';

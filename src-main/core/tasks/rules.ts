@@ -32,6 +32,8 @@ export interface TaskFacts {
   createdByOwner: string;
   /** A failed task already has its retry. */
   retried: boolean;
+  /** It has a worktree whose branch is not merged yet (docs/review.md). */
+  mergeable: boolean;
 }
 
 export type Permission = { ok: true } | { ok: false; reason: string };
@@ -57,6 +59,11 @@ const mayDo: Record<TaskAction, (t: TaskFacts, who: HumanStanding) => Permission
     const r = mayDo.reassign(t, who);
     return r.ok ? r : no(r.reason.replace('reassign', 'retry'));
   },
+  // Same rights as reassignment: the work lands in the base branch everyone of the room works from.
+  merge: (t, who) => {
+    const r = mayDo.reassign(t, who);
+    return r.ok ? r : no(r.reason.replace('reassign', 'merge'));
+  },
 };
 
 const isAdmin = (who: HumanStanding) => who.role === 'admin';
@@ -78,6 +85,8 @@ export function applies(action: TaskAction, t: TaskFacts): boolean {
       return ARCHIVABLE.includes(t.status) && !t.archived;
     case 'retry':
       return t.status === 'failed' && !t.retried;
+    case 'merge':
+      return t.status === 'done' && t.mergeable && !t.archived;
     case 'cancel':
       if (t.status === 'cancelled') return false;
       break;
@@ -128,6 +137,7 @@ export function taskFacts(db: Db, t: TaskRow, owners?: Map<string, string | unde
     assigneeOwner: owner,
     createdByOwner: t.created_by_owner,
     retried: t.status === 'failed' && retryOfTask(db, t.id) !== undefined,
+    mergeable: t.worktree !== null && t.worktree_removed_at === null && t.merged_commit === null,
   };
 }
 

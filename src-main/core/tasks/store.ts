@@ -43,6 +43,12 @@ export interface TaskRow {
   worktree_reason: string | null;
   /** The worktree was removed (merged, cancelled, archived). */
   worktree_removed_at: number | null;
+  /** Its branch was merged into its base (docs/review.md): the commit, when, by which owner. */
+  merged_commit: string | null;
+  merged_at: number | null;
+  merged_by: string | null;
+  /** A follow-up: the done task whose review asked for changes (it shares that task's branch and worktree). */
+  follow_up_of: string | null;
 }
 
 export interface TaskRecord {
@@ -71,8 +77,11 @@ export interface TaskRecord {
   updated_at: string;
   /** Present on a retry: the failed task it repeats. */
   retry_of?: string;
+  /** Present on a follow-up: the done task whose review asked for changes. */
+  follow_up_of?: string;
   worktree: WorktreeInfo | null;
   worktree_reason: string | null;
+  merged: { commit: string; at: string; by: string } | null;
 }
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
@@ -121,16 +130,34 @@ export function toRecord(
     created_at: iso(r.created_at)!,
     updated_at: iso(r.updated_at)!,
     ...(r.retry_of ? { retry_of: r.retry_of } : {}),
+    ...(r.follow_up_of ? { follow_up_of: r.follow_up_of } : {}),
     ...worktreeFields(r),
+    merged: r.merged_commit && r.merged_at !== null ? { commit: r.merged_commit, at: iso(r.merged_at)!, by: r.merged_by ?? '' } : null,
   };
+}
+
+/**
+ * Makes `id` the follow-up of `first` (docs/review.md): it works on the first one's branch and in
+ * its worktree, which the first one hands over (one task holds a worktree at a time).
+ */
+export function makeFollowUp(db: Db, id: string, first: string): void {
+  const f = getTaskRow(db, first);
+  stmt(db, 'UPDATE tasks SET follow_up_of = ?, worktree = ?, worktree_reason = ? WHERE id = ?').run(first, f?.worktree_removed_at === null ? (f?.worktree ?? null) : null, f?.worktree_reason ?? null, id);
+  if (f?.worktree && f.worktree_removed_at === null) stmt(db, 'UPDATE tasks SET worktree_removed_at = ?, worktree_reason = ? WHERE id = ?').run(Date.now(), `handed to its follow-up ${id}`, first);
+}
+
+/** The task's branch was merged into its base: what the record says from now on (docs/review.md). */
+export function recordTaskMerged(db: Db, id: string, m: { commit: string; by: string }, now: number): boolean {
+  return stmt(db, 'UPDATE tasks SET merged_commit = ?, merged_at = ?, merged_by = ?, updated_at = ? WHERE id = ? AND merged_commit IS NULL').run(m.commit, now, m.by, now, id).changes === 1;
 }
 
 /** Not made yet: the first run on the task makes it (docs/worktrees.md). */
 export const WORKTREE_NOT_YET = 'none yet: a worktree is made the first time a run works on this task';
 export const WORKTREE_REMOVED = 'removed: the task was merged, cancelled or archived';
+export const WORKTREE_MERGED = 'removed: the task was merged into its base branch';
 
-function worktreeFields(r: Pick<TaskRow, 'worktree' | 'worktree_reason' | 'worktree_removed_at'>): { worktree: WorktreeInfo | null; worktree_reason: string | null } {
-  if (r.worktree_removed_at !== null) return { worktree: null, worktree_reason: WORKTREE_REMOVED };
+function worktreeFields(r: Pick<TaskRow, 'worktree' | 'worktree_reason' | 'worktree_removed_at' | 'merged_commit'>): { worktree: WorktreeInfo | null; worktree_reason: string | null } {
+  if (r.worktree_removed_at !== null) return { worktree: null, worktree_reason: r.merged_commit ? WORKTREE_MERGED : (r.worktree_reason ?? WORKTREE_REMOVED) };
   if (r.worktree) return { worktree: JSON.parse(r.worktree) as WorktreeInfo, worktree_reason: null };
   return { worktree: null, worktree_reason: r.worktree_reason ?? WORKTREE_NOT_YET };
 }
@@ -144,6 +171,7 @@ export function taskWorktreeState(db: Db, id: string): TaskWorktreeState | undef
     title: r.title,
     status: r.status,
     archived: r.archived_at !== null,
+    merged: r.merged_commit !== null,
     worktree: r.worktree ? (JSON.parse(r.worktree) as WorktreeInfo) : null,
     reason: r.worktree_reason,
     removed: r.worktree_removed_at !== null,
@@ -153,7 +181,7 @@ export function taskWorktreeState(db: Db, id: string): TaskWorktreeState | undef
 /** Records a task's worktree, or why it has none, or that it was removed (the record is kept: its branch and base stay known). */
 export function recordTaskWorktree(db: Db, id: string, change: { worktree: WorktreeInfo | null; reason: string | null } | { removed: true }): void {
   if ('removed' in change) {
-    stmt(db, 'UPDATE tasks SET worktree_removed_at = ? WHERE id = ? AND worktree_removed_at IS NULL').run(Date.now(), id);
+    stmt(db, 'UPDATE tasks SET worktree_removed_at = ?, worktree_reason = NULL WHERE id = ? AND worktree_removed_at IS NULL').run(Date.now(), id);
     return;
   }
   stmt(db, 'UPDATE tasks SET worktree = coalesce(?, worktree), worktree_reason = ? WHERE id = ?').run(

@@ -164,7 +164,7 @@ export async function retireWorktree(core: Core, taskId: string): Promise<boolea
   const { db } = core;
   const task = core.ports.taskWakes.worktreeOf(db, taskId);
   if (!task?.worktree || task.removed) return false;
-  const due = task.status === 'cancelled' || task.archived;
+  const due = task.status === 'cancelled' || task.archived || task.merged;
   if (!due || runningTaskWakes(db, taskId) > 0) return false;
   const repo = workspaceRow(db, task.room)?.local_path ?? task.worktree.path;
   try {

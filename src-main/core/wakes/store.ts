@@ -488,6 +488,15 @@ export function runningWakeSince(db: Db, plate: string): number | undefined {
   return r.t ?? undefined;
 }
 
+/**
+ * A mention about a task (docs/review.md: a review's message): the message's queued wakes of
+ * that agent carry the task, so their runs work in its worktree. Called in the same turn that
+ * posted the message, before the dispatcher looks at it.
+ */
+export function attachTaskToMessageWakes(db: Db, messageId: string, plate: string, taskId: string): number {
+  return stmt(db, "UPDATE wakes SET task_id = ? WHERE message_id = ? AND plate = ? AND status = 'queued' AND task_id IS NULL").run(taskId, messageId, plate).changes;
+}
+
 /** How many wakes about this task are running (a worktree is never removed under one). */
 export function runningTaskWakes(db: Db, taskId: string): number {
   return (stmt(db, "SELECT count(*) AS n FROM wakes INDEXED BY wakes_running WHERE status = 'running' AND task_id = ?").get(taskId) as { n: number }).n;

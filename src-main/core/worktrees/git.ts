@@ -150,3 +150,44 @@ export async function gitHooksDir(repo: string): Promise<string> {
   const out = r.stdout.trim();
   return isAbsolute(out) ? out : resolve(repo, out);
 }
+
+/**
+ * Runs `git ARGS` like runGit, but for a reader that wants only the start of a long output (the
+ * first megabytes of a diff): once stdout passes `maxOutput`, git is stopped instead of being
+ * left to print the rest into a bound that drops it. The result then says `truncated`, with
+ * `code` null; a stop for output is not a time-out. Never throws.
+ */
+export function runGitHead(args: readonly string[], opts: GitOptions & { maxOutput: number }): Promise<GitResult> {
+  const out = new Bounded(opts.maxOutput);
+  const err = new Bounded(64 * 1024);
+  return new Promise((resolve) => {
+    let timedOut = false;
+    let settled = false;
+    let spawnError: string | undefined;
+    const child = spawn('git', [...args], { cwd: opts.cwd, env: gitEnv(opts.env), shell: false, stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true });
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill('SIGKILL');
+    }, opts.timeoutMs ?? GIT_TIMEOUT_MS);
+    timer.unref();
+    child.stdout.on('data', (b: Buffer) => {
+      out.push(b);
+      if (out.truncated) {
+        child.stdout.destroy();
+        child.kill('SIGKILL');
+      }
+    });
+    child.stderr.on('data', (b: Buffer) => err.push(b));
+    const settle = (code: number | null) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve({ code: out.truncated ? null : code, stdout: out.text(), stderr: err.text(), timedOut, truncated: out.truncated, ...(spawnError ? { spawnError } : {}) });
+    };
+    child.once('error', (e: NodeJS.ErrnoException) => {
+      spawnError = e.code ?? 'spawn failed';
+      settle(null);
+    });
+    child.once('close', (code) => settle(code));
+  });
+}

@@ -1,9 +1,9 @@
 import { existsSync, mkdirSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { checkGit, runGit, gitFailure, type GitResult } from './git.js';
+import { runGit, gitFailure, type GitResult } from './git.js';
 import { branchNameFor, safeSegment } from './names.js';
-import type { PreparedWorktree, WorktreeInfo, WorktreePort, WorktreeRequest } from '../core.js';
+import type { PreparedWorktree, WorktreeInfo, WorktreeRequest } from '../core.js';
 
 /**
  * A task's git worktree (docs/worktrees.md): made from the recorded base the first time a run
@@ -238,6 +238,3 @@ export function worktreeFolders(worktreesDir: string): Array<{ room: string; tas
   }
   return out;
 }
-
-/** The worktrees port (core.ts WorktreePort), as capabilities.ts gives it. */
-export const worktreePort: WorktreePort = { prepare: prepareWorktree, commitLeftovers, remove: removeWorktree, folders: worktreeFolders, checkGit };

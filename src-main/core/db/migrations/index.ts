@@ -17,6 +17,7 @@ import { migration0015 } from './0015-seq-ids.js';
 import { migration0016 } from './0016-message-ids.js';
 import { migration0017 } from './0017-parked-deliveries.js';
 import { migration0018 } from './0018-worktrees.js';
+import { migration0019 } from './0019-merges.js';
 
 /** Every migration, in order. A new one is a new file and one line here. */
-export const MIGRATIONS: Migration[] = [migration0001, migration0002, migration0003, migration0004, migration0005, migration0006, migration0007, migration0008, migration0009, migration0010, migration0011, migration0012, migration0013, migration0014, migration0015, migration0016, migration0017, migration0018];
+export const MIGRATIONS: Migration[] = [migration0001, migration0002, migration0003, migration0004, migration0005, migration0006, migration0007, migration0008, migration0009, migration0010, migration0011, migration0012, migration0013, migration0014, migration0015, migration0016, migration0017, migration0018, migration0019];

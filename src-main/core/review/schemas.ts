@@ -1,0 +1,33 @@
+import { z } from 'zod';
+
+/** POST /v1/rooms/:id/tasks/:taskId/merge (docs/review.md). */
+export const mergeBody = z.strictObject({
+  strategy: z.enum(['merge', 'squash']).optional(),
+  /** Delete the task's branch once it is merged. */
+  delete_branch: z.boolean().optional(),
+});
+
+/** POST /v1/rooms/:id/tasks/:taskId/push: nothing to say; the remote is the workspace's. */
+export const pushBody = z.strictObject({});
+
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f]/;
+
+/** One line comment: a path of the task's changes, a line of its new side, what to change. */
+const lineComment = z.strictObject({
+  path: z
+    .string()
+    .min(1)
+    .max(1024)
+    .refine((p) => !CONTROL.test(p) && !p.includes('\n'), 'must be a repository path, without control characters'),
+  line: z.number().int().min(1).max(10_000_000),
+  body: z.string().min(1).max(8000),
+});
+
+/** POST /v1/rooms/:id/tasks/:taskId/reviews (docs/review.md). */
+export const reviewBody = z
+  .strictObject({
+    verdict: z.enum(['comment', 'request_changes', 'approve']),
+    body: z.string().max(16_000).optional(),
+    comments: z.array(lineComment).max(100).optional(),
+  })
+  .refine((b) => b.verdict === 'approve' || (b.body?.trim() ?? '') !== '' || (b.comments?.length ?? 0) > 0, 'a comment or a request for changes needs a body or at least one line comment');
