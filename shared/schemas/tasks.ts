@@ -57,6 +57,8 @@ export const taskRecord = z.object({
   worktree_reason: z.string().nullable(),
   /** Its branch was merged into its base branch (docs/review.md): the commit, when, and the owner who merged it. */
   merged: z.object({ commit: z.string(), at: z.string(), by: z.string() }).nullable(),
+  /** /v1 only: other open tasks whose branches change the same files (docs/review.md "Overlaps"). */
+  overlaps: z.array(z.object({ task_id: z.string(), title: z.string(), paths: z.array(z.string()) })).optional(),
 });
 
 /** A compact board task (shared/api-types.ts `TaskSummary`); the lease names its live holder. */
@@ -127,6 +129,10 @@ export const taskChanges = z.union([
     truncated: z.boolean(),
     totals: z.object({ files: z.number().int(), additions: z.number().int(), deletions: z.number().int() }),
     reason: z.string().optional(),
+    /** Reservations other agents hold on changed paths (shown beside the diff). */
+    reservations: z
+      .array(z.object({ path: z.string(), pattern: z.string(), plate: z.string(), handle: z.string(), exclusive: z.boolean(), task_id: z.string().nullable(), expires_at: z.string() }))
+      .optional(),
   }),
   z.object({ files: z.tuple([]), reason: z.string() }),
 ]);

@@ -30,7 +30,7 @@ import { feedbackRoutes } from './feedback/routes.js';
 import { reportedErrorIdsBefore } from './feedback/reports.js';
 import { taskTools } from './tasks/tools.js';
 import { taskRoutes } from './tasks/routes.js';
-import { getTaskRow, markLeaseHolderGone, recordTaskWorktree, renewLeaseOf, taskWakeStaleReason, taskWorktreeState, tasksHeldBy } from './tasks/store.js';
+import { getTaskRow, markLeaseHolderGone, recordChangedPaths, recordTaskWorktree, renewLeaseOf, taskWakeStaleReason, taskWorktreeState, tasksHeldBy } from './tasks/store.js';
 import { worktreePort } from './worktrees/port.js';
 import { retireWorktree } from './wakes/run-workspace.js';
 import { receiveRunning, returnReceipt } from './tasks/service.js';
@@ -84,6 +84,7 @@ export const CAPABILITY_PORTS: CorePorts = {
     leaseHolderGone: markLeaseHolderGone,
     worktreeOf: taskWorktreeState,
     recordWorktree: recordTaskWorktree,
+    recordChangedPaths,
   },
   // A cancelled or archived task's worktree goes once no run works in it (wakes knows the runs; tasks imports no wakes).
   worktreeRetired: (core, e) => void retireWorktree(core, e.taskId).catch((err: Error) => core.config.log(`worktree of task ${e.taskId} not removed: ${err.message}`)),

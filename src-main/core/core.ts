@@ -91,6 +91,8 @@ export interface TaskWakePort {
   leaseHolderGone(db: Db, instanceId: string, taskId: string | undefined, now: number): string[];
   /** The task's worktree as recorded, with what decides whether a run may use or remove it. */
   worktreeOf(db: Db, taskId: string): TaskWorktreeState | undefined;
+  /** Keeps the paths the task's branch changes (overlaps between open tasks); true when they changed. */
+  recordChangedPaths(db: Db, taskId: string, paths: readonly string[]): boolean;
   /** Records the task's worktree (or why it has none), or that it was removed. */
   recordWorktree(db: Db, taskId: string, change: { worktree: WorktreeInfo | null; reason: string | null } | { removed: true }): void;
 }
@@ -224,7 +226,7 @@ const PORT_SHAPE: { [K in keyof CorePorts]: CorePorts[K] extends (...a: never[])
   runnerRightChanged: true,
   workingOn: true,
   inboxMessages: true,
-  taskWakes: { staleReason: true, receiveRunning: true, returnReceipt: true, renewRunnerLease: true, leaseHolderGone: true, worktreeOf: true, recordWorktree: true },
+  taskWakes: { staleReason: true, receiveRunning: true, returnReceipt: true, renewRunnerLease: true, leaseHolderGone: true, worktreeOf: true, recordWorktree: true, recordChangedPaths: true },
   worktreeRetired: true,
   worktrees: { prepare: true, commitLeftovers: true, remove: true, folders: true, checkGit: true, changes: true, merge: true, push: true },
   evidenceAccess: { isMember: true, roomOfTask: true },

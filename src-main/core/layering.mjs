@@ -53,7 +53,7 @@ export const CAPABILITIES = {
   files: ['rooms', 'search'],
   tasks: ['addressing', 'agents', 'inbox', 'owners', 'rooms', 'wakes'],
   reservations: ['agents', 'rooms', 'tasks', 'wakes', 'workspace', 'worktrees'],
-  review: ['agents', 'messages', 'owners', 'rooms', 'tasks', 'wakes', 'workspace'],
+  review: ['agents', 'messages', 'owners', 'reservations', 'rooms', 'tasks', 'wakes', 'workspace'],
   context: ['agents', 'files', 'reservations', 'rooms', 'tasks', 'workspace'],
   feedback: ['agents', 'rooms', 'tasks'],
   events: ['rooms'],

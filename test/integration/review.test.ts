@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { ok, startTestServer, type TestServer } from '../helpers/server.js';
 import { fixtureRunner, readRunnerLog } from './wakes-helpers.js';
 
 /**
@@ -235,6 +235,45 @@ describe('review: changes, merge, push', () => {
     expect(runs.length).toBeGreaterThanOrEqual(1);
     expect(runs.every((l) => l.cwd === rec.worktree.path)).toBe(true);
     expect(fu.allowed_actions).toContain('merge');
+  });
+
+  it('open tasks whose branches change the same file say so; reservations of others on changed paths show beside the diff', async () => {
+    const { room, a } = await repoRoom('overlap');
+    const b = await s.agent('overlap second');
+    await s.join(room, b.plate);
+    expect((await s.api('PUT', `/v1/agents/${b.plate}/runners/codex`, fixtureRunner(join(dir, `${b.plate}.log`)))).status).toBe(200);
+    const started = async (plate: string, title: string) => {
+      const t = (await s.api('POST', `/v1/rooms/${room}/tasks`, { title, definition_of_done: 'x', assignee: plate })).body;
+      const end = Date.now() + 20_000;
+      for (;;) {
+        const r = (await s.api('GET', `/v1/rooms/${room}/tasks/${t.task_id}`)).body;
+        const ws = (await s.api('GET', `/v1/rooms/${room}/wakes?task_id=${t.task_id}`)).body.wakes as any[];
+        if (r.worktree && ws.some((w) => w.status === 'handled')) return r;
+        if (Date.now() > end) throw new Error('no first run');
+        await new Promise((res) => setTimeout(res, 50));
+      }
+    };
+    const t1 = await started(a.plate, 'write one side, keep open');
+    const t2 = await started(b.plate, 'write the other side, keep open');
+    for (const t of [t1, t2]) writeFileSync(join(t.worktree.path, 'README.md'), `# changed by ${t.task_id}\n`);
+    // A third agent holds README.md exclusively.
+    const c = await s.agent('overlap holder');
+    await s.join(room, c.plate);
+    const client = await s.connect(c.credential);
+    await ok(client, 'reserve_paths', { room, paths: ['README.md'], exclusive: true, reason: 'rewriting the intro' });
+    const ch1 = (await s.api('GET', `/v1/rooms/${room}/tasks/${t1.task_id}/changes`)).body;
+    expect(ch1.uncommitted).toBe(true);
+    expect(ch1.reservations).toEqual([expect.objectContaining({ path: 'README.md', pattern: 'README.md', plate: c.plate, exclusive: true })]);
+    await s.api('GET', `/v1/rooms/${room}/tasks/${t2.task_id}/changes`);
+    const r1 = (await s.api('GET', `/v1/rooms/${room}/tasks/${t1.task_id}`)).body;
+    expect(r1.overlaps).toEqual([{ task_id: t2.task_id, title: t2.title, paths: ['README.md'] }]);
+    const lanes = (await s.api('GET', `/v1/rooms/${room}/board`)).body.lanes as any[];
+    const card = lanes.flatMap((l) => l.tasks).find((x: any) => x.task_id === t2.task_id);
+    expect(card.overlaps).toEqual([{ task_id: t1.task_id, title: t1.title, paths: ['README.md'] }]);
+    // Once one of them is cancelled, the other no longer overlaps.
+    await s.api('POST', `/v1/rooms/${room}/tasks/${t2.task_id}/cancel`);
+    expect((await s.api('GET', `/v1/rooms/${room}/tasks/${t1.task_id}`)).body.overlaps).toEqual([]);
+    await s.api('POST', `/v1/rooms/${room}/tasks/${t1.task_id}/cancel`);
   });
 
   it('a workspace that is not a git repository: no changes, and the reason', async () => {

@@ -474,7 +474,7 @@ describe('0019-merges', () => {
     ).run(now, now);
     const before = rowsOf(db, 'tasks');
     expect(migrate(db, 19)).toBe(19);
-    expect(rowsOf(db, 'tasks')).toEqual(before.map((r) => ({ ...(r as Record<string, unknown>), merged_commit: null, merged_at: null, merged_by: null, follow_up_of: null })));
+    expect(rowsOf(db, 'tasks')).toEqual(before.map((r) => ({ ...(r as Record<string, unknown>), merged_commit: null, merged_at: null, merged_by: null, follow_up_of: null, changed_paths: null })));
     db.prepare("INSERT INTO task_reviews (id, task_id, room_id, owner_id, verdict, comments, created_at) VALUES ('rv_1', 'task_1', 'room_1', 'own_1', 'approve', '[]', ?)").run(now);
     expect(() => db.prepare("INSERT INTO task_reviews (id, task_id, room_id, owner_id, verdict, comments, created_at) VALUES ('rv_2', 'task_1', 'room_1', 'own_1', 'lgtm', '[]', ?)").run(now)).toThrow(/CHECK/);
     db.close();

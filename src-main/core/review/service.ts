@@ -4,7 +4,7 @@ import type { Core } from '../core.js';
 import { AppError } from '../errors/app-error.js';
 import type { Owner } from '../owners/store.js';
 import { createTask, requireTask } from '../tasks/service.js';
-import { makeFollowUp, recordTaskMerged, taskRecord, taskWorktreeState, type TaskRecord } from '../tasks/store.js';
+import { makeFollowUp, recordChangedPaths, recordTaskMerged, taskRecord, taskWorktreeState, type TaskRecord } from '../tasks/store.js';
 import { humanMay, humanStanding, taskFacts } from '../tasks/rules.js';
 import { touchRoom } from '../rooms/store.js';
 import { workspaceRow } from '../workspace/store.js';
@@ -14,6 +14,9 @@ import { sendMessage } from '../messages/service.js';
 import { stmt } from '../db/stmt.js';
 import { newId } from '../util/ids.js';
 import { immediate } from '../db/open.js';
+import { liveInRoom } from '../reservations/store.js';
+import { covers, parsePath, parsePattern } from '../reservations/rules.js';
+import { agentHandle, getAgentByPlate } from '../agents/store.js';
 
 /**
  * Humans review the work (docs/review.md): what a task's branch changed, its merge into the base
@@ -31,11 +34,37 @@ function taskWork(core: Core, owner: Owner, room: string, taskId: string) {
 
 /** GET …/changes: the branch's changes against its merge base with the base branch, uncommitted ones included. */
 export async function taskChanges(core: Core, input: { owner: Owner; room: string; taskId: string }) {
-  const { state, repo } = taskWork(core, input.owner, input.room, input.taskId);
+  const { t, state, repo } = taskWork(core, input.owner, input.room, input.taskId);
   if (!repo) return { files: [], reason: 'the room has no workspace folder' };
   if (state.removed) return { files: [], reason: state.merged ? 'the task was merged into its base branch: its worktree is gone' : "the task's worktree was removed" };
   if (!state.worktree) return { files: [], reason: state.reason ?? 'this task has no worktree yet: one is made the first time a run works on it' };
-  return core.ports.worktrees.changes({ repo, worktree: state.worktree });
+  const ch = await core.ports.worktrees.changes({ repo, worktree: state.worktree });
+  if (!('base' in ch) || !core.db.open) return ch;
+  const paths = ch.files.flatMap((f) => (f.old_path ? [f.path, f.old_path] : [f.path]));
+  if (recordChangedPaths(core.db, t.id, paths)) core.bus.emit({ type: 'board.changed', room: t.room_id });
+  return { ...ch, reservations: reservationsOn(core, t.room_id, t.assignee, ch.files.map((f) => f.path)) };
+}
+
+/** Reservations other agents hold on the changed paths (docs/review.md): shown beside the diff. */
+function reservationsOn(core: Core, roomId: string, assignee: string, paths: readonly string[]) {
+  const out: Array<{ path: string; pattern: string; plate: string; handle: string; exclusive: boolean; task_id: string | null; expires_at: string }> = [];
+  const held = liveInRoom(core.db, roomId, Date.now(), 'active').filter((r) => r.plate !== assignee);
+  if (!held.length) return out;
+  const parsed = paths.slice(0, 300).map((p) => ({ p, parsed: parsePath(p) }));
+  for (const r of held.slice(0, 500)) {
+    let pattern;
+    try {
+      pattern = parsePattern(r.pattern);
+    } catch {
+      continue;
+    }
+    const a = getAgentByPlate(core.db, r.plate);
+    for (const { p, parsed: pp } of parsed) {
+      if (pp && covers(pattern, pp)) out.push({ path: p, pattern: r.pattern, plate: r.plate, handle: a ? agentHandle(a) : r.plate, exclusive: r.exclusive === 1, task_id: r.task_id, expires_at: new Date(r.expires_at).toISOString() });
+      if (out.length >= 300) return out;
+    }
+  }
+  return out;
 }
 
 function refuse(reason: string, message: string, details: Record<string, unknown> = {}): AppError {

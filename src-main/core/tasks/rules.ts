@@ -4,7 +4,7 @@ import { agentOwnersOfRoom, humanRole } from '../rooms/store.js';
 import { getAgentByPlate } from '../agents/store.js';
 import type { RoomRole } from '../rooms/store.js';
 import { ARCHIVABLE, decide, type TaskStatus, type Trigger } from './transitions.js';
-import { getTaskRow, retryOfTask, type TaskRow } from './store.js';
+import { getTaskRow, retryOfTask, roomOverlaps, type Overlap, type TaskRow } from './store.js';
 
 /**
  * What a human may do with a task (docs/tasks.md "What you may do with a task"). One function
@@ -147,13 +147,20 @@ export function taskFacts(db: Db, t: TaskRow, owners?: Map<string, string | unde
  * listing stays as it is).
  */
 export function withTaskActions<T extends { task_id: string }>(db: Db, roomId: string, ownerId: string, records: T[]): Array<T & TaskActions> {
-  return annotate(db, humanStanding(db, roomId, ownerId), new Map(), records);
+  return annotate(db, humanStanding(db, roomId, ownerId), new Map(), records, roomOverlaps(db, roomId));
 }
 
-function annotate<T extends { task_id: string }>(db: Db, who: HumanStanding, owners: Map<string, string | undefined>, records: T[]): Array<T & TaskActions> {
+function annotate<T extends { task_id: string }>(
+  db: Db,
+  who: HumanStanding,
+  owners: Map<string, string | undefined>,
+  records: T[],
+  overlaps: Map<string, Overlap[]>,
+): Array<T & TaskActions & { overlaps: Overlap[] }> {
   return records.map((r) => {
     const row = getTaskRow(db, r.task_id);
-    return row ? { ...r, ...taskActions(taskFacts(db, row, owners), who) } : { ...r, allowed_actions: [], denied_actions: {} };
+    const shared = overlaps.get(r.task_id) ?? [];
+    return row ? { ...r, ...taskActions(taskFacts(db, row, owners), who), overlaps: shared } : { ...r, allowed_actions: [], denied_actions: {}, overlaps: shared };
   });
 }
 
@@ -166,9 +173,11 @@ export function boardWithActions<B extends { lanes: Array<{ tasks: Array<{ task_
 ): B {
   const who = humanStanding(db, roomId, ownerId);
   const owners = new Map<string, string | undefined>();
+  // Open tasks whose branches change the same files say so on their cards (docs/review.md "Overlaps").
+  const overlaps = roomOverlaps(db, roomId);
   return {
     ...board,
-    lanes: board.lanes.map((l) => ({ ...l, tasks: annotate(db, who, owners, l.tasks) })),
-    done: annotate(db, who, owners, board.done),
+    lanes: board.lanes.map((l) => ({ ...l, tasks: annotate(db, who, owners, l.tasks, overlaps) })),
+    done: annotate(db, who, owners, board.done, overlaps),
   };
 }

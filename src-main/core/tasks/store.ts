@@ -49,6 +49,8 @@ export interface TaskRow {
   merged_by: string | null;
   /** A follow-up: the done task whose review asked for changes (it shares that task's branch and worktree). */
   follow_up_of: string | null;
+  /** JSON: the paths its branch changes, as last computed (docs/review.md "Overlaps"). */
+  changed_paths: string | null;
 }
 
 export interface TaskRecord {
@@ -144,6 +146,46 @@ export function makeFollowUp(db: Db, id: string, first: string): void {
   const f = getTaskRow(db, first);
   stmt(db, 'UPDATE tasks SET follow_up_of = ?, worktree = ?, worktree_reason = ? WHERE id = ?').run(first, f?.worktree_removed_at === null ? (f?.worktree ?? null) : null, f?.worktree_reason ?? null, id);
   if (f?.worktree && f.worktree_removed_at === null) stmt(db, 'UPDATE tasks SET worktree_removed_at = ?, worktree_reason = ? WHERE id = ?').run(Date.now(), `handed to its follow-up ${id}`, first);
+}
+
+/** At most this many changed paths are kept per task for overlaps (the changes' own bound). */
+export const CHANGED_PATHS_MAX = 300;
+
+/** Keeps the paths a task's branch changes (as the changes were last computed); true when they differ from before. */
+export function recordChangedPaths(db: Db, id: string, paths: readonly string[]): boolean {
+  const json = JSON.stringify([...new Set(paths)].sort().slice(0, CHANGED_PATHS_MAX));
+  return stmt(db, 'UPDATE tasks SET changed_paths = ? WHERE id = ? AND changed_paths IS NOT ?').run(json, id, json).changes === 1;
+}
+
+export interface Overlap {
+  task_id: string;
+  title: string;
+  paths: string[];
+}
+
+/**
+ * Open tasks of a room whose branches change the same files (docs/review.md "Overlaps"): per task,
+ * the others it shares paths with. Open: a worktree not removed or merged, not archived or cancelled.
+ */
+export function roomOverlaps(db: Db, roomId: string): Map<string, Overlap[]> {
+  const rows = stmt(
+    db,
+    `SELECT id, title, changed_paths FROM tasks WHERE room_id = ? AND changed_paths IS NOT NULL AND changed_paths <> '[]'
+       AND worktree_removed_at IS NULL AND merged_commit IS NULL AND archived_at IS NULL AND status <> 'cancelled' LIMIT 200`,
+  ).all(roomId) as Array<{ id: string; title: string; changed_paths: string }>;
+  const out = new Map<string, Overlap[]>();
+  if (rows.length < 2) return out;
+  const sets = rows.map((r) => ({ id: r.id, title: r.title, paths: new Set(JSON.parse(r.changed_paths) as string[]) }));
+  for (let i = 0; i < sets.length; i++) {
+    for (let j = i + 1; j < sets.length; j++) {
+      const [a, b] = [sets[i]!, sets[j]!];
+      const shared = [...a.paths].filter((p) => b.paths.has(p));
+      if (!shared.length) continue;
+      out.set(a.id, [...(out.get(a.id) ?? []), { task_id: b.id, title: b.title, paths: shared }]);
+      out.set(b.id, [...(out.get(b.id) ?? []), { task_id: a.id, title: a.title, paths: shared }]);
+    }
+  }
+  return out;
 }
 
 /** The task's branch was merged into its base: what the record says from now on (docs/review.md). */

@@ -11,6 +11,7 @@ import { closeRunWorkspace, openRunWorkspace, retireWorktree, type RunWorkspace 
 import { TranscriptWriter } from './transcript-log.js';
 import { transcriptFormatOf } from './transcript.js';
 import { knownSecrets } from './secrets.js';
+import { workspaceRow } from '../workspace/store.js';
 
 /**
  * One runner run (docs/wakes.md): from a wake the dispatcher began (running, with its run
@@ -64,6 +65,23 @@ function contentFor(w: WakeRow, ws: RunWorkspace): string {
     return JSON.stringify(payload);
   } catch {
     return w.content;
+  }
+}
+
+/**
+ * What the task's branch changes now that a run ended (docs/review.md "Overlaps"): computed off the
+ * event loop by the worktrees port, kept by the tasks capability; the board hears of a change.
+ */
+async function refreshChangedPaths(core: Core, taskId: string, roomId: string, worktree: NonNullable<RunWorkspace['worktree']>): Promise<void> {
+  const repo = workspaceRow(core.db, roomId)?.local_path;
+  if (!repo) return;
+  try {
+    const ch = await core.ports.worktrees.changes({ repo, worktree });
+    if (!core.db.open || !('base' in ch)) return;
+    const paths = ch.files.flatMap((f) => (f.old_path ? [f.path, f.old_path] : [f.path]));
+    if (core.ports.taskWakes.recordChangedPaths(core.db, taskId, paths)) core.bus.emit({ type: 'board.changed', room: roomId });
+  } catch (err) {
+    core.config.log(`changes of task ${taskId} not read: ${(err as Error).message}`);
   }
 }
 
@@ -200,6 +218,7 @@ export class RunnerRun {
     });
     if (w.task_id) {
       this.owner.leaseHolderGone(this.instanceId, w.task_id);
+      if (ws?.worktree) void refreshChangedPaths(core, w.task_id, w.room_id, ws.worktree);
       // A task cancelled or archived while this run worked: its worktree goes now that no run is in it.
       void retireWorktree(core, w.task_id).catch(() => undefined);
     }
