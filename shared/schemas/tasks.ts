@@ -55,8 +55,8 @@ export const taskRecord = z.object({
    */
   worktree: worktreeRecord.nullable(),
   worktree_reason: z.string().nullable(),
-  /** Its branch was merged into its base branch (docs/review.md): the commit, when, and the owner who merged it. */
-  merged: z.object({ commit: z.string(), at: z.string(), by: z.string() }).nullable(),
+  /** Its branch was merged into its base branch (docs/review.md): the commit, when, the owner who merged it, and the branch it went into. */
+  merged: z.object({ commit: z.string(), at: z.string(), by: z.string(), into: z.string() }).nullable(),
   /** /v1 only: other open tasks whose branches change the same files (docs/review.md "Overlaps"). */
   overlaps: z.array(z.object({ task_id: z.string(), title: z.string(), paths: z.array(z.string()) })).optional(),
 });

@@ -150,7 +150,7 @@ export function App() {
   if (status === 'error') return <ErrorNote error={error ?? 'Could not reach the Agent Rooms server.'} retry={() => void load()} />;
 
   let main;
-  if (section === 'rooms' && id) main = <RoomView key={id} roomId={id} tab={tab ?? 'chat'} sub={route[3]} />;
+  if (section === 'rooms' && id) main = <RoomView key={id} roomId={id} tab={tab ?? 'chat'} sub={route[3]} part={route[4]} />;
   else if (section === 'agents') main = <AgentsView plate={id} />;
   else if (section === 'reports') main = <ReportsView />;
   else if (section === 'welcome') main = <Onboarding />;

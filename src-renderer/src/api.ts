@@ -6,6 +6,8 @@ export interface ApiError {
   message: string;
   error_id?: string;
   reason?: string;
+  /** What the refusal concerns, when the server says (a merge's conflicting paths and folder). */
+  details?: Record<string, unknown>;
   status: number;
 }
 
@@ -167,6 +169,7 @@ export async function api<T>(method: string, path: string, body?: unknown, signa
       message: e?.message ?? (res.statusText || 'Request failed'),
       error_id: e?.error_id,
       reason: e?.reason,
+      ...(e?.details && typeof e.details === 'object' ? { details: e.details } : {}),
       status: res.status,
     },
   };

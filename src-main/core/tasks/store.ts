@@ -83,7 +83,7 @@ export interface TaskRecord {
   follow_up_of?: string;
   worktree: WorktreeInfo | null;
   worktree_reason: string | null;
-  merged: { commit: string; at: string; by: string } | null;
+  merged: { commit: string; at: string; by: string; into: string } | null;
 }
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
@@ -134,7 +134,10 @@ export function toRecord(
     ...(r.retry_of ? { retry_of: r.retry_of } : {}),
     ...(r.follow_up_of ? { follow_up_of: r.follow_up_of } : {}),
     ...worktreeFields(r),
-    merged: r.merged_commit && r.merged_at !== null ? { commit: r.merged_commit, at: iso(r.merged_at)!, by: r.merged_by ?? '' } : null,
+    merged:
+      r.merged_commit && r.merged_at !== null
+        ? { commit: r.merged_commit, at: iso(r.merged_at)!, by: r.merged_by ?? '', into: r.worktree ? (JSON.parse(r.worktree) as WorktreeInfo).base_branch : '' }
+        : null,
   };
 }
 

@@ -151,8 +151,11 @@ interface LaneView {
   count: number;
 }
 
-/** `newTask`: the route is `#/rooms/:id/board/new` (`c` pressed in another view of the room): the New task form opens. */
-export function BoardView({ room, openTaskId, newTask }: { room: Room; openTaskId?: string; newTask?: boolean }) {
+/**
+ * `newTask`: the route is `#/rooms/:id/board/new` (`c` pressed in another view of the room): the New task form opens.
+ * `openTaskView`: the open task's tab (`changes`, from `#/rooms/:id/tasks/:taskId/changes`).
+ */
+export function BoardView({ room, openTaskId, openTaskView, newTask }: { room: Room; openTaskId?: string; openTaskView?: string; newTask?: boolean }) {
   const roomId = room.room_id;
   const rb = useBoard((s) => s.rooms[roomId]);
   const filter = useBoard((s) => s.filters[roomId]) ?? NO_FILTER;
@@ -524,6 +527,7 @@ export function BoardView({ room, openTaskId, newTask }: { room: Room; openTaskI
         <TaskDetail
           room={room}
           taskId={openId}
+          view={openTaskView}
           members={members}
           tasks={tasks}
           plates={plates}

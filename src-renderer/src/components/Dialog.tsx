@@ -1,7 +1,7 @@
 import { useEffect, useRef, type ReactNode } from 'react';
 
 /** A modal on the native <dialog>: focus moves in, Escape closes, focus returns to the opener. */
-export function Dialog({ title, onClose, children, wide, sheet }: { title: string; onClose: () => void; children: ReactNode; wide?: boolean; sheet?: boolean }) {
+export function Dialog({ title, onClose, children, wide, sheet, className }: { title: string; onClose: () => void; children: ReactNode; wide?: boolean; sheet?: boolean; className?: string }) {
   const ref = useRef<HTMLDialogElement>(null);
   const closeRef = useRef(onClose);
   closeRef.current = onClose;
@@ -24,7 +24,7 @@ export function Dialog({ title, onClose, children, wide, sheet }: { title: strin
   }, []);
   const titleId = `dlg-${title.replace(/\W+/g, '-').toLowerCase().slice(0, 60)}`;
   return (
-    <dialog ref={ref} className={`dialog ${wide ? 'wide' : ''} ${sheet ? 'sheet' : ''}`} aria-labelledby={titleId}>
+    <dialog ref={ref} className={`dialog ${wide ? 'wide' : ''} ${sheet ? 'sheet' : ''} ${className ?? ''}`} aria-labelledby={titleId}>
       <header className="dialog-head">
         <h2 id={titleId}>{title}</h2>
         <button type="button" className="dialog-close ghost" onClick={() => closeRef.current()} aria-label="Close dialog">

@@ -22,8 +22,11 @@ const TABS: Array<[string, string]> = [
   ['wakes', 'Wakes & feedback'],
 ];
 
-/** `tab` is the route's third part; `sub` the fourth (a task id under `tasks`, a message seq under `messages`, a file's path under `files`, `new` under `board`). */
-export function RoomView({ roomId, tab, sub }: { roomId: string; tab: string; sub?: string }) {
+/**
+ * `tab` is the route's third part; `sub` the fourth (a task id under `tasks`, a message seq under `messages`, a file's path under `files`, `new` under `board`);
+ * `part` the fifth (`changes` under a task: its Changes tab).
+ */
+export function RoomView({ roomId, tab, sub, part }: { roomId: string; tab: string; sub?: string; part?: string }) {
   const room = useRooms((s) => s.rooms.find((r) => r.room_id === roomId));
   const status = useRooms((s) => s.status);
   const error = useRooms((s) => s.error);
@@ -66,7 +69,7 @@ export function RoomView({ roomId, tab, sub }: { roomId: string; tab: string; su
       body = <BoardView room={room} newTask={sub === 'new'} />;
       break;
     case 'tasks':
-      body = <BoardView room={room} openTaskId={sub} />;
+      body = <BoardView room={room} openTaskId={sub} openTaskView={part} />;
       break;
     case 'messages':
       body = <ChatView room={room} focusSeq={sub && /^\d+$/.test(sub) ? Number(sub) : undefined} />;

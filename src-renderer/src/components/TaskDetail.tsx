@@ -1,5 +1,8 @@
-import { useEffect, useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
 import { TaskRuns, useTaskWakes, type WakeWithUsage } from './TaskRuns';
+import { TaskChanges, useLiveChanges } from './TaskChanges';
+import { MergeControls, MergedNote, shortCommit } from './TaskMerge';
+import { changesKey, hasDiff, useChanges } from '../stores/changes';
 import type { BoardTask, Members, Room, Task } from '../types';
 import { useBoard } from '../stores/board';
 import { describeError, enc, get } from '../api';
@@ -10,7 +13,7 @@ import { Avatar, shortName } from './TaskCard';
 import { formatTime } from './time';
 import { renderMarkdown } from './markdown';
 import { optionalPost, routeMissing } from '../stores/needs';
-import { navigate } from '../router';
+import { href, navigate } from '../router';
 
 const NO_MENTIONS = { handles: [] as string[], mine: new Set<string>() };
 
@@ -99,14 +102,24 @@ function TaskLinks({ label, tasks, onOpen }: { label: string; tasks: BoardTask[]
   );
 }
 
+/** The task page's tabs: the record and its runs, and what its branch changed. */
+const TASK_TABS = [
+  ['overview', 'Overview'],
+  ['changes', 'Changes'],
+] as const;
+type TaskTab = (typeof TASK_TABS)[number][0];
+
 /**
  * Everything about one task, with the edits and actions the server allows (the record's
  * `allowed_actions`). The full record is read by id (the board may carry a compact shape);
  * actions the viewer may not take are hidden, with the server's sentence saying who may.
+ * `view` is the route's fifth part: `changes` opens the Changes tab
+ * (`#/rooms/:id/tasks/:taskId/changes`).
  */
 export function TaskDetail({
   room,
   taskId,
+  view,
   members,
   tasks,
   plates,
@@ -115,6 +128,7 @@ export function TaskDetail({
 }: {
   room: Room;
   taskId: string;
+  view?: string;
   members?: Members;
   tasks: BoardTask[];
   plates: Map<string, string>;
@@ -132,6 +146,15 @@ export function TaskDetail({
   const [detail, setDetail] = useState('');
   const [order, setOrder] = useState('');
   const { wakes: taskWakes, reload: reloadWakes } = useTaskWakes(room.room_id, taskId, boardVersion);
+  const tab: TaskTab = view === 'changes' ? 'changes' : 'overview';
+  const tabRefs = useRef<Partial<Record<TaskTab, HTMLButtonElement | null>>>({});
+  const [notice, setNotice] = useState<string>();
+  // The base branch the window saw: a merged task's record has no worktree left to name it.
+  const changes = useChanges((s) => s.byTask[changesKey(room.room_id, taskId)]?.data);
+  const basesSeen = useRef<Record<string, string>>({});
+  if (full?.task_id === taskId && full.worktree) basesSeen.current[taskId] = full.worktree.base_branch;
+  else if (hasDiff(changes)) basesSeen.current[taskId] = changes.base.branch;
+  useEffect(() => setNotice(undefined), [taskId]);
   useEffect(() => {
     let live = true;
     void get<Task>(`/v1/rooms/${enc(room.room_id)}/tasks/${enc(taskId)}`).then((r) => {
@@ -142,8 +165,29 @@ export function TaskDetail({
     };
     // Read again when the runs change too: the first run makes the task's worktree.
   }, [room.room_id, taskId, boardVersion, taskWakes]);
-  const task = full ?? fromBoard;
+  const runningWakeIds = (taskWakes ?? []).filter((w) => w.status === 'running').map((w) => w.wake_id);
+  useLiveChanges(room.room_id, taskId, runningWakeIds, tab === 'changes');
+  // The record read for this task (`full` may still be the last task's for a moment).
+  const record = full?.task_id === taskId ? full : undefined;
+  const task = record ?? fromBoard;
   if (!task) return null;
+  function selectTab(k: TaskTab) {
+    window.location.replace(k === 'changes' ? href('rooms', room.room_id, 'tasks', taskId, 'changes') : href('rooms', room.room_id, 'tasks', taskId));
+  }
+  function onTabKey(e: KeyboardEvent<HTMLDivElement>) {
+    const i = TASK_TABS.findIndex(([k]) => k === tab);
+    const to = e.key === 'ArrowRight' ? (i + 1) % TASK_TABS.length : e.key === 'ArrowLeft' ? (i + TASK_TABS.length - 1) % TASK_TABS.length : e.key === 'Home' ? 0 : e.key === 'End' ? TASK_TABS.length - 1 : -1;
+    if (to < 0) return;
+    e.preventDefault();
+    const k = TASK_TABS[to]![0];
+    selectTab(k);
+    tabRefs.current[k]?.focus();
+  }
+  function merged(t: Task) {
+    setFull(t);
+    setErr(undefined);
+    if (t.merged) setNotice(`Merged as ${shortCommit(t.merged.commit)}.`);
+  }
 
   const byId = new Map(tasks.map((t) => [t.task_id, t]));
   const waits = (task.blocked_by ?? []).map((id) => byId.get(id)).filter((t): t is BoardTask => !!t);
@@ -206,7 +250,7 @@ export function TaskDetail({
   }
 
   return (
-    <Dialog title={`Task: ${task.title}`} onClose={onClose} wide sheet>
+    <Dialog title={`Task: ${task.title}`} onClose={onClose} wide sheet className={tab === 'changes' ? 'changes-open' : undefined}>
       <p className="muted task-link">
         Link: <a href={`#/rooms/${enc(room.room_id)}/tasks/${enc(task.task_id)}`}>{`#/rooms/${room.room_id}/tasks/${task.task_id}`}</a>
       </p>
@@ -219,142 +263,176 @@ export function TaskDetail({
           {waits.length > 0 && <span className="dep waits">waits on {waits.length === 1 ? 'a prerequisite' : `${waits.length} prerequisites`}</span>}
           {task.consent_state === 'accepted' && <span className="badge">assigned across owners under Trust</span>}
         </p>
-        {editing ? (
-          <form className="stack" onSubmit={save} aria-label="Edit task">
-            <label htmlFor="td-title">Title</label>
-            <input id="td-title" value={title} onChange={(e) => setTitle(e.target.value)} maxLength={200} required />
-            <label htmlFor="td-detail">Detail</label>
-            <textarea id="td-detail" value={detail} onChange={(e) => setDetail(e.target.value)} rows={5} />
-            <label htmlFor="td-order">Order in the lane (lower first)</label>
-            <input id="td-order" className="short" inputMode="numeric" value={order} onChange={(e) => setOrder(e.target.value)} />
-            <div className="row end">
-              <button type="button" onClick={() => setEditing(false)}>
-                Discard
-              </button>
-              <button type="submit" className="primary">
-                Save changes
-              </button>
-            </div>
-          </form>
-        ) : (
-          <dl className="facts wide">
-            <div>
-              <dt>Detail</dt>
-              <dd className="notes">{task.detail ? <Md text={dePlate(task.detail, plates)} /> : <span className="muted">none</span>}</dd>
-            </div>
-            <div>
-              <dt>Done when</dt>
-              <dd className="notes">
-                <Md text={dePlate(task.definition_of_done ?? '', plates)} />
-              </dd>
-            </div>
-            <div>
-              <dt>Order</dt>
-              <dd>{task.order ?? <span className="muted">not set (by creation)</span>}</dd>
-            </div>
-            <TaskLinks label="Waits on" tasks={waits} onOpen={onOpen} />
-            <TaskLinks label="Done prerequisites" tasks={doneDeps} onOpen={onOpen} />
-            <TaskLinks label="Holds up" tasks={holds} onOpen={onOpen} />
-            {task.lease && (task.lease.instance_id || task.lease.handle) && (
-              <div>
-                <dt>Working</dt>
-                <dd>
-                  {shortName(handle)}
-                  {instance ? ` (${instance.host})` : ''}
-                  {'renewed_at' in task.lease && task.lease.renewed_at ? `, lease renewed ${when(task.lease.renewed_at)}` : ''}
-                  {task.lease.stale && <span className="badge warn">stale: no renewal for over 120 s</span>}
-                </dd>
-              </div>
-            )}
-            {task.reason && (
-              <div>
-                <dt>Reason</dt>
-                <dd>{task.reason}</dd>
-              </div>
-            )}
-            {task.handoff_notes && (
-              <div>
-                <dt>Handoff notes</dt>
-                <dd className="notes">{dePlate(task.handoff_notes, plates)}</dd>
-              </div>
-            )}
-            {(task.summary || task.result_ref) && (
-              <div>
-                <dt>Result</dt>
-                <dd>
-                  {task.summary && dePlate(task.summary, plates)} {task.result_ref && <code>{task.result_ref}</code>}
-                </dd>
-              </div>
-            )}
-            {task.artifacts && task.artifacts.length > 0 && (
-              <div>
-                <dt>Artifacts</dt>
-                <dd>
-                  <ul className="plain">
-                    {task.artifacts.map((a, i) => (
-                      <li key={i}>
-                        <code>{typeof a === 'string' ? a : JSON.stringify(a)}</code>
-                      </li>
-                    ))}
-                  </ul>
-                </dd>
-              </div>
-            )}
-            {task.next && (
-              <div>
-                <dt>Next</dt>
-                <dd>{task.next}</dd>
-              </div>
-            )}
-            <div>
-              <dt>History</dt>
-              <dd>
-                <ol className="history-list plain" aria-label="Task history">
-                  <li>created {when(task.created_at)}</li>
-                  {(taskWakes ?? [])
-                    .slice()
-                    .reverse()
-                    .map((w) => (
-                      <li key={w.wake_id} data-status={w.status}>
-                        {when(w.created_at)}: {w.trigger} wake of {w.handle ?? plates.get(w.plate) ?? w.plate}: <span className={`wake-${w.status}`}>{w.status}</span>
-                        {w.reason ? ` (${w.reason})` : ''}
-                        {usageText(w)}
-                      </li>
-                    ))}
-                  {(task as { completed_at?: string | null }).completed_at && (
-                    <li>
-                      finished {when((task as { completed_at?: string | null }).completed_at)}: {task.status}
-                    </li>
-                  )}
-                  {task.updated_at && task.updated_at !== task.created_at && (
-                    <li>
-                      now {task.status}, last changed {when(task.updated_at)}
-                    </li>
-                  )}
-                </ol>
-              </dd>
-            </div>
-          </dl>
-        )}
-        {err && (
-          <p role="alert" className="error-text">
-            {err}
+        {record && <MergedNote task={record} base={basesSeen.current[taskId]} members={members} />}
+        {notice && (
+          <p role="status" className="ok-text" data-testid="merge-notice">
+            {notice}
           </p>
         )}
-        <div className="row wrap detail-actions">
-          {!editing && editRule?.ok && (
-            <button type="button" onClick={startEdit}>
-              Edit
-            </button>
-          )}
-          {allowed.map(([label, , run]) => (
-            <button key={label} type="button" onClick={run} className={label === 'Cancel task' ? 'danger' : undefined}>
+        <div role="tablist" aria-label="Task page" className="tabs small task-tabs" onKeyDown={onTabKey}>
+          {TASK_TABS.map(([k, label]) => (
+            <button
+              key={k}
+              ref={(el) => {
+                tabRefs.current[k] = el;
+              }}
+              type="button"
+              role="tab"
+              id={`task-tab-${k}`}
+              aria-selected={tab === k}
+              aria-controls={tab === k ? `task-panel-${k}` : undefined}
+              tabIndex={tab === k ? 0 : -1}
+              onClick={() => selectTab(k)}
+            >
               {label}
             </button>
           ))}
         </div>
-        {(refusals.length > 0 || (editRule && !editRule.ok)) && <p className="muted explain">{refusals[0] ?? (editRule && !editRule.ok ? editRule.reason : '')}</p>}
-        <TaskRuns task={full} wakes={taskWakes} handles={plates} onChanged={reloadWakes} />
+        {tab === 'changes' ? (
+          <div role="tabpanel" id="task-panel-changes" aria-labelledby="task-tab-changes" className="task-panel">
+            {record ? <TaskChanges roomId={room.room_id} task={record} onMerged={merged} /> : <p className="muted">Reading the task…</p>}
+          </div>
+        ) : (
+          <div role="tabpanel" id="task-panel-overview" aria-labelledby="task-tab-overview" className="task-panel">
+            {editing ? (
+              <form className="stack" onSubmit={save} aria-label="Edit task">
+                <label htmlFor="td-title">Title</label>
+                <input id="td-title" value={title} onChange={(e) => setTitle(e.target.value)} maxLength={200} required />
+                <label htmlFor="td-detail">Detail</label>
+                <textarea id="td-detail" value={detail} onChange={(e) => setDetail(e.target.value)} rows={5} />
+                <label htmlFor="td-order">Order in the lane (lower first)</label>
+                <input id="td-order" className="short" inputMode="numeric" value={order} onChange={(e) => setOrder(e.target.value)} />
+                <div className="row end">
+                  <button type="button" onClick={() => setEditing(false)}>
+                    Discard
+                  </button>
+                  <button type="submit" className="primary">
+                    Save changes
+                  </button>
+                </div>
+              </form>
+            ) : (
+              <dl className="facts wide">
+                <div>
+                  <dt>Detail</dt>
+                  <dd className="notes">{task.detail ? <Md text={dePlate(task.detail, plates)} /> : <span className="muted">none</span>}</dd>
+                </div>
+                <div>
+                  <dt>Done when</dt>
+                  <dd className="notes">
+                    <Md text={dePlate(task.definition_of_done ?? '', plates)} />
+                  </dd>
+                </div>
+                <div>
+                  <dt>Order</dt>
+                  <dd>{task.order ?? <span className="muted">not set (by creation)</span>}</dd>
+                </div>
+                <TaskLinks label="Waits on" tasks={waits} onOpen={onOpen} />
+                <TaskLinks label="Done prerequisites" tasks={doneDeps} onOpen={onOpen} />
+                <TaskLinks label="Holds up" tasks={holds} onOpen={onOpen} />
+                {task.lease && (task.lease.instance_id || task.lease.handle) && (
+                  <div>
+                    <dt>Working</dt>
+                    <dd>
+                      {shortName(handle)}
+                      {instance ? ` (${instance.host})` : ''}
+                      {'renewed_at' in task.lease && task.lease.renewed_at ? `, lease renewed ${when(task.lease.renewed_at)}` : ''}
+                      {task.lease.stale && <span className="badge warn">stale: no renewal for over 120 s</span>}
+                    </dd>
+                  </div>
+                )}
+                {task.reason && (
+                  <div>
+                    <dt>Reason</dt>
+                    <dd>{task.reason}</dd>
+                  </div>
+                )}
+                {task.handoff_notes && (
+                  <div>
+                    <dt>Handoff notes</dt>
+                    <dd className="notes">{dePlate(task.handoff_notes, plates)}</dd>
+                  </div>
+                )}
+                {(task.summary || task.result_ref) && (
+                  <div>
+                    <dt>Result</dt>
+                    <dd>
+                      {task.summary && dePlate(task.summary, plates)} {task.result_ref && <code>{task.result_ref}</code>}
+                    </dd>
+                  </div>
+                )}
+                {task.artifacts && task.artifacts.length > 0 && (
+                  <div>
+                    <dt>Artifacts</dt>
+                    <dd>
+                      <ul className="plain">
+                        {task.artifacts.map((a, i) => (
+                          <li key={i}>
+                            <code>{typeof a === 'string' ? a : JSON.stringify(a)}</code>
+                          </li>
+                        ))}
+                      </ul>
+                    </dd>
+                  </div>
+                )}
+                {task.next && (
+                  <div>
+                    <dt>Next</dt>
+                    <dd>{task.next}</dd>
+                  </div>
+                )}
+                <div>
+                  <dt>History</dt>
+                  <dd>
+                    <ol className="history-list plain" aria-label="Task history">
+                      <li>created {when(task.created_at)}</li>
+                      {(taskWakes ?? [])
+                        .slice()
+                        .reverse()
+                        .map((w) => (
+                          <li key={w.wake_id} data-status={w.status}>
+                            {when(w.created_at)}: {w.trigger} wake of {w.handle ?? plates.get(w.plate) ?? w.plate}: <span className={`wake-${w.status}`}>{w.status}</span>
+                            {w.reason ? ` (${w.reason})` : ''}
+                            {usageText(w)}
+                          </li>
+                        ))}
+                      {(task as { completed_at?: string | null }).completed_at && (
+                        <li>
+                          finished {when((task as { completed_at?: string | null }).completed_at)}: {task.status}
+                        </li>
+                      )}
+                      {task.updated_at && task.updated_at !== task.created_at && (
+                        <li>
+                          now {task.status}, last changed {when(task.updated_at)}
+                        </li>
+                      )}
+                    </ol>
+                  </dd>
+                </div>
+              </dl>
+            )}
+            {err && (
+              <p role="alert" className="error-text">
+                {err}
+              </p>
+            )}
+            <div className="row wrap detail-actions">
+              {!editing && editRule?.ok && (
+                <button type="button" onClick={startEdit}>
+                  Edit
+                </button>
+              )}
+              {allowed.map(([label, , run]) => (
+                <button key={label} type="button" onClick={run} className={label === 'Cancel task' ? 'danger' : undefined}>
+                  {label}
+                </button>
+              ))}
+            </div>
+            {(refusals.length > 0 || (editRule && !editRule.ok)) && <p className="muted explain">{refusals[0] ?? (editRule && !editRule.ok ? editRule.reason : '')}</p>}
+            {record && <MergeControls roomId={room.room_id} task={record} onMerged={merged} />}
+            <TaskRuns task={full} wakes={taskWakes} handles={plates} onChanged={reloadWakes} />
+          </div>
+        )}
       </div>
       {dialog === 'reassign' && <ReassignDialog room={room} task={task} members={members} onClose={() => setDialog(null)} />}
       {dialog === 'cancel' && (
