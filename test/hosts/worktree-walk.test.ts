@@ -114,7 +114,8 @@ describe.skipIf(!all)('agents do the work in worktrees of their own, with the re
     expect(t.worktree.branch).toMatch(/^rooms\/[a-z0-9]{1,8}-[a-z0-9-]+$/);
     expect(t.worktree.base_branch).toBe('main');
     expect(t.worktree.base_commit).toBe(baseHead);
-    expect(await git(repo, 'show', '--name-only', '--format=', t.worktree.branch)).toContain('CHANGELOG.md');
+    // The branch holds the edit and nothing else the host may have left in its working folder.
+    expect(await git(repo, 'diff', '--name-only', `${baseHead}..${t.worktree.branch}`)).toBe('CHANGELOG.md');
     const msg = await git(repo, 'log', '-1', '--format=%an%n%B', t.worktree.branch);
     expect(msg).toContain(handle.replace(/\(.*\)$/, ''));
     expect(msg).toContain(wake.wake_id);
