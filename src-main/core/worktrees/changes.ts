@@ -178,7 +178,13 @@ interface StatEntry {
 }
 
 async function diffOf(cwd: string, from: string, to: string): Promise<Pick<Changes, 'files' | 'truncated' | 'totals'>> {
-  const stat = await runGit([...DIFF_CONFIG, 'diff', ...DIFF_OPTIONS, '--raw', '--numstat', '-z', from, to, '--'], { cwd, maxOutput: STAT_OUTPUT_MAX, timeoutMs: 60_000 });
+  // The list of paths (with every file's counts) and the patch run at once: on a large change both
+  // are git reading the same blobs, and the machine has more than one core. Git is stopped once it
+  // has printed CHANGES_MAX_DIFF_BYTES of patch: the patch of a huge change is never made whole.
+  const [stat, patch] = await Promise.all([
+    runGit([...DIFF_CONFIG, 'diff', ...DIFF_OPTIONS, '--raw', '--numstat', '-z', from, to, '--'], { cwd, maxOutput: STAT_OUTPUT_MAX, timeoutMs: 60_000 }),
+    runGitHead([...DIFF_CONFIG, 'diff', ...DIFF_OPTIONS, '--src-prefix=a/', '--dst-prefix=b/', from, to, '--'], { cwd, maxOutput: CHANGES_MAX_DIFF_BYTES, timeoutMs: 60_000 }),
+  ]);
   if (stat.code !== 0 && !stat.truncated) throw new WorktreeError(gitFailure('listing the changed files', stat));
   const entries = await parseRawNumstat(stat.stdout);
   const totals = { files: entries.length, additions: 0, deletions: 0 };
@@ -190,8 +196,6 @@ async function diffOf(cwd: string, from: string, to: string): Promise<Pick<Chang
   let truncated = stat.truncated || entries.length > CHANGES_MAX_FILES;
   const patches = new Map<string, ChangedHunk[]>();
   if (shown.some((e) => !e.binary)) {
-    // Git is stopped once it has printed CHANGES_MAX_DIFF_BYTES: the patch of a huge change is never made whole.
-    const patch = await runGitHead([...DIFF_CONFIG, 'diff', ...DIFF_OPTIONS, '--src-prefix=a/', '--dst-prefix=b/', from, to, '--'], { cwd, maxOutput: CHANGES_MAX_DIFF_BYTES, timeoutMs: 60_000 });
     if (patch.code !== 0 && !patch.truncated) throw new WorktreeError(gitFailure('reading the diff', patch));
     if (patch.truncated) truncated = true;
     const wanted = new Set(shown.map((e) => e.path));
