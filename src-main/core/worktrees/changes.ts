@@ -54,6 +54,12 @@ export interface TaskWorktree {
 
 export const CHANGES_MAX_FILES = 300;
 export const CHANGES_MAX_DIFF_BYTES = 2 * 1024 * 1024;
+/**
+ * At most this many lines of patch are parsed and answered: 2 MB of short lines is a quarter of a
+ * million line records, several times that as JSON, and writing that answer would hold the event
+ * loop; 50,000 lines is five times the 10,000 a review reads at once.
+ */
+export const CHANGES_MAX_LINES = 50_000;
 /** Lines parsed between two turns of the event loop. */
 export const PARSE_SLICE_LINES = 2_000;
 /** The list of changed paths (`--raw --numstat`) is cheap but has no natural bound: 32 MiB is ~300k files. */
@@ -197,9 +203,10 @@ async function diffOf(cwd: string, from: string, to: string): Promise<Pick<Chang
   const patches = new Map<string, ChangedHunk[]>();
   if (shown.some((e) => !e.binary)) {
     if (patch.code !== 0 && !patch.truncated) throw new WorktreeError(gitFailure('reading the diff', patch));
-    if (patch.truncated) truncated = true;
+    const { text, cut } = firstLines(patch.stdout, CHANGES_MAX_LINES);
+    if (patch.truncated || cut) truncated = true;
     const wanted = new Set(shown.map((e) => e.path));
-    for (const p of await parseUnifiedDiff(patch.stdout, { cut: patch.truncated })) {
+    for (const p of await parseUnifiedDiff(text, { cut: patch.truncated || cut })) {
       const key = p.new_path ?? p.old_path;
       if (key === null || !wanted.has(key)) continue;
       // A type change (a file that became a symbolic link) is printed as a deletion and an addition of one path.
@@ -209,6 +216,16 @@ async function diffOf(cwd: string, from: string, to: string): Promise<Pick<Chang
   }
   const files: ChangedFile[] = shown.map((e) => ({ ...e, hunks: e.binary ? [] : (patches.get(e.path) ?? []) }));
   return { files, truncated, totals };
+}
+
+/** The text up to its `max`th line break (a scan, no split), and whether anything was left out. */
+function firstLines(text: string, max: number): { text: string; cut: boolean } {
+  let at = -1;
+  for (let i = 0; i < max; i++) {
+    at = text.indexOf('\n', at + 1);
+    if (at < 0) return { text, cut: false };
+  }
+  return at + 1 < text.length ? { text: text.slice(0, at + 1), cut: true } : { text, cut: false };
 }
 
 const STATUS: Record<string, ChangedFile['status']> = { A: 'added', C: 'added', D: 'deleted', R: 'renamed' };
