@@ -130,6 +130,24 @@ describe('review: changes, merge, push', () => {
     expect(await git(repo, 'branch', '--list', rec.worktree.branch)).toContain(rec.worktree.branch);
   });
 
+  it('a second merge that conflicts is refused with the path named, and the workspace is byte for byte as before', async () => {
+    const { repo, room, a } = await repoRoom('conflict');
+    const one = await doneTask(room, a.plate, 'write the first version');
+    const two = await doneTask(room, a.plate, 'write the second version');
+    for (const [t, text] of [[one, 'one'], [two, 'two']] as const) {
+      writeFileSync(join(t.worktree.path, 'README.md'), `# ${text}\n`);
+      await git(t.worktree.path, '-c', 'user.name=Ag', '-c', 'user.email=ag@example.invalid', 'commit', '-qam', `readme ${text}`);
+    }
+    expect((await s.api('POST', `/v1/rooms/${room}/tasks/${one.task_id}/merge`, {})).status).toBe(200);
+    const before = await snapshot(repo);
+    const r = await s.api('POST', `/v1/rooms/${room}/tasks/${two.task_id}/merge`, { strategy: 'squash' });
+    expect(r.status).toBe(409);
+    expect(r.body.error).toMatchObject({ reason: 'conflict', details: { paths: ['README.md'], folder: repo } });
+    expect(r.body.error.message).toContain('README.md');
+    expect(await snapshot(repo)).toBe(before);
+    expect((await s.api('GET', `/v1/rooms/${room}/tasks/${two.task_id}`)).body.merged).toBeNull();
+  });
+
   it('only the solo-room owner or a room admin merges; a task that is not done is refused', async () => {
     const { room, a } = await repoRoom('rights');
     const rec = await doneTask(room, a.plate, 'write the thing');

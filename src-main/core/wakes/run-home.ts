@@ -27,7 +27,7 @@ export function wakeInstructions(e: WakeEnvelope, server: string): string {
       : e.task_id && e.worktree_reason
         ? [`- working folder: the current folder (no worktree: ${e.worktree_reason})`]
         : []),
-    `The user turn is the ${e.task_id ? 'task' : 'message'} exactly as it was written in the room.`,
+    `The user turn is the ${e.trigger === 'mention' ? 'message' : 'task'} exactly as it was written in the room${e.trigger === 'mention' && e.task_id ? ` (a message about task ${e.task_id})` : ''}.`,
     `Act in that room with the tools of the MCP server "${server}" (pass room "${e.room}"): answer with send_message${
       e.task_id ? ', and report task progress with set_status or complete_task' : ''
     }. Work that is only in your reply text is not seen by anyone in the room.`,
