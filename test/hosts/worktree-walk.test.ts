@@ -15,7 +15,8 @@ import { agentRooms, freshHome, hostInstalled, pathWithHosts, writeCodexConfig }
  * worktree and only there (a write into the base folder refused, no shell); what a run leaves is
  * a commit by the agent naming the wake; `connect --work room` denies the write; the transcript
  * holds the edit and the result, pages with `?after=` and carries no credential; a hostile title
- * gives a valid branch and runs nothing. Prints mention -> first edit per CLI.
+ * gives a valid branch and runs nothing; changes requested on a line (docs/review.md) wake Claude Code
+ * in the same worktree and its new commit lands. Prints mention -> first edit per CLI.
  */
 const all = ['claude', 'codex', 'gemini'].map(hostInstalled).every(Boolean);
 const CREDENTIAL_RE = /\bark_[A-Za-z0-9_-]{20,}/;
@@ -190,6 +191,44 @@ describe.skipIf(!all)('agents do the work in worktrees of their own, with the re
     await firstEdit(wc.wake_id, tc.created_at, 'codex');
     const ge = await firstEdit(wg.wake_id, tg.created_at, 'gemini');
     expect(ge.some((e) => e.kind === 'tool_call' && e.tool === 'write_file')).toBe(true);
+  }, 300_000);
+
+  it('claude-code: changes requested on a line wake the agent in the same worktree, and its new commit lands on the branch', async () => {
+    const m1 = await anthropicStandIn({ steps: [{ kind: 'write', path: 'CHANGELOG.md', content: '## 0.2\n- worktrees\n' }] });
+    models.push(m1);
+    const env = { ...base, ANTHROPIC_BASE_URL: m1.url };
+    const a = await connect('claude-code', 'Reviewed Writer', env, ['--env', 'DISABLE_AUTOUPDATER,CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC']);
+    const t = await assign(a.plate, 'Write the CHANGELOG for review');
+    const w1 = await ended(t.task_id);
+    expect(w1.status, JSON.stringify(w1)).toBe('handled');
+    const rec = (await s.api('GET', `/v1/rooms/${room}/tasks/${t.task_id}`)).body;
+    const ch = (await s.api('GET', `/v1/rooms/${room}/tasks/${t.task_id}/changes`)).body;
+    expect(ch.files.map((f: any) => f.path)).toEqual(['CHANGELOG.md']);
+    expect(ch.files[0].hunks[0].lines[0]).toEqual({ kind: 'add', new: 1, text: '## 0.2' });
+    // The model the next run talks to writes the fix; the runner is pointed at it as its owner would.
+    const m2 = await anthropicStandIn({ steps: [{ kind: 'write', path: 'CHANGELOG.md', content: '## 0.2 (2026-12-02)\n- worktrees\n' }] });
+    models.push(m2);
+    const runner = (await s.api('GET', `/v1/agents/${a.plate}/runners/claude-code`)).body;
+    const keys = { HOME: home.dir, ANTHROPIC_API_KEY: 'sk-ant-standin-key', ANTHROPIC_BASE_URL: m2.url, DISABLE_AUTOUPDATER: '1', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' };
+    expect((await s.api('PUT', `/v1/agents/${a.plate}/runners/claude-code`, { preset: 'claude -p', command: runner.command, env: keys })).status).toBe(200);
+    const review = await s.api('POST', `/v1/rooms/${room}/tasks/${t.task_id}/reviews`, { verdict: 'request_changes', comments: [{ path: 'CHANGELOG.md', line: 1, body: 'Add the date.' }] });
+    expect(review.status, JSON.stringify(review.body)).toBe(201);
+    const msg = ((await s.api('GET', `/v1/rooms/${room}/messages`)).body.messages as any[]).find((x) => x.message_id === review.body.message_id);
+    expect(msg.body).toContain('CHANGELOG.md:1\n> ## 0.2\nAdd the date.');
+    const end = Date.now() + 200_000;
+    let w2: any;
+    while (Date.now() < end) {
+      w2 = ((await s.api('GET', `/v1/rooms/${room}/wakes?message_id=${review.body.message_id}`)).body.wakes as any[])[0];
+      if (w2 && (w2.status === 'handled' || w2.status === 'failed')) break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(w2, JSON.stringify(w2)).toMatchObject({ status: 'handled', task_id: t.task_id });
+    expect(m2.workdir).toBe(rec.worktree.path);
+    const log = await git(repo, 'log', '--format=%B%x00', `${baseHead}..${rec.worktree.branch}`);
+    expect(log.split('\0').filter((x) => x.trim())).toHaveLength(2);
+    expect(log).toContain(w2.wake_id);
+    expect(await git(repo, 'show', `${rec.worktree.branch}:CHANGELOG.md`)).toContain('(2026-12-02)');
+    expect(await git(repo, 'status', '--porcelain')).toBe('');
   }, 300_000);
 
   it('claude-code with connect --work room: the write is denied, and the transcript says so', async () => {
