@@ -62,8 +62,8 @@ class Bounded {
   }
 }
 
-/** Runs `git ARGS` in `cwd`; never throws (a failure is in the result). */
-export function runGit(args: readonly string[], opts: GitOptions): Promise<GitResult> {
+/** Runs `git ARGS` in `cwd`; never throws (a failure is in the result). `stopAtMax`: see runGitHead. */
+export function runGit(args: readonly string[], opts: GitOptions & { stopAtMax?: boolean }): Promise<GitResult> {
   const max = opts.maxOutput ?? GIT_OUTPUT_MAX;
   const out = new Bounded(max);
   const err = new Bounded(64 * 1024);
@@ -77,13 +77,19 @@ export function runGit(args: readonly string[], opts: GitOptions): Promise<GitRe
       child.kill('SIGKILL');
     }, opts.timeoutMs ?? GIT_TIMEOUT_MS);
     timer.unref();
-    child.stdout.on('data', (b: Buffer) => out.push(b));
+    child.stdout.on('data', (b: Buffer) => {
+      out.push(b);
+      if (opts.stopAtMax && out.truncated) {
+        child.stdout.destroy();
+        child.kill('SIGKILL');
+      }
+    });
     child.stderr.on('data', (b: Buffer) => err.push(b));
     const settle = (code: number | null) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      resolve({ code, stdout: out.text(), stderr: err.text(), timedOut, truncated: out.truncated, ...(spawnError ? { spawnError } : {}) });
+      resolve({ code: opts.stopAtMax && out.truncated ? null : code, stdout: out.text(), stderr: err.text(), timedOut, truncated: out.truncated, ...(spawnError ? { spawnError } : {}) });
     };
     child.once('error', (e: NodeJS.ErrnoException) => {
       spawnError = e.code ?? 'spawn failed';
@@ -158,36 +164,5 @@ export async function gitHooksDir(repo: string): Promise<string> {
  * `code` null; a stop for output is not a time-out. Never throws.
  */
 export function runGitHead(args: readonly string[], opts: GitOptions & { maxOutput: number }): Promise<GitResult> {
-  const out = new Bounded(opts.maxOutput);
-  const err = new Bounded(64 * 1024);
-  return new Promise((resolve) => {
-    let timedOut = false;
-    let settled = false;
-    let spawnError: string | undefined;
-    const child = spawn('git', [...args], { cwd: opts.cwd, env: gitEnv(opts.env), shell: false, stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true });
-    const timer = setTimeout(() => {
-      timedOut = true;
-      child.kill('SIGKILL');
-    }, opts.timeoutMs ?? GIT_TIMEOUT_MS);
-    timer.unref();
-    child.stdout.on('data', (b: Buffer) => {
-      out.push(b);
-      if (out.truncated) {
-        child.stdout.destroy();
-        child.kill('SIGKILL');
-      }
-    });
-    child.stderr.on('data', (b: Buffer) => err.push(b));
-    const settle = (code: number | null) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      resolve({ code: out.truncated ? null : code, stdout: out.text(), stderr: err.text(), timedOut, truncated: out.truncated, ...(spawnError ? { spawnError } : {}) });
-    };
-    child.once('error', (e: NodeJS.ErrnoException) => {
-      spawnError = e.code ?? 'spawn failed';
-      settle(null);
-    });
-    child.once('close', (code) => settle(code));
-  });
+  return runGit(args, { ...opts, stopAtMax: true });
 }

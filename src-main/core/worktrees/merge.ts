@@ -1,9 +1,8 @@
-import { realpathSync, statSync } from 'node:fs';
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { gitFailure, parseGitVersion, runGit, versionAtLeast, type GitResult } from './git.js';
-import { isRepositoryTop, WorktreeError } from './service.js';
+import { isDir, isRepositoryTop, serially, WorktreeError } from './service.js';
 
 /**
  * A task's branch lands in its base branch in the workspace folder, and goes to a remote
@@ -32,31 +31,6 @@ export const GIT_MERGE_MIN_VERSION = '2.38.0';
 /** Times the merge is computed again when another commit landed on the base meanwhile. */
 const BASE_MOVED_RETRIES = 2;
 
-/** One merge or push at a time per repository (the base branch's tip is read, then moved). */
-const chains = new Map<string, Promise<unknown>>();
-function serially<T>(repo: string, step: () => Promise<T>): Promise<T> {
-  let key = resolve(repo);
-  try {
-    key = realpathSync(repo);
-  } catch {
-    // A folder that is not there fails in the step itself.
-  }
-  const next = (chains.get(key) ?? Promise.resolve()).then(step, step);
-  const tail = next.catch(() => undefined);
-  chains.set(key, tail);
-  void tail.then(() => {
-    if (chains.get(key) === tail) chains.delete(key);
-  });
-  return next;
-}
-
-function isDir(p: string): boolean {
-  try {
-    return statSync(p).isDirectory();
-  } catch {
-    return false;
-  }
-}
 
 /** git's words, in a line or two: what it printed on stderr (or stdout), hints left out. */
 function gitSaid(r: GitResult, fallback: string): string {

@@ -20,20 +20,23 @@ export type Prepared = PreparedWorktree;
 
 export const NOT_A_REPOSITORY = "the workspace folder is not the top of a git repository: runs work in the folder itself";
 
-/** One chain of changes per repository: `worktree add`, branch creation and removal never race on its refs. */
+/**
+ * One chain of changes per repository (by its real path): making and removing worktrees, merges
+ * and pushes never race on its refs, and the base branch's tip a merge read is still the tip it moves.
+ */
 const chains = new Map<string, Promise<unknown>>();
-function serially<T>(repo: string, step: () => Promise<T>): Promise<T> {
-  const before = chains.get(repo) ?? Promise.resolve();
-  const next = before.then(step, step);
+export function serially<T>(repo: string, step: () => Promise<T>): Promise<T> {
+  const key = real(repo);
+  const next = (chains.get(key) ?? Promise.resolve()).then(step, step);
   const tail = next.catch(() => undefined);
-  chains.set(repo, tail);
+  chains.set(key, tail);
   void tail.then(() => {
-    if (chains.get(repo) === tail) chains.delete(repo);
+    if (chains.get(key) === tail) chains.delete(key);
   });
   return next;
 }
 
-function isDir(p: string): boolean {
+export function isDir(p: string): boolean {
   try {
     return statSync(p).isDirectory();
   } catch {
