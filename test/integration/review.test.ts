@@ -48,6 +48,19 @@ async function doneTask(room: string, plate: string, title: string) {
   }
 }
 
+/** A task kept open by its first run ("… keep open": the fixture writes and replies, the task stays doing); its record then. */
+async function keptOpen(room: string, plate: string, title: string) {
+  const t = (await s.api('POST', `/v1/rooms/${room}/tasks`, { title, definition_of_done: 'x', assignee: plate })).body;
+  const end = Date.now() + 20_000;
+  for (;;) {
+    const r = (await s.api('GET', `/v1/rooms/${room}/tasks/${t.task_id}`)).body;
+    const ws = (await s.api('GET', `/v1/rooms/${room}/wakes?task_id=${t.task_id}`)).body.wakes as any[];
+    if (r.worktree && ws.some((w) => w.status === 'handled')) return r;
+    if (Date.now() > end) throw new Error(`no first run of ${title}`);
+    await new Promise((res) => setTimeout(res, 50));
+  }
+}
+
 /** Every tracked and untracked file's bytes, HEAD, and whether a merge is in progress: the folder "exactly as it was". */
 async function snapshot(repo: string): Promise<string> {
   const files = (await git(repo, 'ls-files', '-co', '--exclude-standard')).split('\n').filter(Boolean).sort();
@@ -185,17 +198,8 @@ describe('review: changes, merge, push', () => {
   it('a review comments on lines: one message mentions the assignee with path:line, the quoted line and the comment, and wakes it in the worktree', async () => {
     const { room, a } = await repoRoom('comment');
     const log = join(dir, `${a.plate}.log`);
-    const t = (await s.api('POST', `/v1/rooms/${room}/tasks`, { title: 'write a draft, keep open', definition_of_done: 'x', assignee: a.plate })).body;
-    const rec = await (async () => {
-      const end = Date.now() + 20_000;
-      for (;;) {
-        const r = (await s.api('GET', `/v1/rooms/${room}/tasks/${t.task_id}`)).body;
-        const ws = (await s.api('GET', `/v1/rooms/${room}/wakes?task_id=${t.task_id}`)).body.wakes as any[];
-        if (r.worktree && ws.some((w) => w.status === 'handled')) return r;
-        if (Date.now() > end) throw new Error('no first run');
-        await new Promise((res) => setTimeout(res, 50));
-      }
-    })();
+    const rec = await keptOpen(room, a.plate, 'write a draft, keep open');
+    const t = rec;
     const file = (await s.api('GET', `/v1/rooms/${room}/tasks/${t.task_id}/changes`)).body.files[0].path as string;
     const r = await s.api('POST', `/v1/rooms/${room}/tasks/${t.task_id}/reviews`, { verdict: 'comment', body: 'Nearly there.', comments: [{ path: file, line: 1, body: 'Say which version.' }] });
     expect(r.status, JSON.stringify(r.body)).toBe(201);
@@ -260,19 +264,8 @@ describe('review: changes, merge, push', () => {
     const b = await s.agent('overlap second');
     await s.join(room, b.plate);
     expect((await s.api('PUT', `/v1/agents/${b.plate}/runners/codex`, fixtureRunner(join(dir, `${b.plate}.log`)))).status).toBe(200);
-    const started = async (plate: string, title: string) => {
-      const t = (await s.api('POST', `/v1/rooms/${room}/tasks`, { title, definition_of_done: 'x', assignee: plate })).body;
-      const end = Date.now() + 20_000;
-      for (;;) {
-        const r = (await s.api('GET', `/v1/rooms/${room}/tasks/${t.task_id}`)).body;
-        const ws = (await s.api('GET', `/v1/rooms/${room}/wakes?task_id=${t.task_id}`)).body.wakes as any[];
-        if (r.worktree && ws.some((w) => w.status === 'handled')) return r;
-        if (Date.now() > end) throw new Error('no first run');
-        await new Promise((res) => setTimeout(res, 50));
-      }
-    };
-    const t1 = await started(a.plate, 'write one side, keep open');
-    const t2 = await started(b.plate, 'write the other side, keep open');
+    const t1 = await keptOpen(room, a.plate, 'write one side, keep open');
+    const t2 = await keptOpen(room, b.plate, 'write the other side, keep open');
     for (const t of [t1, t2]) writeFileSync(join(t.worktree.path, 'README.md'), `# changed by ${t.task_id}\n`);
     // A third agent holds README.md exclusively.
     const c = await s.agent('overlap holder');
