@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -221,13 +221,22 @@ describe('review: changes, merge, push', () => {
     expect(w.task_id).toBe(t.task_id);
     expect(readRunnerLog(log).find((l) => l.event === 'start' && (l.wake as any).wake_id === w.wake_id)?.cwd).toBe(rec.worktree.path);
     expect((await s.api('GET', `/v1/rooms/${room}/tasks/${t.task_id}/reviews`)).body.reviews.map((x: any) => x.verdict)).toEqual(['comment']);
+    // A link the agent left in its worktree never quotes a file outside it into the room.
+    const outside = join(dir, 'outside-secret.txt');
+    writeFileSync(outside, 'the server user\'s private line\n');
+    symlinkSync(outside, join(rec.worktree.path, 'leak.txt'));
+    const leak = await s.api('POST', `/v1/rooms/${room}/tasks/${t.task_id}/reviews`, { verdict: 'comment', comments: [{ path: 'leak.txt', line: 1, body: 'what is this?' }, { path: '../../outside-secret.txt', line: 1, body: 'and this?' }] });
+    expect(leak.status).toBe(201);
+    expect(leak.body.comments.map((c: any) => c.quoted)).toEqual([null, null]);
+    const leaked = ((await s.api('GET', `/v1/rooms/${room}/messages`)).body.messages as any[]).find((m) => m.message_id === leak.body.message_id);
+    expect(leaked.body).not.toContain('private line');
     // Bad input of each kind: a clear 400, nothing stored.
     for (const bad of [{}, { verdict: 'lgtm' }, { verdict: 'comment' }, { verdict: 'comment', comments: [{ path: 'a\nb', line: 1, body: 'x' }] }, { verdict: 'comment', comments: [{ path: file, line: 0, body: 'x' }] }]) {
       const b = await s.api('POST', `/v1/rooms/${room}/tasks/${t.task_id}/reviews`, bad);
       expect(b.status, JSON.stringify(bad)).toBe(400);
       expect(b.body.error.error_id).toBeTruthy();
     }
-    expect((await s.api('GET', `/v1/rooms/${room}/tasks/${t.task_id}/reviews`)).body.reviews).toHaveLength(1);
+    expect((await s.api('GET', `/v1/rooms/${room}/tasks/${t.task_id}/reviews`)).body.reviews).toHaveLength(2);
     await s.api('POST', `/v1/rooms/${room}/tasks/${t.task_id}/cancel`);
   });
 

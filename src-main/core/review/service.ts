@@ -1,4 +1,4 @@
-import { readFile, stat } from 'node:fs/promises';
+import { readFile, realpath, stat } from 'node:fs/promises';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import type { Core } from '../core.js';
 import { AppError } from '../errors/app-error.js';
@@ -175,16 +175,20 @@ function reviewRecord(r: ReviewRow): ReviewRecord {
   };
 }
 
+/** A file larger than this is not read for a quote (the comment still goes, without it). */
+const QUOTE_FILE_MAX = 1024 * 1024;
+
 /** The line a comment is about, as the worktree has it now (a bounded read; null when it cannot be read). */
 async function quotedLine(worktreePath: string | undefined, path: string, line: number): Promise<string | null> {
   if (!worktreePath) return null;
-  const file = resolve(worktreePath, path);
-  const rel = relative(worktreePath, file);
-  if (rel.startsWith('..') || isAbsolute(rel) || rel.split(sep)[0] === '.git') return null;
   try {
-    if ((await stat(file)).size > 8 * 1024 * 1024) return null;
-    const lines = (await readFile(file, 'utf8')).split('\n');
-    const text = lines[line - 1];
+    // The real paths: a link the agent left in its worktree must not quote a file outside it into the room.
+    const root = await realpath(worktreePath);
+    const file = await realpath(resolve(root, path));
+    const rel = relative(root, file);
+    if (rel === '' || rel.startsWith('..') || isAbsolute(rel) || rel.split(sep)[0] === '.git') return null;
+    if ((await stat(file)).size > QUOTE_FILE_MAX) return null;
+    const text = (await readFile(file, 'utf8')).split('\n', line)[line - 1];
     return text === undefined ? null : text.slice(0, 400);
   } catch {
     return null;
