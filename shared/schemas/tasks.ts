@@ -75,6 +75,8 @@ export const taskSummary = z.object({
   lease: z.object({ instance_id: z.string(), handle: z.string().nullable(), stale: z.boolean() }).nullable(),
   consent_state: z.string(),
   updated_at: z.string(),
+  /** Its branch landed in its base branch (docs/review.md); null before. */
+  merged: z.object({ commit: z.string(), at: z.string(), by: z.string(), into: z.string() }).nullable(),
 });
 
 /**

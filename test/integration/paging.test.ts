@@ -11,7 +11,7 @@ import { immediate } from '../../src-main/core/db/open.js';
 import { openTestApp, type AppClient, type TestApp } from '../helpers/app.js';
 import { appFor, seatFor } from '../helpers/seat.js';
 
-const SUMMARY_KEYS = ['assignee', 'assignee_handle', 'blocked_by', 'consent_state', 'depends_on', 'lease', 'order', 'room', 'status', 'task_id', 'title', 'updated_at'];
+const SUMMARY_KEYS = ['assignee', 'assignee_handle', 'blocked_by', 'consent_state', 'depends_on', 'lease', 'merged', 'order', 'room', 'status', 'task_id', 'title', 'updated_at'];
 
 describe('paging: the board', () => {
   let s: TestApp;

@@ -19,6 +19,7 @@ function task(id: string, status: TaskStatus, extra: Partial<BoardTask> = {}): B
     lease: null,
     consent_state: 'auto',
     updated_at: '2026-01-01T00:00:00.000Z',
+    merged: null,
     ...extra,
   };
 }

@@ -4,7 +4,7 @@ import { invalid } from '../errors/app-error.js';
 import { agentHandle, getAgentByPlate } from '../agents/store.js';
 import { agentPlatesOfRoom, getRoom } from '../rooms/store.js';
 import { decodeCursor, encodeCursor, START_CURSOR } from '../util/cursor.js';
-import { isStale, toRecord, type TaskRecord, type TaskRow } from './store.js';
+import { isStale, mergedOf, toRecord, type TaskRecord, type TaskRow } from './store.js';
 import { TASK_STATUSES, type TaskStatus } from './transitions.js';
 import type { TaskSummary } from '../../../shared/api-types.js';
 
@@ -86,7 +86,8 @@ const ARCHIVED_SQL = '(@arch = 1 OR (@arch = 0 AND archived_at IS NULL) OR (@arc
  * The columns a compact task needs (toSummary, isStale, the cursor keys): reading only these
  * halves a page's SQL cost (detail, definition_of_done and the notes stay on disk).
  */
-const SUMMARY_COLUMNS = 'id, room_id, title, assignee, sort_order, status, consent_state, lease_instance_id, lease_renewed_at, lease_gone_at, completed_at, archived_at, created_at, updated_at';
+const SUMMARY_COLUMNS =
+  'id, room_id, title, assignee, sort_order, status, consent_state, lease_instance_id, lease_renewed_at, lease_gone_at, completed_at, archived_at, created_at, updated_at, merged_commit, merged_at, merged_by, worktree';
 
 function laneRows(db: Db, roomId: string, plate: string, statuses: string, arch: number, after: LaneKey | undefined, limit: number, cols: string): TaskRow[] {
   if (limit <= 0) return [];
@@ -195,6 +196,8 @@ export function toSummary(
     lease: r.lease_instance_id === null ? null : { instance_id: r.lease_instance_id, handle: instanceHandle?.(r.lease_instance_id) ?? null, stale: isStale(r, now) },
     consent_state: r.consent_state,
     updated_at: new Date(r.updated_at).toISOString(),
+    // A card says when its branch landed (docs/review.md).
+    merged: mergedOf(r),
   };
 }
 

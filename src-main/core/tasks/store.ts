@@ -134,10 +134,7 @@ export function toRecord(
     ...(r.retry_of ? { retry_of: r.retry_of } : {}),
     ...(r.follow_up_of ? { follow_up_of: r.follow_up_of } : {}),
     ...worktreeFields(r),
-    merged:
-      r.merged_commit && r.merged_at !== null
-        ? { commit: r.merged_commit, at: iso(r.merged_at)!, by: r.merged_by ?? '', into: r.worktree ? (JSON.parse(r.worktree) as WorktreeInfo).base_branch : '' }
-        : null,
+    merged: mergedOf(r),
   };
 }
 
@@ -194,6 +191,12 @@ export function roomOverlaps(db: Db, roomId: string): Map<string, Overlap[]> {
 /** The task's branch was merged into its base: what the record says from now on (docs/review.md). */
 export function recordTaskMerged(db: Db, id: string, m: { commit: string; by: string }, now: number): boolean {
   return stmt(db, 'UPDATE tasks SET merged_commit = ?, merged_at = ?, merged_by = ?, updated_at = ? WHERE id = ? AND merged_commit IS NULL').run(m.commit, now, m.by, now, id).changes === 1;
+}
+
+/** When the task's branch landed, into which branch, by whom (docs/review.md); null before. */
+export function mergedOf(r: Pick<TaskRow, 'merged_commit' | 'merged_at' | 'merged_by' | 'worktree'>): TaskRecord['merged'] {
+  if (!r.merged_commit || r.merged_at === null) return null;
+  return { commit: r.merged_commit, at: iso(r.merged_at)!, by: r.merged_by ?? '', into: r.worktree ? (JSON.parse(r.worktree) as WorktreeInfo).base_branch : '' };
 }
 
 /** Not made yet: the first run on the task makes it (docs/worktrees.md). */

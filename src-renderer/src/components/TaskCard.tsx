@@ -98,6 +98,17 @@ export const TaskCard = memo(function TaskCard({
             trusted
           </span>
         )}
+        {task.merged && (
+          <span className="status-badge s-merged" data-testid="card-merged">
+            merged
+          </span>
+        )}
+        {task.overlaps && task.overlaps.length > 0 && (
+          <span className="badge warn overlaps" data-testid="card-overlaps">
+            overlaps with {task.overlaps.length === 1 ? '1 task' : `${task.overlaps.length} tasks`}
+            <span className="sr-only">: {task.overlaps.map((o) => `“${o.title}” (${o.paths.join(', ')})`).join('; ')}</span>
+          </span>
+        )}
         <ReservedPaths roomId={task.room} taskId={task.task_id} />
       </div>
     </article>

@@ -2,8 +2,11 @@ import { memo, useCallback, useEffect, useMemo, useRef, useState, type CSSProper
 import { describeError } from '../api';
 import { onLiveEvent } from '../live-events';
 import { changesKey, hasDiff, useChanges } from '../stores/changes';
-import type { ChangedFile, Task, TaskChanges as Changes } from '../types';
+import { useReviews } from '../stores/reviews';
+import type { ChangedFile, Members, Task, TaskChanges as Changes } from '../types';
 import { MergeControls, shortCommit } from './TaskMerge';
+import { ReviewList, ReviewPanel } from './TaskReview';
+import { formatTime } from './time';
 import { VirtualList } from './VirtualList';
 
 /**
@@ -14,13 +17,17 @@ import { VirtualList } from './VirtualList';
  */
 
 type Line = ChangedFile['hunks'][number]['lines'][number];
+/** A reservation another agent holds on a changed path (the changes answer's `reservations`). */
+type Reservation = NonNullable<Extract<Changes, { base: unknown }>['reservations']>[number];
+/** Asks for a comment on a line of the new side. */
+type OnComment = (path: string, line: number, text: string) => void;
 
 /** One row of the diff. */
 type Row =
   | { k: 'file'; key: string; file: ChangedFile; index: number }
   | { k: 'note'; key: string; text: string }
   | { k: 'hunk'; key: string; header: string }
-  | { k: 'line'; key: string; line: Line };
+  | { k: 'line'; key: string; line: Line; path: string };
 
 const STATUS_WORDS: Record<ChangedFile['status'], string> = { added: 'added', modified: 'modified', deleted: 'deleted', renamed: 'renamed' };
 const MARK: Record<Line['kind'], string> = { add: '+', del: '−', context: ' ' };
@@ -41,7 +48,7 @@ function rowsOf(files: ChangedFile[]): Row[] {
     else if (!file.hunks.length) rows.push({ k: 'note', key: `f${i}n`, text: file.status === 'renamed' ? 'renamed, the content unchanged' : 'no lines changed' });
     file.hunks.forEach((h, j) => {
       rows.push({ k: 'hunk', key: `f${i}h${j}`, header: h.header });
-      for (let n = 0; n < h.lines.length; n++) rows.push({ k: 'line', key: `f${i}h${j}l${n}`, line: h.lines[n]! });
+      for (let n = 0; n < h.lines.length; n++) rows.push({ k: 'line', key: `f${i}h${j}l${n}`, line: h.lines[n]!, path: file.path });
     });
   });
   rowsCache.set(files, rows);
@@ -75,14 +82,38 @@ function Counts({ additions, deletions }: { additions: number; deletions: number
   );
 }
 
-/** A diff row; rows already shown do not render again while the reader scrolls. */
-const DiffRow = memo(function DiffRow({ row, taskId }: { row: Row; taskId: string }) {
+/** "reserved by @handle (exclusive) until Dec 2, 14:05", one per reservation on the file. */
+function Reserved({ held }: { held?: Reservation[] }) {
+  if (!held?.length) return null;
+  return (
+    <>
+      {held.map((r, i) => (
+        <span key={i} className="badge warn reserved-by" data-testid="reserved-by" title={r.pattern !== r.path ? `pattern ${r.pattern}` : undefined}>
+          reserved by {r.handle} ({r.exclusive ? 'exclusive' : 'shared'}) until <time dateTime={r.expires_at}>{formatTime(r.expires_at)}</time>
+        </span>
+      ))}
+    </>
+  );
+}
+
+/** The reservations by changed path. */
+function reservationsByPath(list: Reservation[] | undefined): Map<string, Reservation[]> {
+  const m = new Map<string, Reservation[]>();
+  for (const r of list ?? []) m.set(r.path, [...(m.get(r.path) ?? []), r]);
+  return m;
+}
+
+/**
+ * A diff row; rows already shown do not render again while the reader scrolls. A line of the new
+ * side has one small button (shown on hover or focus) that adds a comment on it to the review.
+ */
+const DiffRow = memo(function DiffRow({ row, taskId, held, onComment }: { row: Row; taskId: string; held?: Reservation[]; onComment: OnComment }) {
   switch (row.k) {
     case 'file':
       return (
         <h5 className="df-head" id={fileRowId(taskId, row.index)} tabIndex={-1} data-path={row.file.path}>
           <FileName file={row.file} /> <span className={`status-badge st-${row.file.status}`}>{STATUS_WORDS[row.file.status]}</span>{' '}
-          {row.file.binary ? <span className="muted">binary</span> : <Counts additions={row.file.additions} deletions={row.file.deletions} />}
+          {row.file.binary ? <span className="muted">binary</span> : <Counts additions={row.file.additions} deletions={row.file.deletions} />} <Reserved held={held} />
         </h5>
       );
     case 'note':
@@ -101,6 +132,11 @@ const DiffRow = memo(function DiffRow({ row, taskId }: { row: Row; taskId: strin
           </span>
           <span className="mk">{MARK[l.kind]}</span>
           <span className="dt">{l.text}</span>
+          {l.new !== undefined && (
+            <button type="button" className="dl-comment" aria-label={`Comment on ${row.path} line ${l.new}`} onClick={() => onComment(row.path, l.new!, l.text)}>
+              +
+            </button>
+          )}
         </div>
       );
     }
@@ -157,10 +193,12 @@ function Refs({ c }: { c: Extract<Changes, { base: unknown }> }) {
 export function TaskChanges({
   roomId,
   task,
+  members,
   onMerged,
 }: {
   roomId: string;
   task: Task;
+  members?: Members;
   onMerged: (t: Task) => void;
 }) {
   const taskId = task.task_id;
@@ -193,7 +231,17 @@ export function TaskChanges({
     setReveal({ key: `f${i}`, align: 'start' });
     setFocusFile(i);
   }, []);
-  const render = useCallback((r: Row) => <DiffRow row={r} taskId={taskId} />, [taskId]);
+  const reserved = useMemo(() => reservationsByPath(hasDiff(data) ? data.reservations : undefined), [data]);
+  const [focusComment, setFocusComment] = useState<string>();
+  const onComment = useCallback<OnComment>((path, line, text) => setFocusComment(useReviews.getState().addPending(roomId, taskId, { path, line, quoted: text })), [roomId, taskId]);
+  const commentFocused = useCallback(() => setFocusComment(undefined), []);
+  const render = useCallback((r: Row) => <DiffRow row={r} taskId={taskId} held={r.k === 'file' ? reserved.get(r.file.path) : undefined} onComment={onComment} />, [taskId, reserved, onComment]);
+  const review = (
+    <>
+      <ReviewPanel roomId={roomId} taskId={taskId} focusId={focusComment} onFocused={commentFocused} />
+      <ReviewList roomId={roomId} taskId={taskId} members={members} />
+    </>
+  );
 
   const controls = <MergeControls roomId={roomId} task={task} onMerged={onMerged} />;
   if (!data) {
@@ -210,6 +258,7 @@ export function TaskChanges({
           <p className="muted">Reading the changes…</p>
         )}
         {controls}
+        {review}
       </div>
     );
   }
@@ -220,6 +269,7 @@ export function TaskChanges({
           No changes to show: {data.reason}.
         </p>
         {controls}
+        {review}
       </div>
     );
   }
@@ -253,7 +303,8 @@ export function TaskChanges({
                   <button type="button" className="link" onClick={() => jump(i)}>
                     <FileName file={f} />
                   </button>{' '}
-                  <span className={`status-badge st-${f.status}`}>{STATUS_WORDS[f.status]}</span> {f.binary ? <span className="muted">binary</span> : <Counts additions={f.additions} deletions={f.deletions} />}
+                  <span className={`status-badge st-${f.status}`}>{STATUS_WORDS[f.status]}</span> {f.binary ? <span className="muted">binary</span> : <Counts additions={f.additions} deletions={f.deletions} />}{' '}
+                  <Reserved held={reserved.get(f.path)} />
                 </li>
               ))}
             </ol>
@@ -263,6 +314,7 @@ export function TaskChanges({
           </div>
         </>
       )}
+      {review}
     </div>
   );
 }

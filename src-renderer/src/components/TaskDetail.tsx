@@ -14,6 +14,34 @@ import { formatTime } from './time';
 import { renderMarkdown } from './markdown';
 import { optionalPost, routeMissing } from '../stores/needs';
 import { href, navigate } from '../router';
+import { ReviewList } from './TaskReview';
+
+type Overlap = NonNullable<Task['overlaps']>[number];
+
+/** Other open tasks whose branches change the same files (docs/review.md "Overlaps"), each with a link and the shared paths. */
+function OverlapsNote({ roomId, overlaps }: { roomId: string; overlaps?: Overlap[] }) {
+  if (!overlaps?.length) return null;
+  return (
+    <div className="overlaps-note" role="note" aria-label="Overlapping tasks" data-testid="overlaps-note">
+      <p>
+        {overlaps.length === 1 ? 'Another open task changes the same files:' : `${overlaps.length} other open tasks change the same files:`}
+      </p>
+      <ul>
+        {overlaps.map((o) => (
+          <li key={o.task_id}>
+            <a href={`#/rooms/${enc(roomId)}/tasks/${enc(o.task_id)}`}>{o.title}</a>:{' '}
+            {o.paths.map((p, i) => (
+              <span key={p}>
+                {i > 0 && ', '}
+                <code>{p}</code>
+              </span>
+            ))}
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}
 
 const NO_MENTIONS = { handles: [] as string[], mine: new Set<string>() };
 
@@ -263,6 +291,13 @@ export function TaskDetail({
           {waits.length > 0 && <span className="dep waits">waits on {waits.length === 1 ? 'a prerequisite' : `${waits.length} prerequisites`}</span>}
           {task.consent_state === 'accepted' && <span className="badge">assigned across owners under Trust</span>}
         </p>
+        {task.follow_up_of && (
+          <p className="follow-up-of" data-testid="follow-up-of">
+            Follow-up of{' '}
+            <a href={`#/rooms/${enc(room.room_id)}/tasks/${enc(task.follow_up_of)}`}>{byId.get(task.follow_up_of)?.title ?? `task ${task.follow_up_of}`}</a>
+          </p>
+        )}
+        <OverlapsNote roomId={room.room_id} overlaps={task.overlaps} />
         {record && <MergedNote task={record} base={basesSeen.current[taskId]} members={members} />}
         {notice && (
           <p role="status" className="ok-text" data-testid="merge-notice">
@@ -290,7 +325,7 @@ export function TaskDetail({
         </div>
         {tab === 'changes' ? (
           <div role="tabpanel" id="task-panel-changes" aria-labelledby="task-tab-changes" className="task-panel">
-            {record ? <TaskChanges roomId={room.room_id} task={record} onMerged={merged} /> : <p className="muted">Reading the task…</p>}
+            {record ? <TaskChanges roomId={room.room_id} task={record} members={members} onMerged={merged} /> : <p className="muted">Reading the task…</p>}
           </div>
         ) : (
           <div role="tabpanel" id="task-panel-overview" aria-labelledby="task-tab-overview" className="task-panel">
@@ -430,6 +465,7 @@ export function TaskDetail({
             </div>
             {(refusals.length > 0 || (editRule && !editRule.ok)) && <p className="muted explain">{refusals[0] ?? (editRule && !editRule.ok ? editRule.reason : '')}</p>}
             {record && <MergeControls roomId={room.room_id} task={record} onMerged={merged} />}
+            <ReviewList roomId={room.room_id} taskId={taskId} members={members} />
             <TaskRuns task={full} wakes={taskWakes} handles={plates} onChanged={reloadWakes} />
           </div>
         )}

@@ -12,7 +12,7 @@ import { formatTime } from './time';
 export const shortCommit = (commit: string) => commit.slice(0, 8);
 
 /** Who merged: "you", the owner's name from the room's humans or the directory, else "another owner". */
-function ownerName(ownerId: string, meId: string | undefined, members: Members | undefined, directory: Array<{ owner_id: string; name: string }>): string {
+export function ownerName(ownerId: string, meId: string | undefined, members: Members | undefined, directory: Array<{ owner_id: string; name: string }>): string {
   if (ownerId === meId) return 'you';
   return members?.humans.find((h) => h.owner_id === ownerId)?.name ?? directory.find((o) => o.owner_id === ownerId)?.name ?? 'another owner';
 }
