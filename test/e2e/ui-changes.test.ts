@@ -1,14 +1,13 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { execFile } from 'node:child_process';
-import { createRequire } from 'node:module';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import type { Locator, Page } from 'playwright-core';
+import type { Locator } from 'playwright-core';
 import type { TestAgent } from '../helpers/server.js';
-import { browserSkip, uiForFile, openSignedIn, screenshot, settled } from '../helpers/browser.js';
+import { accessible, browserSkip, uiForFile, openSignedIn, screenshot, settled } from '../helpers/browser.js';
 
 /**
  * A task's work reviewed and merged from its page (docs/review.md, docs/ui.md "Changes"): an agent
@@ -280,25 +279,3 @@ async function lastLine(diff: Locator): Promise<string | null> {
   return diff.locator('.dl .dt').last().textContent();
 }
 
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-/** axe-core's serious and critical findings on the page (`only`: these rules alone). */
-async function axeSerious(page: Page, only?: string[]): Promise<string[]> {
-  await settled(page);
-  if (!(await page.evaluate("'axe' in window"))) await page.addScriptTag({ content: AXE });
-  const runOnly = only ? `, runOnly: { type: 'rule', values: ${JSON.stringify(only)} }` : '';
-  return page.evaluate(`(async () => {
-    const res = await window.axe.run(document, { resultTypes: ['violations']${runOnly} });
-    return res.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id + ': ' + v.help + ' (' + v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join('; ') + ')');
-  })()`) as Promise<string[]>;
-}
-
-/** The rules a theme changes: the dark pass runs only these (docs/testing.md, "UI files"). */
-const THEME_RULES = ['color-contrast', 'link-in-text-block'];
-
-/** No serious finding in the light theme, nor in the dark one for the rules a theme changes. */
-async function accessible(page: Page): Promise<void> {
-  expect(await axeSerious(page)).toEqual([]);
-  await page.emulateMedia({ colorScheme: 'dark' });
-  expect(await axeSerious(page, THEME_RULES)).toEqual([]);
-  await page.emulateMedia({ colorScheme: 'light' });
-}

@@ -1,13 +1,13 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createRequire } from 'node:module';
-import type { Locator, Page, Request } from 'playwright-core';
+import type { Locator, Request } from 'playwright-core';
 import type { TestAgent } from '../helpers/server.js';
-import { browserSkip, uiForFile, openSignedIn, screenshot, settled } from '../helpers/browser.js';
+import { accessible, browserSkip, uiForFile, openSignedIn, screenshot } from '../helpers/browser.js';
 
 /**
  * A task's runs on its page (docs/wakes.md "Live runs"), as a person follows one: an agent whose runner
@@ -22,8 +22,9 @@ const skip = browserSkip();
 const BURST = 600;
 const STREAM_AGENT = fileURLToPath(new URL('../fixtures/stream-json-agent.mjs', import.meta.url));
 
-function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', ['-c', 'user.name=Ada', '-c', 'user.email=ada@example.com', '-c', 'init.defaultBranch=main', ...args], { cwd, encoding: 'utf8' });
+/** The system git, spawned asynchronously (a synchronous child would hold the server's event loop in this process). */
+async function git(cwd: string, ...args: string[]): Promise<string> {
+  return (await promisify(execFile)('git', ['-c', 'user.name=Ada', '-c', 'user.email=ada@example.com', '-c', 'init.defaultBranch=main', ...args], { cwd })).stdout;
 }
 
 describe.skipIf(!!skip)('UI: a task’s runs', () => {
@@ -45,10 +46,10 @@ describe.skipIf(!!skip)('UI: a task’s runs', () => {
     dir = mkdtempSync(join(tmpdir(), 'agent-rooms-ui-runs-'));
     repo = join(dir, 'repo');
     mkdirSync(repo);
-    git(repo, 'init', '-q');
+    await git(repo, 'init', '-q');
     writeFileSync(join(repo, 'README.md'), '# app\n');
-    git(repo, 'add', 'README.md');
-    git(repo, 'commit', '-q', '-m', 'first');
+    await git(repo, 'add', 'README.md');
+    await git(repo, 'commit', '-q', '-m', 'first');
     agent = await ui.s.agent('Streamer');
     room = await ui.s.room('Runs');
     await ui.s.join(room, agent.plate);
@@ -223,28 +224,6 @@ function colorOf(l: Locator): Promise<string> {
   return l.evaluate((e) => (globalThis as unknown as { getComputedStyle(el: unknown): { color: string } }).getComputedStyle(e).color);
 }
 
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-/** axe-core's serious and critical findings on the page (`only`: these rules alone). */
-async function axeSerious(page: Page, only?: string[]): Promise<string[]> {
-  await settled(page);
-  if (!(await page.evaluate("'axe' in window"))) await page.addScriptTag({ content: AXE });
-  const runOnly = only ? `, runOnly: { type: 'rule', values: ${JSON.stringify(only)} }` : '';
-  return page.evaluate(`(async () => {
-    const res = await window.axe.run(document, { resultTypes: ['violations']${runOnly} });
-    return res.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id + ': ' + v.help + ' (' + v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join('; ') + ')');
-  })()`) as Promise<string[]>;
-}
-
-/** The rules a theme changes: the dark pass runs only these (docs/testing.md, "UI files"). */
-const THEME_RULES = ['color-contrast', 'link-in-text-block'];
-
-/** No serious finding in the light theme, nor in the dark one for the rules a theme changes. */
-async function accessible(page: Page): Promise<void> {
-  expect(await axeSerious(page)).toEqual([]);
-  await page.emulateMedia({ colorScheme: 'dark' });
-  expect(await axeSerious(page, THEME_RULES)).toEqual([]);
-  await page.emulateMedia({ colorScheme: 'light' });
-}
 
 function literal(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page, type Request } from 'playwright-core';
@@ -302,4 +303,28 @@ export async function quiet(page: Page): Promise<void> {
   if (!open) throw new Error('quiet(page): call trackRequests(page) first');
   await expect.poll(() => open.size, { timeout: 30_000, interval: 20 }).toBe(0);
   await settled(page);
+}
+
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/** The rules a theme changes: the dark pass runs only these (docs/testing.md, "UI files"). */
+export const THEME_RULES = ['color-contrast', 'link-in-text-block'];
+
+/** axe-core's serious and critical findings on the page, once it settled (`only`: these rules alone). */
+export async function axeSerious(page: Page, only?: string[]): Promise<string[]> {
+  await settled(page);
+  if (!(await page.evaluate("'axe' in window"))) await page.addScriptTag({ content: AXE });
+  const runOnly = only ? `, runOnly: { type: 'rule', values: ${JSON.stringify(only)} }` : '';
+  return page.evaluate(`(async () => {
+    const res = await window.axe.run(document, { resultTypes: ['violations']${runOnly} });
+    return res.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id + ': ' + v.help + ' (' + v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join('; ') + ')');
+  })()`) as Promise<string[]>;
+}
+
+/** No serious finding in the light theme, nor in the dark one for the rules a theme changes. */
+export async function accessible(page: Page): Promise<void> {
+  expect(await axeSerious(page)).toEqual([]);
+  await page.emulateMedia({ colorScheme: 'dark' });
+  expect(await axeSerious(page, THEME_RULES)).toEqual([]);
+  await page.emulateMedia({ colorScheme: 'light' });
 }
