@@ -135,6 +135,17 @@ export interface WorktreeRequest {
 
 export type PreparedWorktree = { worktree: WorktreeInfo; made: 'new' | 'recreated' | 'existing' } | { worktree: null; reason: string };
 
+/** A merge of a task's branch into its base branch in the workspace folder (docs/review.md "Merge"). */
+export interface MergeRequest {
+  /** The workspace folder: the top of the repository the task's worktree came from. */
+  repo: string;
+  branch: string;
+  baseBranch: string;
+  strategy: 'merge' | 'squash';
+  message: string;
+  author: { name: string; email: string };
+}
+
 /** Git, as the worktrees capability does it (wakes, tasks and reservations import no git). */
 export interface WorktreePort {
   /** The task's worktree for a run, or why there is none; rejects with git's message when git fails. */
@@ -148,14 +159,7 @@ export interface WorktreePort {
   /** What the task's branch changed against its merge base, uncommitted changes included, bounded (review). */
   changes(req: { repo: string; worktree: WorktreeInfo }): Promise<TaskChanges>;
   /** Merges a task's branch into its base in the workspace folder, or says why not with the folder as it was. */
-  merge(req: {
-    repo: string;
-    branch: string;
-    baseBranch: string;
-    strategy: 'merge' | 'squash';
-    message: string;
-    author: { name: string; email: string };
-  }): Promise<{ merged: true; commit: string } | { merged: false; reason: string; message: string; paths: string[] }>;
+  merge(req: MergeRequest): Promise<{ merged: true; commit: string } | { merged: false; reason: string; message: string; paths: string[] }>;
   /** Pushes a task's branch to a remote, the token given to git by askpass only. */
   push(req: { repo: string; remote: string; branch: string; token?: string; base?: string }): Promise<PushResult>;
   /** The server's git: found, and new enough (doctor). */

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gitFailure, parseGitVersion, runGit, versionAtLeast, type GitResult } from './git.js';
 import { isDir, isRepositoryTop, serially, WorktreeError } from './service.js';
+import type { MergeRequest } from '../core.js';
 
 /**
  * A task's branch lands in its base branch in the workspace folder, and goes to a remote
@@ -16,15 +17,7 @@ export type MergeRefusal = 'not_on_base' | 'dirty' | 'conflict' | 'untracked_in_
 
 export type MergeOutcome = { merged: true; commit: string } | { merged: false; reason: MergeRefusal; message: string; paths: string[] };
 
-export interface MergeRequest {
-  /** The workspace folder: the top of the repository the task's worktree came from. */
-  repo: string;
-  branch: string;
-  baseBranch: string;
-  strategy: 'merge' | 'squash';
-  message: string;
-  author: { name: string; email: string };
-}
+export type { MergeRequest };
 
 /** `git merge-tree --write-tree` came with 2.38. */
 export const GIT_MERGE_MIN_VERSION = '2.38.0';
