@@ -25,7 +25,7 @@ import {
 import { channelAckMs, channelFallbackReason, channelSessionOf, channelTimeoutMs, markChannelDeaf, pushChannel } from './channel.js';
 import { firstRunner, type RunnerConfig } from './runners.js';
 import type { StopStep } from '../util/repeat.js';
-import { holdReasonOf, recheckReason, taskStaleReason } from './admission.js';
+import { holdReasonOf, mergeRefusal, recheckReason, taskStaleReason } from './admission.js';
 import { envelopeMeta, envelopeOf } from './envelope.js';
 import { mayWorkInWorktree, plainFolder } from './run-workspace.js';
 import { RunnerRun, type RunOwner } from './runner-run.js';
@@ -282,15 +282,16 @@ export class WakeDispatcher {
   /**
    * Marks the wake running and, for a task wake, gives the running receipt: one transaction.
    * `w` takes its model input (a mention's is read from its message). With `coalesce`, the queued
-   * mention wakes behind it are merged into it in that same transaction, and `w` takes the joined
-   * content and message ids.
+   * mention wakes behind it are merged into it in that same transaction, each only if it passes its
+   * own start-time checks (admission.ts mergeRefusal; one that does not is failed or held on its
+   * own), and `w` takes the joined content and message ids.
    */
   private begin(w: WakeRow, run: Parameters<typeof markRunning>[2], withReceipt = true, coalesce = false): boolean {
     const { db } = this.core;
     let receipt = false;
     const ok = immediate(db, () => {
       if (!markRunning(db, w.id, run)) return false;
-      const merged = coalesce && w.trigger === 'mention' ? mergeQueuedMentions(db, w) : [];
+      const merged = coalesce && w.trigger === 'mention' ? mergeQueuedMentions(db, w, (m) => mergeRefusal(this.core, m)) : [];
       const all = [w, ...merged];
       w.content = this.contentsOf(all).join('\n---\n');
       if (merged.length) {

@@ -381,16 +381,26 @@ export function startedSince(db: Db, plate: string, since: number): number {
  * of them queued or the lead running and the others merged: never one message run twice.
  * Returns the merged rows, oldest first.
  */
-export function mergeQueuedMentions(db: Db, lead: WakeRow): WakeRow[] {
+export function mergeQueuedMentions(db: Db, lead: WakeRow, refusal?: (w: WakeRow) => MergeRefusal | undefined): WakeRow[] {
   const rows = stmt(
     db,
     `SELECT * FROM wakes WHERE plate = ? AND room_id = ? AND status = 'queued' AND trigger = 'mention' AND seq > ? ORDER BY seq`,
   ).all(lead.plate, lead.room_id, lead.seq) as WakeRow[];
   const merge = stmt(db, "UPDATE wakes SET status = 'merged', merged_into = ?, reason = ?, ended_at = ? WHERE seq = ? AND id = ? AND status = 'queued'");
   const done: WakeRow[] = [];
-  for (const r of rows) if (merge.run(lead.id, `merged into ${lead.id}`, Date.now(), r.seq, r.id).changes === 1) done.push(r);
+  for (const r of rows) {
+    // Each wake passes its own start-time checks (docs/security.md "third round"): one that fails
+    // is failed or held on its own, with its own reason, and its text never joins the run.
+    const no = refusal?.(r);
+    if (no && 'fail' in no) dropQueued(db, r.id, no.fail);
+    else if (no) holdWake(db, r.id, no.hold);
+    else if (merge.run(lead.id, `merged into ${lead.id}`, Date.now(), r.seq, r.id).changes === 1) done.push(r);
+  }
   return done;
 }
+
+/** Why a queued mention may not join a coalesced run: it fails (a recheck) or is held (loop guard, budget). */
+export type MergeRefusal = { fail: string } | { hold: HoldReason };
 
 /** The lead of a coalesced run: its content is every body in order, `message_ids` names them. */
 export function setCoalescedContent(db: Db, id: string, content: string, messageIds: string[]): void {
