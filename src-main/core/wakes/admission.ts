@@ -1,8 +1,8 @@
 import type { Core } from '../core.js';
-import type { AgentRow } from '../agents/store.js';
+import { getAgentByPlate, type AgentRow } from '../agents/store.js';
 import { isAgentMember, trustMode } from '../rooms/store.js';
 import { hasScope } from '../../../shared/scopes.js';
-import { startedSince, type HoldReason, type WakeRow } from './store.js';
+import { startedSince, type HoldReason, type MergeRefusal, type WakeRow } from './store.js';
 import { wakeLimits } from './limits.js';
 
 /**
@@ -43,4 +43,19 @@ export function recheckReason(core: Core, w: WakeRow, a: AgentRow | undefined): 
 /** Why a task wake has nothing left to do, as the tasks capability says (core.ports.taskWakes: wakes imports no tasks). */
 export function taskStaleReason(core: Core, taskId: string, plate: string): string | undefined {
   return core.ports.taskWakes.staleReason(core.db, taskId, plate);
+}
+
+/**
+ * A queued mention about to join a coalesced run (docs/wakes.md "Coalescing"): it must pass every
+ * check its own start would, at the moment the run starts, or it is failed or held on its own
+ * (docs/security.md, third round: only the lead used to be checked, so a mention queued under
+ * Trust reached the model after Trust was turned off, and merged wakes skipped the loop guard and
+ * the budget). Called inside the lead's start transaction, after the lead is marked running, so
+ * the budget counts the lead's start: a mention is held when the lead took the last start.
+ */
+export function mergeRefusal(core: Core, w: WakeRow): MergeRefusal | undefined {
+  const fail = recheckReason(core, w, getAgentByPlate(core.db, w.plate)) ?? (w.task_id ? taskStaleReason(core, w.task_id, w.plate) : undefined);
+  if (fail) return { fail };
+  const hold = holdReasonOf(core, w);
+  return hold ? { hold } : undefined;
 }
