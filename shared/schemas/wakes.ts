@@ -70,6 +70,8 @@ export const wakeRecord = z.object({
   ended_at: z.string().nullable().optional(),
   /** When a runner's run last printed anything; null before its first output (docs/wakes.md "Live runs"). */
   last_output_at: z.string().nullable().optional(),
+  /** A failed wake's cause in one line, masked; quotes the output tails only for the agent's owner (docs/wakes.md "A failed wake's cause"). */
+  cause: z.string().nullable().optional(),
 });
 
 /** One runner as the server itself would start it (docs/wakes.md "Checking what wakes an agent"). */

@@ -141,7 +141,9 @@ describe('wakes over HTTP: spawned runners', () => {
       await rig.s.join(room, a.plate);
       await rig.mention(room, a.handle, 'hello');
       const w = await waitFor(async () => (await rig.wakesOf(a.plate)).find((x) => x.status === 'failed'), 'the failed wake');
-      expect(w.reason).toBe('the runner command could not be started (ENOENT)');
+      // The reason says which command and how to fix it; the one-line cause says just that (wakes/cause.ts).
+      expect(w.reason).toBe(`the runner command could not be started (ENOENT): ${join(rig.dir, 'no-such-command')} does not exist on the server; install it there or correct the runner's command`);
+      expect((w as { cause?: string }).cause).toBe(`${join(rig.dir, 'no-such-command')} does not exist on the server; install it there or correct the runner's command`);
     });
 
     it('the runner works in the room workspace folder when one is set', async () => {

@@ -42,16 +42,33 @@ export interface RunOwner {
 type Ending = { failure: string } | { outcome: ProcessOutcome };
 
 /** The reason of a run's end, as the wake records it. */
-export function outcomeReason(o: ProcessOutcome, timeoutMs: number): { handled: boolean; reason: string | null } {
+export function outcomeReason(o: ProcessOutcome, timeoutMs: number, spawned?: { command: string; path?: string }): { handled: boolean; reason: string | null } {
   const handled = !o.spawnError && !o.timedOut && !o.killedReason && o.exitCode === 0;
   let reason: string | null = null;
-  if (o.spawnError) reason = `the runner command could not be started (${o.spawnError})`;
+  if (o.spawnError === 'ENOENT' && spawned) reason = notFoundReason(spawned.command, spawned.path);
+  else if (o.spawnError) reason = `the runner command could not be started (${o.spawnError})`;
   else if (o.timedOut) reason = `the runner timed out after ${timeoutMs} ms`;
   else if (o.killedReason) reason = o.killedReason;
   else if (o.exitCode !== 0 && o.exitCode !== null) reason = `the runner exited with code ${o.exitCode}`;
   else if (o.signal) reason = `the runner was ended by ${o.signal}`;
   else if (!handled) reason = 'the runner ended without an exit code';
   return { handled, reason };
+}
+
+/** The most characters of the server's PATH a reason quotes. */
+const PATH_SHOWN = 300;
+
+/**
+ * ENOENT from spawn: the command is not on the PATH the run was given (a bare name) or not at
+ * that path; said with the PATH and the fix, so the failed wake's cause (cause.ts) names both.
+ */
+export function notFoundReason(command: string, path: string | undefined): string {
+  const p = path ?? '';
+  const shown = p.length > PATH_SHOWN ? `${p.slice(0, PATH_SHOWN)}…` : p;
+  if (command.includes('/') || command.includes('\\')) {
+    return `the runner command could not be started (ENOENT): ${command} does not exist on the server; install it there or correct the runner's command`;
+  }
+  return `the runner command could not be started (ENOENT): \`${command}\` was not found on the server's PATH (${shown || 'empty'}); install it or set the runner's command to its full path`;
 }
 
 /** A task wake's payload as the run reads it: the task record with its worktree as the run found it. */
@@ -92,6 +109,8 @@ export class RunnerRun {
   lease?: { taskId: string; instanceId: string; renewedAt: number };
   private proc?: RunningProcess;
   private killedReason?: string;
+  /** The PATH the process was spawned with: an ENOENT is said against it. */
+  private spawnPath?: string;
 
   constructor(
     private readonly owner: RunOwner,
@@ -152,6 +171,7 @@ export class RunnerRun {
       const spec = runnerSpawnSpec(runner, envelope, mcpUrl(core, runner.host), this.credential.credential, policy);
       if ('refused' in spec) return await this.end({ failure: spec.refused }, ws);
       if (spec.home) ws.homes.push(spec.home);
+      this.spawnPath = spec.env.PATH ?? process.env.PATH;
       const secrets = [this.credential.credential, ...knownSecrets(core)];
       const transcript = new TranscriptWriter(core, w.id, w.room_id, transcriptFormatOf(runner.host, runner.preset, spec.args), secrets);
       writer = transcript;
@@ -195,7 +215,7 @@ export class RunnerRun {
       return;
     }
     const o = 'outcome' in ending ? ending.outcome : undefined;
-    const judged = o ? outcomeReason(o, runner.timeout_ms) : { handled: false, reason: (ending as { failure: string }).failure };
+    const judged = o ? outcomeReason(o, runner.timeout_ms, { command: runner.command, path: this.spawnPath }) : { handled: false, reason: (ending as { failure: string }).failure };
     const { handled } = judged;
     let { reason } = judged;
     if (o && handled && toolCalls === 0) reason = 'the runner exited 0 without a single tool call back';

@@ -1,4 +1,5 @@
 import { immediate, type Db } from '../db/open.js';
+import { wakeCause } from './cause.js';
 import { stmt } from '../db/stmt.js';
 import { rowKey, seqId } from '../util/ids.js';
 import { getAgentByPlate, listAgentsOfOwner } from '../agents/store.js';
@@ -596,7 +597,18 @@ export function wakeDto(r: WakeRow): WakeDto {
     started_at: iso(r.started_at),
     ended_at: iso(r.ended_at),
     last_output_at: iso(r.last_output_at),
+    cause: wakeCause({ status: r.status, reason: r.reason, exit_code: r.exit_code, stderr_tail: r.stderr_tail, stdout_tail: r.stdout_tail }),
   };
+}
+
+/**
+ * A wake as a reader who is not the agent's owner sees it: no output tails (a runner's output is
+ * its owner's to read, docs/security.md), and a cause that quotes none of them.
+ */
+export function withoutRunOutput<W extends Pick<WakeDto, 'status' | 'reason' | 'exit_code' | 'stdout_tail' | 'stderr_tail' | 'cause'>>(w: W): W {
+  w.stdout_tail = w.stderr_tail = null;
+  w.cause = wakeCause(w);
+  return w;
 }
 
 /** The wake log, newest first, of a room or an agent (optionally one status). */
