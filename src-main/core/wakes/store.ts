@@ -554,6 +554,8 @@ export interface WakeDto {
   ended_at: string | null;
   /** When a runner's run last printed anything (docs/wakes.md "Live runs"); null before its first output. */
   last_output_at: string | null;
+  /** A failed wake's cause in one line (cause.ts; docs/wakes.md "A failed wake's cause"); null otherwise. */
+  cause: string | null;
 }
 
 function usageOf(r: WakeRow): WakeUsage | null {
