@@ -207,6 +207,10 @@ export type TranscriptEvent = z.output<typeof Wakes.transcriptEvent>;
 /** GET /v1/rooms/:id/tasks/:taskId/changes (docs/review.md). */
 export type TaskChanges = z.output<typeof Tasks.taskChanges>;
 export type ChangedFile = z.output<typeof Tasks.changedFile>;
+/** GET /v1/rooms/:id/tasks/:taskId/history (docs/tasks.md "History"): the recorded changes of a task, oldest first, paged. */
+export type TaskHistoryPage = z.output<typeof Tasks.taskHistoryPage>;
+export type TaskEvent = z.output<typeof Tasks.taskEvent>;
+export type TaskEventKind = TaskEvent['kind'];
 /** POST /v1/rooms/:id/tasks/:taskId/push. */
 export type PushResult = z.output<typeof Tasks.pushResult>;
 /** A task's worktree (docs/worktrees.md). */

@@ -141,3 +141,58 @@ export const taskChanges = z.union([
 
 /** POST …/push: where the branch went, and a page to open a pull request from, when the host is known. */
 export const pushResult = z.object({ remote: z.string(), branch: z.string(), compare_url: z.string().optional() });
+
+/** The kinds of a task's recorded history (docs/tasks.md "History"). */
+export const TASK_EVENT_KINDS = [
+  'created',
+  'edited',
+  'claimed',
+  'released',
+  'lease_renewed',
+  'lease_gone',
+  'status_changed',
+  'completed',
+  'reassigned',
+  'cancelled',
+  'archived',
+  'retried',
+  'wake_queued',
+  'wake_held',
+  'wake_handled',
+  'wake_failed',
+  'reviewed',
+  'merged',
+] as const;
+
+/** Who made a change: a human (owner id, their name as `handle`), an agent (plate, `@name(owner)` while it has one), or the server itself. */
+export const taskEventActor = z.object({
+  kind: z.enum(['human', 'agent', 'server']),
+  id: z.string(),
+  handle: z.string().optional(),
+});
+
+/**
+ * One recorded change to a task, oldest first by `seq`. `from`/`to` are statuses (status changes),
+ * plates (a reassignment's assignees, a wake's agent; `from_handle`/`to_handle` name them) or the
+ * retry's copy (`to`); `detail` holds what the kind adds (a completion's summary, a claim's
+ * instance, renewals' count and last time, a review's verdict, a merge's commit).
+ */
+export const taskEvent = z.object({
+  seq: z.number().int(),
+  at: z.string(),
+  kind: z.enum(TASK_EVENT_KINDS),
+  actor: taskEventActor,
+  from: z.string().optional(),
+  to: z.string().optional(),
+  from_handle: z.string().optional(),
+  to_handle: z.string().optional(),
+  reason: z.string().optional(),
+  wake_id: z.string().optional(),
+  detail: z.record(z.string(), z.unknown()).optional(),
+});
+
+/** GET /v1/rooms/:id/tasks/:taskId/history?after=&limit=: a page of events after `after`; `next_cursor` (a seq) reads the next, null at the end. */
+export const taskHistoryPage = z.object({
+  events: z.array(taskEvent),
+  next_cursor: z.number().int().nullable(),
+});

@@ -30,7 +30,7 @@ import { feedbackRoutes } from './feedback/routes.js';
 import { reportedErrorIdsBefore } from './feedback/reports.js';
 import { taskTools } from './tasks/tools.js';
 import { taskRoutes } from './tasks/routes.js';
-import { getTaskRow, markLeaseHolderGone, recordChangedPaths, recordTaskWorktree, renewLeaseOf, taskWakeStaleReason, taskWorktreeState, tasksHeldBy } from './tasks/store.js';
+import { getTaskRow, markLeaseHolderGone, recordChangedPaths, recordTaskWorktree, renewRunnerLease, taskWakeStaleReason, taskWorktreeState, tasksHeldBy } from './tasks/store.js';
 import { worktreePort } from './worktrees/port.js';
 import { retireWorktree } from './wakes/run-workspace.js';
 import { receiveRunning, returnReceipt } from './tasks/service.js';
@@ -80,7 +80,7 @@ export const CAPABILITY_PORTS: CorePorts = {
     staleReason: taskWakeStaleReason,
     receiveRunning,
     returnReceipt,
-    renewRunnerLease: (db, taskId, instanceId, now) => void renewLeaseOf(db, taskId, instanceId, now),
+    renewRunnerLease,
     leaseHolderGone: markLeaseHolderGone,
     worktreeOf: taskWorktreeState,
     recordWorktree: recordTaskWorktree,

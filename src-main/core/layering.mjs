@@ -102,6 +102,7 @@ export const TABLE_OWNERS = {
   tasks: 'tasks',
   task_deps: 'tasks',
   task_handoffs: 'tasks',
+  task_events: 'tasks',
   files: 'files',
   file_versions: 'files',
   deleted_files: 'files',

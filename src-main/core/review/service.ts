@@ -4,6 +4,7 @@ import type { Core } from '../core.js';
 import { AppError } from '../errors/app-error.js';
 import type { Owner } from '../owners/store.js';
 import { createTask, requireTask } from '../tasks/service.js';
+import { recordTaskEvent } from '../tasks/events.js';
 import { makeFollowUp, recordChangedPaths, recordTaskMerged, taskRecord, taskWorktreeState, type TaskRecord } from '../tasks/store.js';
 import { humanMay, humanStanding, taskFacts } from '../tasks/rules.js';
 import { touchRoom } from '../rooms/store.js';
@@ -99,7 +100,15 @@ export async function mergeTask(core: Core, input: { owner: Owner; room: string;
   if (!outcome.merged) throw refuse(outcome.reason, outcome.message, { paths: outcome.paths, folder: repo });
   const now = Date.now();
   immediate(db, () => {
-    recordTaskMerged(db, t.id, { commit: outcome.commit, by: input.owner.owner_id }, now);
+    if (recordTaskMerged(db, t.id, { commit: outcome.commit, by: input.owner.owner_id }, now)) {
+      recordTaskEvent(db, {
+        task: t,
+        kind: 'merged',
+        actor: { kind: 'human', ownerId: input.owner.owner_id },
+        at: now,
+        detail: { commit: outcome.commit, into: wt.base_branch, strategy: input.strategy },
+      });
+    }
     touchRoom(db, t.room_id, ['board']);
   });
   core.bus.emit({ type: 'board.changed', room: t.room_id });
@@ -235,10 +244,19 @@ export async function submitReview(
   const about = followUp ?? (t.status !== 'done' && t.status !== 'cancelled' && input.verdict !== 'approve' ? t.id : undefined);
   if (about) attachTaskToMessageWakes(db, message.message_id, t.assignee, about);
   const id = newId('review');
-  stmt(
-    db,
-    'INSERT INTO task_reviews (id, task_id, room_id, owner_id, verdict, body, comments, message_id, follow_up_task_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
-  ).run(id, t.id, t.room_id, input.owner.owner_id, input.verdict, input.body ?? null, JSON.stringify(comments), message.message_id, followUp ?? null, Date.now());
+  // The review and its line in the task's history are one write (docs/tasks.md "History").
+  immediate(db, () => {
+    stmt(
+      db,
+      'INSERT INTO task_reviews (id, task_id, room_id, owner_id, verdict, body, comments, message_id, follow_up_task_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    ).run(id, t.id, t.room_id, input.owner.owner_id, input.verdict, input.body ?? null, JSON.stringify(comments), message.message_id, followUp ?? null, Date.now());
+    recordTaskEvent(db, {
+      task: t,
+      kind: 'reviewed',
+      actor: { kind: 'human', ownerId: input.owner.owner_id },
+      detail: { verdict: input.verdict, review_id: id, comments: comments.length, ...(followUp ? { follow_up: followUp } : {}) },
+    });
+  });
   core.bus.emit({ type: 'board.changed', room: t.room_id });
   return reviewRecord(stmt(db, 'SELECT * FROM task_reviews WHERE id = ?').get(id) as ReviewRow);
 }

@@ -1,7 +1,7 @@
 import type { Core } from '../core.js';
 import { defineRoute, Status } from '../http/router.js';
 import { cancelTask, reassignTask, retryTask } from './service.js';
-import { archiveTaskUseCase, createTaskUseCase, readBoardUseCase, readTaskUseCase, releaseTaskUseCase, updateTaskUseCase } from './use-cases.js';
+import { archiveTaskUseCase, createTaskUseCase, readBoardUseCase, readTaskUseCase, releaseTaskUseCase, taskHistoryUseCase, updateTaskUseCase } from './use-cases.js';
 import { reassignTaskBody, retryTaskBody } from './schemas.js';
 import { withTaskActions } from './rules.js';
 
@@ -20,6 +20,7 @@ export const taskRoutes = [
   readBoardUseCase.route,
   createTaskUseCase.route,
   readTaskUseCase.route,
+  taskHistoryUseCase.route,
   updateTaskUseCase.route,
   defineRoute({
     method: 'POST',

@@ -114,6 +114,14 @@ export const boardQuery = z.object({
   detail: detailArg.optional(),
 });
 
+/** A task's history (GET …/tasks/:taskId/history): the events after `after` (a seq), at most `limit` (default 50, at most 200). */
+export const taskHistoryInput = z.object({
+  task_id: taskIdArg,
+  after: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
+  limit: z.coerce.number().int().min(1).max(200).optional(),
+});
+export const taskHistoryQuery = taskHistoryInput.omit({ task_id: true });
+
 /** The legacy consent tools take what old clients sent and act on nothing. */
 export const acceptTaskInput = z.object({ task_id: z.string().max(200).optional() });
 export const rejectTaskInput = z.object({ task_id: z.string().max(200).optional(), reason: z.string().max(4000).optional() });
@@ -125,7 +133,7 @@ export const retiredOutput = z.object({});
 
 // ---- results (the records are in shared/schemas/tasks.ts) ----
 
-export { boardOutput, taskRecord } from '../../../shared/schemas/tasks.js';
+export { boardOutput, taskHistoryPage, taskRecord } from '../../../shared/schemas/tasks.js';
 
 export const createTaskOutput = taskRecord.extend({ replayed: z.boolean().optional() });
 export const claimTaskOutput = taskRecord.extend({ claimed: z.boolean() });

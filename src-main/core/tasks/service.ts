@@ -38,6 +38,7 @@ import {
   type TaskRow,
 } from './store.js';
 import { taskPayloadText } from './payload.js';
+import { actorOf, recordRenewal, recordTaskEvent, SERVER } from './events.js';
 import { humanMay, humanStanding, taskFacts, type TaskAction } from './rules.js';
 import { BOARD_LIMIT_HTTP, readBoardPage, type BoardPage, type BoardQuery } from './board.js';
 
@@ -238,6 +239,7 @@ export function createTask(core: Core, actor: Actor, input: CreateInput): TaskRe
         Date.now(),
       );
       replaceDeps(db, id, deps);
+      recordTaskEvent(db, { task: { id, room_id: input.roomId }, kind: 'created', actor: actorOf(actor), to: assignee.plate, detail: deps.length ? { depends_on: deps } : undefined });
       woke = announceAssignment(db, getTaskRow(db, id)!, actor);
       touchRoom(db, input.roomId, ['board']);
       return taskRecord(db, id)!;
@@ -283,6 +285,8 @@ export function updateTask(core: Core, actor: Actor, { taskId, room: roomId, pat
     if (patch.title !== undefined && !patch.title.trim()) throw invalid('title must not be empty');
     if (patch.definitionOfDone !== undefined && !patch.definitionOfDone.trim()) throw invalid('definition_of_done must not be empty');
     if (patch.dependsOn !== undefined) replaceDeps(db, t.id, validateDeps(db, t.room_id, t.id, patch.dependsOn));
+    const fields = (['title', 'detail', 'definitionOfDone', 'order', 'dependsOn'] as const).filter((k) => patch[k] !== undefined);
+    if (fields.length) recordTaskEvent(db, { task: t, kind: 'edited', actor: actorOf(actor), detail: { fields: fields.map((k) => EDITED_FIELD[k]) } });
     writeTaskFields(
       db,
       t.id,
@@ -297,6 +301,9 @@ export function updateTask(core: Core, actor: Actor, { taskId, room: roomId, pat
     return { task: t };
   });
 }
+
+/** The record's names of the fields an edit names (the `edited` event's detail). */
+const EDITED_FIELD = { title: 'title', detail: 'detail', definitionOfDone: 'definition_of_done', order: 'order', dependsOn: 'depends_on' } as const;
 
 function factsOf(db: Db, t: TaskRow, actor: Actor | { kind: 'server'; plate: string }, extra: Partial<Facts> = {}): Facts {
   return {
@@ -332,6 +339,7 @@ export function claimTask(core: Core, actor: Extract<Actor, { kind: 'agent' }>, 
       throw fail(again.ok ? ALREADY_CLAIMED : again.reject, t.id, t.room_id);
     }
     claimed = true;
+    recordTaskEvent(db, { task: t, kind: 'claimed', actor: actorOf(actor), from: t.status, to: 'doing', detail: { instance_id: instanceId } });
     return { task: t };
   });
   return { ...rec, claimed };
@@ -349,6 +357,8 @@ export function receiveRunning(db: Db, taskId: string, plate: string, instanceId
     const d = decide('running_receipt', factsOf(db, t, { kind: 'server', plate }));
     if (!d.ok) return false;
     if (!casClaim(db, taskId, plate, instanceId, Date.now())) return false;
+    // The server claims for the agent's run when the run starts (the running receipt): the agent's claim, by that run's instance.
+    recordTaskEvent(db, { task: t, kind: 'claimed', actor: { kind: 'agent', plate }, from: t.status, to: 'doing', detail: { instance_id: instanceId, receipt: true } });
     touchRoom(db, t.room_id, ['board']);
     return true;
   });
@@ -360,9 +370,21 @@ export function receiveRunning(db: Db, taskId: string, plate: string, instanceId
  * goes to next can receive it. Only while that instance still holds the lease.
  */
 export function returnReceipt(db: Db, taskId: string, instanceId: string): boolean {
-  const roomId = returnLeaseOf(db, taskId, instanceId, Date.now());
-  if (roomId !== undefined) touchRoom(db, roomId, ['board']);
-  return roomId !== undefined;
+  return immediate(db, () => {
+    const roomId = returnLeaseOf(db, taskId, instanceId, Date.now());
+    if (roomId === undefined) return false;
+    recordTaskEvent(db, {
+      task: { id: taskId, room_id: roomId },
+      kind: 'released',
+      actor: SERVER,
+      from: 'doing',
+      to: 'todo',
+      reason: 'the session the wake was pushed to never took it',
+      detail: { instance_id: instanceId },
+    });
+    touchRoom(db, roomId, ['board']);
+    return true;
+  });
 }
 
 /** renew_lease: a heartbeat from the holding instance only. It changes nothing but the lease time. */
@@ -378,6 +400,7 @@ export function renewLease(core: Core, actor: Extract<Actor, { kind: 'agent' }>,
         { reason: t.status === 'doing' ? 'not_lease_holder' : 'not_doing', taskId: t.id },
       );
     }
+    recordRenewal(db, t, actorOf(actor), instanceId, Date.now());
     return { task: t, touched: [] };
   });
 }
@@ -389,6 +412,7 @@ export function releaseTask(core: Core, actor: Actor, { taskId, room: roomId }: 
     const humanAllowed = actor.kind === 'human' ? humanAllows(db, 'release', t, actor.ownerId) : undefined;
     decideOrThrow(db, 'release_task', t, actor, { humanAllowed });
     releaseToTodo(db, t.id, Date.now());
+    recordTaskEvent(db, { task: t, kind: 'released', actor: actorOf(actor), from: 'doing', to: 'todo', detail: { instance_id: t.lease_instance_id, forced: actor.kind === 'human' } });
     return { task: t };
   });
 }
@@ -408,6 +432,7 @@ export function setStatus(core: Core, actor: Extract<Actor, { kind: 'agent' }>, 
     const t = requireTask(db, actor, { taskId });
     const to = decideOrThrow(db, 'set_status', t, actor, { target: input.status });
     writeStatus(db, t, to, input);
+    recordTaskEvent(db, { task: t, kind: 'status_changed', actor: actorOf(actor), from: t.status, to, reason: to === 'blocked' || to === 'failed' ? input.reason : undefined });
     return { task: t };
   });
   endedHook(core, rec);
@@ -444,6 +469,12 @@ export function completeTask(
     const t = requireTask(db, actor, { taskId });
     const to = decideOrThrow(db, 'complete_task', t, actor, { target: input.status, hasHandoffNotes: hasNotes });
     writeStatus(db, t, to, to === 'done' ? input : { ...input, handoffNotes: undefined });
+    recordTaskEvent(
+      db,
+      to === 'done'
+        ? { task: t, kind: 'completed', actor: actorOf(actor), from: t.status, to, detail: { summary: input.summary ?? null, result_ref: input.resultRef ?? null } }
+        : { task: t, kind: 'status_changed', actor: actorOf(actor), from: t.status, to, reason: input.reason },
+    );
     if (to === 'done') {
       const notes = input.handoffNotes!;
       const now = Date.now();
@@ -485,6 +516,7 @@ export function cancelTask(core: Core, actor: Extract<Actor, { kind: 'human' }>,
     const humanAllowed = humanAllows(db, 'cancel', t, actor.ownerId);
     decideOrThrow(db, 'cancel', t, actor, { humanAllowed });
     cancelTaskRow(db, t.id, Date.now());
+    recordTaskEvent(db, { task: t, kind: 'cancelled', actor: actorOf(actor), from: t.status, to: 'cancelled' });
     return { task: t };
   });
   endedHook(core, rec);
@@ -508,6 +540,7 @@ export function reassignTask(
     if (a.plate === t.assignee) return { task: t, touched: [] };
     const consent = consentFor(db, t.room_id, actor.ownerId, a);
     reassignTaskRow(db, t.id, a.plate, consent, Date.now());
+    recordTaskEvent(db, { task: t, kind: 'reassigned', actor: actorOf(actor), from: t.assignee, to: a.plate, detail: { status: t.status } });
     return { task: t, woke: announceAssignment(db, getTaskRow(db, t.id)!, actor) };
   });
 }
@@ -557,6 +590,8 @@ export function retryTask(
     if (!setRetryOf(db, id, t.id)) throw new AppError('CONFLICT', 'this task was already retried', { reason: 'already_retried', taskId: t.id });
     replaceDeps(db, id, depsOf(db, t.id));
     repointDependents(db, t.id, id);
+    recordTaskEvent(db, { task: t, kind: 'retried', actor: actorOf(actor), to: id, detail: { assignee: a.plate } });
+    recordTaskEvent(db, { task: { id, room_id: t.room_id }, kind: 'created', actor: actorOf(actor), to: a.plate, detail: { retry_of: t.id } });
     return { task: { id, room_id: t.room_id }, woke: announceAssignment(db, getTaskRow(db, id)!, actor) };
   });
 }
@@ -577,6 +612,7 @@ export function archiveTask(core: Core, actor: Actor, { taskId, room: roomId }: 
     }
     if (t.archived_at !== null) return { task: t, touched: [] };
     archiveTaskRow(db, t.id, Date.now());
+    recordTaskEvent(db, { task: t, kind: 'archived', actor: actorOf(actor), from: t.status });
     return { task: t };
   });
   if (rec.worktree) notifyWorktreeRetired(core, { roomId: rec.room, taskId: rec.task_id });

@@ -1,5 +1,7 @@
 import type { Db } from '../db/open.js';
 import { stmt } from '../db/stmt.js';
+import { immediate } from '../db/open.js';
+import { recordRenewal, recordTaskEvent, SERVER } from './events.js';
 import { agentHandle, getAgentByPlate } from '../agents/store.js';
 import type { TaskStatus } from './transitions.js';
 import type { TaskWorktreeState, WorktreeInfo } from '../core.js';
@@ -520,16 +522,27 @@ export function taskWakeStaleReason(db: Db, taskId: string, plate: string): stri
  * Returns the rooms whose board changed.
  */
 export function markLeaseHolderGone(db: Db, instanceId: string, taskId: string | undefined, now: number): string[] {
-  const rows = (
-    taskId === undefined
-      ? stmt(db, "UPDATE tasks SET lease_gone_at = ? WHERE lease_instance_id = ? AND status = 'doing' AND lease_gone_at IS NULL RETURNING room_id").all(now, instanceId)
-      : stmt(db, "UPDATE tasks SET lease_gone_at = ? WHERE lease_instance_id = ? AND id = ? AND status = 'doing' AND lease_gone_at IS NULL RETURNING room_id").all(
-          now,
-          instanceId,
-          taskId,
-        )
-  ) as Array<{ room_id: string }>;
-  return [...new Set(rows.map((r) => r.room_id))];
+  return immediate(db, () => {
+    const rows = (
+      taskId === undefined
+        ? stmt(db, "UPDATE tasks SET lease_gone_at = ? WHERE lease_instance_id = ? AND status = 'doing' AND lease_gone_at IS NULL RETURNING id, room_id").all(now, instanceId)
+        : stmt(db, "UPDATE tasks SET lease_gone_at = ? WHERE lease_instance_id = ? AND id = ? AND status = 'doing' AND lease_gone_at IS NULL RETURNING id, room_id").all(
+            now,
+            instanceId,
+            taskId,
+          )
+    ) as Array<{ id: string; room_id: string }>;
+    for (const r of rows) recordTaskEvent(db, { task: r, kind: 'lease_gone', actor: SERVER, at: now, reason: 'the run or session holding the lease ended', detail: { instance_id: instanceId } });
+    return [...new Set(rows.map((r) => r.room_id))];
+  });
+}
+
+/** The server keeps a running run's lease fresh (the taskWakes port): a renewal like the agent's own, recorded collapsed. */
+export function renewRunnerLease(db: Db, taskId: string, instanceId: string, now: number): void {
+  immediate(db, () => {
+    const t = getTaskRow(db, taskId);
+    if (t && renewLeaseOf(db, taskId, instanceId, now)) recordRenewal(db, t, { kind: 'agent', plate: t.assignee }, instanceId, now);
+  });
 }
 
 /** Tasks whose lease this instance holds (list_instances' "working on"). */

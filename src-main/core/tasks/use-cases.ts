@@ -10,12 +10,17 @@ import {
   createTaskInput,
   createTaskOutput,
   readBoardInput,
+  taskHistoryInput,
+  taskHistoryPage,
+  taskHistoryQuery,
   taskIdInput,
   taskRecord,
   updateTaskBody,
   updateTaskInput,
 } from './schemas.js';
 import type { UseCaseContext } from '../usecase/define.js';
+import { taskHistory } from './events.js';
+import type { z } from 'zod';
 
 /**
  * The task use cases that agents and humans share, each declared once (usecase/define.ts):
@@ -204,4 +209,24 @@ export const archiveTaskUseCase = defineUseCase({
     description: 'Archives a finished task of yours once work is over (off the board, still readable by id); returns the task.',
   },
   route: { method: 'POST', path: '/v1/rooms/:id/tasks/:taskId/archive', body: null, input: taskInPath, present: (task, ctx) => shownTo(ctx, task) },
+});
+
+/**
+ * A task's recorded history (docs/tasks.md "History"), oldest first, paged by `after` (the last
+ * seq read). The window's task page reads it; agents have read_task and the board.
+ */
+export const taskHistoryUseCase = defineUseCase({
+  input: taskHistoryInput,
+  output: taskHistoryPage,
+  room: 'record',
+  handler: ({ core, caller, room }, a) => {
+    const t = requireTask(core.db, caller, { taskId: a.task_id, room: room?.id });
+    return taskHistory(core.db, t.id, { after: a.after, limit: a.limit });
+  },
+  route: {
+    method: 'GET',
+    path: '/v1/rooms/:id/tasks/:taskId/history',
+    query: taskHistoryQuery,
+    input: ({ params, query }) => ({ task_id: params.taskId, ...(query as z.output<typeof taskHistoryQuery>) }),
+  },
 });
