@@ -36,10 +36,33 @@ export const loginPreview = z.object({
 export const createdOwner = z.object({ owner: ownerRecord });
 
 /** POST /v1/ui/login: this tab's session token (sent as a header, never a cookie). */
-export const sessionGrant = z.object({ session_token: z.string() });
+export const sessionGrant = z.object({ session_token: z.string(), session_id: z.string().optional() });
 
 /** POST /v1/events/ticket: a one-use ticket for the event stream's URL. */
 export const eventsTicket = z.object({ ticket: z.string() });
 
 /** POST /v1/owners/:id/login-links (and /v1/login-links): a one-time sign-in link. */
 export const loginLink = z.object({ url: z.string(), expires_at: z.string() });
+
+/**
+ * GET /v1/me/sessions: one of the owner's window sessions (docs/security.md, item 5). `session_id`
+ * is derived from the token's hash (the page derives its own to mark "this browser"); the token
+ * itself is never shown. `expires_at`: when it ends unless used again (30 days after its last use,
+ * at most 90 after sign-in).
+ */
+export const uiSessionRecord = z.object({
+  session_id: z.string(),
+  /** The browser that signed in, in a few words ("Chrome on Linux"); '' when it did not say. */
+  client: z.string(),
+  created_at: z.string(),
+  last_used_at: z.string(),
+  expires_at: z.string(),
+});
+
+export const uiSessionList = z.object({ sessions: z.array(uiSessionRecord) });
+
+/** DELETE /v1/me/sessions/:sessionId and POST /v1/me/sessions/end-others: how many sessions ended. */
+export const uiSessionsEnded = z.object({ ended: z.number().int() });
+
+/** POST /v1/me/sessions/end-others: the one session to keep (the caller's own, "this browser"). */
+export const endOtherSessionsInput = z.strictObject({ keep: z.string().regex(/^uis_[0-9a-f]{16}$/, 'a session id (uis_…)').optional() });

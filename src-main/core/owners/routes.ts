@@ -3,9 +3,14 @@ import { listOwners, requireOwner } from './store.js';
 import { addOwner, setOwnerRunnerRight } from './service.js';
 import { createLoginLink } from './login.js';
 import { createOwnerBody, ownerRightsBody } from './schemas.js';
+import { endOtherUiSessionsUseCase, endUiSessionUseCase, listUiSessionsUseCase } from './use-cases.js';
 
 export const ownerRoutes: Route[] = [
   defineRoute({ method: 'GET', path: '/v1/me', handler: ({ owner }) => owner }),
+  // The caller's window sessions (Settings): listed, ended one by one or all but this browser's.
+  listUiSessionsUseCase.route,
+  endUiSessionUseCase.route,
+  endOtherUiSessionsUseCase.route,
   defineRoute({
     method: 'GET',
     path: '/v1/owners',

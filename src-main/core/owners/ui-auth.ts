@@ -2,13 +2,14 @@ import type { Core } from '../core.js';
 import { defineRoute, Status, type Route } from '../http/router.js';
 import { AppError } from '../errors/app-error.js';
 import { loginLinkBody } from './schemas.js';
-import { createEventsTicket, endUiSession, previewLoginLink, redeemLoginLink, sweepUiSessions, type LinkProblem } from './login.js';
+import { createEventsTicket, endUiSession, previewLoginLink, redeemLoginLink, sessionPublicId, sweepUiSessions, type LinkProblem } from './login.js';
+import { sha256Hex } from '../util/ids.js';
 import { repeat, type StopStep } from '../util/repeat.js';
 
 /**
  * How the UI signs in (docs/security.md, items 5 and 6). The one-time link opens the page;
  * the page exchanges the link for a session token with a POST and keeps the token in
- * sessionStorage, sending it as `Authorization: Bearer ars_…`. No cookie is set, so nothing
+ * localStorage (this origin's only), sending it as `Authorization: Bearer ars_…`. No cookie is set, so nothing
  * reaches other servers on 127.0.0.1 (cookies are not port-scoped; headers set by a page are).
  */
 
@@ -21,9 +22,34 @@ const WHY: Record<LinkProblem, string> = {
 function linkError(why: LinkProblem): AppError {
   return new AppError(
     'UNAUTHENTICATED',
-    `${WHY[why]} Run "agent-rooms open" (or use the desktop app) for a fresh link; each link works once, for five minutes.`,
+    `${WHY[why]} Each link works once, for five minutes. The primary owner gets a fresh one with "npx agent-rooms open" (or the desktop app); anyone else asks the primary owner for one (People, Sign-in link).`,
     { reason: `link_${why}` },
   );
+}
+
+/**
+ * What Settings shows of the browser that signed in ("Chrome on Linux"): a few known words of its
+ * User-Agent, nothing else of it (the header is the client's to write).
+ */
+export function clientLabel(ua: string | undefined): string {
+  if (!ua) return '';
+  const browser =
+    /Electron\//.test(ua) ? 'Agent Rooms desktop'
+    : /Edg\//.test(ua) ? 'Edge'
+    : /Firefox\//.test(ua) ? 'Firefox'
+    : /Chromium\//.test(ua) ? 'Chromium'
+    : /HeadlessChrome\//.test(ua) ? 'Chrome (headless)'
+    : /Chrome\//.test(ua) ? 'Chrome'
+    : /Safari\//.test(ua) ? 'Safari'
+    : '';
+  const os = /Windows/.test(ua) ? 'Windows' : /iPhone|iPad/.test(ua) ? 'iOS' : /Mac OS X|Macintosh/.test(ua) ? 'macOS' : /Android/.test(ua) ? 'Android' : /Linux/.test(ua) ? 'Linux' : '';
+  return [browser, os].filter(Boolean).join(' on ');
+}
+
+/** The window session a request came with (its token's hash), if it came with one. */
+function sessionHashOf(req: { headers: { authorization?: string } }): string | undefined {
+  const token = /^Bearer\s+(ars_\S+)\s*$/i.exec(req.headers.authorization ?? '')?.[1];
+  return token ? sha256Hex(token) : undefined;
 }
 
 /** Sign-in and sign-out change who the browser is: only a page of this very origin may ask (`origin: 'same'`). */
@@ -31,6 +57,7 @@ function linkError(why: LinkProblem): AppError {
 export function sessionGrant(r: Extract<ReturnType<typeof redeemLoginLink>, { ok: true }>) {
   return {
     session_token: r.sessionId,
+    session_id: sessionPublicId(sha256Hex(r.sessionId)),
     owner: r.owner,
     idle_expires_at: new Date(r.idleExpiresAt).toISOString(),
     expires_at: new Date(r.expiresAt).toISOString(),
@@ -57,8 +84,8 @@ export const uiAuthRoutes: Route[] = [
     auth: 'public',
     origin: 'same',
     body: loginLinkBody,
-    handler: ({ core }, { body }) => {
-      const r = redeemLoginLink(core.db, body.token);
+    handler: ({ core, req }, { body }) => {
+      const r = redeemLoginLink(core.db, body.token, clientLabel(req.headers['user-agent']));
       if (!r.ok) throw linkError(r.why);
       return new Status(201, sessionGrant(r));
     },
@@ -78,7 +105,8 @@ export const uiAuthRoutes: Route[] = [
     path: '/v1/events/ticket',
     // EventSource cannot send a header: the page trades its token for a one-use, one-minute
     // ticket and puts that on the stream's URL.
-    handler: ({ core, owner }) => new Status(201, createEventsTicket(core.db, owner.owner_id)),
+    // A ticket asked with a window session is tied to it: revoking the session closes the stream.
+    handler: ({ core, owner, req }) => new Status(201, createEventsTicket(core.db, owner.owner_id, sessionHashOf(req))),
   }),
 ];
 
