@@ -326,7 +326,7 @@ describe.skipIf(!!skip)('UI: the overhaul and its performance', () => {
       // The search box finds a loaded message (server search when it answers, else the loaded messages).
       await page.getByLabel('Search messages').fill('follow-up');
       const results = page.getByRole('region', { name: 'Search results' });
-      await expect.poll(() => results.textContent()).toContain('1 match');
+      await expect.poll(() => results.textContent()).toContain('1 result');
       // Each word of the query is marked where it occurs (server snippets mark 'follow' and 'up' apart).
       expect(await results.locator('mark').first().textContent()).toMatch(/^follow(-up)?$/);
       // The history header is at the top of the history, not a bar over the newest messages.

@@ -33,6 +33,22 @@ export function toFtsQuery(input: string): string | undefined {
   return words.map((w) => `"${w.replace(/"/g, '""')}"`).join(' ');
 }
 
+/** The last word's last token is matched as a prefix only from this many characters: a shorter one expands to too many words. */
+export const PREFIX_MIN_CHARS = 3;
+
+/**
+ * The query with its last word as a prefix (`"smok"*` finds smoke, smoking; docs/search.md
+ * "Prefix of the last word"), or undefined when that word's last token is shorter than
+ * PREFIX_MIN_CHARS. The search asks it only where the words as typed found fewer hits than
+ * the rank window (service.ts): a prefix query merges the postings of every word it expands to.
+ */
+export function toPrefixQuery(input: string): string | undefined {
+  const words = queryWords(input);
+  const last = words.at(-1);
+  if (!last || (tokens(last).at(-1)?.length ?? 0) < PREFIX_MIN_CHARS) return undefined;
+  return words.map((w, i) => `"${w.replace(/"/g, '""')}"${i === words.length - 1 ? '*' : ''}`).join(' ');
+}
+
 /**
  * The words of a query that are searched for (see toFtsQuery). More than MAX_QUERY_WORDS
  * words, or MAX_QUERY_TERMS tokens in all, is INVALID_ARGUMENT: the cost of matching and
@@ -85,11 +101,12 @@ export function tokens(text: string, chars = SCORE_CHARS): string[] {
  * How often each phrase occurs in the tokens: one pass files the positions of each phrase's
  * first token, then only those positions are compared (time ∝ tokens + occurrences × phrase).
  */
-function phraseCounts(toks: string[], phrases: string[][]): number[] {
+function phraseCounts(toks: string[], phrases: string[][], pre = -1): number[] {
   const starts = new Map<string, number[]>();
   for (const p of phrases) starts.set(p[0]!, []);
   for (let i = 0; i < toks.length; i++) starts.get(toks[i]!)?.push(i);
-  return phrases.map((p) => {
+  return phrases.map((p, k) => {
+    if (k === pre) return toks.reduce((n, t) => (t.startsWith(p[0]!) ? n + 1 : n), 0);
     let n = 0;
     for (const i of starts.get(p[0]!)!) {
       let j = 1;
@@ -107,10 +124,12 @@ function phraseCounts(toks: string[], phrases: string[][]): number[] {
  * whole posting list, the one cost that grows with the history (bm25() pays it per query).
  * Returns scores in the order given, higher is more relevant.
  */
-export function bm25Scores(entries: ReadonlyArray<{ title: string; body: string }>, words: readonly string[]): number[] {
+export function bm25Scores(entries: ReadonlyArray<{ title: string; body: string }>, words: readonly string[], prefix = false): number[] {
   const phrases = words.map((w) => tokens(w)).filter((p) => p.length > 0);
+  // The last word as a prefix (toPrefixQuery): counted as every token that starts with it, when it is one token.
+  const pre = prefix && phrases.at(-1)?.length === 1 ? phrases.length - 1 : -1;
   const chars = scoredChars(entries.length);
-  const stats = entries.map((e) => ({ t: textStats(e.title, chars, phrases), b: textStats(e.body, chars, phrases) }));
+  const stats = entries.map((e) => ({ t: textStats(e.title, chars, phrases, pre), b: textStats(e.body, chars, phrases, pre) }));
   const avg = (f: (x: { t: TextStats; b: TextStats }) => number) => Math.max(1, stats.reduce((n, x) => n + f(x), 0) / Math.max(1, stats.length));
   const avgT = avg((x) => x.t.length);
   const avgB = avg((x) => x.b.length);
@@ -124,11 +143,11 @@ interface TextStats {
   counts: number[];
 }
 
-function textStats(text: string, chars: number, phrases: string[][]): TextStats {
+function textStats(text: string, chars: number, phrases: string[][], pre = -1): TextStats {
   const t = text.slice(0, chars);
-  if (ASCII.test(t)) return asciiStats(t.toLowerCase(), phrases);
+  if (ASCII.test(t)) return asciiStats(t.toLowerCase(), phrases, pre);
   const toks = tokens(t, chars);
-  return { length: toks.length, counts: phraseCounts(toks, phrases) };
+  return { length: toks.length, counts: phraseCounts(toks, phrases, pre) };
 }
 
 // ASCII_SEPARATOR as a table of char codes.
@@ -140,11 +159,16 @@ const sepAt = (t: string, i: number) => i < 0 || i >= t.length || ASCII_SEP[t.ch
  * a string of each token: one pass counts the tokens, and each phrase's first token is found
  * with indexOf, kept when it is a whole token and the phrase's other tokens follow it.
  */
-function asciiStats(t: string, phrases: string[][]): TextStats {
+function asciiStats(t: string, phrases: string[][], pre = -1): TextStats {
   let length = 0;
   for (let i = 0; i < t.length; i++) if (ASCII_SEP[t.charCodeAt(i)] === 0 && sepAt(t, i - 1)) length++;
-  const counts = phrases.map((p) => {
+  const counts = phrases.map((p, k) => {
     let n = 0;
+    // A prefix: each token that starts with it (a match at a token's start, whatever follows).
+    if (k === pre) {
+      for (let at = t.indexOf(p[0]!); at >= 0; at = t.indexOf(p[0]!, at + 1)) if (sepAt(t, at - 1)) n++;
+      return n;
+    }
     for (let at = t.indexOf(p[0]!); at >= 0; at = t.indexOf(p[0]!, at + 1)) {
       if (!sepAt(t, at - 1)) continue;
       let end = at + p[0]!.length;
@@ -196,12 +220,19 @@ export function makeSnippet(
   entry: { title: string; body: string },
   words: readonly string[],
   scanChars = SNIPPET_SCAN_CHARS,
+  prefix = false,
 ): { snippet: string; highlights: Array<[number, number]> } {
   const wanted = new Set(words.flatMap((w) => tokens(w)));
+  // The last word as a prefix (toPrefixQuery): any token that starts with its last token is a match.
+  const pre = prefix ? tokens(words.at(-1) ?? '').at(-1) : undefined;
+  const isWanted = (tok: string) => {
+    const f = fold(tok);
+    return wanted.has(f) || (pre !== undefined && f.startsWith(pre));
+  };
   const firstMatch = (text: string): number => {
     TOKEN_RUN.lastIndex = 0;
     const slice = text.slice(0, scanChars);
-    for (let m = TOKEN_RUN.exec(slice); m; m = TOKEN_RUN.exec(slice)) if (wanted.has(fold(m[0]))) return m.index;
+    for (let m = TOKEN_RUN.exec(slice); m; m = TOKEN_RUN.exec(slice)) if (isWanted(m[0])) return m.index;
     return -1;
   };
   let text = entry.body;
@@ -211,7 +242,9 @@ export function makeSnippet(
     if (inTitle >= 0 || !text) [text, at] = [entry.title, Math.max(0, inTitle)];
   }
   at = Math.max(0, at);
-  let start = Math.max(0, at - Math.floor(SNIPPET_CHARS / 3));
+  // A text that fits in the window is shown whole; else the window starts a third of itself before
+  // the match, but never so late that it ends before the text does with room to spare.
+  let start = text.length <= SNIPPET_CHARS ? 0 : Math.min(Math.max(0, at - Math.floor(SNIPPET_CHARS / 3)), text.length - SNIPPET_CHARS);
   // Start at a word boundary when the cut falls inside a word.
   if (start > 0) {
     const space = text.slice(start, at).search(/\s/u);
@@ -231,7 +264,7 @@ export function makeSnippet(
   const highlights: Array<[number, number]> = [];
   TOKEN_RUN.lastIndex = 0;
   for (let m = TOKEN_RUN.exec(body); m; m = TOKEN_RUN.exec(body)) {
-    if (wanted.has(fold(m[0]))) highlights.push([head.length + m.index, head.length + m.index + m[0].length]);
+    if (isWanted(m[0])) highlights.push([head.length + m.index, head.length + m.index + m[0].length]);
   }
   return { snippet, highlights };
 }

@@ -3,7 +3,7 @@ import type { Db } from '../db/open.js';
 import { AppError } from '../errors/app-error.js';
 import { stmt } from '../db/stmt.js';
 import { decodeCursor, encodeCursor } from '../util/cursor.js';
-import { bm25Scores, makeSnippet, queryWords, SCORE_CHARS, snippetScanChars, toFtsQuery } from './query.js';
+import { bm25Scores, makeSnippet, queryWords, SCORE_CHARS, snippetScanChars, toFtsQuery, toPrefixQuery } from './query.js';
 import { OTHER_BASE } from '../db/migrations/0009-search.js';
 import { roomIdsOfOwner } from '../rooms/store.js';
 import { indexPendingMessages, SEARCH_FLUSH_BATCHES } from './indexer.js';
@@ -120,21 +120,32 @@ export function search(db: Db, q: SearchQuery): SearchPage {
   if (!q.kinds?.length || q.kinds.includes('message')) ranges.push([0, OTHER_BASE]);
   if (!q.kinds?.length || q.kinds.some((k) => k !== 'message')) ranges.push([OTHER_BASE, MAX_ROWID]);
   const hits: Hit[] = [];
+  // Only the scored part of each body is read: a 256 KiB file costs what its first SCORE_CHARS cost.
+  const window = (match: string, lo: number, hi: number) =>
+    stmt(db, `SELECT rowid, kind, room_id, created_at, title, substr(body, 1, ${SCORE_CHARS}) AS body FROM search_fts WHERE ${FILTER} ORDER BY rowid DESC LIMIT ${RANK_WINDOW}`).all({
+      q: match,
+      lo,
+      hi,
+      rooms,
+      kinds,
+    }) as Hit[];
+  // The last word also as a prefix ("smok" finds smoke), only where the words as typed did not
+  // fill the rank window: a prefix query merges the postings of every word it expands to, where
+  // the words as typed are read newest first and stop at the window (docs/search.md).
+  const prefix = toPrefixQuery(q.query);
+  let prefixed = false;
   for (const [lo, hi] of ranges) {
-    hits.push(
-      // Only the scored part of each body is read: a 256 KiB file costs what its first SCORE_CHARS cost.
-      ...(stmt(db, `SELECT rowid, kind, room_id, created_at, title, substr(body, 1, ${SCORE_CHARS}) AS body FROM search_fts WHERE ${FILTER} ORDER BY rowid DESC LIMIT ${RANK_WINDOW}`).all({
-        q: fts,
-        lo,
-        hi,
-        rooms,
-        kinds,
-      }) as Hit[]),
-    );
+    let found = window(fts, lo, hi);
     withinBudget(started);
+    if (prefix && found.length < RANK_WINDOW) {
+      found = window(prefix, lo, hi);
+      prefixed = true;
+      withinBudget(started);
+    }
+    hits.push(...found);
   }
   const words = queryWords(q.query);
-  const scores = bm25Scores(hits, words);
+  const scores = bm25Scores(hits, words, prefixed);
   hits.forEach((h, i) => (h.score = scores[i]!));
   withinBudget(started);
   hits.sort((a, b) => b.score - a.score || b.rowid - a.rowid);
@@ -145,7 +156,7 @@ export function search(db: Db, q: SearchQuery): SearchPage {
     const src = sourceOf(db, r.rowid, r.kind);
     if (!src) continue;
     // The hit's own text, on a bounded window (query.ts makeSnippet), never FTS5 snippet() over the whole entry.
-    const { snippet, highlights } = makeSnippet(r, words, scanChars);
+    const { snippet, highlights } = makeSnippet(r, words, scanChars, prefixed);
     results.push({
       kind: r.kind,
       room: r.room_id,

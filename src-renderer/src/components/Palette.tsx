@@ -122,7 +122,7 @@ function PaletteDialog({ onClose }: { onClose: () => void }) {
           }}
         />
         <p className="muted" role="status">
-          {q.trim().length < 2 ? 'Type at least two characters to search every room.' : searching ? 'Searching…' : `${hits.length} results`}
+          {q.trim().length < 2 ? 'Type at least two characters to search every room.' : searching ? 'Searching…' : `${hits.length} ${hits.length === 1 ? 'result' : 'results'}`}
         </p>
         <ul id="palette-results" role="listbox" aria-label="Results" className="palette-results plain" ref={listRef}>
           {hits.map((h, i) => (
