@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
-import { TaskRuns, useTaskWakes, type WakeWithUsage } from './TaskRuns';
+import { TaskRuns, useTaskWakes } from './TaskRuns';
+import { TaskHistory } from './TaskHistory';
 import { TaskChanges, useLiveChanges } from './TaskChanges';
 import { MergeControls, MergedNote, shortCommit } from './TaskMerge';
 import { changesKey, hasDiff, useChanges } from '../stores/changes';
@@ -48,15 +49,6 @@ const NO_MENTIONS = { handles: [] as string[], mine: new Set<string>() };
 /** Task text as Markdown (markdown.ts: escaped, no raw HTML, checked links). */
 function Md({ text }: { text: string }) {
   return <div className="md" dangerouslySetInnerHTML={{ __html: renderMarkdown(text, NO_MENTIONS) }} />;
-}
-
-function usageText(w: WakeWithUsage): string {
-  const u = w.usage;
-  if (!u) return '';
-  const parts = [];
-  if (u.input_tokens != null || u.output_tokens != null) parts.push(`${u.input_tokens ?? '?'} in / ${u.output_tokens ?? '?'} out tokens`);
-  if (u.cost_usd != null) parts.push(`$${u.cost_usd.toFixed(4)}`);
-  return parts.length ? ` · ${parts.join(', ')}` : '';
 }
 
 const when = formatTime;
@@ -221,7 +213,7 @@ export function TaskDetail({
   const waits = (task.blocked_by ?? []).map((id) => byId.get(id)).filter((t): t is BoardTask => !!t);
   const doneDeps = (task.depends_on ?? []).filter((id) => !(task.blocked_by ?? []).includes(id)).map((id) => byId.get(id)).filter((t): t is BoardTask => !!t);
   const holds = tasks.filter((t) => (t.depends_on ?? []).includes(task.task_id));
-  const handle = task.assignee_handle || plates.get(task.assignee) || '@agent';
+  const handle = task.assignee_handle || plates.get(task.assignee) || task.assignee;
   const instance = task.lease?.instance_id ? members?.instances.find((i) => i.instance_id === task.lease?.instance_id) : undefined;
 
   const retryRule: Allowed | null = routeMissing('task-retry') ? null : actionOf(task, 'retry');
@@ -416,36 +408,9 @@ export function TaskDetail({
                     <dd>{task.next}</dd>
                   </div>
                 )}
-                <div>
-                  <dt>History</dt>
-                  <dd>
-                    <ol className="history-list plain" aria-label="Task history">
-                      <li>created {when(task.created_at)}</li>
-                      {(taskWakes ?? [])
-                        .slice()
-                        .reverse()
-                        .map((w) => (
-                          <li key={w.wake_id} data-status={w.status}>
-                            {when(w.created_at)}: {w.trigger} wake of {w.handle ?? plates.get(w.plate) ?? w.plate}: <span className={`wake-${w.status}`}>{w.status}</span>
-                            {w.reason ? ` (${w.reason})` : ''}
-                            {usageText(w)}
-                          </li>
-                        ))}
-                      {(task as { completed_at?: string | null }).completed_at && (
-                        <li>
-                          finished {when((task as { completed_at?: string | null }).completed_at)}: {task.status}
-                        </li>
-                      )}
-                      {task.updated_at && task.updated_at !== task.created_at && (
-                        <li>
-                          now {task.status}, last changed {when(task.updated_at)}
-                        </li>
-                      )}
-                    </ol>
-                  </dd>
-                </div>
               </dl>
             )}
+            <TaskHistory roomId={room.room_id} taskId={taskId} board={boardVersion} runs={taskWakes} />
             {err && (
               <p role="alert" className="error-text">
                 {err}
