@@ -273,3 +273,8 @@ export type ReservationRelease = z.output<typeof Reservations.reservationRelease
 export type RoomReservations = z.output<typeof Reservations.roomReservationsRecord>;
 
 export type Json = Record<string, unknown>;
+
+import type * as Deliveries from './schemas/deliveries.js';
+/** A mentioned agent under a message: its status and, when one was queued, its wake with the acts allowed on it (docs/ui.md). */
+export type MessageDelivery = Omit<z.output<typeof Deliveries.messageDelivery>, 'wake'> & { wake: Wake | null };
+export type MessageDeliveries = Omit<z.output<typeof Deliveries.messageDeliveries>, 'messages'> & { messages: Array<{ message_id: string; wakes: MessageDelivery[] }> };

@@ -63,35 +63,36 @@ export function mentionWakes(
   const out: MentionWake[] = [];
   for (const t of m.mentions) {
     if (t.kind !== 'agent' || !t.plate || t.plate === sender.plate) continue;
+    const target = { plate: t.plate, handle: t.handle };
     const fresh = queued?.get(t.plate);
     if (fresh?.pull) {
-      out.push({ plate: t.plate, handle: t.handle, wake_id: fresh.id, status: 'inbox', target: 'pull', reason: NO_TARGET });
+      out.push({ ...target, wake_id: fresh.id, status: 'inbox', target: 'pull', reason: NO_TARGET });
       continue;
     }
     const w =
       queued?.has(t.plate) === true
         ? wakeById(core, fresh?.id)
         : listWakes(core.db, { roomId: m.room, plate: t.plate, messageId: m.message_id, limit: 1 })[0];
-    if (!w) {
-      out.push({ plate: t.plate, handle: t.handle, wake_id: null, status: 'inbox', target: 'pull', reason: whyNoWake(core, m.room, t.plate, sender.ownerId) });
-      continue;
-    }
-    if (w.status !== 'queued') {
-      out.push({ plate: t.plate, handle: t.handle, wake_id: w.id, status: w.status, target: w.target, reason: w.reason });
-      continue;
-    }
-    // Queued: where it is going, as the dispatcher will choose.
-    const a = getAgentByPlate(core.db, t.plate);
-    const runner = firstRunner(core.db, t.plate);
-    if (w.target === 'channel' || channelSessionOf(core, t.plate)) {
-      out.push({ plate: t.plate, handle: t.handle, wake_id: w.id, status: 'queued', target: 'channel', reason: w.reason });
-    } else if (runner && a && mayRunCommands(core.db, a.owner_id)) {
-      out.push({ plate: t.plate, handle: t.handle, wake_id: w.id, status: 'queued', target: 'runner', reason: w.reason });
-    } else if (runner) {
-      out.push({ plate: t.plate, handle: t.handle, wake_id: w.id, status: 'inbox', target: 'pull', reason: "the agent's owner may not run commands on this machine (allow_runners): the mention waits in the inbox" });
-    } else {
-      out.push({ plate: t.plate, handle: t.handle, wake_id: w.id, status: 'inbox', target: 'pull', reason: w.target === 'pull' && w.reason && w.reason !== PULL_REASON ? w.reason : NO_TARGET });
-    }
+    out.push(mentionWakeOf(core, m.room, target, sender.ownerId, w));
   }
   return out;
+}
+
+/**
+ * What became of one mentioned agent, from its wake for the message (undefined: none was
+ * queued): the wake's status, or `inbox` with the reason when nothing can take it now. Also what
+ * the window reads under each message (messages/deliveries.ts).
+ */
+export function mentionWakeOf(core: Core, roomId: string, t: { plate: string; handle: string }, actorOwnerId: string, w: WakeRow | undefined): MentionWake {
+  if (!w) return { ...t, wake_id: null, status: 'inbox', target: 'pull', reason: whyNoWake(core, roomId, t.plate, actorOwnerId) };
+  if (w.status !== 'queued') return { ...t, wake_id: w.id, status: w.status, target: w.target, reason: w.reason };
+  // Queued: where it is going, as the dispatcher will choose.
+  const a = getAgentByPlate(core.db, t.plate);
+  const runner = firstRunner(core.db, t.plate);
+  if (w.target === 'channel' || channelSessionOf(core, t.plate)) return { ...t, wake_id: w.id, status: 'queued', target: 'channel', reason: w.reason };
+  if (runner && a && mayRunCommands(core.db, a.owner_id)) return { ...t, wake_id: w.id, status: 'queued', target: 'runner', reason: w.reason };
+  if (runner) {
+    return { ...t, wake_id: w.id, status: 'inbox', target: 'pull', reason: "the agent's owner may not run commands on this machine (the primary owner allows it on the People page): the mention waits in the inbox" };
+  }
+  return { ...t, wake_id: w.id, status: 'inbox', target: 'pull', reason: w.target === 'pull' && w.reason && w.reason !== PULL_REASON ? w.reason : NO_TARGET };
 }
