@@ -58,6 +58,8 @@ export type Message = z.output<typeof Messages.messageRecord>;
 
 /** What became of one agent a message mentions (docs/wakes.md "What a mention says"): a wake (null when none was queued), or `inbox` with the reason. */
 export type MentionWake = z.output<typeof Messages.mentionWake>;
+/** Why a mention queued no wake (`MentionWake.reason_code`): `trust_off` is waiting on the agent's owner's Trust. */
+export type MentionWakeCode = NonNullable<MentionWake['reason_code']>;
 
 /** POST /v1/rooms/:id/messages (and the send_message result): the message and one entry per mentioned agent. */
 export type PostedMessage = z.output<typeof Messages.sendMessageOutput>;
@@ -278,3 +280,9 @@ import type * as Deliveries from './schemas/deliveries.js';
 /** A mentioned agent under a message: its status and, when one was queued, its wake with the acts allowed on it (docs/ui.md). */
 export type MessageDelivery = Omit<z.output<typeof Deliveries.messageDelivery>, 'wake'> & { wake: Wake | null };
 export type MessageDeliveries = Omit<z.output<typeof Deliveries.messageDeliveries>, 'messages'> & { messages: Array<{ message_id: string; wakes: MessageDelivery[] }> };
+
+import type * as TestWakes from './schemas/test-wakes.js';
+/** POST /v1/test-wakes: the test's room and message and what became of the mention (docs/wakes.md "Test wakes"). */
+export type TestWakeStarted = z.output<typeof TestWakes.testWakeStarted>;
+/** GET /v1/test-wakes: the owner's Test wakes room and its newest wakes. */
+export type TestWakeList = z.output<typeof TestWakes.testWakeList>;

@@ -33,6 +33,11 @@ export const mentionWake = z.object({
   status: z.enum(['queued', 'running', 'handled', 'failed', 'held', 'merged', 'inbox']),
   target: z.enum(['channel', 'runner', 'pull']).nullable(),
   reason: z.string().nullable(),
+  /**
+   * Why no wake was queued, for the window to key on (the reason is the words): `trust_off`, the
+   * agent's owner has not turned Trust on in this room; `no_invoke`; `revoked`; `already_woken`.
+   */
+  reason_code: z.enum(['trust_off', 'no_invoke', 'revoked', 'already_woken']).optional(),
 });
 
 /** `replayed` when an idempotency_key returned the message posted before. */

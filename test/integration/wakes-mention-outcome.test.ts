@@ -62,7 +62,7 @@ describe('wakes: what became of each mention', () => {
     await s.join(room, mine.plate);
     const m = await s.api('POST', `/v1/rooms/${room}/messages`, { body: 'hi', mention_targets: [mine.handle] }, other.token);
     expect(m.status).toBe(201);
-    expect(m.body.wakes).toEqual([{ plate: mine.plate, handle: mine.handle, wake_id: null, status: 'inbox', target: 'pull', reason: expect.stringMatching(/Trust/) }]);
+    expect(m.body.wakes).toEqual([{ plate: mine.plate, handle: mine.handle, wake_id: null, status: 'inbox', target: 'pull', reason: expect.stringMatching(/Trust/), reason_code: 'trust_off' }]);
   });
 
   it('send_message returns the wakes too (in its output schema), and ?task_id= filters the wake log', async () => {

@@ -528,11 +528,10 @@ async function checkAgent(server: Server, a: AgentRef, env: NodeJS.ProcessEnv, a
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** How many agents `doctor` checks at once. */
 const DOCTOR_PARALLEL = 4;
-export const DOCTOR_ROOM = 'agent-rooms doctor';
 
 /**
- * `doctor --wake NAME`: a real mention of the agent, by the primary owner, in a room of its
- * own; reports how the wake ended (handled with a tool call, or the reason and output tail).
+ * `doctor --wake NAME`: a real mention of the agent, by its owner, in the owner's private Test
+ * wakes room (POST /v1/test-wakes); reports how the wake ended (handled with a tool call, or the reason and output tail).
  */
 async function testWake(server: Server, name: string, timeoutMs: number, add: (c: Check) => void, o: Out): Promise<void> {
   const a = await findAgent(server, name);
@@ -541,27 +540,19 @@ async function testWake(server: Server, name: string, timeoutMs: number, add: (c
     return;
   }
   const who = `${a.handle} (${a.plate})`;
-  const rooms = await api(server, 'GET', '/v1/rooms');
-  let roomId = ((rooms.body?.rooms ?? []) as Array<{ room_id: string; name: string }>).find((r) => r.name === DOCTOR_ROOM)?.room_id;
-  if (!roomId) {
-    const c = await api(server, 'POST', '/v1/rooms', { name: DOCTOR_ROOM });
-    if (c.status !== 201) throw new Error(`creating the doctor's room failed: ${errText(c)}`);
-    roomId = c.body.room_id as string;
-  }
-  const j = await api(server, 'POST', `/v1/rooms/${roomId}/members`, { plate: a.plate });
-  if (j.status !== 201 && j.status !== 200 && j.status !== 409) throw new Error(`adding ${who} to the doctor's room failed: ${errText(j)}`);
+  // Your own private Test wakes room, which the server finds by its owner, never by a name that
+  // another owner could give a room of theirs (docs/wakes.md "Test wakes").
   const started = Date.now();
-  const m = await api(server, 'POST', `/v1/rooms/${roomId}/messages`, {
-    body: 'agent-rooms doctor: this is a test wake. Reply in this room with send_message, one short line saying you got it.',
-    mention_targets: [a.handle],
-  });
-  if (m.status !== 201) throw new Error(`posting the test mention failed: ${errText(m)}`);
-  const first = ((m.body.wakes ?? []) as Array<{ plate: string; status: string; reason: string | null; wake_id: string | null }>).find((w) => w.plate === a.plate);
+  const t = await api(server, 'POST', '/v1/test-wakes', { plate: a.plate, from: 'doctor' });
+  if (t.status !== 201) throw new Error(`sending the test mention failed: ${errText(t)}`);
+  const roomId = t.body.room_id as string;
+  const m = { body: { message_id: t.body.message_id as string } };
+  const first = t.body.wake as { plate: string; status: string; reason: string | null; wake_id: string | null } | undefined;
   if (!first || first.status === 'inbox' || !first.wake_id) {
     add({ status: 'fail', what: `wake ${who}`, detail: `the mention did not wake it: ${first?.reason ?? 'no wake was queued'}` });
     return;
   }
-  o.out(`sent a test mention to ${who} in "${DOCTOR_ROOM}" (wake ${first.wake_id}); waiting up to ${Math.round(timeoutMs / 1000)} s`);
+  o.out(`sent a test mention to ${who} in your "${t.body.room_name as string}" room (wake ${first.wake_id}); waiting up to ${Math.round(timeoutMs / 1000)} s`);
   for (;;) {
     const ws = await api(server, 'GET', `/v1/rooms/${roomId}/wakes?message_id=${encodeURIComponent(m.body.message_id as string)}`);
     const w = ((ws.body?.wakes ?? []) as Array<Record<string, any>>).find((x) => x.plate === a.plate);

@@ -17,7 +17,14 @@ interface RoomRow {
   /** The context_version of the room's newest message (0: none yet). */
   messages_version: number;
   created_at: number;
+  /** `test`: its owner's private "Test wakes" room (migration 0024); `room`: every other room. */
+  kind: RoomKind;
 }
+
+/** An ordinary room, or an owner's one private room of test wakes (docs/wakes.md "Test wakes"). */
+export type RoomKind = 'room' | 'test';
+/** The name the test room is created with; it is found by its owner and kind, never by this name. */
+export const TEST_ROOM_NAME = 'Test wakes';
 
 export function roomDto(db: Db, r: RoomRow) {
   return {
@@ -55,12 +62,48 @@ export function createRoom(db: Db, ownerId: string, name: string): RoomRow {
   return getRoom(db, id)!;
 }
 
+/** The working rooms a human is in: the room list. The owner's test room is not one (it is shown under Settings). */
 export function roomsOfOwner(db: Db, ownerId: string): RoomRow[] {
   return stmt(
     db,
-    'SELECT r.* FROM rooms r JOIN room_humans h ON h.room_id = r.id WHERE h.owner_id = ? ORDER BY r.created_at',
+    "SELECT r.* FROM rooms r JOIN room_humans h ON h.room_id = r.id WHERE h.owner_id = ? AND r.kind = 'room' ORDER BY r.created_at",
   ).all(ownerId) as RoomRow[];
 }
+
+/** The owner's test room, found by its owner and kind (one per owner, migration 0024), never by name. */
+export function testRoomOf(db: Db, ownerId: string): RoomRow | undefined {
+  return stmt(db, "SELECT * FROM rooms WHERE created_by = ? AND kind = 'test'").get(ownerId) as RoomRow | undefined;
+}
+
+/**
+ * The owner's test room, created on first use with the owner as its only human. A room of that
+ * name that someone else made, or that the owner made by hand, is never taken for it.
+ */
+export function ensureTestRoom(db: Db, ownerId: string): { room: RoomRow; created: boolean } {
+  return immediate(db, () => {
+    const had = testRoomOf(db, ownerId);
+    if (had) {
+      // Its owner is always in it: nothing lets the owner leave (the last admin cannot), but a
+      // room restored from an older backup may lack the row.
+      stmt(db, "INSERT OR IGNORE INTO room_humans (room_id, owner_id, role, created_at) VALUES (?, ?, 'admin', ?)").run(had.id, ownerId, Date.now());
+      return { room: had, created: false };
+    }
+    const id = newId('room');
+    const now = Date.now();
+    stmt(db, "INSERT INTO rooms (id, name, created_by, created_at, kind) VALUES (?, ?, ?, ?, 'test')").run(id, TEST_ROOM_NAME, ownerId, now);
+    stmt(db, 'INSERT INTO room_humans (room_id, owner_id, role, created_at) VALUES (?, ?, ?, ?)').run(id, ownerId, 'admin', now);
+    return { room: getRoom(db, id)!, created: true };
+  });
+}
+
+/** A test room holds its owner and the owner's own agents, nobody else (docs/security.md). */
+function refuseOthersInTestRoom(db: Db, roomId: string, ownerId: string): void {
+  const r = stmt(db, 'SELECT kind, created_by FROM rooms WHERE id = ?').get(roomId) as { kind: RoomKind; created_by: string } | undefined;
+  if (r?.kind === 'test' && r.created_by !== ownerId) {
+    throw new AppError('FORBIDDEN', 'this is its owner\'s private Test wakes room: nobody else can be added to it', { roomId, reason: 'test_room' });
+  }
+}
+
 
 export function roomsOfAgent(db: Db, plate: string): RoomRow[] {
   return stmt(
@@ -181,6 +224,7 @@ export function setTrust(db: Db, roomId: string, ownerId: string, mode: 'trust_r
 }
 
 export function addHuman(db: Db, roomId: string, ownerId: string, role: RoomRole): void {
+  refuseOthersInTestRoom(db, roomId, ownerId);
   stmt(
     db,
     `INSERT INTO room_humans (room_id, owner_id, role, created_at) VALUES (?, ?, ?, ?)
@@ -189,6 +233,8 @@ export function addHuman(db: Db, roomId: string, ownerId: string, role: RoomRole
 }
 
 export function addAgent(db: Db, roomId: string, plate: string, addedBy: string): void {
+  const owner = getAgentByPlate(db, plate)?.owner_id;
+  if (owner) refuseOthersInTestRoom(db, roomId, owner);
   stmt(db, 'INSERT OR IGNORE INTO room_agents (room_id, plate, added_by, created_at) VALUES (?, ?, ?, ?)').run(
     roomId,
     plate,

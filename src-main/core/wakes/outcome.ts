@@ -1,9 +1,9 @@
 import type { Core } from '../core.js';
 import { getAgentByPlate } from '../agents/store.js';
-import { mayRunCommands } from '../owners/store.js';
+import { getOwner, mayRunCommands } from '../owners/store.js';
 import { trustMode } from '../rooms/store.js';
 import { hasScope } from '../../../shared/scopes.js';
-import type { MentionWake } from '../../../shared/api-types.js';
+import type { MentionWake, MentionWakeCode } from '../../../shared/api-types.js';
 import { channelSessionOf } from './channel.js';
 import { firstRunner, hasRunner } from './runners.js';
 import { getWake, listWakes, PULL_REASON, type WakeRow } from './store.js';
@@ -17,15 +17,24 @@ export type { MentionWake };
 
 const NO_TARGET = 'no runner and no live channel session: the mention waits in the inbox until the agent checks it (agent-rooms connect HOST --agent NAME configures a runner)';
 
-/** Why the mention queued no wake at all (the checks of mayWake, in words). */
-function whyNoWake(core: Core, roomId: string, plate: string, actorOwnerId: string): string {
+/**
+ * Why the mention queued no wake at all (the checks of mayWake): a code the window can key on
+ * (`reason_code`) and the words for the message's author. Trust off names its owner and both
+ * directions: neither that owner's agents nor anyone else of hers can be woken by another owner
+ * here, humans included (docs/security.md "Trust").
+ */
+function whyNoWake(core: Core, roomId: string, plate: string, actorOwnerId: string): { code: MentionWakeCode; reason: string } {
   const a = getAgentByPlate(core.db, plate);
-  if (!a || a.revoked_at !== null) return 'the agent is revoked: the mention stays in its inbox';
-  if (!hasScope(a.scopes, 'INVOKE')) return 'the agent does not hold INVOKE: the mention waits in its inbox, it is not woken';
+  if (!a || a.revoked_at !== null) return { code: 'revoked', reason: 'the agent is revoked: the mention stays in its inbox' };
+  if (!hasScope(a.scopes, 'INVOKE')) return { code: 'no_invoke', reason: 'the agent does not hold INVOKE: the mention waits in its inbox, it is not woken' };
   if (a.owner_id !== actorOwnerId && trustMode(core.db, roomId, a.owner_id) !== 'trust_room') {
-    return "the agent's owner has not turned Trust on in this room: mentions by others wait in its inbox";
+    const owner = getOwner(core.db, a.owner_id)?.name ?? "the agent's owner";
+    return {
+      code: 'trust_off',
+      reason: `waits on Trust: ${owner} has not turned Trust on in this room, so a mention by another owner or by another owner's agent does not wake ${owner}'s agents; it waits in the inbox until the agent checks it. ${owner} can turn Trust on in the room's header.`,
+    };
   }
-  return 'this message already woke the agent';
+  return { code: 'already_woken', reason: 'this message already woke the agent' };
 }
 
 /**
@@ -84,7 +93,10 @@ export function mentionWakes(
  * the window reads under each message (messages/deliveries.ts).
  */
 export function mentionWakeOf(core: Core, roomId: string, t: { plate: string; handle: string }, actorOwnerId: string, w: WakeRow | undefined): MentionWake {
-  if (!w) return { ...t, wake_id: null, status: 'inbox', target: 'pull', reason: whyNoWake(core, roomId, t.plate, actorOwnerId) };
+  if (!w) {
+    const why = whyNoWake(core, roomId, t.plate, actorOwnerId);
+    return { ...t, wake_id: null, status: 'inbox', target: 'pull', reason: why.reason, reason_code: why.code };
+  }
   if (w.status !== 'queued') return { ...t, wake_id: w.id, status: w.status, target: w.target, reason: w.reason };
   // Queued: where it is going, as the dispatcher will choose.
   const a = getAgentByPlate(core.db, t.plate);
