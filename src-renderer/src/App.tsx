@@ -14,26 +14,13 @@ import { AgentsView } from './components/AgentsView';
 import { ReportsView } from './components/ReportsView';
 import { Onboarding } from './components/Onboarding';
 import { PeopleView } from './components/PeopleView';
-import { SignIn } from './components/SignIn';
+import { SignIn, SignedOut } from './components/SignIn';
 import { pendingLogin } from './login';
 import { signOut } from './api';
 import { BackupPanel } from './components/BackupPanel';
 import { NeedsYouView } from './components/NeedsYouView';
 import { SettingsView } from './components/SettingsView';
 import { Palette, useShortcuts } from './components/Palette';
-
-function SignedOut() {
-  return (
-    <main className="signed-out">
-      <h1>Agent Rooms</h1>
-      <p>You are not signed in.</p>
-      <p>
-        Sign in with the one-time login link that <code>agent-rooms serve</code> printed, or run <code>agent-rooms open</code> for a fresh one. Each link works
-        once, for five minutes.
-      </p>
-    </main>
-  );
-}
 
 function PaletteButton() {
   const mac = /Mac|iPhone|iPad/.test(navigator.platform);

@@ -32,14 +32,15 @@ export function setUnreachableHandler(f: () => void): void {
 
 /*
  * The UI's credential: a session token the page got from POST /v1/ui/login, kept in this
- * tab's sessionStorage (origin-scoped, so port-scoped, unlike a cookie) and sent only as a
- * header on requests to this origin. Nothing is stored as a cookie.
+ * origin's localStorage (origin-scoped, so port-scoped, unlike a cookie; it outlives the browser,
+ * docs/security.md item 5) and sent only as a header on requests to this origin. Nothing is
+ * stored as a cookie.
  */
 const SESSION_KEY = 'agent-rooms.session';
 
 function storage(): Storage | undefined {
   try {
-    return window.sessionStorage;
+    return window.localStorage;
   } catch {
     return undefined; // storage disabled (or no window: the stores run in Node): the token lives in memory
   }
@@ -51,24 +52,37 @@ export interface TokenSource {
   set(token: string | null): void;
 }
 
-/** The page's default: this tab's sessionStorage, read once at start. */
-function tabSession(): TokenSource {
-  let token: string | null = storage()?.getItem(SESSION_KEY) ?? null;
+/**
+ * The page's default: this origin's localStorage, read at start. A token an earlier version kept
+ * in the tab's sessionStorage moves there, so an open tab stays signed in across the upgrade.
+ */
+function browserSession(): TokenSource {
+  const st = storage();
+  let token: string | null = st?.getItem(SESSION_KEY) ?? null;
+  try {
+    const old = window.sessionStorage.getItem(SESSION_KEY);
+    if (old) {
+      window.sessionStorage.removeItem(SESSION_KEY);
+      if (!token && old.startsWith('ars_')) st?.setItem(SESSION_KEY, (token = old));
+    }
+  } catch {
+    // no sessionStorage: nothing to move
+  }
   return {
     get: () => token,
     set: (t) => {
       token = t;
-      const st = storage();
-      if (!st) return;
-      if (t) st.setItem(SESSION_KEY, t);
-      else st.removeItem(SESSION_KEY);
+      const s = storage();
+      if (!s) return;
+      if (t) s.setItem(SESSION_KEY, t);
+      else s.removeItem(SESSION_KEY);
     },
   };
 }
 
 /**
- * Where requests go and with which token. The page uses the defaults (same origin, this tab's
- * session); the store tests run the same stores in Node against a real server on another origin.
+ * Where requests go and with which token. The page uses the defaults (same origin, this
+ * browser's session); the store tests run the same stores in Node against a real server on another origin.
  */
 export interface ApiConfig {
   /** Prefix of every /v1 path: '' is this page's origin. */
@@ -77,7 +91,7 @@ export interface ApiConfig {
   fetch: (input: string, init: RequestInit) => Promise<Response>;
 }
 
-const config: ApiConfig = { baseUrl: '', tokens: tabSession(), fetch: (input, init) => fetch(input, init) };
+const config: ApiConfig = { baseUrl: '', tokens: browserSession(), fetch: (input, init) => fetch(input, init) };
 
 export function configureApi(c: Partial<ApiConfig>): void {
   Object.assign(config, c);
@@ -92,35 +106,32 @@ export function setSessionToken(token: string | null): void {
 }
 
 /*
- * Tabs of this origin share the session on request: a new tab (a room opened in a new tab)
- * asks the open ones over a BroadcastChannel, which only pages of this same origin (so this
- * port) can join. A tab answers only with the token it holds itself.
+ * Every tab of this origin shares the one session in localStorage. When another tab signs out or
+ * signs in as someone else, this one follows: no tab goes on showing one owner's data while the
+ * browser holds another's session.
  */
-const channel: BroadcastChannel | null = typeof BroadcastChannel === 'undefined' ? null : new BroadcastChannel('agent-rooms.session');
-let waiting: ((token: string) => void) | null = null;
-if (channel) {
-  channel.onmessage = (ev: MessageEvent<{ type?: string; token?: string }>) => {
-    const m = ev.data;
-    const own = getSessionToken();
-    if (m?.type === 'ask' && own) channel.postMessage({ type: 'token', token: own });
-    else if (m?.type === 'token' && typeof m.token === 'string' && m.token.startsWith('ars_') && waiting) waiting(m.token);
-  };
+let onSessionChanged: (token: string | null) => void = () => window.location.reload();
+export function setSessionChangedHandler(f: (token: string | null) => void): void {
+  onSessionChanged = f;
+}
+if (typeof window !== 'undefined' && typeof window.addEventListener === 'function') {
+  window.addEventListener('storage', (ev: StorageEvent) => {
+    if (ev.key !== SESSION_KEY && ev.key !== null) return;
+    const now = storage()?.getItem(SESSION_KEY) ?? null;
+    if (now === getSessionToken()) return;
+    onSessionChanged(now);
+  });
 }
 
-/** Without a session of its own, this tab borrows one from another open tab of this origin, if any answers soon. */
-export function borrowSession(waitMs = 250): Promise<boolean> {
-  if (getSessionToken() || !channel) return Promise.resolve(Boolean(getSessionToken()));
-  return new Promise((resolve) => {
-    const done = (token: string | null) => {
-      waiting = null;
-      clearTimeout(timer);
-      if (token && !getSessionToken()) setSessionToken(token);
-      resolve(Boolean(getSessionToken()));
-    };
-    const timer = setTimeout(() => done(null), waitMs);
-    waiting = done;
-    channel.postMessage({ type: 'ask' });
-  });
+/**
+ * How Settings names a session (`uis_` and the first 16 hex digits of the token's SHA-256, as
+ * the server derives it): the page finds "this browser" in the list without sending its token anywhere.
+ */
+export async function sessionPublicId(token: string | null = getSessionToken()): Promise<string | null> {
+  if (!token || typeof crypto === 'undefined' || !crypto.subtle) return null;
+  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(token));
+  const hex = Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, '0')).join('');
+  return `uis_${hex.slice(0, 16)}`;
 }
 
 function authHeaders(): Record<string, string> {
@@ -183,10 +194,21 @@ export const patch = <T>(path: string, body: unknown) => api<T>('PATCH', path, b
 
 export const previewLogin = (token: string) => post<LoginPreview>('/v1/ui/login/preview', { token });
 
-/** Trades the one-time link for this tab's session token. */
+/**
+ * Trades the one-time link for this browser's session token. A session of another owner it
+ * replaces is ended on the server too, so no forgotten token stays valid for 30 days.
+ */
 export async function signIn(token: string): Promise<ApiResult<SessionGrant>> {
+  const before = getSessionToken();
   const r = await post<SessionGrant>('/v1/ui/login', { token });
-  if (r.ok) setSessionToken(r.data.session_token);
+  if (r.ok) {
+    setSessionToken(r.data.session_token);
+    if (before && before !== r.data.session_token) {
+      void config
+        .fetch(config.baseUrl + '/v1/ui/logout', { method: 'POST', credentials: 'omit', headers: { accept: 'application/json', 'content-type': 'application/json', authorization: `Bearer ${before}` }, body: '{}' })
+        .catch(() => undefined);
+    }
+  }
   return r;
 }
 
@@ -202,9 +224,13 @@ export async function eventsUrl(): Promise<string | null> {
   return r.ok ? `${config.baseUrl}/v1/events?ticket=${encodeURIComponent(r.data.ticket)}` : null;
 }
 
-/** A one-line human description of an API failure, with its error id for support. */
+/**
+ * A one-line human description of an API failure: the server's sentence and the error id to
+ * quote for support. The error code (`RUNNERS_NOT_ALLOWED`) is API words, not people's: views
+ * that show an ApiError put it in a detail (States.tsx ErrorNote), never in the sentence.
+ */
 export function describeError(e: ApiError): string {
-  return `${e.message}${e.error_id ? ` (${e.code}, ${e.error_id})` : ` (${e.code})`}`;
+  return `${e.message}${e.error_id ? ` (ref ${e.error_id})` : ''}`;
 }
 
 export const enc = encodeURIComponent;

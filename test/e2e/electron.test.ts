@@ -58,8 +58,8 @@ describe.skipIf(skipReason !== undefined)('the desktop app in Electron', () => {
   it('opens the UI signed in as the primary owner, with the core in-process on the chosen port', async () => {
     const page = await electronApp.firstWindow();
     const me = await page.evaluate(async () => {
-      // The UI's credential is a header token kept in the tab's sessionStorage (no cookie).
-      const token = Object.values(sessionStorage).find((v) => v.startsWith('ars_'));
+      // The UI's credential is a header token kept in the origin's localStorage (no cookie).
+      const token = Object.values(localStorage).find((v) => v.startsWith('ars_'));
       const r = await fetch('/v1/me', { headers: { authorization: `Bearer ${token}` } });
       return { status: r.status, body: await r.json() };
     });

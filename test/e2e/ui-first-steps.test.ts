@@ -157,11 +157,11 @@ describe.skipIf(!!bundleSkip)('UI: first steps on one server', () => {
       await page.goto(url);
       await page.getByTestId('signed-in-as').waitFor();
       // The link left the address bar at once, and the credential is no cookie (cookies reach
-      // every port on 127.0.0.1): a token in this tab's sessionStorage, sent as a header.
+      // every port on 127.0.0.1): a token in this origin's localStorage, sent as a header.
       // (The start page, Needs you, has its own address: #/needs-you.)
       expect([ui.s.baseUrl + '/', ui.s.baseUrl + '/#/needs-you']).toContain(page.url());
       expect(await ctx.cookies()).toEqual([]);
-      expect(await page.evaluate(() => Object.values(sessionStorage).some((v) => v.startsWith('ars_')))).toBe(true);
+      expect(await page.evaluate(() => Object.values(localStorage).some((v) => v.startsWith('ars_')))).toBe(true);
 
       const { context: other, page: p2 } = await openTab(ui.browser);
       await p2.goto(url);
@@ -284,12 +284,12 @@ describe.skipIf(!!bundleSkip)('UI: first steps on one server', () => {
 
     it('signs out with a POST that ends the session on the server', async () => {
       const { context, page } = await openSignedIn(ui.browser, ui.s);
-      const token = await page.evaluate(() => Object.values(sessionStorage).find((v) => v.startsWith('ars_')));
+      const token = await page.evaluate(() => Object.values(localStorage).find((v) => v.startsWith('ars_')));
       await page.getByRole('button', { name: 'Sign out' }).click();
       await page.getByText('You are not signed in').waitFor();
       const me = await page.evaluate(async (t) => (await fetch('/v1/me', { headers: { authorization: `Bearer ${t}` } })).status, token);
       expect(me).toBe(401);
-      expect(await page.evaluate(() => Object.values(sessionStorage).some((v) => v.startsWith('ars_')))).toBe(false);
+      expect(await page.evaluate(() => Object.values(localStorage).some((v) => v.startsWith('ars_')))).toBe(false);
       await context.close();
     });
   });

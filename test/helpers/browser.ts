@@ -99,7 +99,7 @@ export function launchBrowser(extraArgs: string[] = []): Promise<Browser> {
 
 /**
  * A tab (`openTab`: as a new context) signed in through a one-time login URL: the page trades it
- * for a session token kept in the tab's sessionStorage. Links minted through the API ask first:
+ * for a session token kept in the origin's localStorage. Links minted through the API ask first:
  * confirmed here.
  */
 export async function signedInPage(browser: Browser, loginUrl: string, opts: { width?: number; height?: number; colorScheme?: 'light' | 'dark' } = {}): Promise<{ context: BrowserContext; page: Page }> {
@@ -193,7 +193,7 @@ async function keepTab(browser: Browser, bypassCSP: boolean, tab: KeptTab, added
  * A browser tab already signed in, its page loaded once at `#/<path>`: the set-up of a test whose
  * subject is not the sign-in walk (docs/testing.md, "UI files"). The session is made on the server
  * (`createUiSession`, what POST /v1/ui/login does once the link is redeemed) and put in the tab's
- * sessionStorage before the app starts, as the sign-in page would have; the walk itself (link,
+ * localStorage before the app starts, as the sign-in page would have; the walk itself (link,
  * confirmation, exchange, the page reloading at `/`) is `signedInPage`, which the sign-in tests
  * keep. The token is put in once per tab: a sign-out or a reload behaves as after a real sign-in.
  *
@@ -207,7 +207,7 @@ export async function openSignedIn(browser: Browser, s: Pick<TestServer, 'runnin
   const db = s.running.core.db;
   const ownerId = opts.ownerId ?? primaryOwner(db)!.owner_id;
   const { sessionId } = createUiSession(db, ownerId);
-  const { context, page } = await openTab(browser, opts, `sessionStorage.setItem(${JSON.stringify(SESSION_KEY)}, ${JSON.stringify(sessionId)});`);
+  const { context, page } = await openTab(browser, opts, `localStorage.setItem(${JSON.stringify(SESSION_KEY)}, ${JSON.stringify(sessionId)});`);
   await page.goto(`${s.baseUrl}/#/${path}`);
   await page.getByTestId('signed-in-as').waitFor();
   return { context, page };

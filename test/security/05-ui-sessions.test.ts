@@ -124,7 +124,8 @@ describe('item 5: window sessions cannot be stretched, borrowed or kept once rev
     const other = 'http://127.0.0.1:9'; // another loopback port: what a local dev server's page sends
     expect((await me(ada.token)).status).toBe(200);
     expect((await me(ada.token, { origin: s.baseUrl })).status).toBe(200);
-    for (const headers of [{ origin: other }, { origin: 'http://localhost:9' }, { 'sec-fetch-site': 'same-site' }, { 'sec-fetch-site': 'cross-site' }]) {
+    const foreign: Array<Record<string, string>> = [{ origin: other }, { origin: 'http://localhost:9' }, { 'sec-fetch-site': 'same-site' }, { 'sec-fetch-site': 'cross-site' }];
+    for (const headers of foreign) {
       const r = await me(ada.token, headers);
       expect(r.status, JSON.stringify(headers)).toBe(403);
     }

@@ -63,12 +63,12 @@ describe.skipIf(!!skip)('item 6: login and logout CSRF', () => {
     await context.close();
   });
 
-  it("a link that would replace this tab's session of another owner says so, and replaces it only when confirmed", async () => {
+  it("a link that would replace this browser's session of another owner says so, and replaces it only when confirmed", async () => {
     const { context, page } = await signedInPage(browser, s.running.loginUrl());
     await page.goto(await malloryLink());
     const confirm = page.getByTestId('confirm-sign-in');
     await confirm.waitFor();
-    expect(await page.getByRole('alert').textContent()).toContain('You are signed in as Ada Owner in this tab');
+    expect(await page.getByRole('alert').textContent()).toContain('You are signed in as Ada Owner in this browser');
     await confirm.click();
     await page.getByTestId('signed-in-as').waitFor();
     expect(await page.getByTestId('signed-in-as').textContent()).toContain('Mallory');
@@ -109,7 +109,7 @@ describe.skipIf(!!skip)('item 6: login and logout CSRF', () => {
     expect(await whoIsSignedIn(page)).toContain('Ada Owner');
 
     // Even holding the token, a request from another origin cannot end the session.
-    const token = await page.evaluate(() => Object.values(sessionStorage).find((v) => v.startsWith('ars_'))!);
+    const token = await page.evaluate(() => Object.values(localStorage).find((v) => v.startsWith('ars_'))!);
     const r = await fetch(s.baseUrl + '/v1/ui/logout', { method: 'POST', headers: { origin: evil.origin, authorization: `Bearer ${token}` } });
     expect(r.status).toBe(403);
     expect(await whoIsSignedIn(page)).toContain('Ada Owner');

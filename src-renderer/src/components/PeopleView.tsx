@@ -13,7 +13,9 @@ interface Link {
 
 /**
  * The primary owner adds a human (an owner with its own agents) and hands them a one-time
- * login link. The new owner's token is never shown: the link signs them in.
+ * sign-in link: on adding them, and again whenever they ask ("Sign-in link" on their row, e.g.
+ * after they signed out or their 30 days ran out). The link signs in THAT person, not the
+ * primary owner; it is shown once, here, with a Copy button. The owner's token is never shown.
  */
 export function PeopleView() {
   const me = useSession((s) => s.me);
@@ -26,6 +28,7 @@ export function PeopleView() {
   if (!me?.is_primary) return <p className="muted">Only the primary owner of this server adds people.</p>;
 
   async function mintLink(ownerId: string, ownerName: string) {
+    setLink(null);
     const r = await post<LoginLink>(`/v1/owners/${enc(ownerId)}/login-links`, {});
     if (r.ok) setLink({ owner: ownerName, ...r.data });
     else setErr(describeError(r.error));
@@ -62,15 +65,19 @@ export function PeopleView() {
         </p>
       )}
       {link && (
-        <div className="note login-link" role="status">
+        <div className="note login-link" role="status" aria-label={`Sign-in link for ${link.owner}`}>
           <p>
-            Login link for <strong>{link.owner}</strong>: it works once, until {new Date(link.expires_at).toLocaleTimeString()}. Send it to them privately.
+            Sign-in link for <strong>{link.owner}</strong>: it signs in {link.owner}, works once, until {new Date(link.expires_at).toLocaleTimeString()}. Send it to
+            them privately; it is not shown again.
           </p>
           <div className="row wrap">
             <code className="secret" data-testid="login-link">
               {link.url}
             </code>
-            <CopyButton text={link.url} label="Copy link" />
+            <CopyButton text={link.url} label="Copy" />
+            <button type="button" className="ghost" onClick={() => setLink(null)}>
+              Done
+            </button>
           </div>
         </div>
       )}
@@ -81,8 +88,8 @@ export function PeopleView() {
             {o.owner_id === me.owner_id ? (
               <span className="muted">(you)</span>
             ) : (
-              <button type="button" onClick={() => void mintLink(o.owner_id, o.name)}>
-                New login link
+              <button type="button" onClick={() => void mintLink(o.owner_id, o.name)} aria-label={`Sign-in link for ${o.name}`}>
+                Sign-in link
               </button>
             )}
           </li>

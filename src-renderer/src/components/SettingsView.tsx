@@ -1,5 +1,6 @@
 import { useUi, type Theme } from '../stores/ui';
 import { WakeLimits } from './Usage';
+import { SessionsPanel } from './SessionsPanel';
 
 const SHORTCUTS: Array<[string, string]> = [
   ['Ctrl+K / ⌘K', 'search messages, tasks, files and rooms of every room'],
@@ -39,6 +40,7 @@ export function SettingsView({ isPrimary }: { isPrimary: boolean }) {
           ))}
         </tbody>
       </table>
+      <SessionsPanel />
       {isPrimary && <WakeLimits />}
       {isPrimary && <p className="muted">Backups: the indicator in the top bar shows the last one and backs up now.</p>}
     </section>
