@@ -42,7 +42,8 @@ export const agentMember = z.object({
  * last 60 s), idle (a live MCP session, no recent call), stalled (a running wake with no tool
  * call for 5 minutes), offline (no live session). Health checks and pings never count.
  */
-export const presence = z.enum(['working', 'idle', 'stalled', 'offline']);
+/** docs/wakes.md "Liveness": `asleep` has no live session but a mention wakes it; `offline`, nothing can. */
+export const presence = z.enum(['working', 'idle', 'stalled', 'asleep', 'offline']);
 
 /** A live instance (MCP session) of a room's agent. */
 export const instanceRecord = z.object({

@@ -17,6 +17,9 @@ import { authenticateOwner } from './owners/authenticate.js';
 import { startUiSessionSweeper, uiAuthRoutes } from './owners/ui-auth.js';
 import { agentRoutes } from './agents/routes.js';
 import { authenticateAgent } from './agents/authenticate.js';
+import { getAgentByPlate } from './agents/store.js';
+import { hasRunner } from './wakes/runners.js';
+import { mayRunCommands } from './owners/store.js';
 import { roomRoutes } from './rooms/routes.js';
 import { eventRoutes } from './events/routes.js';
 import { fileTools } from './files/tools.js';
@@ -98,6 +101,11 @@ export const CAPABILITY_PORTS: CorePorts = {
   reportedErrorIds: reportedErrorIdsBefore,
   // Presence asks whether an agent runs a wake: agents, rooms and context import no wakes.
   runningWakeSince,
+  // Presence asleep: a runner the agent's owner may run wakes it without a live session (docs/wakes.md "Liveness").
+  wakeableAsleep: (db, plate) => {
+    const a = getAgentByPlate(db, plate);
+    return !!a && a.revoked_at === null && hasRunner(db, plate) && mayRunCommands(db, a.owner_id);
+  },
   // The room checks of defineRoute/defineTool and the `_meta.pending_mentions` count (the router and the registry import no capability).
   humanRoom(core, roomId, ownerId, need) {
     const r = requireHumanRoom(core.db, roomId, ownerId, need === 'admin');

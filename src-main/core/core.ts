@@ -211,6 +211,8 @@ export interface CorePorts {
   reportedErrorIds(db: Db, before: string): string[];
   /** Since when an agent runs a wake (the oldest running one), for presence (wakes answers). */
   runningWakeSince(db: Db, plate: string): number | undefined;
+  /** Can a mention wake this agent with no live session of it (a runner its owner may run), for presence `asleep` (wakes answers). */
+  wakeableAsleep(db: Db, plate: string): boolean;
   /** The router's check of a route that declares `room:`: NOT_FOUND for a non-member, FORBIDDEN for a non-admin when admin is needed (rooms answers). */
   humanRoom(core: Core, roomId: string, ownerId: string, need: 'member' | 'admin'): RoomStanding;
   /** The tool registry's check of a tool that declares `room: 'member'`: NOT_FOUND, NOT_MEMBER (rooms answers). */
@@ -236,6 +238,7 @@ const PORT_SHAPE: { [K in keyof CorePorts]: CorePorts[K] extends (...a: never[])
   evidenceAccess: { isMember: true, roomOfTask: true },
   reportedErrorIds: true,
   runningWakeSince: true,
+  wakeableAsleep: true,
   humanRoom: true,
   agentRoom: true,
   pendingMentions: true,
@@ -274,14 +277,15 @@ export const PRESENCE_STALLED_MS = 5 * 60_000;
 /**
  * working: a wake running, or a tool call in the last 60 s from a live session; stalled: a
  * running wake with no tool call for 5 minutes; idle: a live MCP session, no recent call;
- * offline: no live session. Only tool calls count: health checks, pings and open streams
- * never make an agent look busy.
+ * asleep: no live session, but a mention wakes it (a runner its owner may run); offline: no
+ * live session and nothing can wake it. Only tool calls count: health checks, pings and open
+ * streams never make an agent look busy.
  */
 export function agentPresence(core: Core, plate: string, now = Date.now()): Presence {
   const lastCall = core.sessions.lastToolCallOf(plate) ?? 0;
   const since = core.ports.runningWakeSince(core.db, plate);
   if (since !== undefined) return now - Math.max(lastCall, since) > PRESENCE_STALLED_MS ? 'stalled' : 'working';
-  if (core.sessions.ofPlate(plate).length === 0) return 'offline';
+  if (core.sessions.ofPlate(plate).length === 0) return core.ports.wakeableAsleep(core.db, plate) ? 'asleep' : 'offline';
   return now - lastCall <= PRESENCE_RECENT_CALL_MS ? 'working' : 'idle';
 }
 

@@ -89,4 +89,18 @@ describe.skipIf(!!skip)('UI: a task’s history', () => {
     expect(await items.last().textContent()).toContain('released it');
     await context.close();
   });
+
+  it('an agent with a runner and no session reads “asleep — a mention wakes it”; one nothing can wake reads offline', async () => {
+    const sleeper = await ui.s.agent('Sleeper');
+    const runner = { command: process.execPath, args: ['-e', 'process.exit(0)'] };
+    expect((await ui.s.api('PUT', `/v1/agents/${sleeper.plate}/runners/codex`, runner)).status).toBe(200);
+    const { context, page } = await openSignedIn(ui.browser, ui.s, 'agents');
+    const row = (name: string) => page.getByRole('listitem').filter({ has: page.getByRole('link', { name, exact: true }) });
+    const asleep = row('Sleeper').locator('[data-presence]');
+    await asleep.waitFor();
+    expect(await asleep.getAttribute('data-presence')).toBe('asleep');
+    expect(await asleep.textContent()).toContain('asleep — a mention wakes it');
+    expect(await row('Rev').locator('[data-presence]').getAttribute('data-presence')).toBe('offline');
+    await context.close();
+  });
 });

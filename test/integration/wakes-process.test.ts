@@ -315,7 +315,7 @@ describe('wakes over HTTP: liveness', () => {
       const t = await task();
       expect(t.status).toBe('doing');
       expect(t.lease.stale).toBe(true);
-      expect(await presenceOf(s, a.plate, room)).toBe('offline');
+      expect(await presenceOf(s, a.plate, room)).toBe('asleep');
       // Nothing wakes the agent again by itself: one run, one wake, the task waits for a human.
       // A full dispatch pass (what the slow poll would run) starts nothing for it.
       dispatcherOf(s.running.core)!.tick(true);

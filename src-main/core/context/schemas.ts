@@ -34,7 +34,7 @@ const roster = z.object({
       handle: z.string(),
       name: z.string(),
       revoked: z.boolean(),
-      presence: z.enum(['working', 'idle', 'stalled', 'offline']),
+      presence: z.enum(['working', 'idle', 'stalled', 'asleep', 'offline']),
       live_instances: z.array(
         z.object({ handle: z.string(), host: z.string(), working_on: z.array(z.object({ task_id: z.string(), title: z.string() })) }),
       ),

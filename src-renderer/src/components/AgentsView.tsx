@@ -372,7 +372,7 @@ export function AgentsView({ plate }: { plate?: string }) {
                 {a.name}
               </a>{' '}
               <span className="muted">{a.handle}</span> {a.revoked ? <span className="badge warn">revoked</span> : <>
-                  <PresenceBadge instances={instances.get(a.plate) ?? []} /> <ActivityBadge presence={a.presence} />
+                  <PresenceBadge instances={instances.get(a.plate) ?? []} presence={a.presence} /> <ActivityBadge presence={a.presence} />
                 </>}
             </li>
           ))}

@@ -100,7 +100,7 @@ export function MembersView({ room }: { room: Room }) {
                 <li key={a.plate} data-agent={a.handle}>
                   <strong>{a.name}</strong> <span className="muted">{a.handle}</span> <span className="muted">agent of {a.owner.name}</span>
                   {a.revoked && <span className="badge warn">revoked</span>}
-                  <PresenceBadge instances={live} /> <ActivityBadge presence={a.presence} />
+                  <PresenceBadge instances={live} presence={a.presence} /> <ActivityBadge presence={a.presence} />
                   {live.length > 0 && (
                     <ul className="instances">
                       {live.map((i) => (

@@ -3,16 +3,17 @@ import { useMembers, useRooms } from '../stores/rooms';
 import type { Instance } from '../types';
 import type { Presence as WorkPresence } from '../../../shared/api-types.js';
 import { href } from '../router';
-import { presenceOf } from './presenceRules';
+import { PRESENCE_WORDS, presenceOf } from './presenceRules';
 
 export { presenceOf, type Presence } from './presenceRules';
 
-export function PresenceBadge({ instances }: { instances: Instance[] }) {
-  const p = presenceOf(instances);
-  const title = { live: 'Connected and active in the last two minutes', idle: 'Connected, quiet for over two minutes', offline: 'No connected instance' }[p];
+/** The presence dot and its words; `presence` is the server's (it knows whether a mention can wake an agent with no session). */
+export function PresenceBadge({ instances, presence }: { instances: Instance[]; presence?: WorkPresence }) {
+  const p = presenceOf(instances, Date.now(), presence);
+  const { label, title } = PRESENCE_WORDS[p];
   return (
     <span className={`badge presence ${p}`} title={title} data-presence={p}>
-      <span className="dot" aria-hidden="true" /> {p}
+      <span className="dot" aria-hidden="true" /> {label}
       {instances.length > 0 ? ` ×${instances.length}` : ''}
     </span>
   );
