@@ -610,12 +610,13 @@ describe.skipIf(!!skip)('UI: the second pass, its rest, workspace and files', ()
       });
       await page.getByRole('row', { name: /notes\.txt/ }).waitFor();
 
-      // An upload whose bytes never arrived is shown quarantined and cannot be downloaded.
+      // An upload whose bytes never arrived is shown as not complete yet (people's words, not "quarantined") and cannot be downloaded.
       const q = await ui.s.api('POST', `/v1/rooms/${roomId}/files/uploads`, { filename: 'pending.zip', content_type: 'application/zip', size_bytes: 10, sha256: 'a'.repeat(64) });
       expect(q.status).toBe(201);
       const qrow = page.getByRole('row', { name: /pending\.zip/ });
       await qrow.waitFor({ timeout: 10_000 });
-      expect(await qrow.textContent()).toContain('quarantined');
+      expect(await qrow.textContent()).toContain('not complete yet');
+      expect(await qrow.textContent()).not.toContain('quarantined');
       expect(await qrow.getByRole('button', { name: /Download/ }).isDisabled()).toBe(true);
 
       // Delete asks first.

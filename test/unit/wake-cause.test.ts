@@ -58,9 +58,11 @@ describe('the cause of a failed wake', () => {
     expect(wakeCause({ status: 'failed', reason: notFoundReason('/opt/claude/bin/claude', path) })).toBe("/opt/claude/bin/claude does not exist on the server; install it there or correct the runner's command");
   });
 
-  it('a long PATH is cut, and the cause stays one bounded line', () => {
-    const cause = wakeCause({ status: 'failed', reason: notFoundReason('claude', `/${'x'.repeat(2000)}`) })!;
+  it('a long PATH is cut in its middle, never the fix, and the cause stays one bounded line', () => {
+    const path = Array.from({ length: 40 }, (_x, i) => `/opt/tool-${i}/bin`).join(':');
+    const cause = wakeCause({ status: 'failed', reason: notFoundReason('claude', path) })!;
     expect(cause.length).toBeLessThanOrEqual(CAUSE_CHARS);
+    expect(cause).toMatch(/^`claude` was not found on the server's PATH \(\/opt\/tool-0\/bin:.*….*\); install it or set the runner's command to its full path$/);
     const long = wakeCause(exited({ stderr_tail: `Error: ${'y'.repeat(5000)}\nmore\n` }))!;
     expect(long.length).toBeLessThanOrEqual(CAUSE_CHARS);
     expect(long).not.toContain('\n');

@@ -91,6 +91,21 @@ function oneLine(s: string): string {
   return t.length <= CAUSE_CHARS ? t : `${t.slice(0, CAUSE_CHARS - 1)}…`;
 }
 
+/**
+ * The not-found sentence with its PATH cut in the middle so that the whole line fits CAUSE_CHARS:
+ * which command and the fix are what a person acts on; the PATH's start and end say enough.
+ */
+function fitPath(text: string): string {
+  const t = text.replace(/\s+/g, ' ');
+  const m = /^(.*on the server's PATH \()(.*)(\); install it .*)$/.exec(t);
+  if (!m || t.length <= CAUSE_CHARS) return t;
+  const room = CAUSE_CHARS - m[1]!.length - m[3]!.length - 1;
+  if (room < 12) return t;
+  const path = m[2]!;
+  const head = Math.ceil(room * 0.6);
+  return `${m[1]}${path.slice(0, head)}…${path.slice(path.length - (room - head))}${m[3]}`;
+}
+
 /** The first clause of a reason (up to its first ";"): what it says before the details. */
 function firstClause(reason: string): string {
   const i = reason.indexOf('; ');
@@ -108,7 +123,7 @@ export function wakeCause(w: CauseInput): string | null {
   const reason = w.reason;
   // A command the spawn could not find: what notFoundReason (runner-run.ts) says after the code, fix included.
   const notFound = /\(ENOENT\): (.*)$/s.exec(reason);
-  if (notFound) return oneLine(notFound[1]!);
+  if (notFound) return oneLine(fitPath(notFound[1]!));
   if (/could not be started/.test(reason)) return oneLine(firstClause(reason));
   if (/^the runner exited with code \d+|^the runner timed out|^the runner ended without an exit code|^the runner was ended by/.test(reason)) {
     const line = lastErrorLine(w.stderr_tail) ?? lastErrorLine(w.stdout_tail);

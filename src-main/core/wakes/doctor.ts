@@ -108,7 +108,7 @@ function connectFix(a: AgentRow, host: string): string {
 async function checkRunner(core: Core, a: AgentRow, r: RunnerConfig): Promise<RunnerCheck> {
   const base = { host: r.host, preset: r.preset, command: r.command };
   if (!mayRunCommands(core.db, a.owner_id)) {
-    return { ...base, resolved: null, version: null, ok: false, problem: "the agent's owner may not run commands on this machine (allow_runners)", fix: 'ask the primary owner to allow runners for this owner' };
+    return { ...base, resolved: null, version: null, ok: false, problem: "the agent's owner may not run commands on this machine (the primary owner allows it on the People page)", fix: 'ask the primary owner to allow runners for this owner' };
   }
   // spawn without a shell looks the command up in the PATH of the env it is given: the server's, unless the runner sets one.
   const env: NodeJS.ProcessEnv = { ...process.env, ...r.env };

@@ -213,7 +213,10 @@ function RunnerRow({ agent, host }: { agent: Agent; host: RunnerHost }) {
       {msg && <p role="status">{msg}</p>}
       {refused && (
         <p role="alert" className="error-text">
-          Not saved: {refused.message} <span className="muted">({refused.error_id ? `${refused.code}, ${refused.error_id}` : refused.code})</span>
+          Not saved: {refused.message}{' '}
+          <span className="muted" title={refused.code}>
+            {refused.error_id ? `(ref ${refused.error_id})` : ''}
+          </span>
         </p>
       )}
     </form>

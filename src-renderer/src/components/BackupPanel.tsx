@@ -62,9 +62,13 @@ export function BackupPanel({ isPrimary }: { isPrimary: boolean }) {
         {running ? 'Backing up…' : 'Back up now'}
       </button>
       {message ? (
-        <span role="status" className="muted" style={{ maxWidth: '24rem', overflow: 'hidden', textOverflow: 'ellipsis', whiteSpace: 'nowrap' }} title={message}>
-          {message}
-        </span>
+        // Below the top bar, whole and wrapped: a backup's path is never cut (docs/ui.md "Top bar").
+        <p role="status" className="backup-note">
+          <span>{message}</span>
+          <button type="button" className="ghost" aria-label="Dismiss" onClick={() => setMessage(null)}>
+            ×
+          </button>
+        </p>
       ) : null}
       {status?.last_error && !message ? (
         <span role="alert" className="muted" title={status.last_error.message}>

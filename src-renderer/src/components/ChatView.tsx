@@ -11,53 +11,11 @@ import { Loading, ErrorNote, Empty } from './States';
 import { Composer, type Candidate } from './Composer';
 import { MessageBody, dePlate } from './MessageBody';
 import { formatTime } from './time';
-import { useMessageWakes } from '../stores/message-wakes';
+import { deliveryIds, useMessageWakes } from '../stores/message-wakes';
+import { MentionStatus } from './MentionStatus';
 import { onLiveEvent } from '../live-events';
 import { href, navigate } from '../router';
-import type { Wake } from '../types';
-
-/** A mention's wake as the POST message response carries it (docs/wakes.md); `inbox` = nothing can wake it now. */
-interface SentWake {
-  plate: string;
-  handle?: string;
-  wake_id?: string | null;
-  status: string;
-  reason?: string | null;
-}
-
-const WAKE_WORDS: Record<string, string> = {
-  queued: 'queued',
-  running: 'running',
-  handled: 'handled',
-  failed: 'failed',
-  held: 'held',
-  merged: 'merged into another wake',
-  inbox: 'waiting in the inbox',
-};
-
-/** Per mentioned agent, what became of the mention: a wake's status, or the inbox. */
-const WakeStatus = memo(function WakeStatus({ m, wakes, covered }: { m: Message; wakes: Wake[] | undefined; covered: boolean }) {
-  const agents = m.mentions.filter((x) => x.kind === 'agent');
-  if (!agents.length) return null;
-  const sent = (m as Message & { wakes?: SentWake[] }).wakes ?? [];
-  const rows = agents.flatMap((a) => {
-    const w: Wake | SentWake | undefined = wakes?.find((x) => x.plate === a.plate) ?? sent.find((x) => x.plate === a.plate);
-    if (!w && !covered) return [];
-    const status = w?.status ?? 'inbox';
-    const reason = w?.reason && (status === 'failed' || status === 'held' || status === 'inbox') ? `: ${w.reason}` : '';
-    return [{ handle: a.handle, status, text: `${WAKE_WORDS[status] ?? status}${reason}` }];
-  });
-  if (!rows.length) return null;
-  return (
-    <ul className="wake-status" aria-label="What became of the mentions">
-      {rows.map((r) => (
-        <li key={r.handle} className={`ws-${r.status}`} data-status={r.status}>
-          {r.handle}: {r.text}
-        </li>
-      ))}
-    </ul>
-  );
-});
+import type { MessageDelivery } from '../types';
 
 const time = formatTime;
 
@@ -112,11 +70,10 @@ const MessageRow = memo(function MessageRow({
   onThread,
   highlight,
   wakes,
-  wakesCovered,
 }: {
   highlight?: boolean;
-  wakes?: Wake[];
-  wakesCovered?: boolean;
+  /** What became of each agent the message mentions (stores/message-wakes.ts). */
+  wakes?: MessageDelivery[];
   m: Message;
   replies: number;
   meId?: string;
@@ -150,7 +107,7 @@ const MessageRow = memo(function MessageRow({
       </header>
       {orphan && <p className="reply-to">↳ reply to an earlier message</p>}
       <MessageBody body={m.body} mentions={m.mentions} meId={meId} plates={plates} />
-      <WakeStatus m={m} wakes={wakes} covered={!!wakesCovered} />
+      <MentionStatus m={m} deliveries={wakes} />
       {onThread && (
         <footer>
           {replies > 0 && (
@@ -243,7 +200,7 @@ function SearchBox({ roomId, messages, plates, onPick }: { roomId: string; messa
       {results && (
         <div className="search-results" role="region" aria-label="Search results">
           <p className="muted">
-            {results.length} {results.length === 1 ? 'match' : 'matches'}
+            {results.length} {results.length === 1 ? 'result' : 'results'}
             {local ? ' in the loaded messages' : ''}
           </p>
           <ul className="plain">
@@ -305,6 +262,11 @@ export function ChatView({ room, focusSeq }: { room: Room; focusSeq?: number }) 
   }, [roomId, loadLatest]);
 
   const messages = useMemo(() => log?.messages ?? [], [log?.messages]);
+  // The statuses are asked for the latest messages that mention agents: asked again when those change.
+  const askedIds = useMemo(() => deliveryIds(messages).join(','), [messages]);
+  useEffect(() => {
+    if (askedIds) void useMessageWakes.getState().load(roomId);
+  }, [roomId, askedIds]);
   const last = messages[messages.length - 1];
   useEffect(() => {
     const att = useAttention.getState();
@@ -398,7 +360,6 @@ export function ChatView({ room, focusSeq }: { room: Room; focusSeq?: number }) 
           onThread={openThread}
           highlight={r.m.seq === highlightSeq}
           wakes={mw?.byMessage.get(r.m.message_id)}
-          wakesCovered={!!mw && (mw.coveredFrom === '' || (mw.coveredFrom !== null && r.m.created_at >= mw.coveredFrom))}
         />
       ),
     [replyCount, meId, plates, room.name, firstUnreadRow, highlightSeq, mw, openThread],
@@ -473,7 +434,7 @@ export function ChatView({ room, focusSeq }: { room: Room; focusSeq?: number }) 
           </header>
           <div className="thread-list">
             {threadMsgs.map((m) => (
-              <MessageRow key={m.message_id} m={m} replies={0} meId={meId} plates={plates} highlight={m.seq === highlightSeq} wakes={mw?.byMessage.get(m.message_id)} wakesCovered={!!mw && (mw.coveredFrom === '' || (mw.coveredFrom !== null && m.created_at >= mw.coveredFrom))} />
+              <MessageRow key={m.message_id} m={m} replies={0} meId={meId} plates={plates} highlight={m.seq === highlightSeq} wakes={mw?.byMessage.get(m.message_id)} />
             ))}
           </div>
           <Composer

@@ -1,7 +1,8 @@
 import { useEffect, useId, useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import { flushSync } from 'react-dom';
 import { describeError } from '../api';
-import { afterSend, insideFence } from './composerRules';
+import { afterSend, insideFence, resolvedTargets, typedMentions, unresolved, unresolvedText, type TypedMention } from './composerRules';
+import { Dialog } from './Dialog';
 
 export interface Candidate {
   handle: string;
@@ -9,19 +10,10 @@ export interface Candidate {
   kind: 'agent' | 'human' | 'instance';
 }
 
-const TOKEN_RE = /@[a-z0-9][a-z0-9-]*(?:\([a-z0-9-]+\))?(?:#[A-Za-z0-9]+)?/gi;
-
-/** The handles of known members written in a text: these become the structured mention targets. */
+/** The structured mention targets of a text: each typed @… that matches exactly one room member (composerRules.ts). */
 export function mentionTargets(text: string, candidates: Candidate[]): string[] {
-  const known = new Map(candidates.map((c) => [c.handle.toLowerCase(), c.handle]));
-  const out = new Set<string>();
-  for (const m of text.matchAll(TOKEN_RE)) {
-    const h = known.get(m[0].toLowerCase());
-    if (h) out.add(h);
-  }
-  return [...out];
+  return resolvedTargets(typedMentions(text, candidates));
 }
-
 
 const DRAFT_PREFIX = 'ar.draft.';
 function readDraft(key: string | undefined): string {
@@ -81,6 +73,13 @@ export function Composer({
   const [err, setErr] = useState<string>();
   const ref = useRef<HTMLTextAreaElement>(null);
   const id = useId();
+  // Typed @… that match no one or several members: marked as they stand, and sending asks first.
+  const typed = useMemo(() => typedMentions(text, candidates), [text, candidates]);
+  const doubtful = useMemo(() => unresolved(typed), [typed]);
+  // The one being typed at the caret is not marked yet (the suggestions are open for it).
+  const typingAt = typed.find((t) => t.end === caret);
+  const marked = doubtful.filter((m) => !typingAt || typingAt.text.toLowerCase() !== m.text.toLowerCase() || typed.filter((t) => t.text.toLowerCase() === m.text.toLowerCase()).length > 1);
+  const [asking, setAsking] = useState<TypedMention[] | null>(null);
 
   const query = useMemo(() => {
     const before = text.slice(0, caret);
@@ -108,12 +107,16 @@ export function Composer({
     ref.current?.setSelectionRange(pos, pos);
   }
 
-  async function send() {
+  async function send(asked = false) {
     const raw = text;
     const body = raw.trim();
     if (!body || busy) return;
+    const mentions = typedMentions(body, candidates);
+    const unsure = unresolved(mentions);
+    if (unsure.length && !asked) return setAsking(unsure);
+    setAsking(null);
     setBusy(true);
-    const r = await onSend(body, mentionTargets(body, candidates));
+    const r = await onSend(body, resolvedTargets(mentions));
     if (r.ok) {
       // What was typed while sending stays: only the sent text is taken out, from what the box holds
       // now, and at once. Set in React's next render instead, a key typed before that render would
@@ -176,6 +179,8 @@ export function Composer({
       </label>
       <div className="composer-box">
         <textarea
+          aria-describedby={marked.length ? `${id}-marks` : undefined}
+          aria-invalid={marked.length ? true : undefined}
           id={`${id}-text`}
           ref={ref}
           value={text}
@@ -218,10 +223,50 @@ export function Composer({
           Send
         </button>
       </div>
+      {marked.length > 0 && (
+        <ul id={`${id}-marks`} className="mention-marks plain" aria-label="Mentions that match no one or several">
+          {marked.map((m) => (
+            <li key={m.text.toLowerCase()}>
+              {unresolvedText(m)}
+            </li>
+          ))}
+        </ul>
+      )}
       {err && (
         <p role="alert" className="error-text">
           {err}
         </p>
+      )}
+      {asking && (
+        <Dialog title={asking.length === 1 ? 'A mention matches no one' : 'Some mentions match no one'} onClose={() => setAsking(null)}>
+          <ul>
+            {asking.map((m) => (
+              <li key={m.text.toLowerCase()}>{unresolvedText(m)}.</li>
+            ))}
+          </ul>
+          <p>Sent as it is, {asking.length === 1 ? 'it is' : 'they are'} plain text: nobody is notified or woken by {asking.length === 1 ? 'it' : 'them'}.</p>
+          <div className="row end">
+            <button
+              type="button"
+              className="ghost"
+              onClick={() => {
+                const first = asking[0]!;
+                setAsking(null);
+                // Back to the text with the first doubtful mention selected, to fix it.
+                requestAnimationFrame(() => {
+                  const at = text.toLowerCase().indexOf(first.text.toLowerCase());
+                  ref.current?.focus();
+                  if (at >= 0) ref.current?.setSelectionRange(at, at + first.text.length);
+                });
+              }}
+            >
+              Fix it
+            </button>
+            <button type="button" onClick={() => void send(true)}>
+              Send as plain text
+            </button>
+          </div>
+        </Dialog>
       )}
     </form>
   );

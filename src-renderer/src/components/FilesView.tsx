@@ -110,7 +110,7 @@ export function FilesView({ room, focusPath }: { room: Room; focusPath?: string 
           start(e.target.files);
           e.target.value = '';
         }} />
-        <p className="muted">Files go through the presigned flow (up to 2 GiB); a file stays quarantined until its bytes arrive and match.</p>
+        <p className="muted">Files of up to 2 GiB upload straight to this server. A file cannot be downloaded until all its bytes have arrived and match what was sent.</p>
       </div>
       {uploads.length > 0 && (
         <ul className="uploads" aria-label="Uploads">
@@ -178,7 +178,7 @@ export function FilesView({ room, focusPath }: { room: Room; focusPath?: string 
                         {f.versions.map((v) => (
                           <li key={v.version}>
                             v{v.version}, {size(v.size_bytes)}
-                            {isQuarantined(v) ? ' (quarantined)' : ''}
+                            {isQuarantined(v) ? ' (not complete yet)' : ''}
                             {v.created_at ? `, ${new Date(v.created_at).toLocaleString()}` : ''}
                           </li>
                         ))}
@@ -187,7 +187,7 @@ export function FilesView({ room, focusPath }: { room: Room; focusPath?: string 
                   )}
                 </td>
                 <td>{size(f.size_bytes)}</td>
-                <td>{isQuarantined(f) ? <span className="badge warn" title="Bytes not yet received or not matching the declared size and sha256">quarantined</span> : <span className="badge ok">ready</span>}</td>
+                <td>{isQuarantined(f) ? <span className="badge warn" title="Its bytes have not all arrived yet, or do not match the size and checksum the upload declared">not complete yet</span> : <span className="badge ok">ready</span>}</td>
                 <td className="row">
                   {(() => {
                     // The server says what this owner may do with the file (its allowed_actions); a refusal shows its reason.

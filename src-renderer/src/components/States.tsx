@@ -21,6 +21,13 @@ export function ErrorNote({ error, retry, what }: { error?: ApiError | string; r
       <span>
         {what ? `Could not load ${what}: ` : ''}
         {text}
+        {typeof error !== 'string' && error.code && (
+          <details className="error-detail">
+            <summary>Details</summary>
+            <code>{error.code}</code>
+            {error.error_id ? <> · {error.error_id}</> : null}
+          </details>
+        )}
       </span>
       {retry && (
         <button type="button" onClick={retry}>
