@@ -39,13 +39,14 @@ export const INFRASTRUCTURE = {
  * infrastructure). Ordered so that each imports only capabilities above it in this list.
  */
 export const CAPABILITIES = {
+  hosts: [],
   owners: [],
   agents: ['owners'],
   rooms: ['agents', 'owners'],
   workspace: ['rooms'],
   worktrees: [],
   inbox: ['agents', 'owners', 'rooms'],
-  wakes: ['agents', 'owners', 'rooms', 'workspace'],
+  wakes: ['agents', 'hosts', 'owners', 'rooms', 'workspace'],
   addressing: ['agents', 'owners', 'rooms'],
   identity: ['agents', 'inbox'],
   search: ['rooms'],
@@ -59,7 +60,6 @@ export const CAPABILITIES = {
   events: ['rooms'],
   ui: ['rooms'],
   backup: ['files', 'owners'],
-  hosts: [],
   needs: ['agents', 'messages', 'rooms', 'tasks', 'wakes'],
 };
 

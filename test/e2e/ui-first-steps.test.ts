@@ -6,7 +6,7 @@ import { request } from 'node:http';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { ok, type TestAgent } from '../helpers/server.js';
 import { browserSkip, uiForFile, screenshot, openSignedIn, openTab, UI_DIR } from '../helpers/browser.js';
-import { connectPlan, mcpServerName, shellLine } from '../../shared/host-connect.js';
+import { connectPlan, mcpServerName } from '../../shared/host-connect.js';
 
 /**
  * The places a new owner meets first, on one server, one home and one Chromium (docs/ui.md,
@@ -89,13 +89,17 @@ describe.skipIf(!!bundleSkip)('UI: first steps on one server', () => {
       await page.getByLabel('Where it runs').selectOption('claude-code');
       await page.getByRole('button', { name: 'Create agent' }).click();
 
-      // The exact command `agent-rooms connect claude-code` runs (shared/host-connect.ts), credential filled in.
+      // `agent-rooms connect claude-code`, then what it writes, from the same plan the CLI follows
+      // (shared/hosts.ts): the core profile's URL, and no secret anywhere on the page (docs/hosts.md).
       const cmd = (await page.getByTestId('connect-command').textContent())!;
-      const credential = /Bearer ([^'"\s]+)'/.exec(cmd)![1]!;
       const reviewer = ((await ui.s.api('GET', '/v1/agents')).body.agents as Array<{ plate: string; name: string }>).find((a) => a.name === 'Reviewer')!;
-      expect(cmd).toBe(shellLine(connectPlan({ host: 'claude-code', plate: reviewer.plate, baseUrl: ui.s.baseUrl, credential }).commands[0]!));
-      expect(cmd).toContain(`claude mcp add --scope user --transport http ${mcpServerName(reviewer.plate)} ${ui.s.baseUrl}/mcp/claude-code --header 'Authorization: Bearer `);
-      expect(await page.getByText(`agent-rooms connect claude-code --agent Reviewer`).count()).toBe(1);
+      expect(cmd.split('\n')[0]).toBe('agent-rooms connect claude-code --agent Reviewer');
+      const plan = connectPlan({ host: 'claude-code', plate: reviewer.plate, baseUrl: ui.s.baseUrl, credential: '<credential>', tools: 'core' });
+      expect(cmd).toContain(JSON.stringify({ mcpServers: { [mcpServerName(reviewer.plate)]: plan.writes[0]!.json!.value } }, null, 2));
+      expect(cmd).toContain(`${ui.s.baseUrl}/mcp/claude-code?tools=core`);
+      expect(await page.locator('body').textContent()).not.toMatch(/ark_/);
+      // The host connects with a credential connect would mint: the page shows it live in the room.
+      const credential = (await ui.s.api('POST', `/v1/agents/${reviewer.plate}/credentials`, { device: 'claude-code (agent-rooms connect)' })).body.credential as string;
 
       await page.getByLabel('New room name').fill('First room');
       await page.getByRole('button', { name: 'Add to room' }).click();
@@ -103,7 +107,6 @@ describe.skipIf(!!bundleSkip)('UI: first steps on one server', () => {
       await expect.poll(() => live.textContent()).toContain('Waiting for @reviewer');
       expect(await live.locator('[data-presence]').getAttribute('data-presence')).toBe('offline');
 
-      // The host connects with the command's credential: the page shows it live in the room.
       const client = await ui.s.connect(credential, 'claude-code');
       await ok(client, 'list_rooms', {});
       await expect.poll(() => live.textContent(), { timeout: 15_000 }).toContain('is live in First room');
@@ -254,18 +257,24 @@ describe.skipIf(!!bundleSkip)('UI: first steps on one server', () => {
       expect(secret).toMatch(/^ark_[A-Za-z0-9_-]{43}$/);
       expect(await dialog.getByRole('button', { name: 'Copy credential' }).isVisible()).toBe(true);
       const claude = await dialog.getByTestId('snippet-claude-code').textContent();
-      // The same lines `agent-rooms connect` runs, under the agent's own server name.
-      expect(claude).toMatch(/claude mcp add --scope user --transport http agent-rooms-[a-z0-9-]+ /);
-      expect(claude).toContain(secret);
+      // `agent-rooms connect`, then what it writes under the agent's own server name; the secret is
+      // in its own field above, never on a shown command line (docs/hosts.md).
+      expect(claude).toMatch(/^agent-rooms connect claude-code --agent Builder\n/);
+      expect(claude).toMatch(/"agent-rooms-[a-z0-9-]+": \{\n\s+"type": "http",\n\s+"url": "http:\/\/127\.0\.0\.1:\d+\/mcp\/claude-code\?tools=core"/);
       for (const [tab, needle] of [
         ['Codex', 'codex mcp add agent-rooms-'],
-        ['Gemini CLI', 'gemini mcp add --scope user --transport http agent-rooms-'],
+        ['Gemini CLI', '"httpUrl"'],
         ['Cursor', '"mcpServers"'],
-        ['Any MCP client', '/mcp'],
+        ['Any MCP client', '/mcp?tools=core'],
       ] as const) {
         await dialog.getByRole('tab', { name: tab }).click();
-        expect(await dialog.locator('pre.snippet').textContent()).toContain(needle);
+        const text = (await dialog.locator('pre.snippet').textContent())!;
+        expect(text).toContain(needle);
+        expect(text).toContain('?tools=core');
+        expect(text, `${tab}: no credential in the lines shown`).not.toMatch(/ark_/);
       }
+      // No token text in the dialog but the credential's own field.
+      expect(((await dialog.textContent()) ?? '').split(secret).join('').includes('ark_')).toBe(false);
       await screenshot(page, 'credential-once');
       // The secret really works.
       const c = await ui.s.connect(secret);

@@ -1,14 +1,15 @@
 import { defineRoute, Status, type Route } from '../http/router.js';
 import { AppError } from '../errors/app-error.js';
 import { agentDto, listAgentsOfOwner, listCredentials } from './store.js';
-import { agentPresence, type Core } from '../core.js';
-import { mintPassportForCredential, allMcpUrls } from './authenticate.js';
+import { agentPresence, mcpUrl, type Core } from '../core.js';
+import { mintPassportForCredential } from './authenticate.js';
+import { MCP_HOSTS, type McpHost } from '../../../shared/hosts.js';
 import { createAgentBody, createCredentialBody, passportBody } from './schemas.js';
 import { addAgent, addCredential, ownAgent, revokeOwnAgent, revokeOwnCredential, revokeOwnDevice } from './service.js';
 
-export function mcpUrlsOf(core: Core) {
-  const [generic, ...hosts] = allMcpUrls(core);
-  return { generic: generic!, 'claude-code': hosts[0]!, codex: hosts[1]!, gemini: hosts[2]!, cursor: hosts[3]! };
+/** The server's MCP resources by name: the generic one and each host-bound one the specification names (shared/hosts.ts). */
+export function mcpUrlsOf(core: Core): { generic: string } & Record<McpHost, string> {
+  return { generic: mcpUrl(core), ...(Object.fromEntries(MCP_HOSTS.map((h) => [h, mcpUrl(core, h)])) as Record<McpHost, string>) };
 }
 
 function bearerOf(h: string | undefined): string | undefined {

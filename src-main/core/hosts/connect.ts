@@ -6,57 +6,38 @@
  * a command line.
  */
 import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { defaultHome } from '../paths.js';
 import { onPath } from '../util/which.js';
+import { replaceFilePrivate } from '../util/private-write.js';
 import { parseLenientObject, type JsonObject } from '../util/lenient-json.js';
-import { isMcpHost, MCP_HOSTS, type McpHost } from '../../../shared/hosts.js';
-import { codexTokenVar, connectPlan, mcpServerName, shellLine, type ConnectPlan } from '../../../shared/host-connect.js';
+import { mcpServerName, shellLine } from '../../../shared/hosts.js';
+import { connectPlan } from '../../../shared/host-connect.js';
+import { HOST_ADAPTERS, hostAdapter, type ConnectTools, type HostAdapter, type HostConfigEntry as AdapterEntry } from './adapter.js';
 
 export { onPath };
 
 export const HOSTS_USAGE = `  agent-rooms connect HOST --agent NAME [--room ID] [--channels] [--no-runner] [--tools core|full] [--work room|edit|full] [--env NAME,...] [--print] [--home DIR]
-      Make an agent (created if new) wakeable from a host (claude-code, codex, gemini, cursor): register the
+      Make an agent (created if new) wakeable from a host (${HOST_ADAPTERS.map((h) => h.id).join(', ')}): register the
       room's MCP server in the host's config with a fresh credential (the one it replaces is revoked) and
       configure the host's runner with the CLI's absolute path; prints the lines instead when the CLI is missing.
   agent-rooms doctor [--agent NAME] [--wake NAME [--timeout SECONDS]] [--home DIR]
       Check, from the server's own environment, whether a mention wakes each agent; --wake sends a real test wake.`;
 
-/** The host CLI versions the presets were checked with (docs/hosts.md); older ones may lack a flag. */
-export const SUPPORTED_VERSIONS: Record<string, { min: string; re: RegExp }> = {
-  claude: { min: '2.1.0', re: /(\d+\.\d+\.\d+)/ },
-  codex: { min: '0.169.0', re: /(\d+\.\d+\.\d+)/ },
-  gemini: { min: '0.61.0', re: /(\d+\.\d+\.\d+)/ },
-};
+/** The host CLI versions the presets were checked with (docs/hosts.md), by CLI name; older ones may lack a flag. */
+export const SUPPORTED_VERSIONS: Record<string, { min: string; re: RegExp }> = Object.fromEntries(
+  HOST_ADAPTERS.filter((h) => h.version.min !== '0.0.0').map((h) => [h.cli, { min: h.version.min, re: h.version.re }]),
+);
 
 interface Out {
   out(line: string): void;
 }
 const stdout: Out = { out: (l) => process.stdout.write(l + '\n') };
 
-/** The preset each host's runner uses, and the CLI it runs. */
-const HOST_RUNNER: Record<McpHost, { preset: string; cli: string }> = {
-  'claude-code': { preset: 'claude -p', cli: 'claude' },
-  codex: { preset: 'codex exec', cli: 'codex' },
-  gemini: { preset: 'gemini -p', cli: 'gemini' },
-  cursor: { preset: 'cursor-agent -p', cli: 'cursor-agent' },
-};
-
-/**
- * What the host needs from the user's shell to reach its model, copied into the runner's env
- * (sealed on the server, never shown back) when set: a server started elsewhere lacks them.
- */
-const HOST_ENV: Record<McpHost, string[]> = {
-  'claude-code': ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'ANTHROPIC_BASE_URL', 'CLAUDE_CONFIG_DIR', 'CLAUDE_CODE_USE_BEDROCK', 'CLAUDE_CODE_USE_VERTEX'],
-  codex: ['OPENAI_API_KEY', 'OPENAI_BASE_URL', 'CODEX_HOME'],
-  gemini: ['GEMINI_API_KEY', 'GOOGLE_API_KEY', 'GOOGLE_GEMINI_BASE_URL', 'GOOGLE_CLOUD_PROJECT', 'GOOGLE_GENAI_USE_VERTEXAI', 'GEMINI_CLI_HOME'],
-  cursor: ['CURSOR_API_KEY'],
-};
-
 /** The device name connect's credentials carry: a re-connect revokes the earlier ones by it. */
-export function connectDevice(host: McpHost): string {
+export function connectDevice(host: string): string {
   return `${host} (agent-rooms connect)`;
 }
 
@@ -164,26 +145,11 @@ async function findOrCreateAgent(server: Server, name: string, o: Out): Promise<
   return created.body as AgentRef;
 }
 
-/** Where each host keeps the config `connect` writes (docs/hosts.md "What connect writes"). */
-export function hostConfigFiles(env: NodeJS.ProcessEnv = process.env): { claude: string; gemini: string; codexEnv: string; cursor: string } {
-  const home = env.HOME || homedir();
-  return {
-    claude: env.CLAUDE_CONFIG_DIR ? join(env.CLAUDE_CONFIG_DIR, '.claude.json') : join(home, '.claude.json'),
-    gemini: join(env.GEMINI_CLI_HOME || home, '.gemini', 'settings.json'),
-    // Codex loads $CODEX_HOME/.env into its environment at start: the token variable's value lives there.
-    codexEnv: join(env.CODEX_HOME || join(home, '.codex'), '.env'),
-    cursor: join(home, '.cursor', 'mcp.json'),
-  };
-}
-
 /** Writes a file owner-only: a private temporary file renamed over the old one, then 0600 for sure. */
 function writePrivate(file: string, text: string): void {
   mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-  const tmp = `${file}.agent-rooms-${process.pid}.tmp`;
-  writeFileSync(tmp, text, { mode: 0o600 });
-  chmodSync(tmp, 0o600);
-  renameSync(tmp, file);
-  chmodSync(file, 0o600);
+  // A random temporary name created O_EXCL|O_NOFOLLOW, 0600, then renamed (docs/security.md "Third round").
+  replaceFilePrivate(file, text);
 }
 
 /**
@@ -211,6 +177,11 @@ export function mergeJsonFile(file: string, change: (config: JsonObject) => void
   writePrivate(file, JSON.stringify(parsed.value, null, 2) + '\n');
 }
 
+/** `{a: {b: value}}` for the path [a, b]: an entry shown as it sits in its file. */
+function nest(path: readonly string[], value: unknown): unknown {
+  return path.reduceRight<unknown>((v, k) => ({ [k]: v }), value);
+}
+
 /** Sets `NAME=value` in a dotenv file (owner-only), keeping every other line. */
 function mergeEnvFile(file: string, name: string, value: string): void {
   let lines: string[] = [];
@@ -226,84 +197,31 @@ function mergeEnvFile(file: string, name: string, value: string): void {
   writePrivate(file, lines.join('\n') + '\n');
 }
 
-const servers = (c: JsonObject, key = 'mcpServers'): JsonObject => {
-  const v = c[key];
-  const m = v && typeof v === 'object' && !Array.isArray(v) ? (v as JsonObject) : {};
-  c[key] = m;
-  return m;
-};
-
-/** Gemini's auth type for headless runs, from what the user's shell and ~/.gemini hold. */
-function geminiAuthType(env: NodeJS.ProcessEnv, geminiDir: string): string | undefined {
-  if (env.GOOGLE_GENAI_USE_VERTEXAI === 'true') return 'vertex-ai';
-  if (env.GEMINI_API_KEY) return 'gemini-api-key';
-  if (existsSync(join(geminiDir, 'oauth_creds.json'))) return 'oauth-personal';
-  return undefined;
-}
-
 /**
- * Registers the room's server in the host's own config, the credential in an owner-only file
- * (never on a command line). Returns a problem that keeps the agent from waking, if any.
+ * Registers the room's server in the host's own config through its adapter, the credential in
+ * an owner-only file (never on a command line). Every write goes through the private writes
+ * above. Returns a problem that keeps the agent from waking, if any.
  */
-async function register(host: McpHost, plan: ConnectPlan, credential: string, cli: string | undefined, env: NodeJS.ProcessEnv, o: Out): Promise<string | undefined> {
-  const files = hostConfigFiles(env);
-  const auth = { Authorization: `Bearer ${credential}` };
-  switch (host) {
-    case 'claude-code':
-      mergeJsonFile(files.claude, (c) => {
-        servers(c)[plan.server] = { type: 'http', url: plan.url, headers: auth };
-      }, o);
-      o.out(`wrote ${plan.server} into ${files.claude} (mode 600)`);
-      return undefined;
-    case 'gemini': {
-      let problem: string | undefined;
-      mergeJsonFile(files.gemini, (c) => {
-        servers(c)[plan.server] = { httpUrl: plan.url, headers: auth };
-        const security = (c.security && typeof c.security === 'object' ? c.security : (c.security = {})) as JsonObject;
-        const authCfg = (security.auth && typeof security.auth === 'object' ? security.auth : (security.auth = {})) as JsonObject;
-        if (!authCfg.selectedType) {
-          const t = geminiAuthType(env, dirname(files.gemini));
-          if (t) {
-            authCfg.selectedType = t;
-            o.out(`set security.auth.selectedType = "${t}" (Gemini CLI refuses headless runs without it)`);
-          } else {
-            problem = 'Gemini CLI has no auth type for headless runs: set GEMINI_API_KEY or sign in once with `gemini`, then connect again';
-          }
-        }
-      }, o);
-      o.out(`wrote ${plan.server} into ${files.gemini} (mode 600)`);
-      return problem;
-    }
-    case 'cursor':
-      mergeJsonFile(files.cursor, (c) => {
-        servers(c)[plan.server] = plan.cursorEntry;
-      }, o);
-      o.out(`wrote ${plan.server} into ${files.cursor} (mode 600)`);
-      return undefined;
-    case 'codex': {
-      if (!cli) return 'codex is not on PATH';
-      // A server of the same name from an earlier connect is replaced, not duplicated.
-      await runCommand([cli, 'mcp', 'remove', plan.server], 30_000, env);
-      const add = plan.commands.find((c) => c[0] === 'codex')!;
-      const tokenVar = add[add.length - 1]!;
-      const r = await runCommand([cli, ...add.slice(1)], 30_000, env);
-      if (r.code !== 0) throw new Error(`codex mcp add failed (exit ${r.code}): ${(r.stderr || r.stdout).trim().split('\n').pop() ?? ''}`);
-      mergeEnvFile(files.codexEnv, tokenVar, credential);
-      o.out(`registered ${plan.server} with codex; its token variable ${tokenVar} is set in ${files.codexEnv} (mode 600, Codex loads it at start)`);
-      return undefined;
-    }
-  }
+async function register(h: HostAdapter, plan: ReturnType<typeof connectPlan>, plate: string, credential: string, cli: string | undefined, env: NodeJS.ProcessEnv, o: Out): Promise<string | undefined> {
+  const tools: ConnectTools = {
+    mergeJson: (file, change) => mergeJsonFile(file, change, o),
+    setEnvLine: (file, name, value) => mergeEnvFile(file, name, value),
+    run: (argv) => runCommand(argv, 30_000, env),
+    out: (line) => o.out(line),
+  };
+  return h.register({ plan, plate, credential, cli, env, tools });
 }
 
 export async function connect(argv: string[], o: Out = stdout, env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const { positional, flags } = parse(argv, ['--agent', '--room', '--channels', '--print', '--home', '--no-runner', '--tools', '--work', '--env']);
   const host = positional[0];
-  if (!host || !isMcpHost(host)) throw new Error(`connect needs a host: ${MCP_HOSTS.join(', ')}`);
+  const adapter = host ? hostAdapter(host) : undefined;
+  if (!host || !adapter) throw new Error(`connect needs a host: ${HOST_ADAPTERS.map((h) => h.id).join(', ')}`);
   const home = (flags['--home'] as string | undefined) ?? defaultHome();
   const name = flags['--agent'] as string | undefined;
   if (!name) throw new Error('connect needs --agent NAME');
   const channels = flags['--channels'] === true;
-  if (channels && host !== 'claude-code') throw new Error('--channels is for claude-code only');
+  if (channels && !adapter.channels) throw new Error(`--channels is for ${HOST_ADAPTERS.filter((h) => h.channels).map((h) => h.id).join(', ')} only`);
   const tools = (flags['--tools'] as string | undefined) ?? 'core';
   if (tools !== 'core' && tools !== 'full') throw new Error('--tools takes core or full');
   const work = flags['--work'] as string | undefined;
@@ -318,7 +236,7 @@ export async function connect(argv: string[], o: Out = stdout, env: NodeJS.Proce
     const j = await api(server, 'POST', `/v1/rooms/${encodeURIComponent(room)}/members`, { plate: agent.plate });
     if (j.status !== 201 && j.status !== 200 && j.status !== 409) throw new Error(`adding the agent to ${room} failed: ${errText(j)}`);
   }
-  const cli = HOST_RUNNER[host].cli;
+  const cli = adapter.cli;
   const cliPath = onPath(cli, env);
   // The credentials an earlier connect of this host gave the agent: revoked once the new one is in place.
   const before = await api(server, 'GET', `/v1/agents/${agent.plate}/credentials`);
@@ -332,16 +250,17 @@ export async function connect(argv: string[], o: Out = stdout, env: NodeJS.Proce
   o.out(`agent ${agent.handle} (${agent.plate}) -> ${host} as MCP server "${plan.server}" at ${plan.url}`);
 
   const handle = agent.handle.replace(/\(.*\)$/, '');
-  if (flags['--print'] || (!cliPath && host !== 'cursor')) {
+  if (flags['--print'] || (!cliPath && !adapter.configuredByFile)) {
     if (!flags['--print']) o.out(`${cli} is not on PATH: run these lines where it is installed:`);
     for (const c of plan.commands) o.out(shellLine(c));
-    if (host === 'cursor') o.out(JSON.stringify({ mcpServers: { [plan.server]: plan.cursorEntry } }, null, 2));
+    // A host configured by file only: the entry, as connect would write it.
+    if (!plan.commands.length) for (const w of plan.writes) if (w.json) o.out(JSON.stringify(nest(w.json.path, w.json.value), null, 2));
     for (const n of plan.notes) o.out(n);
     o.out(`${handle} will not wake on a mention yet: ${cliPath ? 'no runner configured (--print)' : `${cli} is not on PATH`}; mentions wait in its inbox`);
     return 0;
   }
 
-  const problem = await register(host, plan, credential, cliPath, env, o);
+  const problem = await register(adapter, plan, agent.plate, credential, cliPath ?? undefined, env, o);
   for (const n of plan.notes) if (!n.includes(credential)) o.out(n);
   for (const c of earlier) {
     const r = await api(server, 'DELETE', `/v1/credentials/${c.credential_id}`);
@@ -359,7 +278,7 @@ export async function connect(argv: string[], o: Out = stdout, env: NodeJS.Proce
   }
   const runnerEnv: Record<string, string> = { HOME: env.HOME || homedir() };
   const copied: string[] = [];
-  for (const n of [...HOST_ENV[host], ...extraEnv]) {
+  for (const n of [...adapter.connectEnv, ...extraEnv]) {
     const v = env[n];
     if (v !== undefined && v !== '') {
       runnerEnv[n] = v;
@@ -375,7 +294,7 @@ export async function connect(argv: string[], o: Out = stdout, env: NodeJS.Proce
           ...(existing.body.work ? { work: existing.body.work } : {}),
         }
       : {};
-  const preset = HOST_RUNNER[host].preset;
+  const preset = adapter.preset;
   const put = await api(server, 'PUT', `/v1/agents/${agent.plate}/runners/${host}`, { preset, command: cliPath, env: runnerEnv, ...keep, ...(work ? { work } : {}) });
   if (put.status !== 200) {
     o.out(`${handle} will not wake on a mention: the runner could not be configured (${errText(put)}); mentions wait in its inbox`);
@@ -416,52 +335,17 @@ function modeOf(file: string): number | undefined {
   }
 }
 
-function readJsonLoose(file: string): JsonObject | undefined {
-  try {
-    const p = parseLenientObject(readFileSync(file, 'utf8'));
-    return 'error' in p ? undefined : p.value;
-  } catch {
-    return undefined;
-  }
-}
 
-/** The credential a host config holds for one server entry (an Authorization header). */
-function bearerOf(entry: unknown): string | undefined {
-  const h = (entry as { headers?: Record<string, unknown> } | undefined)?.headers;
-  const v = h && (h.Authorization ?? h.authorization);
-  return typeof v === 'string' ? /^Bearer\s+(\S+)$/i.exec(v)?.[1] : undefined;
-}
-
-/** What `connect` wrote for this agent in each host's config: the file and the credential found there. */
-interface HostConfigEntry {
-  host: McpHost;
-  file: string;
-  credential?: string;
-  /** A setting the host's headless run needs is missing. */
-  missing?: string;
+/** What `connect` wrote for this agent in a host's config: the file and the credential found there. */
+interface HostConfigEntry extends AdapterEntry {
+  host: string;
 }
 
 function hostEntries(server: string, plate: string, env: NodeJS.ProcessEnv): HostConfigEntry[] {
-  const files = hostConfigFiles(env);
-  const out: HostConfigEntry[] = [];
-  const claude = readJsonLoose(files.claude);
-  const ce = (claude?.mcpServers as JsonObject | undefined)?.[server];
-  if (ce) out.push({ host: 'claude-code', file: files.claude, credential: bearerOf(ce) });
-  const gemini = readJsonLoose(files.gemini);
-  const ge = (gemini?.mcpServers as JsonObject | undefined)?.[server];
-  if (ge) {
-    const selected = ((gemini?.security as JsonObject | undefined)?.auth as JsonObject | undefined)?.selectedType;
-    out.push({ host: 'gemini', file: files.gemini, credential: bearerOf(ge), missing: selected ? undefined : 'security.auth.selectedType (Gemini CLI refuses headless runs without it)' });
-  }
-  const cursor = readJsonLoose(files.cursor);
-  const cu = (cursor?.mcpServers as JsonObject | undefined)?.[server];
-  if (cu) out.push({ host: 'cursor', file: files.cursor, credential: bearerOf(cu) });
-  if (existsSync(files.codexEnv)) {
-    const tokenVar = codexTokenVar(plate);
-    const line = readFileSync(files.codexEnv, 'utf8').split('\n').find((l) => l.startsWith(`${tokenVar}=`) || l.startsWith(`export ${tokenVar}=`));
-    if (line) out.push({ host: 'codex', file: files.codexEnv, credential: line.slice(line.indexOf('=') + 1).trim().replace(/^['"]|['"]$/g, '') });
-  }
-  return out;
+  return HOST_ADAPTERS.flatMap((h) => {
+    const e = h.configEntry(server, plate, env);
+    return e ? [{ ...e, host: h.id }] : [];
+  });
 }
 
 function compareVersions(a: string, b: string): number {
@@ -514,11 +398,11 @@ async function checkAgent(server: Server, a: AgentRef, env: NodeJS.ProcessEnv, a
     if (mode !== undefined && mode & 0o077) add({ status: 'fail', what, detail: `${e.file} holds a credential and is readable by others (mode ${mode.toString(8)}). Fix: chmod 600 ${e.file}` });
     else if (!e.credential) add({ status: 'fail', what, detail: `${e.file} has the server ${name} without a credential. Fix: ${fix}` });
     else if (!rep.credentials[i]?.live) add({ status: 'fail', what, detail: `${e.file} holds a revoked or unknown credential for ${name}. Fix: ${fix}` });
-    else if (e.missing) add({ status: 'fail', what, detail: `${e.file} lacks ${e.missing}. Fix: set GEMINI_API_KEY (or sign in with gemini), then ${fix}` });
+    else if (e.missing) add({ status: 'fail', what, detail: `${e.file} lacks ${e.missing.what}. Fix: ${e.missing.fix}` });
     else add({ status: 'ok', what, detail: `${e.file} (mode ${mode?.toString(8) ?? '?'}), credential live` });
   });
   if (rep.wakes_by === 'inbox') {
-    const host = rep.runners[0]?.host ?? entries[0]?.host ?? 'claude-code';
+    const host = rep.runners[0]?.host ?? entries[0]?.host ?? HOST_ADAPTERS[0]!.id;
     add({ status: 'fail', what: who, detail: `a mention will not wake it: ${rep.reason}. Fix: agent-rooms connect ${host} --agent ${a.plate}` });
   } else {
     add({ status: 'ok', what: who, detail: `a mention wakes it by ${rep.wakes_by}: ${rep.reason}` });

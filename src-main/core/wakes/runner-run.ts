@@ -2,7 +2,7 @@ import type { Core } from '../core.js';
 import { mcpUrl } from '../core.js';
 import { agentHandle, deleteRunnerCredential, type AgentRow } from '../agents/store.js';
 import { finishWake, getWake, type WakeRow } from './store.js';
-import { processRunnerOf, type ProcessOutcome, type RunnerConfig, type RunningProcess } from './runners.js';
+import { processRunnerOf, runProcess, type ProcessOutcome, type RunnerConfig, type RunningProcess } from './runners.js';
 import { RUNNER_PRESETS } from './presets.js';
 import { envelopeOf, type WakeEnvelope } from './envelope.js';
 import { runnerSpawnSpec } from './spawn-spec.js';
@@ -12,6 +12,15 @@ import { TranscriptWriter } from './transcript-log.js';
 import { transcriptFormatOf } from './transcript.js';
 import { knownSecrets } from './secrets.js';
 import { workspaceRow } from '../workspace/store.js';
+import { hostAdapter } from '../hosts/adapter.js';
+import type { RunHome } from '../hosts/adapter.js';
+import { serverNameFor } from './presets.js';
+import { stopLeftovers } from './leftovers.js';
+
+/** The reason of a run that exited 0 after its host refused the room's tools (an approval rule), with the host's words. */
+export function toolsRefusedReason(words: string): string {
+  return `tools_refused: the host refused the room's tools (an approval rule of its settings), so the run could not act in the room: ${words}`;
+}
 
 /**
  * One runner run (docs/wakes.md): from a wake the dispatcher began (running, with its run
@@ -109,6 +118,11 @@ export class RunnerRun {
   lease?: { taskId: string; instanceId: string; renewedAt: number };
   private proc?: RunningProcess;
   private killedReason?: string;
+  /** The run's per-run home and environment, for the usage a host writes to a file and the adapter's cleanup. */
+  private runHome?: RunHome;
+  private runEnv?: NodeJS.ProcessEnv;
+  /** The run is a real child process (not a test's in-process runner): what it leaves behind is looked for. */
+  private spawned = false;
   /** The PATH the process was spawned with: an ENOENT is said against it. */
   private spawnPath?: string;
 
@@ -173,9 +187,15 @@ export class RunnerRun {
       if (spec.home) ws.homes.push(spec.home);
       this.spawnPath = spec.env.PATH ?? process.env.PATH;
       const secrets = [this.credential.credential, ...knownSecrets(core)];
-      const transcript = new TranscriptWriter(core, w.id, w.room_id, transcriptFormatOf(runner.host, runner.preset, spec.args), secrets);
+      const adapter = hostAdapter(runner.host);
+      const transcript = new TranscriptWriter(core, w.id, w.room_id, transcriptFormatOf(runner.host, runner.preset, spec.args), secrets, { adapter, server: serverNameFor(runner.plate) });
       writer = transcript;
-      this.proc = processRunnerOf(core)({
+      this.runHome = spec.home;
+      this.runEnv = spec.env;
+      const start = processRunnerOf(core);
+      this.spawned = start === runProcess;
+      this.proc = start({
+        ...(adapter?.usageEvent ? { usageEvent: adapter.usageEvent } : {}),
         command: runner.command,
         args: spec.args,
         cwd: ws.cwd,
@@ -196,6 +216,18 @@ export class RunnerRun {
     await this.end({ outcome }, ws, writer);
   }
 
+  /** The run's process group is gone (runners.ts); helpers that left it, and the adapter's own cleanup, go too. */
+  private async stopHelpers(): Promise<void> {
+    const { core } = this.owner;
+    try {
+      const n = await stopLeftovers(this.w.id);
+      if (n) core.config.log(`wake ${this.w.id}: stopped ${n} process(es) its run left behind`);
+      await hostAdapter(this.runner.host)?.cleanup?.({ env: this.runEnv ?? {}, home: this.runHome });
+    } catch (err) {
+      core.config.log(`wake ${this.w.id}: cleaning up after its run failed: ${(err as Error).message}`);
+    }
+  }
+
   private async end(ending: Ending, ws?: RunWorkspace, writer?: TranscriptWriter): Promise<void> {
     const { core } = this.owner;
     const { db } = core;
@@ -209,6 +241,16 @@ export class RunnerRun {
     deleteRunnerCredential(db, this.credential.credentialId);
     const toolCalls = await this.owner.takeToolCalls(this);
     writer?.finish();
+    // A host that writes its usage to a file of the run's home (read before the home is removed).
+    const ran = 'outcome' in ending ? ending.outcome : undefined;
+    let usage = ran?.usage;
+    if (ran && !usage) {
+      try {
+        usage = this.runHome?.usage?.();
+      } catch {
+        usage = undefined;
+      }
+    }
     const closed = ws ? await closeRunWorkspace(core, ws, a, w.id) : { committed: null };
     if (this.owner.isStopped() || !db.open) {
       writer?.close();
@@ -216,8 +258,10 @@ export class RunnerRun {
     }
     const o = 'outcome' in ending ? ending.outcome : undefined;
     const judged = o ? outcomeReason(o, runner.timeout_ms, { command: runner.command, path: this.spawnPath }) : { handled: false, reason: (ending as { failure: string }).failure };
-    const { handled } = judged;
-    let { reason } = judged;
+    // Exit 0 after the host refused the room's tools (an approval rule) is no handled wake (hosts/adapter.ts toolsRefused).
+    const refusedWords = o && judged.handled ? writer?.toolsRefused() : undefined;
+    const handled = judged.handled && refusedWords === undefined;
+    let reason = refusedWords !== undefined ? toolsRefusedReason(refusedWords) : judged.reason;
     if (o && handled && toolCalls === 0) reason = 'the runner exited 0 without a single tool call back';
     // A wake the channel session let go keeps saying so when the runner handled it.
     const fellBack = this.owner.takeFallback(w.id);
@@ -234,7 +278,7 @@ export class RunnerRun {
       stderrTail: o?.stderrTail,
       toolCalls,
       flaggedNoToolCall: handled && toolCalls === 0,
-      usage: o?.usage,
+      usage,
     });
     if (w.task_id) {
       this.owner.leaseHolderGone(this.instanceId, w.task_id);
@@ -243,6 +287,9 @@ export class RunnerRun {
       void retireWorktree(core, w.task_id).catch(() => undefined);
     }
     this.owner.changed(w.room_id);
+    // A run never outlives its wake: what its CLI left behind (a daemon out of its process group) stops
+    // now, once the wake's end is written (the sweep reads /proc, which takes a moment on a busy machine).
+    if (this.proc && this.spawned) await this.stopHelpers();
     this.owner.kick();
   }
 }

@@ -8,6 +8,7 @@ import { maskIssuedSecrets } from './mask.js';
 import { openEnv, sealEnv } from './env-seal.js';
 import type { WakeUsage } from './store.js';
 import { UsageScanner } from './usage.js';
+import type { HostAdapter } from '../hosts/adapter.js';
 import { RUNNER_PRESETS, RUNNER_TIMEOUT_DEFAULT_MS, type PresetName, type WorkPolicy } from './presets.js';
 
 /** What an owner configured for one agent on one host. */
@@ -225,6 +226,8 @@ export interface ProcessSpec {
   secrets: string[];
   /** Each chunk the run prints, as it arrives (the transcript reads stdout; any output counts as a sign of life). */
   onOutput?: (stream: 'stdout' | 'stderr', chunk: Buffer) => void;
+  /** The host adapter's reading of its JSON output for usage and answer (hosts/adapter.ts usageEvent). */
+  usageEvent?: HostAdapter['usageEvent'];
 }
 
 /** What starts a run: `runProcess` (a child process) in the product; a test may give its own (docs/testing.md). */
@@ -285,7 +288,7 @@ export function runProcess(opts: ProcessSpec): RunningProcess {
   }, opts.timeoutMs);
   timer.unref();
 
-  const scanner = new UsageScanner();
+  const scanner = new UsageScanner(opts.usageEvent);
   child.stdout!.on('data', (b: Buffer) => {
     out.push(b);
     scanner.push(b);

@@ -7,7 +7,7 @@ import { isInsideHome } from './secrets.js';
 import { deleteRunner, getRunner, putRunner, type RunnerConfig, type RunnerInput } from './runners.js';
 import { presetNamed, RUNNER_PRESETS } from './presets.js';
 import { workRefusal } from './sandbox.js';
-import { isMcpHost } from '../../../shared/hosts.js';
+import { HOST_ADAPTERS, hostAdapter } from '../hosts/adapter.js';
 import type { runnerBody } from './schemas.js';
 import { dropHeld, enqueueWake, finishWake, getWake, releaseHeld, type WakeRow } from './store.js';
 import { dispatcherOf } from './dispatcher.js';
@@ -42,7 +42,8 @@ function checkCwd(home: string, cwd: string | undefined): void {
 
 /** A host a runner is for, as a path names it. */
 export function hostParam(h: string): string {
-  if (!isMcpHost(h)) throw invalid(`host must be one of ${Object.values(RUNNER_PRESETS).map((p) => p.host).join(', ')}`);
+  // Host names are checked here, against the adapters (hosts/adapter.ts), not by the database.
+  if (!hostAdapter(h)) throw invalid(`host must be one of ${HOST_ADAPTERS.map((a) => a.id).join(', ')}`);
   return h;
 }
 

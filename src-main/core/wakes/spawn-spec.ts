@@ -1,6 +1,7 @@
 import type { RunnerConfig } from './runners.js';
 import { expandRunnerArgs, presetArgsFor, RUNNER_PRESETS, serverNameFor, type PresetDef, type WorkPolicy } from './presets.js';
-import { codexOtherServerArgs, geminiRunHome, wakeInstructions, type RunHome } from './run-home.js';
+import { wakeInstructions, type RunHome } from './run-home.js';
+import { hostAdapter } from '../hosts/adapter.js';
 import type { WakeEnvelope } from './envelope.js';
 
 /**
@@ -20,7 +21,7 @@ export function runnerBaseEnv(): NodeJS.ProcessEnv {
 export interface SpawnSpec {
   args: string[];
   env: NodeJS.ProcessEnv;
-  /** A per-run settings home (Gemini CLI), removed when the run ends. */
+  /** A per-run settings home (hosts that read their servers from files only), removed when the run ends. */
   home?: RunHome;
 }
 
@@ -55,10 +56,12 @@ export function runnerSpawnSpec(
     template = withPolicy.args;
   }
   const args = expandRunnerArgs(template, { mcpBaseUrl: baseUrl, server, instructions });
-  // Codex also loads every server of the user's config.toml: in a `codex exec` run of this agent (the
-  // preset or a command of the owner's own) the other agents' room servers are turned off.
-  const codex = runner.preset === 'codex exec' || /(^|[\\/])codex(\.exe|\.cmd)?$/i.test(runner.command);
-  if (codex && args[0] === 'exec') args.splice(1, 0, ...codexOtherServerArgs(env, server));
-  const home = preset?.runHome === 'gemini' ? geminiRunHome({ env, server, mcpBaseUrl: baseUrl, instructions }) : undefined;
+  // The host's own quirks of a run (hosts/<id>.ts): args it needs after the first (Codex turns the
+  // other agents' room servers of the user's config off), and a per-run settings home for a preset.
+  const adapter = hostAdapter(runner.host);
+  const context = { env, server, mcpBaseUrl: baseUrl, instructions, preset: !!preset, command: runner.command, args };
+  const extra = adapter?.runArgs?.(context) ?? [];
+  if (extra.length) args.splice(1, 0, ...extra);
+  const home = preset && adapter?.runHome ? adapter.runHome(context) : undefined;
   return { args, env: { ...env, ...home?.env }, home };
 }

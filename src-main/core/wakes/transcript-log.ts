@@ -3,6 +3,7 @@ import type { Db } from '../db/open.js';
 import { immediate } from '../db/open.js';
 import { stmt } from '../db/stmt.js';
 import { TranscriptScanner, type TranscriptEntry, type TranscriptFormat } from './transcript.js';
+import type { HostAdapter } from '../hosts/adapter.js';
 
 /**
  * A runner wake's transcript (docs/wakes.md "Live runs"): what the host's machine-readable
@@ -68,8 +69,14 @@ export class TranscriptWriter {
     private readonly roomId: string,
     format: TranscriptFormat,
     secrets: readonly string[],
+    host?: { adapter: HostAdapter | undefined; server: string },
   ) {
-    this.scanner = new TranscriptScanner(format, secrets);
+    this.scanner = new TranscriptScanner(format, secrets, host);
+  }
+
+  /** The host's words if its output showed the room's tools refused (the run then fails `tools_refused`). */
+  toolsRefused(): string | undefined {
+    return this.scanner.toolsRefused();
   }
 
   output(stream: 'stdout' | 'stderr', chunk: Buffer): void {

@@ -1,5 +1,6 @@
 import { StringDecoder } from 'node:string_decoder';
 import { maskSecrets } from './mask.js';
+import { adapterOfPreset, HOST_ADAPTERS, hostAdapter, type HostAdapter, type StreamFormat } from '../hosts/adapter.js';
 
 /**
  * A run's transcript, read from the host CLI's machine-readable stdout as it arrives (docs/wakes.md
@@ -20,7 +21,8 @@ export interface TranscriptEntry {
 /** The longest summary; a shortened one ends with '…'. */
 export const SUMMARY_MAX_CHARS = 400;
 
-export type TranscriptFormat = 'claude-stream-json' | 'codex-json' | 'gemini-json' | 'gemini-stream-json' | 'text';
+/** How a run's stdout reads: a native host's own events, `json-lines` read by the host's adapter, or plain text. */
+export type TranscriptFormat = StreamFormat;
 
 /** A line longer than this is no event of any host: it is dropped, as usage.ts drops it. */
 const LINE_MAX = 4 * 1024 * 1024;
@@ -45,27 +47,16 @@ const TARGET_KEYS = ['file_path', 'path', 'notebook_path', 'absolute_path', 'dir
  * same modes named in a custom runner's args; anything else is read as plain text lines.
  */
 export function transcriptFormatOf(host: string, preset: string | null, args: readonly string[]): TranscriptFormat {
-  if (preset === 'claude -p') return 'claude-stream-json';
-  if (preset === 'codex exec') return 'codex-json';
-  const output = outputFormatIn(args, host === 'gemini' || preset === 'gemini -p');
-  if (host === 'claude-code' && output === 'stream-json') return 'claude-stream-json';
-  if (args.includes('exec') && (args.includes('--json') || args.includes('--experimental-json'))) return 'codex-json';
-  if (host === 'gemini' || preset === 'gemini -p') {
-    if (output === 'json') return 'gemini-json';
-    if (output === 'stream-json') return 'gemini-stream-json';
+  const byPreset = preset ? adapterOfPreset(preset) : undefined;
+  if (byPreset) return byPreset.streamFormat(args, true);
+  const own = hostAdapter(host)?.streamFormat(args, false) ?? 'text';
+  if (own !== 'text') return own;
+  // An own command of any host that runs another host's CLI in a mode it prints events in (`codex exec --json`).
+  for (const h of HOST_ADAPTERS) {
+    const f = h.recognizes?.(args);
+    if (f) return f;
   }
   return 'text';
-}
-
-/** The value of the last `--output-format X` / `--output-format=X` (and Gemini's `-o X`) in args. */
-function outputFormatIn(args: readonly string[], shortFlag: boolean): string | undefined {
-  let value: string | undefined;
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i]!;
-    if (a === '--output-format' || (shortFlag && a === '-o')) value = args[i + 1];
-    else if (a.startsWith('--output-format=')) value = a.slice('--output-format='.length);
-  }
-  return value;
 }
 
 /** A remembered tool call: its name, and what it acts on (for a denial). */
@@ -106,12 +97,24 @@ export class TranscriptScanner {
   private answer: string | undefined;
   private lastError: string | undefined;
   private ended = false;
+  /** The host's words when its output showed the room's tools refused (an approval rule). */
+  private refusal: string | undefined;
 
+  /**
+   * `host`: the run's host adapter and the room's server name, for what only the adapter knows of
+   * its stream: `json-lines` events, and the room's tools refused (hosts/adapter.ts toolsRefused).
+   */
   constructor(
     private readonly format: TranscriptFormat,
     secrets: readonly string[],
+    private readonly host?: { adapter: HostAdapter | undefined; server: string },
   ) {
     this.secrets = secrets.filter((s) => typeof s === 'string' && s.length > 0);
+  }
+
+  /** The host's own words (masked) if its output showed a call of the room's tools refused by an approval rule. */
+  toolsRefused(): string | undefined {
+    return this.refusal;
   }
 
   /** Feed stdout bytes as they arrive; returns the entries completed by this chunk (in order). */
@@ -190,6 +193,7 @@ export class TranscriptScanner {
         if (!t.startsWith('{')) return;
         const o: unknown = JSON.parse(t);
         if (!isRecord(o)) return;
+        this.hostEvent(o, es);
         if (this.format === 'claude-stream-json') this.claudeEvent(o, es);
         else if (this.format === 'codex-json') this.codexEvent(o, es);
         else if (this.format === 'gemini-stream-json') this.geminiEvent(o, es);
@@ -198,6 +202,21 @@ export class TranscriptScanner {
       // Not JSON, or JSON nested past what the parser takes: no entries of this line.
     } finally {
       out.push(...es);
+    }
+  }
+
+  /** What the host's adapter reads of one event: a refusal of the room's tools, and (`json-lines`) its entries. */
+  private hostEvent(o: Record<string, unknown>, es: Sink): void {
+    const adapter = this.host?.adapter;
+    if (!adapter) return;
+    if (this.refusal === undefined && adapter.toolsRefused) {
+      const words = adapter.toolsRefused(o, this.host!.server);
+      if (words !== undefined) this.refusal = this.clean(words) || 'the host refused the call';
+    }
+    if (this.format === 'json-lines' && adapter.transcriptEvent) {
+      for (const e of adapter.transcriptEvent(o).slice(0, ENTRIES_PER_LINE_MAX)) {
+        this.emit(es, { kind: e.kind, ...(e.tool !== undefined ? { tool: this.toolName(e.tool) } : {}), summary: this.clean(e.summary) });
+      }
     }
   }
 

@@ -1,4 +1,5 @@
 import type { WakeUsage } from './store.js';
+import type { HostAdapter, UsageState } from '../hosts/adapter.js';
 
 /**
  * Reads what a run cost from the host CLI's own machine-readable output (docs/wakes.md
@@ -12,10 +13,16 @@ import type { WakeUsage } from './store.js';
  *   tokens per model; read from the last bytes of stdout at the end;
  * - any runner: the same object as `usage` (`{input_tokens, output_tokens, cache_read_tokens,
  *   cost_usd, model}`, or `{"usage": {...}}`) on its last stdout line.
+ * - a host whose adapter reads its own events (hosts/adapter.ts usageEvent): what it says first.
  * It also picks the model's final text out of those streams, so the output tail a human reads
  * is the answer rather than the last bytes of a JSON stream.
  */
 export class UsageScanner {
+  /** What the host's adapter read of its events. */
+  private readonly host: UsageState = {};
+
+  constructor(private readonly hostEvent?: HostAdapter['usageEvent']) {}
+
   private pending = '';
   private usage: WakeUsage | undefined;
   private codex: WakeUsage | undefined;
@@ -57,6 +64,13 @@ export class UsageScanner {
 
   private event(o: any): void {
     if (!o || typeof o !== 'object') return;
+    if (this.hostEvent) {
+      try {
+        this.hostEvent(o, this.host);
+      } catch {
+        // an adapter's reading of hostile output never ends the run
+      }
+    }
     if (o.type === 'result' && (o.usage || o.total_cost_usd !== undefined)) {
       const u = o.usage ?? {};
       const models = o.modelUsage && typeof o.modelUsage === 'object' ? Object.keys(o.modelUsage) : [];
@@ -115,7 +129,9 @@ export class UsageScanner {
       this.pending = '';
     }
     const own = ownUsage(this.lastLine);
-    if (own) return { usage: own, answer: this.answer };
+    if (own) return { usage: own, answer: this.host.answer ?? this.answer };
+    if (this.host.usage && hasAny(this.host.usage)) return { usage: this.host.usage, answer: this.host.answer ?? this.answer };
+    if (this.host.answer !== undefined && !this.usage && !this.codex) return { answer: this.host.answer };
     if (this.usage && hasAny(this.usage)) return { usage: this.usage, answer: this.answer };
     if (this.codex) return { usage: this.codex, answer: this.answer };
     const gemini = geminiUsage(this.tail);

@@ -43,8 +43,8 @@ export function CopyButton({ text, label }: { text: string; label: string }) {
 /** localStorage: the host last chosen in a connect dialog or the first-run flow. */
 export const LAST_HOST_KEY = 'ar.connect.host';
 
-function Instructions({ secret, urls, agent }: { secret: string; urls: Parameters<typeof connectionInstructions>[0]; agent?: Agent }) {
-  const all = connectionInstructions(urls, secret, agent?.plate, agent?.name);
+function Instructions({ urls, agent }: { urls: Parameters<typeof connectionInstructions>[0]; agent?: Agent }) {
+  const all = connectionInstructions(urls, agent?.plate, agent?.name);
   // The dialog opens on the host chosen last time (kept per browser), not always the first.
   const [tab, setTabState] = useState(() => {
     const last = localStorage.getItem(LAST_HOST_KEY);
@@ -88,7 +88,7 @@ function MintedDialog({ minted, agent, onClose }: { minted: MintedCredential; ag
         <CopyButton text={minted.credential} label="Copy credential" />
       </div>
       <h3>Connect a host</h3>
-      <Instructions secret={minted.credential} urls={minted.mcp_urls} agent={agent} />
+      <Instructions urls={minted.mcp_urls} agent={agent} />
       <div className="row end">
         <button type="button" className="primary" onClick={onClose}>
           I have copied it
@@ -313,7 +313,7 @@ function AgentDetail({ agent }: { agent: Agent }) {
       )}
       <h3>Connect a host</h3>
       <p className="muted">Mint a credential to get these with the secret filled in; here it is a placeholder.</p>
-      <Instructions secret="<credential>" urls={urlsFromOrigin(window.location.origin)} agent={agent} />
+      <Instructions urls={urlsFromOrigin(window.location.origin)} agent={agent} />
       <h3>Runners</h3>
       <UsageToday plate={agent.plate} />
       <p className="muted">A runner lets the server start this agent headless when it is woken and no live Claude Code session listens. The wake arrives on stdin.</p>

@@ -4,19 +4,15 @@ import { useMembers, useRooms } from '../stores/rooms';
 import { describeError } from '../api';
 import { href } from '../router';
 import { SCOPE_NAMES } from '../../../shared/scopes';
-import type { Agent, MintedCredential } from '../types';
-import { connectionInstructions, type HostKey } from './connect';
+import type { Agent } from '../types';
+import { HOSTS as HOST_LIST } from '../../../shared/hosts';
+import { connectionInstructions, urlsFromOrigin, type HostKey } from './connect';
 import { CopyButton, LAST_HOST_KEY } from './AgentsView';
 import { WakeStep } from './WakeStep';
 import { PresenceBadge } from './presence';
 
-const HOSTS: Array<[HostKey, string]> = [
-  ['claude-code', 'Claude Code'],
-  ['codex', 'Codex'],
-  ['gemini', 'Gemini CLI'],
-  ['cursor', 'Cursor'],
-  ['generic', 'Another MCP client'],
-];
+/** Every host (shared/hosts.ts), then any other MCP client. */
+const HOSTS: Array<[HostKey, string]> = [...HOST_LIST.map((h): [HostKey, string] => [h.id, h.title]), ['generic', 'Another MCP client']];
 
 /**
  * The first-run flow, one page: create an agent and pick its host, copy the exact connect
@@ -26,13 +22,12 @@ export function Onboarding({ firstRun }: { firstRun?: boolean }) {
   const rooms = useRooms((s) => s.rooms);
   const [name, setName] = useState('');
   // The host chosen last time (here or in a connect dialog), not always Claude Code.
-  const [host, setHostState] = useState<HostKey>(() => (HOSTS.find(([k]) => k === localStorage.getItem(LAST_HOST_KEY))?.[0] ?? 'claude-code'));
+  const [host, setHostState] = useState<HostKey>(() => (HOSTS.find(([k]) => k === localStorage.getItem(LAST_HOST_KEY))?.[0] ?? HOSTS[0]![0]));
   const setHost = (h: HostKey) => {
     localStorage.setItem(LAST_HOST_KEY, h);
     setHostState(h);
   };
   const [agent, setAgent] = useState<Agent | null>(null);
-  const [minted, setMinted] = useState<MintedCredential | null>(null);
   const [roomChoice, setRoomChoice] = useState('');
   const [newRoom, setNewRoom] = useState('');
   const [roomId, setRoomId] = useState<string | null>(null);
@@ -55,16 +50,12 @@ export function Onboarding({ firstRun }: { firstRun?: boolean }) {
     if (!name.trim()) return;
     setBusy(true);
     const a = await useAgents.getState().create(name.trim(), [...SCOPE_NAMES]);
-    if (!a.ok) {
-      setBusy(false);
-      return setErr(describeError(a.error));
-    }
-    const c = await useAgents.getState().mint(a.data.plate, HOSTS.find(([k]) => k === host)![1]);
     setBusy(false);
-    if (!c.ok) return setErr(describeError(c.error));
+    if (!a.ok) return setErr(describeError(a.error));
+    // No credential is minted here: `agent-rooms connect` mints its own and keeps it in the host's
+    // own owner-only file, so no secret is ever on this page (docs/hosts.md).
     setErr(undefined);
     setAgent(a.data);
-    setMinted(c.data);
   }
 
   async function addToRoom(e: FormEvent) {
@@ -87,7 +78,7 @@ export function Onboarding({ firstRun }: { firstRun?: boolean }) {
     setRoomId(target);
   }
 
-  const instruction = minted ? connectionInstructions(minted.mcp_urls, minted.credential, agent?.plate, agent?.name).find((i) => i.host === host)! : null;
+  const instruction = agent ? connectionInstructions(urlsFromOrigin(window.location.origin), agent.plate, agent.name).find((i) => i.host === host)! : null;
   const roomName = rooms.find((r) => r.room_id === roomId)?.name;
 
   return (
@@ -123,9 +114,6 @@ export function Onboarding({ firstRun }: { firstRun?: boolean }) {
           <h2>2. Connect {HOSTS.find(([k]) => k === host)![1]}</h2>
           {instruction && (
             <>
-              <p className="note" role="note">
-                This command holds the agent’s credential and is shown only now. Copy it before you leave this page.
-              </p>
               <p>{instruction.where}</p>
               <pre className="snippet" data-testid="connect-command">
                 {instruction.text}

@@ -1,9 +1,11 @@
 import { create } from 'zustand';
 import { del, enc, get, post, put, type ApiError, type ApiResult } from '../api';
 import type { Agent, Credential, MintedCredential, Runner, RunnerPreset, ScopeName } from '../types';
+import { HOSTS } from '../../../shared/hosts';
 
-export const RUNNER_HOSTS = ['claude-code', 'codex', 'gemini', 'cursor'] as const;
-export type RunnerHost = (typeof RUNNER_HOSTS)[number];
+/** Every host a runner can be configured for: the hosts' own list (shared/hosts.ts), not a copy of it. */
+export const RUNNER_HOSTS: readonly string[] = HOSTS.map((h) => h.id);
+export type RunnerHost = string;
 
 interface AgentsState {
   agents: Agent[];
