@@ -24,7 +24,7 @@ export interface CoreConfig {
 export interface McpSessionLimits {
   /** Live sessions per credential; a new one evicts that credential's least recently used. */
   perCredential: number;
-  /** Live sessions in all; a new one evicts the least recently used of any credential. */
+  /** Live sessions in all; a new one evicts the least recently used of the owner holding the most (sessions.ts enforceCaps). */
   total: number;
   /** `initialize` per credential: a token bucket (0 per second turns it off). */
   initializePerSecond: number;

@@ -102,17 +102,44 @@ export class SessionRegistry {
 
   /**
    * Keeps live sessions within the caps after `keep` was added: the least recently used
-   * sessions of its credential beyond perCredential, then of anyone beyond total, are closed.
-   * Sessions holding a GET stream (a live listener) go last.
+   * sessions of its credential beyond perCredential are closed; then, beyond total, those of
+   * the owner holding the most sessions (on a tie, `keep`'s own owner), one at a time. So an
+   * owner filling the server evicts its own sessions, never those of an owner holding fewer
+   * (docs/security.md "Third round": the cap was shared, the least recently used of anyone
+   * went). Sessions holding a GET stream (a live listener) go last.
    */
   async enforceCaps(keep: McpSession, perCredential: number, total: number): Promise<number> {
-    const byAge = (list: McpSession[]) =>
-      list.filter((s) => s !== keep).sort((a, b) => Number(a.getStreams > 0) - Number(b.getStreams > 0) || a.lastSeen - b.lastSeen);
+    const order = (a: McpSession, b: McpSession) => Number(a.getStreams > 0) - Number(b.getStreams > 0) || a.lastSeen - b.lastSeen;
     const victims = new Set<McpSession>();
-    const mine = this.all().filter((s) => s.credentialId === keep.credentialId);
-    for (const s of byAge(mine).slice(0, Math.max(0, mine.length - perCredential))) victims.add(s);
-    const over = this.byId.size - victims.size - total;
-    if (over > 0) for (const s of byAge(this.all().filter((x) => !victims.has(x))).slice(0, over)) victims.add(s);
+    const mine = this.all().filter((s) => s.credentialId === keep.credentialId && s !== keep);
+    for (const s of mine.sort(order).slice(0, Math.max(0, mine.length + 1 - perCredential))) victims.add(s);
+    let over = this.byId.size - victims.size - total;
+    if (over > 0) {
+      // Each owner's evictable sessions, oldest first; the largest holder gives one up per round.
+      const byOwner = new Map<string, McpSession[]>();
+      const counts = new Map<string, number>();
+      for (const s of this.byId.values()) {
+        if (victims.has(s)) continue;
+        counts.set(s.ownerId, (counts.get(s.ownerId) ?? 0) + 1);
+        if (s === keep) continue;
+        let list = byOwner.get(s.ownerId);
+        if (!list) byOwner.set(s.ownerId, (list = []));
+        list.push(s);
+      }
+      for (const list of byOwner.values()) list.sort(order).reverse();
+      for (; over > 0; over--) {
+        let pick: string | undefined;
+        for (const [owner, list] of byOwner) {
+          if (!list.length) continue;
+          const n = counts.get(owner)!;
+          const best = pick === undefined ? -1 : counts.get(pick)!;
+          if (n > best || (n === best && owner === keep.ownerId)) pick = owner;
+        }
+        if (pick === undefined) break;
+        victims.add(byOwner.get(pick)!.pop()!);
+        counts.set(pick, counts.get(pick)! - 1);
+      }
+    }
     await Promise.all([...victims].map((s) => this.close(s.id)));
     return victims.size;
   }
