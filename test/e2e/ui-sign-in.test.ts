@@ -4,7 +4,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Page } from 'playwright-core';
-import { accessible, browserSkip, CHROMIUM, openSignedIn, openTab, screenshot, signedInPage, uiForFile } from '../helpers/browser.js';
+import { fileURLToPath } from 'node:url';
+import { accessible, browserSkip, CHROMIUM, openSignedIn, openTab, signedInPage, TAKE_SCREENSHOTS, uiForFile } from '../helpers/browser.js';
 import { sha256Hex } from '../../src-main/core/util/ids.js';
 import { createLoginLink, sessionPublicId } from '../../src-main/core/owners/login.js';
 
@@ -16,6 +17,11 @@ import { createLoginLink, sessionPublicId } from '../../src-main/core/owners/log
  * sign-in link for a teammate that signs HER in, and she, signed out, is told to ask for one.
  */
 const skip = browserSkip();
+// docs/ui.md's screenshots of these places are rewritten only when asked (UPDATE_DOCS_IMG=1), as in ui-second-pass.test.ts.
+const DOCS_IMG = fileURLToPath(new URL(process.env.UPDATE_DOCS_IMG === '1' ? '../../docs/img/' : '../../test-results/docs-img/', import.meta.url));
+const screenshot = async (page: Page, name: string) => {
+  if (process.env.UPDATE_DOCS_IMG === '1' || TAKE_SCREENSHOTS) await page.screenshot({ path: join(DOCS_IMG, `${name}-1280.png`) });
+};
 
 const tokenOf = (page: Page) => page.evaluate(() => Object.values(localStorage).find((v: string) => v.startsWith('ars_')) ?? null);
 const signedOut = (page: Page) => page.getByText('You are not signed in');
@@ -95,7 +101,8 @@ describe.skipIf(!!skip)('UI: signing in without a terminal', () => {
     const elsewhere = await signedInPage(ui.browser, used);
     await elsewhere.context.close();
     await page.goto(used);
-    await page.getByTestId('signed-in-as').waitFor();
+    // Two page loads (the link's page, then the app): slow on a busy machine.
+    await page.getByTestId('signed-in-as').waitFor({ timeout: 30_000 });
     expect(page.url()).not.toContain('token=');
     expect(await page.getByText('not valid').count()).toBe(0);
 
@@ -104,7 +111,7 @@ describe.skipIf(!!skip)('UI: signing in without a terminal', () => {
     const expired = createLoginLink(db, ui.s.baseUrl, ownerId).url;
     db.prepare('UPDATE login_links SET expires_at = ? WHERE token_hash = ?').run(Date.now() - 1000, sha256Hex(new URL(expired).searchParams.get('token')!));
     await page.goto(expired);
-    await page.getByTestId('signed-in-as').waitFor();
+    await page.getByTestId('signed-in-as').waitFor({ timeout: 30_000 });
     await context.close();
 
     // Not signed in: the dead link says what was wrong and how to get a fresh one.
