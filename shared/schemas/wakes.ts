@@ -120,7 +120,8 @@ export const usageSums = z.object({
 /** GET /v1/usage?room=&plate=&since=: over the wakes the caller may see. */
 export const usageSummary = z.object({
   totals: usageSums,
-  by_agent: z.array(usageSums.extend({ plate: z.string() })),
+  /** `handle`: the agent's `@name(owner)` beside its plate (absent when no agent holds the plate any more). */
+  by_agent: z.array(usageSums.extend({ plate: z.string(), handle: z.string().optional() })),
   by_room: z.array(usageSums.extend({ room: z.string() })),
 });
 
@@ -151,6 +152,9 @@ export const transcriptEvent = z.object({
 export const transcriptPage = z.object({
   wake_id: z.string(),
   status: z.string(),
+  /** The agent whose run it is: its plate and `@name(owner)` handle (absent when no agent holds the plate any more). */
+  plate: z.string().optional(),
+  handle: z.string().optional(),
   events: z.array(transcriptEvent),
   /** Pass as `after` for the next page; null when this page reached the newest event. */
   next_after: z.number().int().nullable(),

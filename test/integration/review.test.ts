@@ -116,6 +116,9 @@ describe('review: changes, merge, push', () => {
     // A second merge is refused; the changes say why there are none now.
     expect((await s.api('POST', `/v1/rooms/${room}/tasks/${rec.task_id}/merge`, {})).status).toBe(409);
     expect((await s.api('GET', `/v1/rooms/${room}/tasks/${rec.task_id}/changes`)).body).toEqual({ files: [], reason: expect.stringMatching(/merged/) });
+    // The task's history records the merge once, by the owner, with its commit (docs/tasks.md "History").
+    const merges = (await s.api('GET', `/v1/rooms/${room}/tasks/${rec.task_id}/history?limit=200`)).body.events.filter((e: { kind: string }) => e.kind === 'merged');
+    expect(merges).toEqual([expect.objectContaining({ actor: expect.objectContaining({ kind: 'human' }), detail: { commit: m.body.merged.commit, into: 'main', strategy: 'squash' } })]);
   });
 
   it('a dirty workspace is refused with the paths, and left exactly as it was; a merge commit once it is clean', async () => {

@@ -190,7 +190,8 @@ describe('wakes you can leave running: usage and coalescing', () => {
     expect(u.status).toBe(200);
     const sums = { wakes: 2, input_tokens: 2400, output_tokens: 680, cache_read_tokens: 112, cost_usd: 0.025 };
     expect(u.body.totals).toEqual(sums);
-    expect(u.body.by_agent).toEqual([{ plate: a.plate, ...sums }]);
+    // Each agent's row names it by handle beside its plate.
+    expect(u.body.by_agent).toEqual([{ plate: a.plate, handle: a.handle, ...sums }]);
     expect(u.body.by_room).toEqual([{ room, ...sums }]);
     expect((await s.api('GET', `/v1/usage?room=${room}&plate=${a.plate}&since=${encodeURIComponent(new Date(Date.now() - 60_000).toISOString())}`)).body.totals).toEqual(sums);
     expect((await s.api('GET', `/v1/usage?since=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`)).body.totals.wakes).toBe(0);

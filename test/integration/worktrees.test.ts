@@ -147,6 +147,8 @@ describe('task worktrees', () => {
     const t = await assign(room, a.plate, 'write a transcript');
     const w = await ended(room, t.task_id);
     const page = (await s.api('GET', `/v1/wakes/${w.wake_id}/transcript?limit=1`)).body;
+    // The transcript names its agent by handle beside the plate.
+    expect([page.plate, page.handle]).toEqual([a.plate, a.handle]);
     expect(page.events).toHaveLength(1);
     expect(page.next_after).toBe(page.events[0].seq);
     const rest = (await s.api('GET', `/v1/wakes/${w.wake_id}/transcript?after=${page.next_after}`)).body;

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { handleOfPlate } from '../agents/handles.js';
 import type { Core } from '../core.js';
 import { AppError, invalid } from '../errors/app-error.js';
 import { ownAgent } from '../agents/service.js';
@@ -158,9 +159,12 @@ export function readTranscript(core: Core, input: { owner: Owner; wakeId: string
   const rows = transcriptPage(core.db, w.id, input.after, input.limit + 1);
   const page = rows.slice(0, input.limit);
   const state = transcriptState(core.db, w.id);
+  const handle = handleOfPlate(core.db, w.plate);
   return {
     wake_id: w.id,
     status: w.status,
+    plate: w.plate,
+    ...(handle !== undefined ? { handle } : {}),
     events: page.map((r) => ({ seq: r.seq, at: new Date(r.at).toISOString(), kind: r.kind, ...(r.tool ? { tool: r.tool } : {}), summary: r.summary })),
     next_after: rows.length > input.limit ? page[page.length - 1]!.seq : null,
     dropped: state.dropped,

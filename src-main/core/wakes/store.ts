@@ -3,6 +3,7 @@ import { wakeCause } from './cause.js';
 import { stmt } from '../db/stmt.js';
 import { rowKey, seqId } from '../util/ids.js';
 import { getAgentByPlate, listAgentsOfOwner } from '../agents/store.js';
+import { handleOfPlate } from '../agents/handles.js';
 import { roomIdsOfOwner, trustMode } from '../rooms/store.js';
 import { hasScope } from '../../../shared/scopes.js';
 import type { WakeStatus, UsageSums } from '../../../shared/api-types.js';
@@ -655,7 +656,11 @@ export function usageSummary(db: Db, ownerId: string, f: { roomId?: string; plat
   const args = { ...visible, room: f.roomId ?? null, plate: f.plate ?? null, since: f.since ?? null };
   const from = `FROM wakes w WHERE ${where.join(' AND ')}`;
   const totals = stmt(db, `SELECT ${sums} ${from}`).get(args) as UsageSums;
-  const byAgent = stmt(db, `SELECT w.plate AS plate, ${sums} ${from} GROUP BY w.plate ORDER BY w.plate`).all(args) as Array<UsageSums & { plate: string }>;
+  const byAgent = (stmt(db, `SELECT w.plate AS plate, ${sums} ${from} GROUP BY w.plate ORDER BY w.plate`).all(args) as Array<UsageSums & { plate: string }>).map((r) => {
+    // Each row names its agent by handle beside the plate (docs/wakes.md "Usage").
+    const handle = handleOfPlate(db, r.plate);
+    return handle === undefined ? r : { ...r, handle };
+  });
   const byRoom = stmt(db, `SELECT w.room_id AS room, ${sums} ${from} GROUP BY w.room_id ORDER BY w.room_id`).all(args) as Array<UsageSums & { room: string }>;
   return { totals, by_agent: byAgent, by_room: byRoom };
 }

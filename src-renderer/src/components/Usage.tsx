@@ -1,20 +1,10 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { describeError, enc, get, put, type ApiError } from '../api';
 import { onLiveEvent } from '../live-events';
+import type { UsageSums, UsageSummary } from '../types';
 
-/** One sum of GET /v1/usage (docs/wakes.md "Usage"). */
-interface UsageSums {
-  wakes: number;
-  input_tokens: number;
-  output_tokens: number;
-  cache_read_tokens: number;
-  cost_usd: number;
-}
-interface UsageAnswer {
-  totals: UsageSums;
-  by_agent: Array<UsageSums & { plate: string }>;
-  by_room: Array<UsageSums & { room: string }>;
-}
+/** GET /v1/usage (docs/wakes.md "Usage"): each agent's row names it by handle beside its plate. */
+type UsageAnswer = UsageSummary;
 
 const num = (n: number) => n.toLocaleString('en');
 /** "3 runs · 12,400 in · 800 out · 9,000 cached · $0.42" (no cost when no host reported one). */
@@ -72,11 +62,11 @@ export function UsageToday({ room, plate, who }: { room?: string; plate?: string
       <p>
         <strong>Today</strong>: {data.totals.wakes ? usageLine(data.totals) : 'no run reported usage yet'}
       </p>
-      {room && who && data.by_agent.length > 0 && (
+      {room && data.by_agent.length > 0 && (
         <ul className="plain usage-by-agent" aria-label="Usage today per agent">
           {data.by_agent.map((a) => (
             <li key={a.plate}>
-              {who(a.plate)}: {usageLine(a)}
+              {a.handle ?? who?.(a.plate) ?? a.plate}: {usageLine(a)}
             </li>
           ))}
         </ul>
