@@ -129,8 +129,10 @@ describe.skipIf(!!skip)('UI: the second pass, its rest, workspace and files', ()
       expect(await d.locator('.md strong').first().textContent()).toBe('all');
       expect(await d.locator('.md li').allTextContents()).toEqual(['linux', 'mac']);
       expect(await d.textContent()).not.toContain('**all**');
-      await d.getByRole('list', { name: 'Task history' }).waitFor();
-      expect(await d.getByRole('list', { name: 'Task history' }).textContent()).toContain('created');
+      // The History region lists what the server recorded (docs/tasks.md "History").
+      const history = d.getByRole('region', { name: 'History', exact: true }).getByRole('list', { name: 'Recorded changes' });
+      await history.waitFor();
+      expect(await history.textContent()).toContain('created it');
       await d.getByText('Holds up').waitFor();
       await d.getByRole('button', { name: 'Reassign' }).waitFor();
       await shot(page, 'task-page-1280');
