@@ -139,6 +139,10 @@ async function runMenuAction(action: MenuAction) {
       return showWindow();
     case 'copy':
       return clipboard.writeText(action.text);
+    case 'copy-sign-in-link':
+      // Minted in-process by the machine's user, like `agent-rooms open`: it signs the primary owner in at once.
+      if (running) clipboard.writeText(running.loginUrl());
+      return;
     case 'open-folder': {
       const err = await shell.openPath(action.path);
       if (err) log(`open data folder: ${err}`);

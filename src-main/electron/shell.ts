@@ -103,7 +103,7 @@ export function claudeMcpAddCommand(baseUrl: string): string {
   return `claude mcp add --transport http agent-rooms ${mcpUrl(baseUrl, 'claude-code')} --header "Authorization: Bearer ${CREDENTIAL_PLACEHOLDER}"`;
 }
 
-export type MenuCommandId = 'open-window' | 'copy-mcp-url' | 'copy-claude-command' | 'open-data-folder' | 'start-at-login' | 'quit';
+export type MenuCommandId = 'open-window' | 'copy-sign-in-link' | 'copy-mcp-url' | 'copy-claude-command' | 'open-data-folder' | 'start-at-login' | 'quit';
 
 export interface TrayItem {
   id: MenuCommandId | 'status';
@@ -122,6 +122,8 @@ export function trayMenu(state: TrayState): TrayItem[] {
   return [
     { id: 'status', label: `Running on ${state.baseUrl}`, kind: 'label' },
     { id: 'open-window', label: `Open ${APP_NAME}`, kind: 'normal' },
+    // A one-time link for a browser (the window itself is signed in): docs/ui.md "Sign-in".
+    { id: 'copy-sign-in-link', label: 'Copy sign-in link for a browser', kind: 'normal' },
     { id: 'status', label: '', kind: 'separator' },
     { id: 'copy-mcp-url', label: 'Copy MCP URL', kind: 'normal' },
     { id: 'copy-claude-command', label: 'Copy "claude mcp add" command', kind: 'normal' },
@@ -136,6 +138,8 @@ export function trayMenu(state: TrayState): TrayItem[] {
 export type MenuAction =
   | { kind: 'show-window' }
   | { kind: 'copy'; text: string }
+  /** Minted when clicked (each link works once, for five minutes), then copied. */
+  | { kind: 'copy-sign-in-link' }
   | { kind: 'open-folder'; path: string }
   | { kind: 'set-open-at-login'; enabled: boolean; args: string[] }
   | { kind: 'quit' };
@@ -145,6 +149,8 @@ export function menuAction(id: MenuCommandId, ctx: { baseUrl: string; home: stri
   switch (id) {
     case 'open-window':
       return { kind: 'show-window' };
+    case 'copy-sign-in-link':
+      return { kind: 'copy-sign-in-link' };
     case 'copy-mcp-url':
       return { kind: 'copy', text: mcpUrl(ctx.baseUrl) };
     case 'copy-claude-command':

@@ -100,10 +100,11 @@ describe('port fallback', () => {
 describe('tray menu commands', () => {
   const ctx = { baseUrl: 'http://127.0.0.1:7337', home: '/home/ada/.config/Agent Rooms', openAtLogin: false };
 
-  it('offers open, copy MCP URL, copy the claude command, data folder, start at login and quit', () => {
+  it('offers open, copy a sign-in link, copy MCP URL, copy the claude command, data folder, start at login and quit', () => {
     const items = trayMenu({ baseUrl: ctx.baseUrl, openAtLogin: true });
     expect(items.filter((i) => i.kind !== 'separator' && i.kind !== 'label').map((i) => i.id)).toEqual([
       'open-window',
+      'copy-sign-in-link',
       'copy-mcp-url',
       'copy-claude-command',
       'open-data-folder',
@@ -129,6 +130,9 @@ describe('tray menu commands', () => {
     expect(menuAction('start-at-login', ctx)).toEqual({ kind: 'set-open-at-login', enabled: true, args: ['--hidden'] });
     expect(menuAction('start-at-login', { ...ctx, openAtLogin: true })).toMatchObject({ enabled: false });
     expect(menuAction('open-window', ctx)).toEqual({ kind: 'show-window' });
+    // The link is minted when clicked, never kept in the menu.
+    expect(menuAction('copy-sign-in-link', ctx)).toEqual({ kind: 'copy-sign-in-link' });
+    expect(JSON.stringify(trayMenu({ baseUrl: ctx.baseUrl, openAtLogin: false }))).not.toContain('token');
     expect(menuAction('quit', ctx)).toEqual({ kind: 'quit' });
   });
 

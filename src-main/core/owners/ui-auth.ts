@@ -14,9 +14,9 @@ import { repeat, type StopStep } from '../util/repeat.js';
  */
 
 const WHY: Record<LinkProblem, string> = {
-  unknown: 'This login link is not valid.',
-  used: 'This login link was already used.',
-  expired: 'This login link has expired.',
+  unknown: 'This sign-in link is not valid.',
+  used: 'This sign-in link was already used.',
+  expired: 'This sign-in link has expired.',
 };
 
 function linkError(why: LinkProblem): AppError {
