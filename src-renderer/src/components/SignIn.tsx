@@ -27,8 +27,8 @@ export function HowToSignIn() {
       <ul>
         <li>
           <strong>The primary owner</strong> (who runs this server): run <code>npx agent-rooms open</code> in the Agent Rooms folder (or{' '}
-          <code>agent-rooms open</code> where it is installed; add <code>--home DIR</code> if the server uses another home), or open the window from the Agent
-          Rooms desktop app&apos;s menu.
+          <code>agent-rooms open</code> where it is installed; add <code>--home DIR</code> if the server uses another home), or, with the desktop app, its
+          menu: <em>Open Agent Rooms</em>, or <em>Copy sign-in link for a browser</em>.
         </li>
         <li>
           <strong>Anyone else</strong>: ask the primary owner for a sign-in link; they make one for you on their People page (<em>Sign-in link</em>).
