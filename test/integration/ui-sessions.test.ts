@@ -2,6 +2,8 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { join } from 'node:path';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { ERROR_ID_RE } from '../helpers/core.js';
@@ -112,5 +114,20 @@ describe('window sessions: the API', () => {
       expect(me.is_primary).toBe(true);
     }
     // From source through tsx when the clone's build is older than its sources: slow on a busy machine.
+  }, 180_000);
+
+  it('`npx agent-rooms open` works from an install (`npm install -g`), in a folder that is no project', async () => {
+    const prefix = mkdtempSync(join(tmpdir(), 'agent-rooms-prefix-'));
+    const elsewhere = mkdtempSync(join(tmpdir(), 'agent-rooms-cwd-'));
+    try {
+      const env = { ...process.env, npm_config_update_notifier: 'false', NPM_CONFIG_PREFIX: prefix };
+      await promisify(execFile)('npm', ['install', '-g', '--offline', '--no-audit', '--no-fund', ROOT], { env });
+      const { stdout } = await promisify(execFile)('npm', ['exec', '--offline', '--', 'agent-rooms', 'open', '--home', s.home], { cwd: elsewhere, env });
+      const grant = await signIn(stdout.trim());
+      expect(grant.session_token).toMatch(/^ars_/);
+    } finally {
+      rmSync(prefix, { recursive: true, force: true });
+      rmSync(elsewhere, { recursive: true, force: true });
+    }
   }, 180_000);
 });
