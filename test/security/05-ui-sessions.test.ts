@@ -133,6 +133,19 @@ describe('item 5: window sessions cannot be stretched, borrowed or kept once rev
     expect((await as(ada.token, { path: '/v1/me/sessions/end-others', method: 'POST', body: '{}', headers: { origin: other } })).status).toBe(403);
     // Nothing was ended by the refused calls.
     expect((await me(ada.token)).status).toBe(200);
+
+    // Nor kept alive: ten days on, a refused request from another origin does not slide the expiry.
+    const db = s.running.core.db;
+    const t0 = Date.now();
+    let now = t0;
+    setSessionClock(db, () => now);
+    const x = await signIn(s.running.loginUrl());
+    const deadline = () => db.prepare('SELECT expires_at FROM ui_sessions WHERE public_id = ?').pluck().get(x.id);
+    now = t0 + 10 * DAY;
+    expect((await me(x.token, { origin: other })).status).toBe(403);
+    expect(deadline()).toBe(t0 + UI_SESSION_IDLE_MS);
+    expect((await me(x.token)).status).toBe(200);
+    expect(deadline()).toBe(now + UI_SESSION_IDLE_MS);
   });
 
   it('expiry slides 30 days from the last use by the server clock, never past the maximum age, and a client cannot stretch it', async () => {

@@ -22,12 +22,13 @@ export function authenticateOwner(core: Core, req: IncomingMessage, url: URL, po
     const m = /^Bearer\s+(\S+)\s*$/i.exec(h);
     const token = m?.[1] ?? '';
     if (token.startsWith('ars_')) {
-      const owner = ownerBySession(core.db, token);
-      if (!owner) throw new AppError('UNAUTHENTICATED', 'the UI session ended (signed out, revoked, or unused for 30 days): sign in again', { reason: 'session_ended' });
       // The window's token is for the window's own origin only, reads included: another page that
       // somehow held it (it is in this origin's localStorage, which no other origin can read) cannot
-      // use it from its origin, nor slide the session's expiry (docs/security.md, item 5).
+      // use it from its origin, nor slide the session's expiry: checked before the session is read
+      // (and renewed) (docs/security.md, item 5).
       if (!sameOrigin(req, port) || crossSiteFetch(req)) throw new AppError('FORBIDDEN', 'cross-origin request refused', { reason: 'cross_origin' });
+      const owner = ownerBySession(core.db, token);
+      if (!owner) throw new AppError('UNAUTHENTICATED', 'the UI session ended (signed out, revoked, or unused for 30 days): sign in again', { reason: 'session_ended' });
       return owner;
     }
     const owner = m ? ownerByToken(core.db, token) : undefined;
