@@ -72,6 +72,14 @@ describe('host adapters', () => {
     });
   }
 
+  it('docs/hosts.md has a section for every host and names the version its preset was checked with', () => {
+    const docs = readFileSync(join(ROOT, 'docs', 'hosts.md'), 'utf8');
+    for (const h of HOST_ADAPTERS) {
+      expect(docs, `a "## ${h.title}" section`).toMatch(new RegExp(`^## ${h.title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\b`, 'm'));
+      if (SEMVER.test(h.version.checked)) expect(docs, `${h.title}: the version checked`).toContain(h.version.checked);
+    }
+  });
+
   it('an unknown host is refused by the runner route with the list of hosts', () => {
     expect(hostAdapter('no-such-host')).toBeUndefined();
     expect(() => hostParam('no-such-host')).toThrow(new RegExp(HOST_ADAPTERS.map((h) => h.id).join(', ')));
