@@ -7,6 +7,9 @@ import type * as Api from '../../shared/api-types.js';
 import type { MessageRecord, readHistory, sendMessage } from '../../src-main/core/messages/service.js';
 import type { wakeability } from '../../src-main/core/wakes/doctor.js';
 import type { TaskRecord } from '../../src-main/core/tasks/store.js';
+import type { taskHistory } from '../../src-main/core/tasks/events.js';
+import type { usageSummary } from '../../src-main/core/wakes/store.js';
+import type { readTranscript } from '../../src-main/core/wakes/service.js';
 import type { TaskActions } from '../../src-main/core/tasks/rules.js';
 import type { readBoard, TaskSummary } from '../../src-main/core/tasks/service.js';
 import type { AgentDto, listCredentials } from '../../src-main/core/agents/store.js';
@@ -80,4 +83,8 @@ export type ApiContract = [
   // POST /v1/rooms/:id/messages: the message and what became of each mentioned agent.
   Accepts<Api.PostedMessage, ReturnType<typeof sendMessage>>,
   Accepts<Api.WakeabilityReport, Awaited<ReturnType<typeof wakeability>>>,
+  // A task's recorded history (docs/tasks.md "History"); usage rows and transcripts with their agent's handle.
+  Accepts<Api.TaskHistoryPage, ReturnType<typeof taskHistory>>,
+  Accepts<Api.UsageSummary, ReturnType<typeof usageSummary>>,
+  Accepts<Api.TranscriptPage, ReturnType<typeof readTranscript>>,
 ];
