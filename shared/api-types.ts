@@ -146,6 +146,9 @@ export type OwnerTrust = z.output<typeof Rooms.ownerTrust>;
 /** GET /v1/rooms/:id/trust */
 export type RoomTrust = z.output<typeof Rooms.roomTrustRecord>;
 
+/** GET /v1/invitations: a room another owner added me to, waiting for Accept or Decline (docs/needs-you.md). */
+export type Invitation = z.output<typeof Rooms.invitationRecord>;
+
 /** One hit of GET /v1/rooms/:id/search: `snippet` is plain text, `highlights` UTF-16 offsets into it (pairs on the wire). */
 export type SearchResult = Omit<z.output<typeof Search.searchResult>, 'highlights'> & { highlights: Array<[number, number]> };
 

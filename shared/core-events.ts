@@ -33,7 +33,7 @@ export interface CoreEventData {
   /** Wakes were queued, started or ended (room), or an owner's runner wakes changed (owners). */
   'wakes.changed': undefined;
   /** A wake was handed to its target (room); tests and benchmarks time it, no view needs it. */
-  'wake.started': { wake_id: string; plate: string; target: 'channel' | 'runner' };
+  'wake.started': { wake_id: string; plate: string; handle: string; target: 'channel' | 'runner' };
   /** A running wake's transcript grew (room): `seq` is its newest event (GET /v1/wakes/:id/transcript?after=). */
   'wake.transcript': { wake_id: string; seq: number };
   /** Task or product feedback was recorded in a room (room). */

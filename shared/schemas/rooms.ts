@@ -21,12 +21,27 @@ export const roomRecord = z.object({
 });
 
 /** A room as a human sees it: with the human's role and Trust (absent where the API does not say). */
-export const humanRoomRecord = roomRecord.extend({ role: roomRole.optional(), trust: trustModeSchema.optional() });
+export const humanRoomRecord = roomRecord.extend({
+  role: roomRole.optional(),
+  trust: trustModeSchema.optional(),
+  /** Another owner added the caller and it has not accepted yet (docs/needs-you.md "Invitations"). */
+  invited: z.boolean().optional(),
+});
 
 /** The owner of an agent, as a member list and the directory name it. */
 export const agentOwnerRef = z.object({ owner_id: z.string(), name: z.string() });
 
-export const humanMember = z.object({ kind: z.literal('human'), owner_id: z.string(), name: z.string(), handle: z.string(), role: roomRole });
+/** `invited`: added by another owner and not yet accepted (docs/needs-you.md "Invitations"). */
+export const humanMember = z.object({ kind: z.literal('human'), owner_id: z.string(), name: z.string(), handle: z.string(), role: roomRole, invited: z.boolean().optional() });
+
+/** GET /v1/invitations: rooms another owner added the caller to, waiting for Accept or Decline. */
+export const invitationRecord = z.object({
+  room: z.object({ room_id: z.string(), name: z.string() }),
+  role: roomRole,
+  invited_by: z.object({ owner_id: z.string(), name: z.string(), handle: z.string() }).nullable(),
+  invited_at: z.string(),
+});
+export const invitationList = z.object({ invitations: z.array(invitationRecord), total: z.number().int() });
 
 export const agentMember = z.object({
   kind: z.literal('agent'),

@@ -1,6 +1,9 @@
 import type { Route } from '../http/router.js';
 import {
+  acceptInvitationUseCase,
   addMemberUseCase,
+  declineInvitationUseCase,
+  listInvitationsUseCase,
   createRoomUseCase,
   getRoomUseCase,
   leaveRoomUseCase,
@@ -24,4 +27,7 @@ export const roomRoutes: Route[] = [
   leaveRoomUseCase.route,
   setTrustUseCase.route,
   roomTrustUseCase.route,
+  listInvitationsUseCase.route,
+  acceptInvitationUseCase.route,
+  declineInvitationUseCase.route,
 ];

@@ -19,6 +19,7 @@ import {
 import { getAgentByPlate } from '../agents/store.js';
 import { getOwner } from '../owners/store.js';
 import { instancesOf } from './instances.js';
+import { invitedOf, invitedRoomsOf, markInvited } from './invitations.js';
 import { addHumanPermission, removeAgentPermission } from './rules.js';
 import type { TrustMode } from '../../../shared/api-types.js';
 
@@ -34,19 +35,25 @@ export function openRoom(core: Core, { ownerId, name }: { ownerId: string; name:
   return { ...roomDto(core.db, room), role: 'admin' as const, trust: 'blocked' as const };
 }
 
-/** The rooms a human is in, with the human's role and Trust in each. */
+/**
+ * The rooms a human is in, with the human's role and Trust in each. A room another owner invited
+ * it to and it has not accepted is marked `invited` (docs/needs-you.md "Invitations"): the
+ * window lists those under Invitations, not among its rooms.
+ */
 export function roomsOfHuman(core: Core, { ownerId }: { ownerId: string }) {
+  const invited = invitedRoomsOf(core.db, ownerId);
   return roomsOfOwner(core.db, ownerId).map((r) => ({
     ...roomDto(core.db, r),
     role: humanRole(core.db, r.id, ownerId),
     trust: trustMode(core.db, r.id, ownerId),
+    ...(invited.has(r.id) ? { invited: true } : {}),
   }));
 }
 
 /** The room's humans and agents and its live instances. */
 export function roomMembers(core: Core, { room }: { room: string }) {
   const m = listMembers(core.db, room);
-  return { humans: m.humans, agents: m.agents, instances: instancesOf(core, room) };
+  return { humans: markInvitees(core.db, room, m.humans), agents: m.agents, instances: instancesOf(core, room) };
 }
 
 /** What `addMember` adds: a human with a role (a room admin's act) or one of the caller's own agents. */
@@ -61,10 +68,15 @@ export function addMember(core: Core, { room, ownerId, callerRole, member }: { r
   if ('owner_id' in member) {
     if (!addHumanPermission(callerRole).ok) throw new AppError('FORBIDDEN', 'only a room admin may add humans', { roomId: room });
     if (!getOwner(db, member.owner_id)) throw new AppError('NOT_FOUND', 'owner not found');
+    // Another owner added by this one is invited until they accept (rooms/invitations.ts); adding oneself is one step.
+    const invite = member.owner_id !== ownerId;
+    const fresh = invite && !humanRole(db, room, member.owner_id);
     immediate(db, () => {
       addHuman(db, room, member.owner_id, member.role);
+      if (fresh) markInvited(db, room, member.owner_id, ownerId);
       touchRoom(db, room, ['roster']);
     });
+    if (fresh) core.bus.emit({ type: 'rooms.changed', owners: [member.owner_id] });
   } else {
     const a = getAgentByPlate(db, member.plate);
     if (!a) throw new AppError('NOT_FOUND', 'agent not found');
@@ -83,7 +95,13 @@ export function addMember(core: Core, { room, ownerId, callerRole, member }: { r
   }
   core.bus.emit({ type: 'members.changed', room });
   const m = listMembers(db, room);
-  return { humans: m.humans, agents: m.agents };
+  return { humans: markInvitees(db, room, m.humans), agents: m.agents };
+}
+
+/** The member list says who is only invited (docs/needs-you.md "Invitations"). */
+function markInvitees<H extends { owner_id: string }>(db: Core['db'], room: string, humans: H[]): Array<H & { invited?: true }> {
+  const invited = invitedOf(db, room);
+  return invited.size ? humans.map((h) => (invited.has(h.owner_id) ? { ...h, invited: true as const } : h)) : humans;
 }
 
 /** The agent's owner or a room admin takes an agent out of the room. */

@@ -104,7 +104,6 @@ function refuseOthersInTestRoom(db: Db, roomId: string, ownerId: string): void {
   }
 }
 
-
 export function roomsOfAgent(db: Db, plate: string): RoomRow[] {
   return stmt(
     db,
@@ -112,9 +111,9 @@ export function roomsOfAgent(db: Db, plate: string): RoomRow[] {
   ).all(plate) as RoomRow[];
 }
 
-/** The ids of the rooms a human is in. */
+/** The ids of the rooms a human is in (joined: an invitation is not yet theirs, rooms/invitations.ts). */
 export function roomIdsOfOwner(db: Db, ownerId: string): string[] {
-  return (stmt(db, 'SELECT room_id FROM room_humans WHERE owner_id = ?').all(ownerId) as Array<{ room_id: string }>).map((r) => r.room_id);
+  return (stmt(db, "SELECT room_id FROM room_humans WHERE owner_id = ? AND state = 'joined'").all(ownerId) as Array<{ room_id: string }>).map((r) => r.room_id);
 }
 
 export function humanRole(db: Db, roomId: string, ownerId: string): RoomRole | undefined {

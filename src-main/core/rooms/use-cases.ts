@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { agentPresence } from '../core.js';
 import { defineUseCase, type UseCaseContext } from '../usecase/define.js';
-import { humanRoomRecord, roomMembersRecord, roomTrustRecord } from '../../../shared/schemas/rooms.js';
+import { humanRoomRecord, invitationList, roomMembersRecord, roomTrustRecord } from '../../../shared/schemas/rooms.js';
+import { acceptInvitation, declineInvitation, invitationsOf } from './invitations.js';
 import { roomById, roomDto, roomsOfAgent, trustMode } from './store.js';
 import { withMemberActions, withRoomActions } from './rules.js';
 import { addMember, leave, openRoom, removeRoomAgent, roomMembers, roomsOfHuman, roomTrust, setOwnerTrust } from './service.js';
@@ -147,4 +148,31 @@ export const roomTrustUseCase = defineUseCase({
   room: 'member',
   handler: ({ core }, input) => roomTrust(core, input.room),
   route: { method: 'GET', path: '/v1/rooms/:id/trust' },
+});
+
+/**
+ * Invitations (docs/needs-you.md "Invitations"): the rooms other owners added the caller to,
+ * newest first (at most 100, `total` counts them all), and the caller's Accept or Decline.
+ */
+export const listInvitationsUseCase = defineUseCase({
+  input: z.object({}),
+  output: invitationList,
+  handler: ({ core, caller }) => invitationsOf(core.db, caller.ownerId),
+  route: { method: 'GET', path: '/v1/invitations' },
+});
+
+export const acceptInvitationUseCase = defineUseCase({
+  input: roomInput,
+  output: humanRoomRecord,
+  room: 'member',
+  handler: ({ core, caller }, input) => acceptInvitation(core, { room: input.room, ownerId: caller.ownerId }),
+  route: { method: 'POST', path: '/v1/rooms/:id/invitation/accept', present: (room) => withRoomActions(room) },
+});
+
+export const declineInvitationUseCase = defineUseCase({
+  input: roomInput,
+  output: z.object({ declined: z.boolean(), room: z.string() }),
+  room: 'member',
+  handler: ({ core, caller }, input) => declineInvitation(core, { room: input.room, ownerId: caller.ownerId }),
+  route: { method: 'POST', path: '/v1/rooms/:id/invitation/decline' },
 });

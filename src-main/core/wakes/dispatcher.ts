@@ -1,5 +1,6 @@
 import type { Core, AgentActedEvent } from '../core.js';
 import { immediate } from '../db/open.js';
+import { handleOfPlate } from '../agents/handles.js';
 import { agentHandle, createCredential, getAgentByPlate, pruneRevokedRunnerCredentials, revokeCredential, type AgentRow } from '../agents/store.js';
 import { getRoom, touchRoom } from '../rooms/store.js';
 import { mayRunCommands } from '../owners/store.js';
@@ -148,7 +149,8 @@ export class WakeDispatcher {
 
   /** After the push was written or the process spawned (the UI and the benchmark listen). */
   private started(w: WakeRow, target: 'channel' | 'runner'): void {
-    this.core.bus.emit({ type: 'wake.started', room: w.room_id, data: { wake_id: w.id, plate: w.plate, target } });
+    // The event names the agent by handle as every wake record does (wakes/present.ts); it carries no output.
+    this.core.bus.emit({ type: 'wake.started', room: w.room_id, data: { wake_id: w.id, plate: w.plate, handle: handleOfPlate(this.core.db, w.plate) ?? w.plate, target } });
   }
 
   tick(includePull = false): void {

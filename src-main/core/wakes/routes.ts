@@ -2,12 +2,11 @@ import type { z } from 'zod';
 import { defineRoute } from '../http/router.js';
 import { AppError } from '../errors/app-error.js';
 import { ownAgent } from '../agents/service.js';
-import { getAgentByPlate } from '../agents/store.js';
 import type { Owner } from '../owners/store.js';
 import { getRunner, runnerDto, runnersOf } from './runners.js';
 import { RUNNER_PRESETS } from './presets.js';
 import { listWakes, usageSummary, wakeDto } from './store.js';
-import { withWakeActions } from './rules.js';
+import { wakeFor, wakesFor } from './present.js';
 import { dropWake, hostParam, readTranscript, releaseWake, removeRunner, requireRunnerRight, retryWake, saveRunner, stopWake } from './service.js';
 import { setWakeLimits, wakeLimits } from './limits.js';
 import { dispatcherOf } from './dispatcher.js';
@@ -107,7 +106,7 @@ export const wakeRoutes = [
         listWakes(core.db, { plate: a.plate, status: query.status, messageId: query.message_id, taskId: query.task_id, limit: limit + 1, beforeSeq: beforeSeqOf(query) }),
         limit,
       );
-      return { ...page, wakes: withWakeActions(core.db, owner.owner_id, page.wakes) };
+      return { ...page, wakes: wakesFor(core.db, owner.owner_id, page.wakes) };
     },
   }),
   defineRoute({
@@ -121,36 +120,30 @@ export const wakeRoutes = [
         listWakes(core.db, { roomId: room.id, status: query.status, messageId: query.message_id, taskId: query.task_id, limit: limit + 1, beforeSeq: beforeSeqOf(query) }),
         limit,
       );
-      // A runner's output is its owner's to read; other humans of a cross-owner room see the outcome only.
-      const owners = new Map<string, string | undefined>();
-      const ownerOf = (plate: string) => {
-        if (!owners.has(plate)) owners.set(plate, getAgentByPlate(core.db, plate)?.owner_id);
-        return owners.get(plate);
-      };
-      for (const w of page.wakes) if (ownerOf(w.plate) !== owner.owner_id) w.stdout_tail = w.stderr_tail = null;
-      return { ...page, wakes: withWakeActions(core.db, owner.owner_id, page.wakes) };
+      // A runner's output is its owner's to read; other humans of a cross-owner room see the outcome only (wakes/present.ts).
+      return { ...page, wakes: wakesFor(core.db, owner.owner_id, page.wakes) };
     },
   }),
   defineRoute({
     method: 'POST',
     path: '/v1/wakes/:id/release',
-    handler: ({ core, owner, params }) => withWakeActions(core.db, owner.owner_id, [wakeDto(releaseWake(core, { owner, wakeId: params.id }))])[0],
+    handler: ({ core, owner, params }) => wakeFor(core.db, owner.owner_id, releaseWake(core, { owner, wakeId: params.id })),
   }),
   defineRoute({
     method: 'POST',
     path: '/v1/wakes/:id/drop',
-    handler: ({ core, owner, params }) => withWakeActions(core.db, owner.owner_id, [wakeDto(dropWake(core, { owner, wakeId: params.id }))])[0],
+    handler: ({ core, owner, params }) => wakeFor(core.db, owner.owner_id, dropWake(core, { owner, wakeId: params.id })),
   }),
   defineRoute({
     // A stalled (or any running) wake: fail it and kill its runner's process group; requeue is its retry.
     method: 'POST',
     path: '/v1/wakes/:id/stop',
-    handler: ({ core, owner, params }) => withWakeActions(core.db, owner.owner_id, [wakeDto(stopWake(core, { owner, wakeId: params.id }))])[0],
+    handler: ({ core, owner, params }) => wakeFor(core.db, owner.owner_id, stopWake(core, { owner, wakeId: params.id })),
   }),
   defineRoute({
     method: 'POST',
     path: '/v1/wakes/:id/retry',
-    handler: ({ core, owner, params }) => withWakeActions(core.db, owner.owner_id, [wakeDto(retryWake(core, { owner, wakeId: params.id }))])[0],
+    handler: ({ core, owner, params }) => wakeFor(core.db, owner.owner_id, retryWake(core, { owner, wakeId: params.id })),
   }),
   defineRoute({
     method: 'GET',
