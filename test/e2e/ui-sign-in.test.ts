@@ -58,7 +58,8 @@ describe.skipIf(!!skip)('UI: signing in without a terminal', () => {
     } finally {
       rmSync(profile, { recursive: true, force: true });
     }
-  });
+    // Two more Chromium starts: tens of seconds on a busy machine.
+  }, 180_000);
 
   it('Settings lists the signed-in browsers and signs any out; the window signed out shows the sign-in page at once', async () => {
     const other = await openSignedIn(ui.browser, ui.s, 'needs-you');
