@@ -15,7 +15,7 @@ export function HowToSignIn() {
     return (
       <div className="how-to-sign-in" data-testid="how-to-sign-in">
         <p>
-          To sign in again as <strong>{last.name}</strong>, ask {last.primary_name ? <strong>{last.primary_name}</strong> : 'the primary owner of this server'} for a
+          To sign in again as <strong>{last.name}</strong>, ask {last.primary_name ? <><strong>{last.primary_name}</strong>, the primary owner of this server,</> : 'the primary owner of this server'} for a
           sign-in link: they make one for you on their People page (<em>Sign-in link</em>). Each link works once, for five minutes.
         </p>
       </div>
