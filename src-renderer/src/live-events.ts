@@ -9,6 +9,7 @@ import { useAgents } from './stores/agents';
 import { useReports } from './stores/feedback';
 import { useAttention } from './stores/attention';
 import { useConnection } from './stores/connection';
+import { useSession } from './stores/session';
 import { useTranscripts } from './stores/transcripts';
 import { refreshRoomResources, reloadAllRoomResources } from './stores/room-resource';
 import type { CoreEventType, UiEventType, WireEvent, WireEventOf } from '../../shared/core-events';
@@ -89,7 +90,11 @@ const HANDLERS: LiveHandlers = {
   'runners.changed': () => {
     for (const plate of Object.keys(useAgents.getState().runners)) soon(`runners:${plate}`, () => void useAgents.getState().loadRunners(plate));
   },
-  'owners.changed': () => soon('owners', () => void useRooms.getState().loadOwners()),
+  'owners.changed': (e) => {
+    soon('owners', () => void useRooms.getState().loadOwners());
+    // My own rights changed (the primary owner allowed my runners): my pages read /v1/me again, live.
+    if (e.data && e.data.owner_id === useSession.getState().me?.owner_id) soon('me', () => void useSession.getState().refresh());
+  },
   // BackupPanel keeps its own state: it listens for this window event.
   'backup.changed': () => soon('backup', () => window.dispatchEvent(new Event(BACKUP_CHANGED))),
 };

@@ -125,7 +125,7 @@ describe.skipIf(!!skip)('UI: the board, its task panel and reservations', () => 
       await toggle.waitFor();
       expect(await toggle.getAttribute('aria-checked')).toBe('false');
       const effect = page.locator('.room-head .trust-effect');
-      await expect.poll(() => effect.textContent()).toContain('Let Bob’s agents assign work to and wake my agents in this room.');
+      await expect.poll(() => effect.textContent()).toContain('Trust lets Bob and Bob’s agents wake your agents with mentions and assign them work, in this room only.');
       expect(await effect.textContent()).toContain('Now off');
 
       // Ada assigning Bob's agent is refused while Bob's Trust is off: the dialog says so.

@@ -349,10 +349,10 @@ describe.skipIf(!!skip)('UI: the overhaul and its performance', () => {
         expect(await page.locator('[data-testid="trust"]').count()).toBe(1);
       }
       const toggle = page.getByRole('switch', { name: /Trust/ });
-      await expect.poll(() => page.locator('.trust-effect').textContent()).toContain('Let Bob Other’s agents assign work to and wake my agents in this room.');
+      await expect.poll(() => page.locator('.trust-effect').textContent()).toContain('Trust lets Bob Other and Bob Other’s agents wake your agents with mentions and assign them work, in this room only.');
       await toggle.click();
       const d = page.getByRole('dialog', { name: 'Turn Trust on?' });
-      expect(await d.textContent()).toContain('Bob Other’s agents will be able to assign work to your agents');
+      expect(await d.textContent()).toContain('Bob Other and Bob Other’s agents will be able to wake your agents with mentions and assign them work');
       await d.getByRole('button', { name: 'Keep it off' }).click();
       expect(await toggle.getAttribute('aria-checked')).toBe('false');
       expect((await ui.s.api('GET', `/v1/rooms/${xo}/trust`)).body.owners.find((o: any) => o.name === 'Ada Owner').mode).toBe('blocked');

@@ -71,8 +71,9 @@ describe.skipIf(!!skip)('UI: a task’s runs', () => {
     expect(await work.textContent()).toContain('inside the host’s own sandbox');
     expect(await work.getByRole('radio', { name: /^Default/ }).isChecked()).toBe(true);
     // The editor never sees the env's values: it names them, and a save from here keeps them.
-    expect(await form.getByTestId(/-env$/).textContent()).toContain('STREAM_GATE, STREAM_LOG');
-    expect(await form.getByTestId(/-env$/).textContent()).toContain('Saving here keeps them');
+    const envList = form.getByRole('list', { name: 'Environment variables' });
+    for (const k of ['STREAM_BURST', 'STREAM_GATE', 'STREAM_LOG']) expect(await envList.getByRole('listitem').filter({ hasText: k }).textContent()).toContain('set');
+    expect(await form.getByRole('group', { name: 'Environment values' }).textContent()).toContain('never shown again');
     await work.getByRole('radio', { name: /^Read and edit files/ }).check();
     await form.getByRole('button', { name: 'Save runner' }).click();
     await form.getByText('Saved.').waitFor();

@@ -14,6 +14,12 @@ const runnerEnv = z
   .refine((e) => Object.keys(e).length <= 100, 'at most 100 variables')
   .refine((e) => !Object.keys(e).some((k) => k.startsWith('AGENT_ROOMS_')), 'AGENT_ROOMS_* names are set by the server');
 /**
+ * The names of the saved env to keep as saved, beside `env`'s new values: the window, which never
+ * sees the values, changes one variable without sending the others (docs/wakes.md "Runners").
+ * With keep_env, a saved name that is in neither is removed.
+ */
+const keepEnv = z.array(z.string().regex(ENV_NAME, 'must be an environment variable name')).max(100);
+/**
  * A preset may carry the absolute path of its host CLI, resolved where the CLI is installed
  * (`agent-rooms connect` does): a server started from another PATH still finds it.
  */
@@ -26,6 +32,7 @@ const presetBody = z.strictObject({
   cwd: cwd.optional(),
   timeout_ms: timeoutMs.optional(),
   env: runnerEnv.optional(),
+  keep_env: keepEnv.optional(),
   coalesce: z.boolean().optional(),
   work: work.optional(),
 });
@@ -35,6 +42,7 @@ const commandBody = z.strictObject({
   cwd: cwd.optional(),
   timeout_ms: timeoutMs.optional(),
   env: runnerEnv.optional(),
+  keep_env: keepEnv.optional(),
   coalesce: z.boolean().optional(),
   work: work.optional(),
 });

@@ -67,8 +67,15 @@ export function saveRunner(core: Core, input: { owner: Owner; plate: string; hos
   }
   checkCwd(core.config.home, runner.cwd);
   // The env is never shown back (only its names), so a save that leaves it out keeps it: an editor
-  // changing the work policy must not wipe the keys the host needs. `env: {}` clears it.
-  if (runner.env === undefined) runner = { ...runner, env: getRunner(core.db, a.plate, host)?.env };
+  // changing the work policy must not wipe the keys the host needs. `env: {}` clears it. `keep_env`
+  // names the saved variables to keep beside env's new values (the window's editor sends it).
+  const saved = getRunner(core.db, a.plate, host)?.env ?? {};
+  if (body.keep_env !== undefined) {
+    const kept = Object.fromEntries(body.keep_env.filter((k) => Object.hasOwn(saved, k)).map((k) => [k, saved[k]!]));
+    const env = { ...kept, ...(body.env ?? {}) };
+    if (Object.keys(env).length > 100) throw invalid('at most 100 environment variables', 'too_many_env');
+    runner = { ...runner, env };
+  } else if (runner.env === undefined) runner = { ...runner, env: saved };
   const r = putRunner(core.db, a.plate, host, runner);
   core.bus.emit({ type: 'runners.changed', owners: [owner.owner_id] });
   core.bus.emit({ type: 'wakes.changed', owners: [owner.owner_id] });

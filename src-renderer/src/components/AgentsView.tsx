@@ -11,6 +11,8 @@ import { ActivityBadge, PresenceBadge, useInstancesByPlate } from './presence';
 import { useSession } from '../stores/session';
 import { OwnerRights } from './OwnerRights';
 import { UsageToday } from './Usage';
+import { envBody, RunnerEnv, type EnvEdit } from './RunnerEnv';
+import { forOwner } from './secondOwner';
 
 const SCOPE_HELP: Record<ScopeName, string> = {
   READ: 'read rooms, board, files listing, members, mentions',
@@ -54,7 +56,8 @@ function Instructions({ urls, agent }: { urls: Parameters<typeof connectionInstr
     localStorage.setItem(LAST_HOST_KEY, h);
     setTabState(h);
   };
-  const cur = all.find((i) => i.host === tab)!;
+  const me = useSession((s) => s.me);
+  const cur = forOwner(all.find((i) => i.host === tab)!, me);
   return (
     <div className="instructions">
       <div role="tablist" aria-label="Host" className="tabs small">
@@ -124,14 +127,17 @@ function RunnerRow({ agent, host }: { agent: Agent; host: RunnerHost }) {
   const [refused, setRefused] = useState<ApiError>();
   // GET gives the env's names only (its values may be secrets); a save without env keeps them.
   const envNames = Object.keys(runner?.env ?? {});
+  const [envEdit, setEnvEdit] = useState<EnvEdit | null>(null);
   const id = `rn-${agent.plate}-${host}`;
   async function submit(e: FormEvent) {
     e.preventDefault();
     const common = { ...(cwd.trim() ? { cwd: cwd.trim() } : {}), ...(timeout ? { timeout_ms: Math.round(Number(timeout) * 1000) } : {}), coalesce, work: work || null };
-    const body: Runner = mode === 'preset' ? { preset: preset || presets[0]?.preset, ...common } : { command: command.trim(), args: args.trim() ? args.trim().split(/\s+/) : [], ...common };
+    const form: Runner = mode === 'preset' ? { preset: preset || presets[0]?.preset, ...common } : { command: command.trim(), args: args.trim() ? args.trim().split(/\s+/) : [], ...common };
+    const body: Runner & { keep_env?: string[] } = { ...form, ...envBody(envNames, envEdit) };
     setMsg(undefined);
     setRefused(undefined);
     const r = await saveRunner(agent.plate, host, body);
+    if (r.ok) setEnvEdit(null);
     if (r.ok) setMsg('Saved.');
     else setRefused(r.error);
   }
@@ -205,11 +211,7 @@ function RunnerRow({ agent, host }: { agent: Agent; host: RunnerHost }) {
         Coalesce: mentions of this agent in one room that queue while it runs start as one run with all their messages, so three quick
         mentions cost one start and one read of the room instead of three.
       </p>
-      {envNames.length > 0 && (
-        <p className="note" data-testid={`${id}-env`}>
-          This runner has environment variables whose values the window never shows ({envNames.join(', ')}). Saving here keeps them as they are.
-        </p>
-      )}
+      <RunnerEnv id={id} saved={envNames} edit={envEdit} onChange={setEnvEdit} />
       {msg && <p role="status">{msg}</p>}
       {refused && (
         <p role="alert" className="error-text">
@@ -318,7 +320,7 @@ function AgentDetail({ agent }: { agent: Agent }) {
       <UsageToday plate={agent.plate} />
       <p className="muted">A runner lets the server start this agent headless when it is woken and no live Claude Code session listens. The wake arrives on stdin.</p>
       {me && !me.allow_runners && (
-        <p className="note">Runners run commands as this machine’s user, so only the primary owner, or an owner it allowed, may configure them. Ask the primary owner.</p>
+        <p className="note">Runners run commands as this machine’s user, so only the primary owner, or an owner it allowed, may configure them. The primary owner allows it under “People on this server”; this page changes as soon as they do.</p>
       )}
       {runnersLoaded ? RUNNER_HOSTS.map((h) => <RunnerRow key={h} agent={agent} host={h} />) : <Loading what="runners" />}
       {!agent.revoked && (

@@ -9,6 +9,8 @@ import { HOSTS as HOST_LIST } from '../../../shared/hosts';
 import { connectionInstructions, urlsFromOrigin, type HostKey } from './connect';
 import { CopyButton, LAST_HOST_KEY } from './AgentsView';
 import { WakeStep } from './WakeStep';
+import { forOwner } from './secondOwner';
+import { useSession } from '../stores/session';
 import { PresenceBadge } from './presence';
 
 /** Every host (shared/hosts.ts), then any other MCP client. */
@@ -78,7 +80,9 @@ export function Onboarding({ firstRun }: { firstRun?: boolean }) {
     setRoomId(target);
   }
 
-  const instruction = agent ? connectionInstructions(urlsFromOrigin(window.location.origin), agent.plate, agent.name).find((i) => i.host === host)! : null;
+  const me = useSession((s) => s.me);
+  const found = agent ? connectionInstructions(urlsFromOrigin(window.location.origin), agent.plate, agent.name).find((i) => i.host === host)! : null;
+  const instruction = found && forOwner(found, me);
   const roomName = rooms.find((r) => r.room_id === roomId)?.name;
 
   return (

@@ -2,16 +2,19 @@ import { useEffect, useState } from 'react';
 import { api, describeError, enc } from '../api';
 import { useRooms } from '../stores/rooms';
 import type { Owner } from '../types';
+import { Confirm } from './Dialog';
 
 /**
  * The primary owner's view of the people on this server and who may configure runners
- * (docs/security.md, item 1). A runner runs commands as this machine's user, so the toggle
- * says so before it is turned on.
+ * (docs/security.md, item 1). A runner runs commands as this machine's user, so turning the
+ * right on asks first and says what it means; taking it back needs no confirmation. The owner
+ * allowed sees her own page change at once (an owners.changed event reaches her window).
  */
 export function OwnerRights() {
   const owners = useRooms((s) => s.owners);
   const [err, setErr] = useState<string>();
   const [busy, setBusy] = useState<string>();
+  const [asking, setAsking] = useState<Owner | null>(null);
   useEffect(() => {
     void useRooms.getState().loadOwners();
   }, []);
@@ -45,7 +48,7 @@ export function OwnerRights() {
                   checked={!!o.allow_runners}
                   disabled={busy === o.owner_id}
                   aria-describedby="runner-right-warning"
-                  onChange={(e) => void toggle(o, e.target.checked)}
+                  onChange={(e) => (e.target.checked ? setAsking(o) : void toggle(o, false))}
                 />{' '}
                 May configure runners (runs commands as this machine’s user)
               </label>
@@ -57,6 +60,16 @@ export function OwnerRights() {
         <p role="alert" className="error-text">
           {err}
         </p>
+      )}
+      {asking && (
+        <Confirm
+          title={`Let ${asking.name} run commands on this machine?`}
+          text={`${asking.name}’s runners will run commands on this computer as your user account: whatever ${asking.name}’s agents are asked to do, they can read and change your files, keys and tokens. ${asking.name} can then set up runners for those agents, and mentions wake them here. You can take the right back at any time; running runs stop at once.`}
+          action={`Allow ${asking.name}’s runners`}
+          keep="Keep them off"
+          onConfirm={() => toggle(asking, true)}
+          onClose={() => setAsking(null)}
+        />
       )}
     </section>
   );

@@ -1,5 +1,6 @@
 import { useUi, type Theme } from '../stores/ui';
 import { WakeLimits } from './Usage';
+import { TestWakesPanel } from './TestWakesPanel';
 import { SessionsPanel } from './SessionsPanel';
 
 const SHORTCUTS: Array<[string, string]> = [
@@ -41,6 +42,7 @@ export function SettingsView({ isPrimary }: { isPrimary: boolean }) {
         </tbody>
       </table>
       <SessionsPanel />
+      <TestWakesPanel />
       {isPrimary && <WakeLimits />}
       {isPrimary && <p className="muted">Backups: the indicator in the top bar shows the last one and backs up now.</p>}
     </section>

@@ -27,8 +27,12 @@ export function TrustToggle({ room }: { room: Room }) {
   const on = room.trust === 'trust_room';
   const id = `trust-${room.room_id}`;
   const others = (owners ?? []).filter((o) => o.owner_id !== meId);
-  const otherNames = others.length ? `${names(others.map((o) => o.name))}’s` : 'other owners’';
-  const sentence = `Let ${otherNames} agents assign work to and wake my agents in this room.`;
+  // Both directions, by name: Trust lets those owners themselves and their agents wake and assign
+  // your agents here; without it neither can (docs/security.md "Trust").
+  const who = others.length ? names(others.map((o) => o.name)) : 'other owners';
+  const theirs = others.length === 1 ? `${who}’s agents` : 'their agents';
+  const sentence = `Trust lets ${who} and ${theirs} wake your agents with mentions and assign them work, in this room only.`;
+  const now = on ? 'Now on.' : `Now off: neither ${who} nor ${theirs} can; their mentions wait in your agents’ inboxes and they are told so.`;
 
   async function apply(mode: 'trust_room' | 'blocked') {
     setBusy(true);
@@ -52,7 +56,7 @@ export function TrustToggle({ room }: { room: Room }) {
         Trust: {on ? 'On' : 'Off'}
       </button>
       <span id={`${id}-effect`} className="trust-effect">
-        {sentence} {on ? 'Now on.' : 'Now off: their mentions wait in your agents’ inboxes and they cannot assign to them.'}
+        {sentence} {now}
       </span>
       {owners && owners.length > 1 && (
         <ul className="trust-owners" aria-label="Trust of each owner in this room">
@@ -72,7 +76,7 @@ export function TrustToggle({ room }: { room: Room }) {
       {confirming && (
         <Confirm
           title="Turn Trust on?"
-          text={`${otherNames.replace(/^./, (c) => c.toUpperCase())} agents will be able to assign work to your agents (created accepted and claimable) and wake them with mentions, in “${room.name}” only. You can turn it off again at any time.`}
+          text={`${who.replace(/^./, (c) => c.toUpperCase())} and ${theirs} will be able to wake your agents with mentions and assign them work (created accepted and claimable), in “${room.name}” only. While it is off, neither can: their mentions wait in your agents’ inboxes. You can turn it off again at any time.`}
           action="Turn Trust on"
           keep="Keep it off"
           danger={false}

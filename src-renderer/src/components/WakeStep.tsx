@@ -1,16 +1,18 @@
 import { useEffect, useState } from 'react';
 import { useAgents, RUNNER_HOSTS, type RunnerHost } from '../stores/agents';
 import { describeError, enc, get, post } from '../api';
-import type { Agent, Message, WakePage } from '../types';
+import type { Agent, TestWakeStarted, WakePage } from '../types';
 import type { HostKey } from './connect';
 
 const INBOX = '__inbox__';
 
 /**
  * "How should it wake?": the host's runner preset preselected (PUT /v1/agents/:plate/runners/:host
- * {preset}), or the inbox only; then a live test: a mention in the room and what became of it.
+ * {preset}), or the inbox only; then a live test: a mention in the owner's private Test wakes
+ * room (POST /v1/test-wakes, docs/wakes.md "Test wakes"), never in the working room, and what
+ * became of it.
  */
-export function WakeStep({ agent, host, roomId }: { agent: Agent; host: HostKey; roomId: string }) {
+export function WakeStep({ agent, host }: { agent: Agent; host: HostKey; roomId?: string }) {
   const presets = useAgents((s) => s.presets);
   const runnerHost = (RUNNER_HOSTS as readonly string[]).includes(host) ? (host as RunnerHost) : null;
   const mine = presets.filter((p) => p.host === runnerHost);
@@ -36,27 +38,29 @@ export function WakeStep({ agent, host, roomId }: { agent: Agent; host: HostKey;
         return setErr(describeError(r.error));
       }
     }
-    const m = await post<Message>(`/v1/rooms/${enc(roomId)}/messages`, {
-      body: `${agent.handle} this is a test from the connect flow: reply with one short line.`,
-      mention_targets: [agent.handle],
-      idempotency_key: crypto.randomUUID(),
-    });
-    if (!m.ok) {
+    // The test goes to your own private Test wakes room (Settings), never to this working room.
+    const t = await post<TestWakeStarted>('/v1/test-wakes', { plate: agent.plate, from: 'connect' });
+    if (!t.ok) {
       setBusy(false);
       setOutcome(undefined);
-      return setErr(describeError(m.error));
+      return setErr(describeError(t.error));
     }
+    const where = 'in your Test wakes room (Settings)';
     // Follow the wake of that message until it ends (or two minutes pass).
     const until = Date.now() + 120_000;
     for (;;) {
-      const w = await get<WakePage>(`/v1/rooms/${enc(roomId)}/wakes?limit=50`);
-      const mineWake = w.ok ? w.data.wakes.find((x) => x.message_id === m.data.message_id && x.plate === agent.plate) : undefined;
-      if (!mineWake) {
-        setOutcome(choice === INBOX ? 'Waiting in the inbox: the agent sees the mention when it next checks (check_mentions).' : 'Queued…');
-        if (choice === INBOX || Date.now() > until) break;
+      const w = await get<WakePage>(`/v1/rooms/${enc(t.data.room_id)}/wakes?message_id=${enc(t.data.message_id)}&limit=5`);
+      const mineWake = w.ok ? w.data.wakes.find((x) => x.plate === agent.plate) : undefined;
+      if (!mineWake || t.data.wake.status === 'inbox') {
+        setOutcome(
+          choice === INBOX || t.data.wake.status === 'inbox'
+            ? `Test mention sent ${where}: it waits in the inbox until the agent checks it (${t.data.wake.reason ?? 'nothing wakes it now'}).`
+            : `Test wake queued ${where}…`,
+        );
+        if (choice === INBOX || t.data.wake.status === 'inbox' || Date.now() > until) break;
       } else {
         const reason = mineWake.reason ? `: ${mineWake.reason}` : '';
-        setOutcome(`Test wake ${mineWake.status}${reason}`);
+        setOutcome(`Test wake ${mineWake.status} ${where}${reason}`);
         if (mineWake.status !== 'queued' && mineWake.status !== 'running') break;
         if (Date.now() > until) break;
       }

@@ -8,6 +8,8 @@ interface SessionState {
   status: 'loading' | 'signed-in' | 'signed-out' | 'error';
   error: string | null;
   load: () => Promise<void>;
+  /** /v1/me again, signed in as before (my rights changed): no sign-in state in between. */
+  refresh: () => Promise<void>;
 }
 
 /**
@@ -63,6 +65,10 @@ export const useSession = create<SessionState>((set) => ({
       return set({ status: 'signed-out', me: null, error: null });
     }
     set({ status: 'error', error: r.error.message });
+  },
+  refresh: async () => {
+    const r = await get<Me>('/v1/me');
+    if (r.ok) set({ me: r.data });
   },
 }));
 
