@@ -18,7 +18,8 @@ import { SignIn, SignedOut } from './components/SignIn';
 import { pendingLogin } from './login';
 import { signOut } from './api';
 import { BackupPanel } from './components/BackupPanel';
-import { NeedsYouView } from './components/NeedsYouView';
+import { NeedsYouView, NeedsCount, Invitations } from './components/NeedsYouView';
+import { followNeeds, useNeeds, needsCount } from './stores/needs';
 import { SettingsView } from './components/SettingsView';
 import { Palette, useShortcuts } from './components/Palette';
 
@@ -93,7 +94,14 @@ function Home() {
   useEffect(() => {
     if (firstRun) setInFlow(true);
   }, [firstRun]);
-  if (firstRun || inFlow) return <Onboarding firstRun />;
+  // Invitations wait even before a first agent: another owner may have added me to a room.
+  if (firstRun || inFlow)
+    return (
+      <>
+        <Invitations />
+        <Onboarding firstRun />
+      </>
+    );
   return <NeedsYouView />;
 }
 
@@ -114,6 +122,7 @@ export function App() {
       startEvents();
       void useRooms.getState().load();
       void useRooms.getState().loadOwners();
+      return followNeeds();
     }
   }, [status, me]);
   useEffect(() => useRooms.subscribe((s, prev) => s.rooms !== prev.rooms && useAttention.getState().syncRooms(s.rooms)), []);
@@ -126,9 +135,11 @@ export function App() {
   }, [status, section]);
   const roomName = section === 'rooms' && id ? rooms.find((r) => r.room_id === id)?.name : undefined;
   const waiting = Object.values(attention).reduce((n, a) => n + a.unread, 0);
+  // The tab title counts what waits on me: unread messages and Needs you, a mention still unread counted once.
+  const needs = useNeeds((s) => needsCount(s) - s.items.filter((i) => i.kind === 'mention' && (i.message?.seq ?? 0) > (attention[i.room.room_id]?.lastRead ?? Infinity)).length);
   useEffect(() => {
-    document.title = windowTitle(roomName, waiting);
-  }, [roomName, waiting]);
+    document.title = windowTitle(roomName, waiting + needs);
+  }, [roomName, waiting, needs]);
 
   // A fresh start after sign-in (or cancel): no store keeps what another owner's session loaded.
   if (loginToken) return <SignIn token={loginToken} onDone={() => window.location.replace('/' + window.location.hash)} />;
@@ -167,6 +178,7 @@ export function App() {
         <nav aria-label="Sections">
           <a href={href('needs-you')} aria-current={!section || section === 'needs-you' ? 'page' : undefined}>
             Needs you
+            <NeedsCount />
           </a>
           <a href={href('agents')} aria-current={section === 'agents' || section === 'welcome' ? 'page' : undefined}>
             Agents

@@ -1,6 +1,6 @@
 import { useEffect, useState, type ReactNode, type KeyboardEvent } from 'react';
-import { useNeeds, routeMissing, type NeedItem } from '../stores/needs';
-import { onLiveEvent } from '../live-events';
+import { useNeeds, routeMissing, NEED_LABEL, needsCount, type NeedItem } from '../stores/needs';
+import { useRooms } from '../stores/rooms';
 import { describeError } from '../api';
 import { href, navigate } from '../router';
 import { Loading, ErrorNote } from './States';
@@ -21,22 +21,16 @@ const ROW_ACT: Partial<Record<NeedItem['kind'], WakeAction | TaskAction>> = {
   task_blocked: 'reassign',
 };
 
-const LABEL: Record<NeedItem['kind'], string> = {
-  agent_stalled: 'Agent stalled',
-  wake_failed: 'Wake failed',
-  wake_held: 'Wake held',
-  task_failed: 'Task failed',
-  task_blocked: 'Task blocked',
-  lease_stale: 'Stale lease',
-  blocked_by_failed: 'Waits on a failed task',
-  mention: 'Mentioned you',
-};
+const LABEL = NEED_LABEL;
+
+/** The agent a wake is about, by handle (its plate when no agent holds it any more): never "@agent". */
+const agentOf = (w: { handle?: string; plate: string }) => w.handle ?? w.plate;
 
 /** What the item is about, in one line. */
 function subject(i: NeedItem): string {
   if (i.task) return i.task.title;
   if (i.message) return `${i.message.sender.handle}: ${i.message.body.slice(0, 140)}`;
-  if (i.wake) return `${i.wake.handle ?? '@agent'} (${i.wake.trigger})`;
+  if (i.wake) return `${agentOf(i.wake)} (${i.wake.trigger})`;
   return '';
 }
 
@@ -58,7 +52,7 @@ function openHref(i: NeedItem): string {
 }
 
 function NeedRow({ item, index, focused, onFocus }: { item: NeedItem; index: number; focused: boolean; onFocus: (i: number) => void }) {
-  const { retryWake, stopWake, releaseWake, dropWake, retryTask, releaseTask } = useNeeds.getState();
+  const { retryWake, stopWake, releaseWake, dropWake, retryTask, releaseTask, dismiss } = useNeeds.getState();
   const [err, setErr] = useState<string>();
   const [busy, setBusy] = useState(false);
   const run = (f: () => Promise<{ ok: boolean; error?: unknown }>) => async () => {
@@ -74,11 +68,11 @@ function NeedRow({ item, index, focused, onFocus }: { item: NeedItem; index: num
   if (item.kind === 'agent_stalled' && w && !routeMissing('wake-stop') && allows(w, 'stop')) {
     action = (
       <>
-        <button type="button" disabled={busy} className="danger" onClick={run(() => stopWake(w, false))} aria-label={`Stop wake of ${w.handle ?? 'agent'} in ${item.room.name}`}>
+        <button type="button" disabled={busy} className="danger" onClick={run(() => stopWake(w, false))} aria-label={`Stop wake of ${agentOf(w)} in ${item.room.name}`}>
           Stop
         </button>
         {!routeMissing('wake-retry') && (
-          <button type="button" disabled={busy} onClick={run(() => stopWake(w, true))} aria-label={`Stop and requeue wake of ${w.handle ?? 'agent'} in ${item.room.name}`}>
+          <button type="button" disabled={busy} onClick={run(() => stopWake(w, true))} aria-label={`Stop and requeue wake of ${agentOf(w)} in ${item.room.name}`}>
             Stop and requeue
           </button>
         )}
@@ -86,7 +80,7 @@ function NeedRow({ item, index, focused, onFocus }: { item: NeedItem; index: num
     );
   } else if (item.kind === 'wake_failed' && w && !routeMissing('wake-retry') && allows(w, 'retry')) {
     action = (
-      <button type="button" disabled={busy} onClick={run(() => retryWake(w))} aria-label={`Retry wake of ${w.handle ?? 'agent'} in ${item.room.name}`}>
+      <button type="button" disabled={busy} onClick={run(() => retryWake(w))} aria-label={`Retry wake of ${agentOf(w)} in ${item.room.name}`}>
         Retry
       </button>
     );
@@ -94,12 +88,12 @@ function NeedRow({ item, index, focused, onFocus }: { item: NeedItem; index: num
     action = (
       <>
         {!routeMissing('wake-release') && allows(w, 'release') && (
-          <button type="button" disabled={busy} onClick={run(() => releaseWake(w))} aria-label={`Release wake of ${w.handle ?? 'agent'} in ${item.room.name}`}>
+          <button type="button" disabled={busy} onClick={run(() => releaseWake(w))} aria-label={`Release wake of ${agentOf(w)} in ${item.room.name}`}>
             Release
           </button>
         )}
         {!routeMissing('wake-drop') && allows(w, 'drop') && (
-          <button type="button" disabled={busy} className="ghost" onClick={run(() => dropWake(w))} aria-label={`Drop wake of ${w.handle ?? 'agent'} in ${item.room.name}`}>
+          <button type="button" disabled={busy} className="ghost" onClick={run(() => dropWake(w))} aria-label={`Drop wake of ${agentOf(w)} in ${item.room.name}`}>
             Drop
           </button>
         )}
@@ -156,30 +150,135 @@ function NeedRow({ item, index, focused, onFocus }: { item: NeedItem; index: num
         <a className="button ghost" href={openHref(item)} aria-label={`Open ${what}`}>
           Open
         </a>
+        <button type="button" className="ghost" disabled={busy} onClick={run(() => dismiss(item))} aria-label={`Dismiss ${LABEL[item.kind]}: ${what}`} title="Take it off this list (Undo, or restore it from Dismissed)">
+          Dismiss
+        </button>
       </div>
     </li>
   );
 }
 
-/** The start page: what waits on me across my rooms (docs/needs-you.md), live. */
+/** Rooms other owners added me to: not mine until I accept (docs/needs-you.md "Invitations"). */
+export function Invitations() {
+  const invitations = useNeeds((s) => s.invitations);
+  const total = useNeeds((s) => s.invitationsTotal);
+  const [err, setErr] = useState<string>();
+  const [busy, setBusy] = useState<string>();
+  if (!invitations.length) return null;
+  const act = (room: string, f: (room: string) => Promise<{ ok: boolean; error?: unknown }>) => async () => {
+    setBusy(room);
+    const r = (await f(room)) as Awaited<ReturnType<ReturnType<typeof useNeeds.getState>['decline']>>;
+    setBusy(undefined);
+    setErr(r.ok ? undefined : describeError(r.error));
+    if (r.ok) void useRooms.getState().load();
+  };
+  const { accept, decline } = useNeeds.getState();
+  return (
+    <section className="invitations" aria-labelledby="invitations-title">
+      <h2 id="invitations-title">Invitations</h2>
+      <p className="muted">
+        Another owner added you to {total === 1 ? 'a room' : `${total} rooms`}. Until you accept, the room is not in your list, its mentions of you wait here, and
+        your agents cannot be added to it.
+      </p>
+      {err && (
+        <p role="alert" className="error-text">
+          {err}
+        </p>
+      )}
+      <ul className="invitation-list" aria-label="Invitations">
+        {invitations.map((i) => (
+          <li key={i.room.room_id} className="invitation" aria-label={`Invitation to ${i.room.name}`}>
+            <div>
+              <strong>{i.room.name}</strong>
+              <div className="muted">
+                from {i.invited_by ? `${i.invited_by.name} (${i.invited_by.handle})` : 'another owner'} · as {i.role} · {formatTime(i.invited_at)}
+              </div>
+            </div>
+            <div className="row">
+              <button type="button" disabled={busy === i.room.room_id} onClick={act(i.room.room_id, accept)} aria-label={`Accept invitation to ${i.room.name}`}>
+                Accept
+              </button>
+              <button type="button" className="ghost" disabled={busy === i.room.room_id} onClick={act(i.room.room_id, decline)} aria-label={`Decline invitation to ${i.room.name}`}>
+                Decline
+              </button>
+            </div>
+          </li>
+        ))}
+      </ul>
+      {total > invitations.length && <p className="muted">The newest {invitations.length} of {total} are shown.</p>}
+    </section>
+  );
+}
+
+/** Right after a dismissal: what went, and Undo. */
+function UndoNote() {
+  const last = useNeeds((s) => s.lastDismissed);
+  if (!last) return <div role="status" aria-live="polite" className="undo-note" />;
+  return (
+    <div role="status" aria-live="polite" className="undo-note">
+      Dismissed “{LABEL[last.kind]}: {subject(last)}”.{' '}
+      <button type="button" className="link" onClick={() => void useNeeds.getState().undo()}>
+        Undo
+      </button>
+    </div>
+  );
+}
+
+/** What I dismissed, newest first, each with Restore. */
+function Dismissed() {
+  const [open, setOpen] = useState(false);
+  const { dismissed, dismissedStatus } = useNeeds();
+  useEffect(() => {
+    if (open) void useNeeds.getState().loadDismissed();
+  }, [open]);
+  return (
+    <section className="needs-dismissed" aria-labelledby="dismissed-title">
+      <h2 id="dismissed-title">
+        <button type="button" className="link" aria-expanded={open} aria-controls="dismissed-list" onClick={() => setOpen(!open)}>
+          Dismissed
+        </button>
+      </h2>
+      {open && (
+        <div id="dismissed-list">
+          {dismissedStatus === 'loading' ? (
+            <Loading what="what you dismissed" />
+          ) : dismissed.length === 0 ? (
+            <p className="muted">Nothing dismissed.</p>
+          ) : (
+            <ul className="needs-list" aria-label="Dismissed">
+              {dismissed.map((i) => {
+                const what = subject(i);
+                return (
+                  <li key={`${i.kind}:${i.ref}`} className={`need need-${i.kind}`} aria-label={`${LABEL[i.kind]}: ${what} in ${i.room.name}`}>
+                    <div className="need-main">
+                      <span className={`need-kind k-${i.kind}`}>{LABEL[i.kind]}</span> <strong className="need-subject">{what}</strong>
+                      <div className="muted need-meta">
+                        in {i.room.name} · dismissed {i.dismissed_at ? formatTime(i.dismissed_at) : ''}
+                      </div>
+                    </div>
+                    <div className="need-actions row">
+                      <button type="button" onClick={() => void useNeeds.getState().restore(i)} aria-label={`Restore ${LABEL[i.kind]}: ${what}`}>
+                        Restore
+                      </button>
+                    </div>
+                  </li>
+                );
+              })}
+            </ul>
+          )}
+        </div>
+      )}
+    </section>
+  );
+}
+
+/** The start page: what waits on me across my rooms (docs/needs-you.md), live (stores/needs.ts followNeeds). */
 export function NeedsYouView() {
   const { items, status, error, load, truncated } = useNeeds();
+  const invitations = useNeeds((s) => s.invitationsTotal);
   const [focus, setFocus] = useState(0);
   useEffect(() => {
     void load();
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const off = onLiveEvent((type) => {
-      if (type !== 'board.changed' && type !== 'wakes.changed' && type !== 'message.created') return;
-      if (timer) return;
-      timer = setTimeout(() => {
-        timer = undefined;
-        void useNeeds.getState().load();
-      }, 300);
-    });
-    return () => {
-      off();
-      if (timer) clearTimeout(timer);
-    };
   }, [load]);
 
   function onKey(e: KeyboardEvent<HTMLUListElement>) {
@@ -200,12 +299,16 @@ export function NeedsYouView() {
   return (
     <section className="needs-you" aria-labelledby="needs-title">
       <h1 id="needs-title">Needs you</h1>
+      <Invitations />
+      <UndoNote />
       {status === 'loading' || status === 'idle' ? (
         <Loading what="what needs you" />
       ) : status === 'error' ? (
         <ErrorNote error={error} what="what needs you" retry={() => void load()} />
       ) : items.length === 0 ? (
-        <p className="empty-needs">Nothing needs you right now: no stalled agents, no failed or held wakes, no blocked or failed tasks, no stale leases, no mentions.</p>
+        <p className="empty-needs">
+          {invitations ? 'Nothing else needs you right now.' : 'Nothing needs you right now: no stalled agents, no failed or held wakes, no blocked or failed tasks, no stale leases, no mentions.'}
+        </p>
       ) : (
         <>
           <p className="muted">
@@ -213,16 +316,30 @@ export function NeedsYouView() {
           </p>
           <ul className="needs-list" aria-label="Needs you" onKeyDown={onKey}>
             {items.map((i, n) => (
-              <NeedRow key={`${i.kind}:${i.wake?.wake_id ?? i.task?.task_id ?? i.message?.message_id}`} item={i} index={n} focused={n === Math.min(focus, items.length - 1)} onFocus={setFocus} />
+              <NeedRow key={`${i.kind}:${i.ref ?? i.wake?.wake_id ?? i.task?.task_id ?? i.message?.message_id}`} item={i} index={n} focused={n === Math.min(focus, items.length - 1)} onFocus={setFocus} />
             ))}
           </ul>
         </>
       )}
+      <Dismissed />
       <p className="muted">
         <button type="button" className="link" onClick={() => navigate('welcome')}>
           Connect an agent
         </button>
       </p>
     </section>
+  );
+}
+
+/** The navigation's count: what waits on me (items and invitations), for the Needs you link. */
+export function NeedsCount() {
+  const n = useNeeds((s) => needsCount(s));
+  const truncated = useNeeds((s) => s.truncated);
+  if (!n) return null;
+  return (
+    <span className="nav-count" data-testid="needs-count" title={`${n}${truncated ? '+' : ''} waiting on you`}>
+      {n}
+      {truncated ? '+' : ''}
+    </span>
   );
 }

@@ -1,5 +1,6 @@
 import { useState, type FormEvent, type ReactNode } from 'react';
 import { useRooms } from '../stores/rooms';
+import { useNeeds } from '../stores/needs';
 import { useAttention } from '../stores/attention';
 import { href, navigate } from '../router';
 import { Loading, ErrorNote, Empty } from './States';
@@ -27,6 +28,8 @@ function Counts({ unread, mentions }: { unread: number; mentions: number }) {
 
 export function RoomsSidebar({ currentRoom, hidden, children }: { currentRoom?: string; hidden?: boolean; children?: ReactNode }) {
   const { rooms, status, error, load, create } = useRooms();
+  // Rooms other owners added me to are not listed until accepted (docs/needs-you.md "Invitations").
+  const invited = useNeeds((s) => s.invitationsTotal);
   const attention = useAttention((s) => s.rooms);
   const permission = useAttention((s) => s.notifyPermission);
   const [name, setName] = useState('');
@@ -71,6 +74,13 @@ export function RoomsSidebar({ currentRoom, hidden, children }: { currentRoom?: 
           );
         })}
       </ul>
+      {invited > 0 && (
+        <p className="invited-rooms">
+          <a href={href('needs-you')}>
+            {invited} invitation{invited === 1 ? '' : 's'} to accept or decline
+          </a>
+        </p>
+      )}
       <form className="stack" onSubmit={submit}>
         <label htmlFor="new-room">New room</label>
         <input id="new-room" value={name} onChange={(e) => setName(e.target.value)} maxLength={100} placeholder="Room name" />

@@ -1,17 +1,21 @@
 import { create } from 'zustand';
-import { get, post, enc, type ApiError, type ApiResult } from '../api';
-import type { Message, Task, Wake } from '../types';
+import { get, post, del, enc, type ApiError, type ApiResult } from '../api';
+import { onLiveEvent } from '../live-events';
+import { useAttention } from './attention';
+import type { Invitation, Message, Room, Task, Wake } from '../types';
 
-/** One item of GET /v1/needs-you (docs/needs-you.md). */
+/** One item of GET /v1/needs-you (docs/needs-you.md); `kind` and `ref` name it (a dismissal names the same). */
 export interface NeedItem {
   kind: 'agent_stalled' | 'wake_failed' | 'wake_held' | 'task_failed' | 'task_blocked' | 'lease_stale' | 'blocked_by_failed' | 'mention';
   room: { room_id: string; name: string };
   action: 'stop' | 'retry' | 'release' | 'reassign' | 'open';
   at: string;
+  ref: string;
   wake?: Wake;
   task?: Task;
   failed_dep?: string;
   message?: Message;
+  dismissed_at?: string;
 }
 
 /**
@@ -29,37 +33,92 @@ export async function optionalPost(kind: string, path: string, body: unknown = {
   return r;
 }
 
+/** What an item is called in lists, buttons and the Undo note. */
+export const NEED_LABEL: Record<NeedItem['kind'], string> = {
+  agent_stalled: 'Agent stalled',
+  wake_failed: 'Wake failed',
+  wake_held: 'Wake held',
+  task_failed: 'Task failed',
+  task_blocked: 'Task blocked',
+  lease_stale: 'Stale lease',
+  blocked_by_failed: 'Waits on a failed task',
+  mention: 'Mentioned you',
+};
+
+/** The reload after live events waits at least this long after the last one: one request for a burst, not one per event. */
+export const NEEDS_RELOAD_MS = 3000;
+
 interface NeedsState {
   items: NeedItem[];
   truncated: boolean;
+  /** Rooms other owners invited me to, waiting for Accept or Decline. */
+  invitations: Invitation[];
+  invitationsTotal: number;
   status: 'idle' | 'loading' | 'ready' | 'error';
   error?: ApiError;
+  /** The item just dismissed, for Undo. */
+  lastDismissed?: NeedItem;
+  dismissed: NeedItem[];
+  dismissedStatus: 'idle' | 'loading' | 'ready' | 'error';
   load: () => Promise<void>;
+  /** A reload soon, coalesced: at most one every NEEDS_RELOAD_MS however many events arrive. */
+  reloadSoon: () => void;
   retryWake: (w: Wake) => Promise<ApiResult<unknown>>;
   stopWake: (w: Wake, requeue: boolean) => Promise<ApiResult<unknown>>;
   releaseWake: (w: Wake) => Promise<ApiResult<unknown>>;
   dropWake: (w: Wake) => Promise<ApiResult<unknown>>;
   retryTask: (t: Task, assignee?: string) => Promise<ApiResult<unknown>>;
   releaseTask: (t: Task) => Promise<ApiResult<unknown>>;
+  dismiss: (i: NeedItem) => Promise<ApiResult<unknown>>;
+  undo: () => Promise<ApiResult<unknown> | undefined>;
+  restore: (i: NeedItem) => Promise<ApiResult<unknown>>;
+  loadDismissed: () => Promise<void>;
+  accept: (room: string) => Promise<ApiResult<Room>>;
+  decline: (room: string) => Promise<ApiResult<unknown>>;
+  /** Mentions of me in this room up to `seq` were read on screen: acknowledged, they leave. */
+  acknowledge: (room: string, seq: number) => void;
 }
 
+const keyOf = (i: Pick<NeedItem, 'kind' | 'ref'>) => `${i.kind}:${i.ref}`;
+
 let seq = 0;
+let timer: ReturnType<typeof setTimeout> | undefined;
+let lastLoad = 0;
 export const useNeeds = create<NeedsState>((set, getState) => {
-  const after = (r: ApiResult<unknown>) => {
+  const after = <T>(r: ApiResult<T>) => {
     if (r.ok) void getState().load();
     return r;
   };
   return {
     items: [],
     truncated: false,
+    invitations: [],
+    invitationsTotal: 0,
     status: 'idle',
+    dismissed: [],
+    dismissedStatus: 'idle',
     load: async () => {
       const mine = ++seq;
+      lastLoad = Date.now();
       if (getState().status === 'idle') set({ status: 'loading' });
-      const r = await get<{ items: NeedItem[]; truncated: boolean }>('/v1/needs-you');
+      const [r, inv] = await Promise.all([
+        get<{ items: NeedItem[]; truncated: boolean; invitations?: number }>('/v1/needs-you'),
+        get<{ invitations: Invitation[]; total: number }>('/v1/invitations'),
+      ]);
       if (mine !== seq) return;
       if (r.ok) set({ items: r.data.items, truncated: r.data.truncated, status: 'ready', error: undefined });
       else set({ status: getState().status === 'ready' ? 'ready' : 'error', error: r.error });
+      if (inv.ok) set({ invitations: inv.data.invitations, invitationsTotal: inv.data.total });
+    },
+    reloadSoon: () => {
+      if (timer) return;
+      timer = setTimeout(
+        () => {
+          timer = undefined;
+          void getState().load();
+        },
+        Math.max(250, NEEDS_RELOAD_MS - (Date.now() - lastLoad)),
+      );
     },
     retryWake: async (w) => after(await optionalPost('wake-retry', `/v1/wakes/${enc(w.wake_id)}/retry`)),
     // Stop fails the running wake and kills its runner; requeue is then the retry of that failed wake.
@@ -72,5 +131,78 @@ export const useNeeds = create<NeedsState>((set, getState) => {
     dropWake: async (w) => after(await optionalPost('wake-drop', `/v1/wakes/${enc(w.wake_id)}/drop`)),
     retryTask: async (t, assignee) => after(await optionalPost('task-retry', `/v1/rooms/${enc(t.room)}/tasks/${enc(t.task_id)}/retry`, assignee ? { assignee } : {})),
     releaseTask: async (t) => after(await post(`/v1/rooms/${enc(t.room)}/tasks/${enc(t.task_id)}/release`, {})),
+    dismiss: async (i) => {
+      // At once on screen; the server keeps it (per owner) until it is restored.
+      set((s) => ({ items: s.items.filter((x) => keyOf(x) !== keyOf(i)), lastDismissed: i }));
+      const r = await post('/v1/needs-you/dismissals', { kind: i.kind, ref: i.ref });
+      if (!r.ok) set({ lastDismissed: undefined });
+      if (getState().dismissedStatus !== 'idle') void getState().loadDismissed();
+      return after(r);
+    },
+    undo: async () => {
+      const i = getState().lastDismissed;
+      if (!i) return undefined;
+      set({ lastDismissed: undefined });
+      return getState().restore(i);
+    },
+    restore: async (i) => {
+      const r = await del(`/v1/needs-you/dismissals/${enc(i.kind)}/${enc(i.ref)}`);
+      set((s) => ({ dismissed: s.dismissed.filter((x) => keyOf(x) !== keyOf(i)) }));
+      return after(r);
+    },
+    loadDismissed: async () => {
+      if (getState().dismissedStatus === 'idle') set({ dismissedStatus: 'loading' });
+      const r = await get<{ items: NeedItem[] }>('/v1/needs-you/dismissed');
+      set(r.ok ? { dismissed: r.data.items, dismissedStatus: 'ready' } : { dismissedStatus: 'error' });
+    },
+    accept: async (room) => {
+      const r = await post<Room>(`/v1/rooms/${enc(room)}/invitation/accept`, {});
+      set((s) => ({ invitations: s.invitations.filter((x) => x.room.room_id !== room) }));
+      return after(r);
+    },
+    decline: async (room) => {
+      const r = await post(`/v1/rooms/${enc(room)}/invitation/decline`, {});
+      set((s) => ({ invitations: s.invitations.filter((x) => x.room.room_id !== room) }));
+      return after(r);
+    },
+    acknowledge: (room, upTo) => {
+      const read = getState().items.filter((i) => i.kind === 'mention' && i.room.room_id === room && (i.message?.seq ?? Infinity) <= upTo);
+      if (!read.length) return;
+      set((s) => ({ items: s.items.filter((i) => !read.includes(i)) }));
+      void post(`/v1/rooms/${enc(room)}/mentions/acknowledge`, { seq: upTo });
+    },
   };
 });
+
+/** How many things wait on me: the items and the invitations (the navigation's count and the tab title's). */
+export function needsCount(s: Pick<NeedsState, 'items' | 'invitationsTotal'>): number {
+  return s.items.length + s.invitationsTotal;
+}
+
+let following: (() => void) | undefined;
+
+/**
+ * Needs you follows the server for the whole signed-in window (its count is in the navigation):
+ * loaded once, then again after the events that can change it, coalesced (reloadSoon). A room
+ * read on screen acknowledges its mentions of me.
+ */
+export function followNeeds(): () => void {
+  if (following) return following;
+  void useNeeds.getState().load();
+  const RELOAD_ON = new Set(['board.changed', 'wakes.changed', 'message.created', 'rooms.changed', 'members.changed']);
+  const off = onLiveEvent((type) => {
+    if (RELOAD_ON.has(type)) useNeeds.getState().reloadSoon();
+  });
+  const offRead = useAttention.subscribe((s, prev) => {
+    const room = s.viewing;
+    if (!room || document.visibilityState !== 'visible') return;
+    const read = s.rooms[room]?.lastRead ?? 0;
+    if (room !== prev.viewing || read > (prev.rooms[room]?.lastRead ?? 0)) useNeeds.getState().acknowledge(room, read);
+  });
+  following = () => {
+    off();
+    offRead();
+    following = undefined;
+  };
+  return following;
+}
