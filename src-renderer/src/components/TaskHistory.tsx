@@ -26,7 +26,7 @@ const shortId = (id: string | undefined) => (id && id.length > 14 ? `${id.slice(
 
 const VERDICT: Record<string, string> = { approve: 'approved it', request_changes: 'asked for changes', comment: 'commented' };
 
-/** One event in people's words; the actor is shown apart, before it. */
+/** One event in people's words; the actor is shown apart, before it, and a reason after it (a handled wake's is the server's bookkeeping). */
 function says(e: TaskEvent): string {
   const d = e.detail ?? {};
   const toAgent = e.to_handle ?? e.to;
@@ -128,7 +128,7 @@ export function TaskHistory({ roomId, taskId, board, runs }: { roomId: string; t
                 {formatTime(e.at)}
               </time>{' '}
               <strong className="history-actor">{who(e)}</strong> {says(e)}
-              {e.reason ? <span className="history-reason">: {e.reason}</span> : null}
+              {e.reason && e.kind !== 'wake_handled' ? <span className="history-reason">: {e.reason}</span> : null}
             </li>
           ))}
         </ol>
