@@ -1,5 +1,6 @@
 import type { ProcessOutcome, ProcessRunner, ProcessSpec, RunningProcess } from '../../src-main/core/wakes/runners.js';
 import { keptText } from '../../src-main/core/wakes/runners.js';
+import { keptUsage } from '../../src-main/core/wakes/mask.js';
 import { UsageScanner } from '../../src-main/core/wakes/usage.js';
 import { runAgent } from '../fixtures/runner-agent-script.mjs';
 import type { AppClient } from './app.js';
@@ -68,7 +69,7 @@ export function appProcessRunner(connect: RunConnect): ProcessRunner {
         killedReason,
         stdoutTail: keptText(read.answer ?? out, spec.secrets),
         stderrTail: keptText(err, spec.secrets),
-        ...(read.usage ? { usage: read.usage } : {}),
+        ...(read.usage ? { usage: keptUsage(read.usage, spec.secrets) } : {}),
       };
     });
     return {

@@ -12,6 +12,7 @@ import { dirname, join } from 'node:path';
 import { defaultHome } from '../paths.js';
 import { onPath } from '../util/which.js';
 import { replaceFilePrivate } from '../util/private-write.js';
+import { maskIssuedSecrets } from '../util/secret-mask.js';
 import { parseLenientObject, type JsonObject } from '../util/lenient-json.js';
 import { mcpServerName, shellLine } from '../../../shared/hosts.js';
 import { connectPlan } from '../../../shared/host-connect.js';
@@ -321,10 +322,8 @@ export interface Check {
 
 /** Bearer credentials and ?key= secrets never reach the doctor's output. */
 export function maskSecrets(s: string): string {
-  return s
-    .replace(/(Bearer\s+)\S+/gi, '$1***')
-    .replace(/([?&]key=)[^&\s"']+/g, '$1***')
-    .replace(/\b(ark|aro|ars|arl)_[A-Za-z0-9_-]{8,}/g, '$1_***');
+  // The one scanner of every secret shape, linear whatever the text (docs/security.md "Third round").
+  return maskIssuedSecrets(s);
 }
 
 function modeOf(file: string): number | undefined {

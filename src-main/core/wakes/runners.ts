@@ -4,7 +4,7 @@ import type { Core } from '../core.js';
 import type { Db } from '../db/open.js';
 import { stmt } from '../db/stmt.js';
 import { defineMemo, recall } from '../db/watch.js';
-import { maskIssuedSecrets } from './mask.js';
+import { keptUsage, maskBounded } from './mask.js';
 import { openEnv, sealEnv } from './env-seal.js';
 import type { WakeUsage } from './store.js';
 import { UsageScanner } from './usage.js';
@@ -185,9 +185,9 @@ class Tail {
 
 /** What a human may read of a run's output: secrets masked, the last TAIL_BYTES (test process runners keep it alike). */
 export function keptText(text: string, secrets: string[]): string {
-  let s = text;
-  for (const secret of secrets) if (secret) s = s.split(secret).join('***');
-  s = maskIssuedSecrets(s);
+  // Only the end is kept, so only the end is masked (its last TAIL_BYTES characters and a margin,
+  // mask.ts maskBounded): a 4 MiB answer masked whole cost ~100 ms a stream (docs/security.md "Third round").
+  const s = maskBounded(text, secrets, TAIL_BYTES, true);
   const bytes = Buffer.from(s, 'utf8');
   return bytes.length <= TAIL_BYTES ? s : bytes.subarray(bytes.length - TAIL_BYTES).toString('utf8').replace(/^\uFFFD+/, '');
 }
@@ -322,7 +322,8 @@ export function runProcess(opts: ProcessSpec): RunningProcess {
         // A JSON output mode's stream is kept as the model's final answer, which a human can read.
         stdoutTail: read.answer !== undefined ? keptText(read.answer, opts.secrets) : out.text(opts.secrets),
         stderrTail: err.text(opts.secrets),
-        ...(read.usage ? { usage: read.usage } : {}),
+        // The model's name is runner output too: masked and bounded like the tails.
+        ...(read.usage ? { usage: keptUsage(read.usage, opts.secrets) } : {}),
       });
     };
     child.once('error', (e: NodeJS.ErrnoException) => {

@@ -17,6 +17,13 @@ import type { HostAdapter, UsageState } from '../hosts/adapter.js';
  * It also picks the model's final text out of those streams, so the output tail a human reads
  * is the answer rather than the last bytes of a JSON stream.
  */
+/**
+ * How much of a model name is read. It is runner output: it is masked first and cut to 200
+ * characters after (mask.ts keptUsage), since a cut made before the masking could leave part of
+ * a secret that crossed it (docs/security.md "Third round").
+ */
+const MODEL_READ_MAX = 64 * 1024;
+
 export class UsageScanner {
   /** What the host's adapter read of its events. */
   private readonly host: UsageState = {};
@@ -99,7 +106,7 @@ export class UsageScanner {
         output_tokens: num(st.output_tokens),
         cache_read_tokens: num(st.cached),
         cost_usd: null,
-        model: models.length ? models.join(',').slice(0, 200) : null,
+        model: models.length ? models.join(',').slice(0, MODEL_READ_MAX) : null,
       };
       return;
     }
@@ -168,7 +175,7 @@ function ownUsage(o: unknown): WakeUsage | undefined {
     output_tokens: num(u.output_tokens),
     cache_read_tokens: num(u.cache_read_tokens),
     cost_usd: num(u.cost_usd),
-    model: typeof u.model === 'string' ? u.model.slice(0, 200) : null,
+    model: typeof u.model === 'string' ? u.model.slice(0, MODEL_READ_MAX) : null,
   };
   return hasAny(usage) ? usage : undefined;
 }
