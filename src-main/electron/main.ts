@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { startCore, type RunningCore } from '../core/start.js';
 import { HomeError } from '../core/db/home-errors.js';
 import { primaryOwner } from '../core/owners/store.js';
+import { isInvited } from '../core/rooms/invitations.js';
 import {
   APP_NAME,
   desktopOptions,
@@ -237,7 +238,10 @@ async function start() {
   const ownerId = primaryOwner(running.core.db)?.owner_id;
   const gate = new NotificationGate();
   if (ownerId) {
+    const db = running.core.db;
     running.core.bus.on((event) => {
+      // A room another owner invited this owner to is not theirs until accepted: no desktop notice from it (docs/needs-you.md "Invitations").
+      if (event.room && isInvited(db, event.room, ownerId)) return;
       const n = notificationFor(event, ownerId);
       if (n && gate.admit(n)) notify(n);
     });
