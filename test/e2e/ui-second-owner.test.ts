@@ -1,5 +1,9 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Page } from 'playwright-core';
 import { describe, it, expect } from 'vitest';
-import { browserSkip, uiForFile, openSignedIn, screenshot } from '../helpers/browser.js';
+import { browserSkip, uiForFile, openSignedIn, TAKE_SCREENSHOTS } from '../helpers/browser.js';
 import { getRunner } from '../../src-main/core/wakes/runners.js';
 
 /**
@@ -11,6 +15,14 @@ import { getRunner } from '../../src-main/core/wakes/runners.js';
  * directions.
  */
 const skip = browserSkip();
+// docs/ui.md's screenshots of these places are rewritten only when asked (UPDATE_DOCS_IMG=1), as in ui-second-pass.test.ts.
+const DOCS_IMG = fileURLToPath(new URL(process.env.UPDATE_DOCS_IMG === '1' ? '../../docs/img/' : '../../test-results/docs-img/', import.meta.url));
+const docShot = async (page: Page, name: string) => {
+  if (process.env.UPDATE_DOCS_IMG === '1' || TAKE_SCREENSHOTS) {
+    mkdirSync(DOCS_IMG, { recursive: true });
+    await page.screenshot({ path: join(DOCS_IMG, `${name}-1280.png`) });
+  }
+};
 const SECRET = 'sk-bea-test-0123456789abcdef';
 
 describe.skipIf(!!skip)('UI: a second owner', () => {
@@ -40,6 +52,7 @@ describe.skipIf(!!skip)('UI: a second owner', () => {
     expect(await box.isChecked()).toBe(false);
     expect((await ui.s.api('GET', '/v1/me', undefined, bea.token)).body.allow_runners).toBe(false);
     await box.click();
+    await docShot(ada.page, 'people-allow-runners');
     await ada.page.getByRole('dialog', { name: /^Let Bea Second/ }).getByRole('button', { name: 'Allow Bea Second’s runners' }).click();
     await expect.poll(() => box.isChecked()).toBe(true);
 
@@ -71,7 +84,8 @@ describe.skipIf(!!skip)('UI: a second owner', () => {
     await her.page.getByRole('form', { name: /^codex/ }).getByRole('list', { name: 'Environment variables' }).waitFor();
     expect(await her.page.locator('body').textContent()).not.toContain(SECRET);
     expect(await her.page.content()).not.toContain(SECRET);
-    await screenshot(her.page, 'issue46-second-owner-runner-env');
+    await her.page.getByRole('form', { name: /^codex/ }).getByRole('group', { name: 'Environment values' }).scrollIntoViewIfNeeded();
+    await docShot(her.page, 'agent-runner-env');
     await her.context.close();
     await ada.context.close();
   });
@@ -97,6 +111,11 @@ describe.skipIf(!!skip)('UI: a second owner', () => {
     // Cy's mention of Ada's agent: the answer tells its author it waits on Ada's Trust.
     const m = await ui.s.api('POST', `/v1/rooms/${room}/messages`, { body: 'please review', mention_targets: [mine.handle] }, cy.token);
     expect(m.body.wakes[0]).toMatchObject({ status: 'inbox', reason_code: 'trust_off' });
-    expect(m.body.wakes[0].reason).toMatch(/^waits on Trust: Ada Owner has not turned Trust on in this room/);
+    expect(m.body.wakes[0].reason).toMatch(/^Ada Owner has not turned Trust on in this room/);
+    // Under her message, in her window, she reads the same.
+    const cyUi = await openSignedIn(ui.browser, ui.s, `rooms/${room}/chat`, { ownerId: cy.owner_id });
+    const log = cyUi.page.getByRole('log', { name: 'Messages' });
+    await expect.poll(() => log.textContent(), { timeout: 15_000 }).toContain('waiting in the inbox: Ada Owner has not turned Trust on in this room');
+    await cyUi.context.close();
   });
 });

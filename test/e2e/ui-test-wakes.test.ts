@@ -1,5 +1,9 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Page } from 'playwright-core';
 import { describe, it, expect } from 'vitest';
-import { accessible, browserSkip, uiForFile, openSignedIn, screenshot } from '../helpers/browser.js';
+import { accessible, browserSkip, uiForFile, openSignedIn, TAKE_SCREENSHOTS } from '../helpers/browser.js';
 
 /**
  * Test wakes stay out of working rooms (docs/wakes.md "Test wakes", docs/ui.md "Settings"): the
@@ -8,6 +12,14 @@ import { accessible, browserSkip, uiForFile, openSignedIn, screenshot } from '..
  * unread; Settings lists its wakes with their outcome, live.
  */
 const skip = browserSkip();
+// docs/ui.md's screenshots of these places are rewritten only when asked (UPDATE_DOCS_IMG=1), as in ui-second-pass.test.ts.
+const DOCS_IMG = fileURLToPath(new URL(process.env.UPDATE_DOCS_IMG === '1' ? '../../docs/img/' : '../../test-results/docs-img/', import.meta.url));
+const docShot = async (page: Page, name: string) => {
+  if (process.env.UPDATE_DOCS_IMG === '1' || TAKE_SCREENSHOTS) {
+    mkdirSync(DOCS_IMG, { recursive: true });
+    await page.screenshot({ path: join(DOCS_IMG, `${name}-1280.png`) });
+  }
+};
 /** A runner that reads its wake and ends well: enough for a handled test wake. */
 const QUICK = ['-e', 'process.stdin.resume(); process.stdin.on("end", () => process.exit(0));'];
 
@@ -50,7 +62,7 @@ describe.skipIf(!!skip)('UI: test wakes', () => {
     const row = panel.getByRole('row').filter({ hasText: pinger.handle });
     await expect.poll(() => row.first().textContent()).toContain('handled');
     await accessible(page);
-    await screenshot(page, 'issue46-test-wakes-settings');
+    await docShot(page, 'settings-test-wakes');
 
     // doctor --wake's test (the same route) shows up there live, and still not in the list.
     const again = await ui.s.api('POST', '/v1/test-wakes', { plate: pinger.plate, from: 'doctor' });

@@ -31,8 +31,8 @@ describe('a mention waiting on Trust', () => {
     expect(byHer.status).toBe(201);
     expect(byHer.body.wakes).toEqual([{ plate: mine.plate, handle: mine.handle, wake_id: null, status: 'inbox', target: 'pull', reason: expect.any(String), reason_code: 'trust_off' }]);
     const words = byHer.body.wakes[0].reason as string;
-    expect(words).toMatch(/^waits on Trust: Ada Owner has not turned Trust on in this room/);
-    expect(words).toMatch(/by another owner or by another owner's agent/);
+    expect(words).toMatch(/^Ada Owner has not turned Trust on in this room/);
+    expect(words).toMatch(/mentions by other owners and by their agents do not wake Ada Owner's agents here/);
 
     const client = await s.connect(hers.credential);
     const byAgent = await ok(client, 'send_message', { room, body: 'me too', mention_targets: [mine.handle] });

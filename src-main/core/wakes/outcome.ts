@@ -31,7 +31,7 @@ function whyNoWake(core: Core, roomId: string, plate: string, actorOwnerId: stri
     const owner = getOwner(core.db, a.owner_id)?.name ?? "the agent's owner";
     return {
       code: 'trust_off',
-      reason: `waits on Trust: ${owner} has not turned Trust on in this room, so a mention by another owner or by another owner's agent does not wake ${owner}'s agents; it waits in the inbox until the agent checks it. ${owner} can turn Trust on in the room's header.`,
+      reason: `${owner} has not turned Trust on in this room, so mentions by other owners and by their agents do not wake ${owner}'s agents here (${owner} can turn it on in the room's header)`,
     };
   }
   return { code: 'already_woken', reason: 'this message already woke the agent' };

@@ -72,7 +72,9 @@ export function TestWakesPanel() {
                 <td>{formatTime(w.created_at)}</td>
                 <td>
                   <span className={`badge ${w.status === 'handled' ? 'ok' : w.status === 'failed' || w.status === 'held' ? 'warn' : ''}`}>{STATUS_WORDS[w.status] ?? w.status}</span>
-                  {w.status === 'handled' && typeof w.tool_calls === 'number' && <span className="muted"> with {w.tool_calls === 1 ? '1 tool call' : `${w.tool_calls} tool calls`}</span>}
+                  {w.status === 'handled' && typeof w.tool_calls === 'number' && (
+                    <span className="muted">{w.tool_calls === 0 ? ', but the agent made no tool call (it did not answer in the room)' : ` with ${w.tool_calls === 1 ? '1 tool call' : `${w.tool_calls} tool calls`}`}</span>
+                  )}
                   {w.target === 'pull' && w.status !== 'handled' && <span className="muted"> waiting in the inbox</span>}
                   {(w.cause ?? w.reason) && w.status !== 'handled' && <span className="muted">: {w.cause ?? w.reason}</span>}
                 </td>
