@@ -2,7 +2,7 @@
 // typed @name or @name(owner) that matches exactly one room member becomes a structured mention
 // target; one that matches none or several is marked and sending asks.
 import { describe, it, expect } from 'vitest';
-import { resolvedTargets, typedMentions, unresolved, unresolvedText, type MentionCandidate } from '../../src-renderer/src/components/composerRules';
+import { resolvedTargets, typedMentions, unresolved, unresolvedText, type MentionCandidate } from '../../src-renderer/src/components/composerRules.js';
 
 const room: MentionCandidate[] = [
   { handle: '@reviewer(alice)', kind: 'agent' },

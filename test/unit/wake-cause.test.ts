@@ -15,7 +15,7 @@ function tail(name: string): string {
   return b.subarray(Math.max(0, b.length - TAIL_BYTES)).toString('utf8');
 }
 
-const exited = (extra: { stderr_tail?: string; stdout_tail?: string }) => ({ status: 'failed', reason: 'the runner exited with code 1', exit_code: 1, ...extra });
+const exited = (extra: { stderr_tail?: string; stdout_tail?: string }) => ({ status: 'failed' as const, reason: 'the runner exited with code 1', exit_code: 1, ...extra });
 
 describe('the cause of a failed wake', () => {
   it('Claude Code against a closed port: the model could not be reached (its api_retry events, not "unknown")', () => {
@@ -75,7 +75,7 @@ describe('the cause of a failed wake', () => {
   });
 
   it('a reader without the tails gets a cause that quotes no output', () => {
-    const w = { ...exited({ stderr_tail: 'Error: secret-ish internal detail\n', stdout_tail: '' }), cause: null as string | null };
+    const w = { status: 'failed' as const, reason: 'the runner exited with code 1', exit_code: 1, stderr_tail: 'Error: secret-ish internal detail\n' as string | null, stdout_tail: '' as string | null, cause: null as string | null };
     w.cause = wakeCause(w);
     expect(w.cause).toContain('secret-ish');
     withoutRunOutput(w);

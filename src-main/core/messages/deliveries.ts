@@ -1,8 +1,7 @@
 import type { Core } from '../core.js';
 import { defineUseCase } from '../usecase/define.js';
-import { getAgentByPlate } from '../agents/store.js';
-import { listWakes, wakeDto, withoutRunOutput, type WakeRow } from '../wakes/store.js';
-import { withWakeActions } from '../wakes/rules.js';
+import { listWakes, type WakeRow } from '../wakes/store.js';
+import { wakeFor } from '../wakes/present.js';
 import { mentionWakeOf } from '../wakes/outcome.js';
 import { messageDeliveries as deliveriesSchema, messageDeliveriesInput, messageDeliveriesQuery } from '../../../shared/schemas/deliveries.js';
 import type { z } from 'zod';
@@ -37,11 +36,6 @@ export function messageDeliveries(core: Core, viewerOwnerId: string, roomId: str
     if (!latest.has(k)) latest.set(k, w);
   }
   const coveredFrom = full ? rows[rows.length - 1]!.created_at : null;
-  const owners = new Map<string, string | undefined>();
-  const ownerOf = (plate: string) => {
-    if (!owners.has(plate)) owners.set(plate, getAgentByPlate(db, plate)?.owner_id);
-    return owners.get(plate);
-  };
   const out: Deliveries['messages'] = [];
   for (const id of new Set(ids)) {
     const m = getMessage(db, id);
@@ -52,15 +46,8 @@ export function messageDeliveries(core: Core, viewerOwnerId: string, roomId: str
     const wakes = agents.map((t) => {
       const w = latest.get(`${m.message_id} ${t.plate}`);
       const status = mentionWakeOf(core, roomId, { plate: t.plate!, handle: t.handle }, m.sender.owner_id, w);
-      if (!w) return { ...status, wake: null };
-      const dto = wakeDto(w);
-      // A runner's output is its owner's to read (docs/security.md): others get the outcome, and a cause quoting none of it.
-      if (ownerOf(w.plate) !== viewerOwnerId) {
-        withoutRunOutput(dto);
-        // The model line is the host's raw text, as the output is.
-        if (dto.usage) dto.usage = { ...dto.usage, model: null };
-      }
-      return { ...status, wake: { ...withWakeActions(db, viewerOwnerId, [dto])[0]!, handle: t.handle } };
+      // The wake as its reader may see it (wakes/present.ts): no output tails nor a cause quoting them for anyone but its owner.
+      return { ...status, wake: w ? wakeFor(db, viewerOwnerId, w) : null };
     });
     out.push({ message_id: m.message_id, wakes });
   }

@@ -12,7 +12,7 @@ import { actionOf } from './allowed';
  * message"): read from its wake as the server says it (GET …/deliveries; the send response's
  * `wakes` until that answers). `inbox` "waiting in the inbox" with its reason; `held` with its
  * reason and Release/Drop; `queued`; `running` with the elapsed time (ticking) and, for the
- * agent's own owner, the run's last transcript line; `handled`; `failed` with its one-line cause
+ * agent's own owner, the run's last transcript line, and Stop; `handled`; `failed` with its one-line cause
  * and Retry (the acts the wake's `allowed_actions` list).
  */
 
@@ -62,7 +62,7 @@ function Running({ w }: { w: Wake }) {
 }
 
 /** One act on a wake (Retry, Release, Drop), then the statuses are read again. */
-function WakeAct({ w, act, label, roomId }: { w: Wake; act: 'retry' | 'release' | 'drop'; label: string; roomId: string }) {
+function WakeAct({ w, act, label, roomId }: { w: Wake; act: 'retry' | 'release' | 'drop' | 'stop'; label: string; roomId: string }) {
   const allowed = actionOf(w, act);
   const [busy, setBusy] = useState(false);
   const [err, setErr] = useState<string>();
@@ -112,7 +112,14 @@ function Row({ d, roomId }: { d: MessageDelivery; roomId: string }) {
       );
       break;
     case 'running':
-      body = w ? <Running w={w} /> : <>running</>;
+      body = w ? (
+        <>
+          <Running w={w} />
+          <WakeAct w={w} act="stop" label="Stop" roomId={roomId} />
+        </>
+      ) : (
+        <>running</>
+      );
       break;
     case 'failed': {
       const cause = w?.cause ?? firstLine(w?.reason ?? d.reason);

@@ -36,7 +36,8 @@ function subject(i: NeedItem): string {
 
 function detail(i: NeedItem): string | undefined {
   if (i.kind === 'agent_stalled') return `running since ${i.wake?.started_at ? formatTime(i.wake.started_at) : 'a while'} with no tool call for over 5 minutes`;
-  if (i.wake) return i.wake.reason ?? undefined;
+  // A failed wake's one-line cause (docs/wakes.md "A failed wake's cause"), else its reason.
+  if (i.wake) return i.wake.cause ?? i.wake.reason ?? undefined;
   if (i.task && (i.kind === 'task_failed' || i.kind === 'task_blocked')) return i.task.reason ?? undefined;
   if (i.kind === 'lease_stale') return 'No lease renewal for over 120 s: release it so another agent can claim it.';
   return undefined;
