@@ -211,6 +211,9 @@ export function sweepUiSessions(db: Db): number {
 
 const tickets = new WeakMap<Db, Map<string, { ownerId: string; exp: number; session?: string }>>();
 
+/** Live event-stream tickets one owner may hold at once (docs/security.md item 19). */
+export const EVENTS_TICKETS_PER_OWNER = 16;
+
 /**
  * A single-use ticket that lets one EventSource connection of this owner open within a minute.
  * `session`: the hash of the window session that asked, so the stream closes when it ends.
@@ -220,6 +223,16 @@ export function createEventsTicket(db: Db, ownerId: string, session?: string): {
   if (!m) tickets.set(db, (m = new Map()));
   const now = nowOf(db);
   if (m.size > 1000) for (const [k, v] of m) if (v.exp < now) m.delete(k);
+  // Each owner holds a few live tickets at most (a window asks for one per stream it opens): asking
+  // for more gives up that owner's oldest, so no owner can grow the map, and none can spend another's.
+  let held = 0;
+  let oldest: string | undefined;
+  for (const [k, v] of m) {
+    if (v.ownerId !== ownerId) continue;
+    held++;
+    oldest ??= k;
+  }
+  if (held >= EVENTS_TICKETS_PER_OWNER && oldest) m.delete(oldest);
   const ticket = newSecret('art_');
   m.set(sha256Hex(ticket), { ownerId, exp: now + EVENTS_TICKET_TTL_MS, session });
   return { ticket, expires_at: new Date(now + EVENTS_TICKET_TTL_MS).toISOString() };
