@@ -4,7 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ok } from '../helpers/server.js';
 import { waitFor } from '../helpers/core.js';
-import { browserSkip, uiForFile, openSignedIn, screenshot } from '../helpers/browser.js';
+import { fileURLToPath } from 'node:url';
+import type { Page } from 'playwright-core';
+import { browserSkip, uiForFile, openSignedIn, TAKE_SCREENSHOTS } from '../helpers/browser.js';
 
 /**
  * Needs you as a person uses it (docs/needs-you.md): a failed wake named by its agent's handle,
@@ -14,6 +16,11 @@ import { browserSkip, uiForFile, openSignedIn, screenshot } from '../helpers/bro
  * after which the room is in the room list.
  */
 const skip = browserSkip();
+// docs/ui.md's screenshots of these places are rewritten only when asked (UPDATE_DOCS_IMG=1), as in ui-second-pass.test.ts.
+const DOCS_IMG = fileURLToPath(new URL(process.env.UPDATE_DOCS_IMG === '1' ? '../../docs/img/' : '../../test-results/docs-img/', import.meta.url));
+const screenshot = async (page: Page, name: string) => {
+  if (process.env.UPDATE_DOCS_IMG === '1' || TAKE_SCREENSHOTS) await page.screenshot({ path: join(DOCS_IMG, `${name}-1280.png`) });
+};
 
 describe.skipIf(!!skip)('UI: Needs you clears, dismisses, counts and invites', () => {
   const ui = uiForFile({ rateLimit: { perSecond: 0, burst: 0 } }, undefined, { oneRenderer: true });
@@ -127,4 +134,21 @@ describe.skipIf(!!skip)('UI: Needs you clears, dismisses, counts and invites', (
     expect((await ui.s.api('GET', `/v1/rooms/${spam}`)).status).toBe(404);
     await context.close();
   }, 90_000);
+
+  it('a burst of events reloads Needs you at most once every few seconds, not once per event', async () => {
+    const room = await ui.s.room('Busy room');
+    const { context, page } = await openSignedIn(ui.browser, ui.s, 'needs-you');
+    await page.getByRole('heading', { name: 'Needs you', level: 1 }).waitFor();
+    await page.waitForTimeout(3500);
+    const loads: number[] = [];
+    page.on('request', (r) => {
+      if (new URL(r.url()).pathname === '/v1/needs-you') loads.push(Date.now());
+    });
+    for (let i = 0; i < 30; i++) await ui.s.api('POST', `/v1/rooms/${room}/messages`, { body: `chatter ${i}` });
+    await page.waitForTimeout(4000);
+    // 30 messages: one reload (two if the burst straddled the 3 s window), never one per message.
+    expect(loads.length).toBeGreaterThanOrEqual(1);
+    expect(loads.length).toBeLessThanOrEqual(2);
+    await context.close();
+  }, 60_000);
 });
