@@ -85,4 +85,44 @@ describe('needs you clears', () => {
     expect((await s.api('POST', '/v1/needs-you/dismissals', { kind: 'mention', ref: item.ref }, bob.token)).status).toBe(404);
     expect((await needs(room)).count).toBe(1);
   });
+
+  it('a mention read in its room is acknowledged (up to the message read), for its reader only', async () => {
+    const a = await s.agent('Reader');
+    const room = await s.room('Read room');
+    await s.join(room, a.plate);
+    const c = await s.connect(a.credential);
+    const first = await ok<any>(c, 'send_message', { room, body: 'first ask', mention_targets: [me.handle] });
+    await ok(c, 'send_message', { room, body: 'second ask', mention_targets: [me.handle] });
+    expect((await needs(room)).items).toHaveLength(2);
+    const ack = await s.api('POST', `/v1/rooms/${room}/mentions/acknowledge`, { seq: first.seq });
+    expect(ack.body).toEqual({ acknowledged: 1 });
+    expect((await needs(room)).items.map((i: any) => i.message.body)).toEqual(['second ask']);
+    // Not a member: 404; bad input: 400 with an error_id.
+    const bob = await s.owner('Bob Reader');
+    expect((await s.api('POST', `/v1/rooms/${room}/mentions/acknowledge`, { seq: 99 }, bob.token)).status).toBe(404);
+    const bad = await s.api('POST', `/v1/rooms/${room}/mentions/acknowledge`, { seq: -1 });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.error_id).toBeTruthy();
+  });
+
+  it('a held wake leaves once dropped or released; a dropped one is not listed as failed', async () => {
+    const b = await openTestApp({ background: true, wakeBudget: 1 });
+    try {
+      const a = await b.agent('Spender');
+      const room = await b.room('Budget room');
+      await b.join(room, a.plate);
+      expect((await b.api('PUT', `/v1/agents/${a.plate}/runners/codex`, { command: process.execPath, args: ['-e', ''] })).status).toBe(200);
+      for (let i = 1; i <= 3; i++) await b.api('POST', `/v1/rooms/${room}/messages`, { body: `hello ${i}`, mention_targets: [a.handle] });
+      const held = async () => (await b.api('GET', `/v1/needs-you?room=${room}`)).body.items.filter((i: any) => i.kind === 'wake_held');
+      await waitFor(async () => (await held()).length === 2, 'two held wakes');
+      const [one, two] = await held();
+      expect(one.wake.handle).toBe(a.handle);
+      expect((await b.api('POST', `/v1/wakes/${one.ref}/drop`)).status).toBe(200);
+      expect((await b.api('POST', `/v1/wakes/${two.ref}/release`)).status).toBe(200);
+      const left = (await b.api('GET', `/v1/needs-you?room=${room}`)).body.items;
+      expect(left.filter((i: any) => i.ref === one.ref || i.ref === two.ref)).toEqual([]);
+    } finally {
+      await b.stop();
+    }
+  });
 });
