@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import type { TestAgent } from '../helpers/server.js';
-import { browserSkip, uiForFile, openSignedIn } from '../helpers/browser.js';
+import { browserSkip, uiForFile, openSignedIn, screenshot } from '../helpers/browser.js';
 
 /**
  * Mentions as a person types and follows them (issue 46, points 2, 5, 9 and 10; docs/ui.md
@@ -112,7 +112,7 @@ describe.skipIf(!!skip)('UI: mentions as people type and follow them', () => {
     }
   });
 
-  it('a running wake says so with its elapsed time, ticking', async () => {
+  it('a running wake says so with its elapsed time, ticking, and Stop ends it', async () => {
     const sent = await ui.s.api('POST', `/v1/rooms/${room}/messages`, { body: `${sleeper.handle} sleep`, mention_targets: [sleeper.handle] });
     expect(sent.status).toBe(201);
     const { context, page } = await openSignedIn(ui.browser, ui.s, `rooms/${room}`);
@@ -123,6 +123,10 @@ describe.skipIf(!!skip)('UI: mentions as people type and follow them', () => {
       const first = await clock.textContent();
       expect(first).toMatch(/^running, \d+ s$/);
       await expect.poll(() => clock.textContent(), { timeout: 5_000 }).not.toBe(first);
+      // Stop is there for the agent's owner: the run ends failed, saying who stopped it.
+      await row.getByRole('button', { name: `Stop the wake of ${sleeper.handle}` }).click();
+      await expect.poll(() => row.getAttribute('data-status'), { timeout: 20_000 }).toBe('failed');
+      expect(await row.locator('.ws-cause').textContent()).toMatch(/^stopped by /);
     } finally {
       await context.close();
       // The run ends; the next tests need no sleeping runner.
@@ -188,11 +192,12 @@ describe.skipIf(!!skip)('UI: mentions as people type and follow them', () => {
       const path = ((await ui.s.api('GET', '/v1/backups')).body as { last?: { path: string } }).last?.path;
       expect(path).toBeTruthy();
       expect(await note.textContent()).toContain(path);
+      await screenshot(page, 'topbar-after-backup-1280');
       const overflow = await page.evaluate(() => {
         const bar = document.querySelector('header.topbar')!;
         const out: string[] = [];
         if (bar.scrollWidth > bar.clientWidth) out.push(`topbar ${bar.scrollWidth} > ${bar.clientWidth}`);
-        for (const el of bar.querySelectorAll<HTMLElement>('*')) {
+        for (const el of Array.from(bar.querySelectorAll<HTMLElement>('*'))) {
           if (el.closest('.backup-note') || el.offsetParent === null) continue;
           const css = getComputedStyle(el);
           // Inline boxes have no client width; what can cut its content is a box that hides overflow.
