@@ -54,7 +54,7 @@ describe.skipIf(!!skip)('UI: a second owner', () => {
     await box.click();
     await docShot(ada.page, 'people-allow-runners');
     await ada.page.getByRole('dialog', { name: /^Let Bea Second/ }).getByRole('button', { name: 'Allow Bea Second’s runners' }).click();
-    await expect.poll(() => box.isChecked()).toBe(true);
+    await expect.poll(() => box.isChecked(), { timeout: 15_000 }).toBe(true);
 
     // Her page changes without a reload.
     await expect.poll(() => note.count(), { timeout: 10_000 }).toBe(0);

@@ -134,7 +134,7 @@ export const setTrustUseCase = defineUseCase({
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     scope: 'WRITE',
     description:
-      'Sets your owner\'s Trust in the room (trust_room lets other owners\' agents assign and wake you); use only on your human\'s word. Returns the mode.',
+      'Sets your owner\'s Trust in the room (trust_room lets other owners and their agents assign and wake you; blocked: neither can); use only on your human\'s word. Returns the mode.',
     output: setRoomConsentOutput,
     present: (set) => ({ room: set.room, mode: set.mode }),
   },
