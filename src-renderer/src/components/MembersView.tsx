@@ -58,6 +58,11 @@ export function MembersView({ room }: { room: Room }) {
           {data.humans.map((h) => (
             <li key={h.owner_id}>
               <strong>{h.name}</strong> <span className="muted">{h.handle}</span> <span className="badge">{h.role}</span>
+              {h.invited && (
+                <span className="badge" title="Added by another owner: in the room once they accept (their Needs you shows the invitation)">
+                  invited
+                </span>
+              )}
               {h.owner_id === me?.owner_id && <span className="muted"> (you)</span>}
             </li>
           ))}
