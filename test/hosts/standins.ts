@@ -434,3 +434,107 @@ export function geminiStandIn(opts: StepOptions = {}): Promise<StandIn> {
     return json(res, 200, chunk);
   });
 }
+
+// ---------------------------------------------------------------- OpenAI Chat Completions API
+
+/** A Chat Completions message's text, whatever its content's shape (a string or text parts). */
+function chatText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (Array.isArray(content)) return content.map((c: any) => (typeof c === 'string' ? c : typeof c?.text === 'string' ? c.text : '')).join('\n');
+  return '';
+}
+
+/** A room id as the envelope writes it (a ULID after `room_`; not words like `room_context` a host's prompt may hold). */
+const CHAT_ROOM_RE = /room_[0-9a-hjkmnp-tv-z]{26}/;
+
+/**
+ * The room's `send_message` among the tools a host offers, under whatever name it gives it
+ * (opencode `agent-rooms-<plate>_send_message`, Copilot CLI `agent-rooms-<plate>-send_message`,
+ * Qwen Code `mcp__agent-rooms-<plate>__send_message`, Cline `…send_message`): the one whose name
+ * carries the server the envelope names, else the only one. A host's own `send_message` (Qwen
+ * Code has one, for its background tasks) is not the room's.
+ */
+function chatRoomTool(names: string[], server: string | undefined): string | undefined {
+  const plain = (x: string) => x.toLowerCase().replace(/[^a-z0-9]/g, '');
+  const candidates = names.filter((n) => /send_message$/.test(n) && n !== 'send_message');
+  const mine = server ? candidates.find((n) => plain(n).includes(plain(server))) : undefined;
+  return mine ?? (!server && candidates.length === 1 ? candidates[0] : undefined);
+}
+
+/** The user's text as the model reads it, without the tags a host adds before it (Copilot CLI's `<current_datetime>`). */
+function chatUserText(messages: any[]): string {
+  const user = [...messages].reverse().find((m) => m?.role === 'user' && chatText(m.content).trim());
+  return chatText(user?.content)
+    .replace(/^(\s*<([a-z_]+)>[\s\S]*?<\/\2>)+/, '')
+    .trim();
+}
+
+/**
+ * POST /v1/chat/completions (and /chat/completions), streamed (SSE `chat.completion.chunk`s, the
+ * usage in a last chunk of its own when `stream_options.include_usage` asks, then `[DONE]`) or
+ * not. On its first turn the model calls the room's `send_message` with the room the system
+ * prompt names and the user's text; when the host lists that tool only as deferred (Qwen Code's
+ * tool search), it first loads it with `tool_search` (`select:<name>`); once a `tool` message
+ * answers the call, it ends with a short text. Requests that offer no such tool (titles,
+ * summaries a host asks for on the side) get a short text. GET /v1/models lists one model.
+ */
+export function chatStandIn(opts: { model?: string } = {}): Promise<StandIn> {
+  let n = 0;
+  const modelId = opts.model ?? 'gpt-standin';
+  return listen((req, res, body, s) => {
+    const url = (req.url ?? '').replace(/\?.*$/, '');
+    if (req.method === 'GET' && /\/models$/.test(url)) return json(res, 200, { object: 'list', data: [{ id: modelId, object: 'model', created: 0, owned_by: 'standin' }] });
+    if (req.method === 'GET' && /\/models\/[^/]+$/.test(url)) return json(res, 200, { id: modelId, object: 'model', created: 0, owned_by: 'standin' });
+    if (req.method !== 'POST' || !/\/chat\/completions$/.test(url)) return json(res, 404, { error: { message: `not found: ${url}`, type: 'invalid_request_error' } });
+    const messages: any[] = Array.isArray(body.messages) ? body.messages : [];
+    const offered: string[] = (Array.isArray(body.tools) ? body.tools : []).map((t: any) => t?.function?.name ?? t?.name).filter((x: unknown): x is string => typeof x === 'string');
+    const told = messages.filter((m) => m?.role === 'system' || m?.role === 'developer').map((m) => chatText(m.content)).join('\n');
+    const room = CHAT_ROOM_RE.exec(told)?.[0];
+    const server = /agent-rooms-[a-z0-9]+-agt-[a-z0-9]+/.exec(told)?.[0];
+    const tool = chatRoomTool(offered, server);
+    // A deferred tool: named in the prompt, not yet offered.
+    const deferred = tool ? undefined : chatRoomTool([...new Set(JSON.stringify(messages).match(/[A-Za-z0-9_-]*send_message\b/g) ?? [])], server);
+    const calls = new Map<string, string>();
+    for (const m of messages) if (m?.role === 'assistant' && Array.isArray(m.tool_calls)) for (const c of m.tool_calls) calls.set(c.id, c?.function?.name);
+    const answered = (name: string | undefined) => name !== undefined && messages.some((m) => m?.role === 'tool' && calls.get(m.tool_call_id) === name);
+    const id = `chatcmpl-standin-${++n}`;
+    const created = Math.floor(Date.now() / 1000);
+    const model = String(body.model ?? modelId);
+    const usage = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15, prompt_tokens_details: { cached_tokens: 2 }, completion_tokens_details: { reasoning_tokens: 0 } };
+    s.reported.input_tokens += usage.prompt_tokens;
+    s.reported.output_tokens += usage.completion_tokens;
+    s.reported.cache_read_tokens += usage.prompt_tokens_details.cached_tokens;
+    s.reported.answers++;
+    let call: { id: string; name: string; args: Record<string, unknown> } | undefined;
+    let text = 'ok';
+    if (tool && room && !answered(tool)) {
+      const args = { room, ...replyFor(chatUserText(messages), told) };
+      call = { id: `call_standin_${n}`, name: tool, args };
+      s.toolCalls.push({ name: tool, args });
+    } else if (deferred && room && offered.includes('tool_search') && !answered('tool_search')) {
+      call = { id: `call_search_${n}`, name: 'tool_search', args: { query: `select:${deferred}`, max_results: 1 } };
+    } else if (answered(tool)) {
+      text = 'Done: replied in the room.';
+    }
+    const message = call
+      ? { role: 'assistant', content: null, tool_calls: [{ id: call.id, type: 'function', function: { name: call.name, arguments: JSON.stringify(call.args) } }] }
+      : { role: 'assistant', content: text };
+    const finish = call ? 'tool_calls' : 'stop';
+    if (!body.stream) return json(res, 200, { id, object: 'chat.completion', created, model, choices: [{ index: 0, message, finish_reason: finish, logprobs: null }], usage });
+    const chunk = (choices: unknown[], extra: Record<string, unknown> = {}) => ({ id, object: 'chat.completion.chunk', created, model, choices, ...extra });
+    const events = [chunk([{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }])];
+    if (call) {
+      events.push(chunk([{ index: 0, delta: { tool_calls: [{ index: 0, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] }, finish_reason: null }]));
+      events.push(chunk([{ index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: JSON.stringify(call.args) } }] }, finish_reason: null }]));
+    } else {
+      events.push(chunk([{ index: 0, delta: { content: text }, finish_reason: null }]));
+    }
+    // The usage in a chunk of its own (choices empty) when asked, as OpenAI streams it; else on the last chunk.
+    const ownChunk = body.stream_options?.include_usage === true;
+    events.push(chunk([{ index: 0, delta: {}, finish_reason: finish }], ownChunk ? {} : { usage }));
+    if (ownChunk) events.push(chunk([], { usage }));
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+    for (const e of events) res.write(`data: ${JSON.stringify(e)}\n\n`);
+    res.end('data: [DONE]\n\n');
+  });
+}
