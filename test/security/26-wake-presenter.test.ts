@@ -62,6 +62,18 @@ describe('a wake, as another owner sees it (one presenter)', () => {
     }
   });
 
+  it("a message's per-agent wake statuses and the task's history", async () => {
+    const { s, bob: bea } = rig;
+    const d = await s.api('GET', `/v1/rooms/${room}/deliveries?message_ids=${messageId}`, undefined, bea.token);
+    expect(d.status).toBe(200);
+    expect(JSON.stringify(d.body)).toContain(wakeId);
+    expect(leaks(d.body)).toEqual([]);
+    const h = await s.api('GET', `/v1/rooms/${room}/tasks/${taskId}/history`, undefined, bea.token);
+    expect(h.status).toBe(200);
+    expect(h.body.events.length).toBeGreaterThan(0);
+    expect(leaks(h.body)).toEqual([]);
+  });
+
   it('Needs you of a room admin', async () => {
     const { s, bob: bea } = rig;
     const r = await s.api('GET', '/v1/needs-you', undefined, bea.token);
