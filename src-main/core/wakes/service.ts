@@ -28,7 +28,7 @@ export function requireRunnerRight(owner: Owner): void {
   if (!owner.allow_runners) {
     throw new AppError(
       'RUNNERS_NOT_ALLOWED',
-      "runners run commands as this machine's user: only the primary owner, or an owner it allowed (allow_runners), may configure them; ask the primary owner",
+      "runners run commands as this machine's user: only the primary owner, or an owner it allowed to (on its People page), may configure them; ask the primary owner",
       { reason: 'not_allowed_by_primary_owner' },
     );
   }
