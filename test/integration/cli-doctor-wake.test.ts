@@ -71,6 +71,9 @@ describe('agent-rooms doctor --wake (the CLI bundle)', () => {
     const me = (await s.api('GET', '/v1/me')).body.owner_id as string;
     const trap = await s.room('agent-rooms doctor', eve.token);
     await s.api('POST', `/v1/rooms/${trap}/members`, { owner_id: me, role: 'admin' }, eve.token);
+    // Ada accepts the invitation (a room of a teammate): the room is hers to see, named as Eve chose.
+    expect((await s.api('POST', `/v1/rooms/${trap}/invitation/accept`, {})).status).toBeLessThan(300);
+    expect(((await s.api('GET', '/v1/rooms')).body.rooms as Array<{ name: string }>).map((r) => r.name)).toEqual(['agent-rooms doctor']);
     const a = await s.agent('Checker');
     const envelope = join(dir, 'envelope.json');
     const put = await s.api('PUT', `/v1/agents/${a.plate}/runners/codex`, { command: process.execPath, args: [answeringRunner(dir)], env: { ENVELOPE_FILE: envelope } });

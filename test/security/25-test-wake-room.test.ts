@@ -16,7 +16,13 @@ describe('security: a test wake never lands in a room another owner named', () =
   it('Eve names rooms "agent-rooms doctor" and "Test wakes" and adds Ada: Ada\'s test wake adds her agent to neither and wakes it in her own room', async () => {
     const { s, bob: eve } = rig;
     const eveRooms = [await s.room('agent-rooms doctor', eve.token), await s.room('Test wakes', eve.token)];
-    for (const r of eveRooms) await addHuman(s, r, (await s.api('GET', '/v1/me')).body.owner_id, 'admin', eve.token).catch(() => undefined);
+    const me = (await s.api('GET', '/v1/me')).body.owner_id as string;
+    for (const r of eveRooms) {
+      await addHuman(s, r, me, 'admin', eve.token).catch(() => undefined);
+      // Ada accepts: the rooms are in her list under the names Eve chose (what the old name lookup found).
+      expect((await s.api('POST', `/v1/rooms/${r}/invitation/accept`, {})).status).toBeLessThan(300);
+    }
+    expect(((await s.api('GET', '/v1/rooms')).body.rooms as Array<{ room_id: string }>).map((r) => r.room_id)).toEqual(expect.arrayContaining(eveRooms));
     const a = await s.agent('Ada tester');
     const put = await s.api('PUT', `/v1/agents/${a.plate}/runners/codex`, { command: process.execPath, args: [rig.script], env: { RUN_LOG: join(rig.dir, 'ada.log') } });
     expect(put.status, JSON.stringify(put.body)).toBe(200);
