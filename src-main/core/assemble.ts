@@ -10,14 +10,21 @@ import { RateLimiter, type RateLimitConfig } from './ratelimit.js';
 import { SessionRegistry } from './sessions.js';
 import { ToolRegistry } from './mcp/registry.js';
 import { Router } from './http/router.js';
-import type { McpEndpoint } from './mcp/handler.js';
+import { newInitializeLimiter, type McpEndpoint } from './mcp/handler.js';
 import type { ApiDeps } from './http/api.js';
-import { DEFAULT_MCP_SESSION_LIMITS, requirePorts, type Core, type CorePorts, type McpSessionLimits } from './core.js';
+import { DEFAULT_MCP_SESSION_LIMITS, requirePorts, requireServices, type Core, type CorePorts, type CoreServices, type McpSessionLimits } from './core.js';
 import type { StopStep } from './util/repeat.js';
 import { ALL_ROUTES, ALL_TOOLS, CAPABILITY_PORTS, CAPABILITY_STARTERS, RAW_HANDLERS } from './capabilities.js';
 import { createOwner, ownerByToken, primaryOwner, rotateOwnerToken } from './owners/store.js';
 import { sealStoredRunnerEnvs } from './wakes/env-seal.js';
 import { writeParkedLeftBehind } from './messages/parked.js';
+import { WakeDispatcher } from './wakes/dispatcher.js';
+import { WakeLimitsService } from './wakes/limits.js';
+import { runProcess, type ProcessRunner } from './wakes/runners.js';
+import { BlobStore } from './files/blobs.js';
+import { PresignKey } from './files/presign.js';
+import { EventHub } from './events/routes.js';
+import { newBackupRunState } from './backup/service.js';
 
 export interface AssembleOptions {
   home: string;
@@ -36,6 +43,8 @@ export interface AssembleOptions {
   baseUrl?: string;
   /** The ports the capabilities answer through (checked by requirePorts); CAPABILITY_PORTS unless a test gives others. */
   ports?: CorePorts;
+  /** What starts a wake's run: `runProcess` (a child process) unless a test gives its own (test/helpers/app-runner.ts). */
+  processRunner?: ProcessRunner;
 }
 
 /** A core put together, not yet serving: what the HTTP server and the in-process test app both run. */
@@ -73,7 +82,8 @@ export function assembleCore(opts: AssembleOptions): AssembledCore {
   // Inbox items and parked wakes answered but not written when the last process stopped (messages/parked.ts).
   const parked = writeParkedLeftBehind(db);
   if (parked) opts.log(`wrote the inbox items of ${parked} message(s) answered just before the server stopped`);
-  const core: Core = {
+  // The services are built below, once the core they belong to exists (the dispatcher keeps it).
+  const core: Omit<Core, 'services'> & { services?: CoreServices } = {
     db,
     config: {
       home,
@@ -97,6 +107,32 @@ export function assembleCore(opts: AssembleOptions): AssembledCore {
     ports,
     durable: opts.durable ?? (() => Promise.resolve()),
   };
+  return finish(core as Core, ports, buildServices(core as Core, opts));
+}
+
+/**
+ * Every service of the core (core.ts CoreServices, docs/architecture.md "Services"), built
+ * before anything can call: none is made on first use, and none is optional.
+ */
+function buildServices(core: Core, opts: AssembleOptions): CoreServices {
+  return {
+    dispatcher: new WakeDispatcher(core),
+    wakeLimits: new WakeLimitsService(core.config.home, core.config.wakeLimits ?? {}),
+    processRunner: opts.processRunner ?? runProcess,
+    versionCache: new Map(),
+    blobs: new BlobStore(core.config.home),
+    presignKey: new PresignKey(core.config.home),
+    eventHub: new EventHub(core),
+    backups: newBackupRunState(),
+    mintedIdentities: new Map(),
+    openStreams: new Set(),
+    lastMcpCall: { session: '', at: 0 },
+    mcpInitializeLimiter: newInitializeLimiter(core.config.mcpSessionLimits),
+  };
+}
+
+function finish(core: Core, ports: CorePorts, services: CoreServices): AssembledCore {
+  core.services = requireServices(services);
   const registry = new ToolRegistry(ALL_TOOLS, ports);
   return {
     core,

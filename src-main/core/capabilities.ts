@@ -39,7 +39,7 @@ import { retireWorktree } from './wakes/run-workspace.js';
 import { receiveRunning, returnReceipt } from './tasks/service.js';
 import { wakeRoutes } from './wakes/routes.js';
 import { runningWakeSince } from './wakes/store.js';
-import { dispatcherOf, startWakeDispatcher } from './wakes/dispatcher.js';
+import { startWakeDispatcher } from './wakes/dispatcher.js';
 import { contextTools } from './context/tools.js';
 import { contextRoutes } from './context/routes.js';
 import { startContextPruner } from './context/service.js';
@@ -69,12 +69,12 @@ export const ALL_ROUTES: Route[] = [...ownerRoutes, ...uiAuthRoutes, ...agentRou
  * composed here.
  */
 export const CAPABILITY_PORTS: CorePorts = {
-  // Waiting wakes are handled when their agent acts: the running dispatcher answers (none before it starts or once it stopped).
-  agentActed: (core, e) => dispatcherOf(core)?.agentActed(e),
+  // Waiting wakes are handled when their agent acts: the core's dispatcher answers, started or not (docs/architecture.md "Services").
+  agentActed: (core, e) => core.services.dispatcher.agentActed(e),
   // Reservations tied to a task end with it; tasks only announce the end (no import of reservations there).
   taskEnded: (core, e) => onTaskEnded(core, e.taskId),
   // A right taken back ends that owner's running runs at once (owners imports no wakes).
-  runnerRightChanged: (core) => dispatcherOf(core)?.enforceRunnerRights(),
+  runnerRightChanged: (core) => core.services.dispatcher.enforceRunnerRights(),
   workingOn: tasksHeldBy,
   // check_mentions shows the messages its items point at: messages answers, the inbox imports no messages.
   inboxMessages: messagesForInbox,

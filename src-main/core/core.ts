@@ -46,6 +46,8 @@ export interface Core {
   baseUrl: string;
   /** What a capability asks of one above it (or of the composition root): given at construction, all required. */
   ports: CorePorts;
+  /** The long-lived parts capabilities keep their state in (the wake dispatcher, the blob store, …): built by assembleCore, all required. */
+  services: CoreServices;
   /**
    * Resolves once every write committed so far is on disk (group commit, db/group-commit.ts):
    * awaited before a write is acknowledged (a tool result, an API response). Instant when nothing
@@ -267,6 +269,42 @@ export function requirePorts(ports: CorePorts): CorePorts {
     throw new Error(`the core cannot start: missing port(s) ${missing.join(', ')} (capabilities.ts CAPABILITY_PORTS gives every port; docs/architecture.md "Ports")`);
   }
   return ports;
+}
+
+/**
+ * The services (docs/architecture.md "Services"): the parts of one core that hold state between
+ * calls (the wake dispatcher, the blob store, the presigning key, the event hub, …). core.ts
+ * imports no capability, so each capability adds its own service to this interface where it
+ * defines it (`declare module '../core.js' { interface CoreServices { … } }`); assembleCore
+ * builds every one before anything can call, and `requireServices` refuses a core that lacks
+ * one, naming it: a missing service is a construction error, never a silent no-op at use.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled by each capability's declaration (declaration merging)
+export interface CoreServices {}
+
+/** Every service by name: what `requireServices` checks (the type makes the list complete). */
+export const SERVICE_NAMES: { [K in keyof CoreServices]: true } = {
+  dispatcher: true,
+  wakeLimits: true,
+  processRunner: true,
+  versionCache: true,
+  blobs: true,
+  presignKey: true,
+  eventHub: true,
+  backups: true,
+  mintedIdentities: true,
+  openStreams: true,
+  lastMcpCall: true,
+  mcpInitializeLimiter: true,
+};
+
+/** The services, once each is known to be there (see CoreServices). */
+export function requireServices(services: CoreServices): CoreServices {
+  const missing = Object.keys(SERVICE_NAMES).filter((name) => (services as unknown as Record<string, unknown> | undefined)?.[name] == null);
+  if (missing.length) {
+    throw new Error(`the core cannot start: missing service(s) ${missing.join(', ')} (assemble.ts builds every service; docs/architecture.md "Services")`);
+  }
+  return services;
 }
 
 /** An agent's presence (docs/wakes.md "Liveness"): the UI's own type (shared/api-types.ts). */

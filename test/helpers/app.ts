@@ -18,7 +18,6 @@ import type { StopStep } from '../../src-main/core/util/repeat.js';
 import type { AgentIdentity } from '../../src-main/core/auth/callers.js';
 import { isMcpHost, type McpResourceHost } from '../../shared/hosts.js';
 import type { CoreEvent } from '../../shared/core-events.js';
-import { useProcessRunner } from '../../src-main/core/wakes/runners.js';
 import { appProcessRunner } from './app-runner.js';
 import { ownerHelpers, scratchFolders, sharedValidator, type ApiResponse, type TestHarness } from './server.js';
 
@@ -118,14 +117,14 @@ export async function openTestApp(opts: AppOptions = {}): Promise<TestApp> {
     mcpSessionLimits: opts.mcpSessionLimits,
     wakeLimits: { maxChain: opts.maxChain, wakeBudget: opts.wakeBudget },
     worktreesDir: `${home}-worktrees`,
+    // `connect` is defined below; a run only starts once the dispatcher runs, after this returns.
+    processRunner: opts.fixtureRunners ? appProcessRunner((bearer, host, o) => connect(bearer, host, o)) : undefined,
   });
   const { core, registry } = assembled;
   const ownerToken = ensurePrimaryOwner(core, 'Ada Owner');
   const events: CoreEvent[] = [];
   const unsubscribe = core.bus.on((e) => void events.push(e));
   const stopSteps: StopStep[] = [];
-  // `connect` is defined below; a run only starts once the dispatcher runs, after this returns.
-  if (opts.fixtureRunners) useProcessRunner(core, appProcessRunner((bearer, host, o) => connect(bearer, host, o)));
   if (opts.background) stopSteps.push(...assembled.startCapabilities());
   const clients: AppClient[] = [];
 

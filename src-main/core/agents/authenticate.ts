@@ -6,7 +6,12 @@ import { sha256Hex } from '../util/ids.js';
 import type { AgentIdentity } from '../auth/callers.js';
 import { MCP_HOSTS } from '../../../shared/hosts.js';
 
-const minted = new WeakMap<Core, Map<string, AgentIdentity>>();
+declare module '../core.js' {
+  interface CoreServices {
+    /** Identities of the passports minted for credentials presented as Bearer tokens, by the credential's hash. */
+    mintedIdentities: Map<string, AgentIdentity>;
+  }
+}
 
 export function allMcpUrls(core: Core): string[] {
   return [`${core.baseUrl}/mcp`, ...MCP_HOSTS.map((h) => `${core.baseUrl}/mcp/${h}`)];
@@ -67,8 +72,7 @@ export async function authenticateAgent(core: Core, token: string | undefined, a
   if (looksLikeJwt(token)) {
     id = identityOf(await core.passports.verify(token, audience));
   } else if (token.startsWith('ark_')) {
-    let cache = minted.get(core);
-    if (!cache) minted.set(core, (cache = new Map()));
+    const cache = core.services.mintedIdentities;
     const key = sha256Hex(token);
     const hit = cache.get(key);
     if (hit && hit.exp - 30 > Date.now() / 1000) {

@@ -9,21 +9,26 @@ import type { StopStep } from '../util/repeat.js';
  * Backups taken by the running server, on its own connection (so writes go on while it
  * copies), one at a time: a second request waits for the first to finish.
  */
-interface State {
+export interface BackupRunState {
   chain: Promise<unknown>;
   running: { kind: BackupKind; started_at: string; progress?: BackupProgress } | null;
   lastError: { at: string; message: string } | null;
 }
 
-const states = new WeakMap<Core, State>();
+/** No backup running or failed yet (assembleCore builds one per core). */
+export function newBackupRunState(): BackupRunState {
+  return { chain: Promise.resolve(), running: null, lastError: null };
+}
 
-function stateOf(core: Core): State {
-  let s = states.get(core);
-  if (!s) {
-    s = { chain: Promise.resolve(), running: null, lastError: null };
-    states.set(core, s);
+declare module '../core.js' {
+  interface CoreServices {
+    /** The backups this server takes: one at a time, the one running, the last failure. */
+    backups: BackupRunState;
   }
-  return s;
+}
+
+function stateOf(core: Core): BackupRunState {
+  return core.services.backups;
 }
 
 function announce(core: Core) {
@@ -77,8 +82,8 @@ export function pruneSnapshots(home: string, keep: number): string[] {
 export interface BackupState {
   last: BackupResult | null;
   backups: BackupResult[];
-  running: State['running'];
-  last_error: State['lastError'];
+  running: BackupRunState['running'];
+  last_error: BackupRunState['lastError'];
   settings: SnapshotSettings;
   next_auto_at: string | null;
 }

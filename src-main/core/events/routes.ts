@@ -41,7 +41,7 @@ interface Stream {
  * Every event stream of one core, behind one listener of the bus: each event is serialized once,
  * and the room role is looked up once an owner, however many streams there are.
  */
-class EventHub {
+export class EventHub {
   private readonly byOwner = new Map<string, Set<Stream>>();
   private count = 0;
   private off?: () => void;
@@ -49,7 +49,7 @@ class EventHub {
 
   constructor(
     private readonly core: Core,
-    readonly limits: EventStreamLimits,
+    public limits: EventStreamLimits = DEFAULT_EVENT_STREAM_LIMITS,
   ) {}
 
   /** Registers a stream, or refuses it beyond the bounds (before anything is written). */
@@ -134,24 +134,25 @@ class EventHub {
   }
 }
 
-const hubs = new WeakMap<Core, EventHub>();
-const limitsByCore = new WeakMap<Core, EventStreamLimits>();
+declare module '../core.js' {
+  interface CoreServices {
+    /** The open `/v1/events` streams of this core and their bounds. */
+    eventHub: EventHub;
+  }
+}
 
 /** Other bounds for one core's streams (a test's small caps); before its first stream opens. */
 export function setEventStreamLimits(core: Core, limits: Partial<EventStreamLimits>): void {
-  limitsByCore.set(core, { ...DEFAULT_EVENT_STREAM_LIMITS, ...limits });
-  hubs.delete(core);
+  core.services.eventHub.limits = { ...DEFAULT_EVENT_STREAM_LIMITS, ...limits };
 }
 
 function hubOf(core: Core): EventHub {
-  let h = hubs.get(core);
-  if (!h) hubs.set(core, (h = new EventHub(core, limitsByCore.get(core) ?? DEFAULT_EVENT_STREAM_LIMITS)));
-  return h;
+  return core.services.eventHub;
 }
 
 /** How many event streams are open (of one owner, when named). */
 export function openEventStreams(core: Core, ownerId?: string): number {
-  return hubs.get(core)?.open(ownerId) ?? 0;
+  return core.services.eventHub.open(ownerId);
 }
 
 /** Server-Sent Events for the UI: every core event the signed-in owner may see. */

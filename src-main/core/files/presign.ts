@@ -8,19 +8,26 @@ export const PRESIGNED_TTL_MS = 15 * 60 * 1000;
 
 export type PresignOp = 'upload' | 'download';
 
-const keys = new WeakMap<Core, Buffer>();
+/** The key presigned URLs are signed with (`<home>/url-hmac.key`), read or made at first use. */
+export class PresignKey {
+  private key?: Buffer;
 
-function hmacKey(core: Core): Buffer {
-  let k = keys.get(core);
-  if (!k) {
-    k = loadSecretKey(core.config.home, 'url-hmac.key', () => randomBytes(32));
-    keys.set(core, k);
+  constructor(private readonly home: string) {}
+
+  get(): Buffer {
+    return (this.key ??= loadSecretKey(this.home, 'url-hmac.key', () => randomBytes(32)));
   }
-  return k;
+}
+
+declare module '../core.js' {
+  interface CoreServices {
+    /** The key of presigned file URLs. */
+    presignKey: PresignKey;
+  }
 }
 
 function signature(core: Core, op: PresignOp, fileId: string, version: number, exp: number): string {
-  return createHmac('sha256', hmacKey(core)).update(`agent-rooms/${op}\n${fileId}\n${version}\n${exp}`).digest('base64url');
+  return createHmac('sha256', core.services.presignKey.get()).update(`agent-rooms/${op}\n${fileId}\n${version}\n${exp}`).digest('base64url');
 }
 
 /** A URL on this loopback server for one version of one file, valid until `expires_at`. */

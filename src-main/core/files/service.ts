@@ -10,7 +10,7 @@ import { getRoom, requireAgentRoom, requireHumanRoom, touchRoom } from '../rooms
 import { decodeCursor, encodeCursor } from '../util/cursor.js';
 import { indexableText, indexFileText, SEARCH_FILE_TEXT_MAX } from '../search/service.js';
 import { newId } from '../util/ids.js';
-import { BlobStore } from './blobs.js';
+import type { BlobStore } from './blobs.js';
 import { baseName, normaliseContentType, normaliseFilePath, normalisePrefix } from './paths.js';
 import { presignedUrl } from './presign.js';
 import { purgeDeletedFiles, requireDeleteRight, standingOf, trashFile } from './trash.js';
@@ -43,15 +43,15 @@ export const INLINE_LIMIT = 256 * 1024;
 /** A presigned file is at most 2 GiB. */
 export const PRESIGNED_LIMIT = 2 * 1024 * 1024 * 1024;
 
-const blobStores = new WeakMap<Core, BlobStore>();
+declare module '../core.js' {
+  interface CoreServices {
+    /** The content-addressed blobs under `<home>/blobs`. */
+    blobs: BlobStore;
+  }
+}
 
 export function blobsOf(core: Core): BlobStore {
-  let b = blobStores.get(core);
-  if (!b) {
-    b = new BlobStore(core.config.home);
-    blobStores.set(core, b);
-  }
-  return b;
+  return core.services.blobs;
 }
 
 /** A file as the tools show it: one version of one path (shared/schemas/files.ts). */

@@ -8,21 +8,24 @@ import type { Core } from '../core.js';
  * (start.ts `close`, docs/desktop.md "Quit"). Without this a stop waited the whole grace
  * whenever a window or an agent had a stream open.
  */
-const open = new WeakMap<Core, Set<Socket>>();
+declare module '../core.js' {
+  interface CoreServices {
+    /** The sockets of this core's open streams. */
+    openStreams: Set<Socket>;
+  }
+}
 
 export function holdStream(core: Core, res: ServerResponse): void {
   const socket = res.socket;
   if (!socket) return;
-  let set = open.get(core);
-  if (!set) open.set(core, (set = new Set()));
+  const set = core.services.openStreams;
   set.add(socket);
   res.once('close', () => set.delete(socket));
 }
 
 /** Closes the connections of every stream of this core (the server is stopping). */
 export function endStreams(core: Core): void {
-  const set = open.get(core);
-  if (!set) return;
+  const set = core.services.openStreams;
   for (const socket of set) socket.destroy();
   set.clear();
 }

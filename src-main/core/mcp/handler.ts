@@ -28,7 +28,14 @@ const ANSWERED_AMONG_OTHERS = { writeBehind: false };
 /** How recently another session's call makes a call one among others. */
 export const OTHERS_WITHIN_MS = 20;
 
-const lastCalls = new WeakMap<Core, { session: string; at: number }>();
+declare module '../core.js' {
+  interface CoreServices {
+    /** The MCP endpoint's last tool call (which session, when): whether a call is one among others. */
+    lastMcpCall: { session: string; at: number };
+    /** The bucket of `initialize` per credential (core.config.mcpSessionLimits). */
+    mcpInitializeLimiter: RateLimiter;
+  }
+}
 
 /**
  * Whether a call may write behind its answer (db/open.ts `writeBehind`): only while its session
@@ -38,12 +45,10 @@ const lastCalls = new WeakMap<Core, { session: string; at: number }>();
  */
 function answeredAs(core: Core, session: string): { writeBehind: boolean } {
   const now = performance.now();
-  const last = lastCalls.get(core);
-  const alone = !last || last.session === session || now - last.at > OTHERS_WITHIN_MS;
-  if (last) {
-    last.session = session;
-    last.at = now;
-  } else lastCalls.set(core, { session, at: now });
+  const last = core.services.lastMcpCall;
+  const alone = last.session === '' || last.session === session || now - last.at > OTHERS_WITHIN_MS;
+  last.session = session;
+  last.at = now;
   return alone ? ANSWERED_OVER_HTTP : ANSWERED_AMONG_OTHERS;
 }
 const VERSION = '0.1.0';
@@ -240,15 +245,9 @@ function unauthorized(core: Core, res: ServerResponse, err: AppError, resource: 
   res.end(JSON.stringify({ error: { code: err.code, message: err.message, error_id: errorId, reason: err.reason } }));
 }
 
-const initLimiters = new WeakMap<Core, RateLimiter>();
-
-function initializeLimiter(core: Core): RateLimiter {
-  let l = initLimiters.get(core);
-  if (!l) {
-    const { initializePerSecond, initializeBurst } = core.config.mcpSessionLimits;
-    initLimiters.set(core, (l = new RateLimiter({ perSecond: initializePerSecond, burst: initializeBurst })));
-  }
-  return l;
+/** The `initialize` bucket of a core's MCP sessions. */
+export function newInitializeLimiter(limits: { initializePerSecond: number; initializeBurst: number }): RateLimiter {
+  return new RateLimiter({ perSecond: limits.initializePerSecond, burst: limits.initializeBurst });
 }
 
 /** What the MCP endpoint is given (mcp imports no capability): the tools, and how an agent is authenticated. */
@@ -326,7 +325,7 @@ export async function handleMcp(
   }
   // Each session costs memory: a credential may open only so many, so fast.
   try {
-    initializeLimiter(core).take(identity.credentialId);
+    core.services.mcpInitializeLimiter.take(identity.credentialId);
   } catch (err) {
     const e = toAppError(err);
     recordEvidence(core.db, { errorId: newErrorId(), surface: 'http', tool: 'mcp initialize', error: e, plate: identity.plate });
@@ -358,7 +357,7 @@ export async function handleMcp(
   if (!session) {
     // The initialize was refused (e.g. a bad Accept header): keep no state, and it costs no
     // token of the initialize limit (only sessions that exist cost memory).
-    initializeLimiter(core).refund(identity.credentialId);
+    core.services.mcpInitializeLimiter.refund(identity.credentialId);
     await transport.close().catch(() => {});
     await server.close().catch(() => {});
   }

@@ -52,6 +52,8 @@ const RUNNER_LEASE_RENEW_MS = 30_000;
  */
 export class WakeDispatcher {
   private stopped = false;
+  /** Only a started dispatcher runs passes; one never started (a core without its background work) still records acts and stops. */
+  private dispatching = false;
   private scheduled = false;
   /** Set while the dispatcher emits a change that needs no pass of its own (see parked). */
   private quiet = false;
@@ -77,6 +79,8 @@ export class WakeDispatcher {
 
   start(): void {
     const { core } = this;
+    if (this.dispatching) return;
+    this.dispatching = true;
     for (const w of failLeftRunning(core.db, RESTART_REASON)) {
       if (w.run_credential_id) revokeCredential(core.db, w.run_credential_id);
     }
@@ -120,7 +124,7 @@ export class WakeDispatcher {
   /** Schedules one dispatch pass (coalesced); `full` also reconsiders wakes parked for pull. */
   kick(full = false): void {
     if (full) this.fullPending = true;
-    if (this.stopped || this.scheduled) return;
+    if (!this.dispatching || this.stopped || this.scheduled) return;
     this.scheduled = true;
     setImmediate(() => {
       this.scheduled = false;
@@ -478,16 +482,21 @@ export function runnerInstanceId(r: Pick<RunnerConfig, 'plate' | 'host'>): strin
   return `runner:${r.plate}:${r.host}`;
 }
 
-const dispatchers = new WeakMap<Core, WakeDispatcher>();
+declare module '../core.js' {
+  interface CoreServices {
+    /** The wake dispatcher (built by assembleCore; started by startWakeDispatcher, so an in-memory core has one that never dispatches). */
+    dispatcher: WakeDispatcher;
+  }
+}
 
-/** The CAPABILITY_STARTERS entry: one dispatcher per running core; its stop step kills running runners. */
+/** The CAPABILITY_STARTERS entry: starts this core's dispatcher; its stop step kills running runners. */
 export function startWakeDispatcher(core: Core): StopStep {
-  const d = new WakeDispatcher(core);
-  dispatchers.set(core, d);
+  const d = core.services.dispatcher;
   d.start();
   return () => d.stop();
 }
 
-export function dispatcherOf(core: Core): WakeDispatcher | undefined {
-  return dispatchers.get(core);
+/** This core's dispatcher: always there (docs/architecture.md "Services"), running or not. */
+export function dispatcherOf(core: Core): WakeDispatcher {
+  return core.services.dispatcher;
 }

@@ -53,7 +53,16 @@ function runVersion(path: string, env: NodeJS.ProcessEnv, cwd: string | undefine
 
 /** How long a `--version` that ran fine is taken as still true for the same command, file and environment. */
 const VERSION_CACHE_MS = 10 * 60 * 1000;
-const versionCache = new WeakMap<Core, Map<string, { at: number; v: { code: number | null; out: string } }>>();
+
+/** `--version` results that ran fine, by what they depend on (see versionOf). */
+export type VersionCache = Map<string, { at: number; v: { code: number | null; out: string } }>;
+
+declare module '../core.js' {
+  interface CoreServices {
+    /** Runner `--version` results of this core (doctor). */
+    versionCache: VersionCache;
+  }
+}
 
 /**
  * `--version` of a runner command, run again only when something it depends on changed: the file
@@ -72,8 +81,7 @@ async function versionOf(core: Core, path: string, env: NodeJS.ProcessEnv, cwd: 
   } catch {
     key = undefined;
   }
-  let cache = versionCache.get(core);
-  if (!cache) versionCache.set(core, (cache = new Map()));
+  const cache = core.services.versionCache;
   const now = Date.now();
   const hit = key === undefined ? undefined : cache.get(key);
   if (hit && now - hit.at < VERSION_CACHE_MS) return hit.v;

@@ -48,26 +48,49 @@ function writeWakeLimits(home: string, limits: WakeLimits): void {
   renameSync(tmp, file);
 }
 
-const live = new WeakMap<Core, WakeLimits>();
+/**
+ * The limits in force for one core (a service, docs/architecture.md "Services"): read from the
+ * home at first use, the flags of `serve` winning; the window's change is stored and in force at once.
+ */
+export class WakeLimitsService {
+  private live?: WakeLimits;
+
+  constructor(
+    private readonly home: string,
+    private readonly flags: { maxChain?: number; wakeBudget?: number },
+  ) {}
+
+  get(): WakeLimits {
+    if (!this.live) {
+      const stored = readWakeLimits(this.home);
+      this.live = { max_chain: this.flags.maxChain ?? stored.max_chain, wake_budget: this.flags.wakeBudget ?? stored.wake_budget };
+    }
+    return this.live;
+  }
+
+  set(patch: Partial<WakeLimits>): WakeLimits {
+    const next = { ...this.get(), ...patch };
+    writeWakeLimits(this.home, next);
+    this.live = next;
+    return next;
+  }
+}
+
+declare module '../core.js' {
+  interface CoreServices {
+    /** The wake limits in force (max_chain, wake_budget). */
+    wakeLimits: WakeLimitsService;
+  }
+}
 
 /** The limits in force for this core: the flags of `serve`, else the home's settings, else the defaults. */
 export function wakeLimits(core: Core): WakeLimits {
-  let l = live.get(core);
-  if (!l) {
-    const stored = readWakeLimits(core.config.home);
-    const flags = core.config.wakeLimits ?? {};
-    l = { max_chain: flags.maxChain ?? stored.max_chain, wake_budget: flags.wakeBudget ?? stored.wake_budget };
-    live.set(core, l);
-  }
-  return l;
+  return core.services.wakeLimits.get();
 }
 
 /** The window's change: stored in the home and in force at once. */
 export function setWakeLimits(core: Core, patch: Partial<WakeLimits>): WakeLimits {
-  const next = { ...wakeLimits(core), ...patch };
-  writeWakeLimits(core.config.home, next);
-  live.set(core, next);
-  return next;
+  return core.services.wakeLimits.set(patch);
 }
 
 export function parseMaxChain(v: string): number {

@@ -9,7 +9,6 @@ import { listWakes, usageSummary, wakeDto } from './store.js';
 import { wakeFor, wakesFor } from './present.js';
 import { dropWake, hostParam, readTranscript, releaseWake, removeRunner, requireRunnerRight, retryWake, saveRunner, stopWake } from './service.js';
 import { setWakeLimits, wakeLimits } from './limits.js';
-import { dispatcherOf } from './dispatcher.js';
 import { decodeCursor, encodeCursor } from '../util/cursor.js';
 import { doctorBody, runnerBody, transcriptQuery, usageQuery, wakeQuery, wakeSettingsBody } from './schemas.js';
 import { wakeability, worktreeDoctor } from './doctor.js';
@@ -173,7 +172,7 @@ export const wakeRoutes = [
     handler: ({ core }, { body }) => {
       const next = setWakeLimits(core, body);
       // Held wakes stay held until a human releases them; queued ones meet the new limits at their start.
-      dispatcherOf(core)?.kick(true);
+      core.services.dispatcher.kick(true);
       return next;
     },
   }),

@@ -233,20 +233,16 @@ export interface ProcessSpec {
 /** What starts a run: `runProcess` (a child process) in the product; a test may give its own (docs/testing.md). */
 export type ProcessRunner = (spec: ProcessSpec) => RunningProcess;
 
-const processRunners = new WeakMap<Core, ProcessRunner>();
-
-/**
- * Gives one core a process runner of its own instead of spawning: the in-process test app's
- * runner (test/helpers/app-runner.ts), which runs the fixture agent against the core without
- * a listener. The server never calls this.
- */
-export function useProcessRunner(core: Core, run: ProcessRunner): void {
-  processRunners.set(core, run);
+declare module '../core.js' {
+  interface CoreServices {
+    /** What starts a run: `runProcess` unless assembleCore was given another (a test's `processRunner`). */
+    processRunner: ProcessRunner;
+  }
 }
 
-/** The process runner of this core: `runProcess` unless a test gave another. */
+/** The process runner of this core: `runProcess` unless a test gave another to assembleCore. */
 export function processRunnerOf(core: Core): ProcessRunner {
-  return processRunners.get(core) ?? runProcess;
+  return core.services.processRunner;
 }
 
 /**

@@ -10,8 +10,7 @@ import { presetNamed, RUNNER_PRESETS } from './presets.js';
 import { workRefusal } from './sandbox.js';
 import { HOST_ADAPTERS, hostAdapter } from '../hosts/adapter.js';
 import type { runnerBody } from './schemas.js';
-import { dropHeld, enqueueWake, finishWake, getWake, releaseHeld, type WakeRow } from './store.js';
-import { dispatcherOf } from './dispatcher.js';
+import { dropHeld, enqueueWake, getWake, releaseHeld, type WakeRow } from './store.js';
 import { wakePermission, wakeStanding } from './rules.js';
 import { transcriptPage, transcriptState } from './transcript-log.js';
 
@@ -139,14 +138,12 @@ export function dropWake(core: Core, input: { owner: Owner; wakeId: string }): W
 export function stopWake(core: Core, input: { owner: Owner; wakeId: string }): WakeRow {
   const w = stoppableWake(core, input.owner, input.wakeId);
   const reason = `stopped by ${input.owner.name}`;
-  const d = dispatcherOf(core);
-  const stopped = d ? d.stopRun(w, reason) : finishWake(core.db, w.id, 'failed', reason);
+  // The dispatcher fails the wake, kills its run if it has one, and tells the windows.
+  const stopped = core.services.dispatcher.stopRun(w, reason);
   if (!stopped) {
     const now = getWake(core.db, w.id) ?? w;
     throw new AppError('CONFLICT', `the wake is ${now.status}: only a running wake can be stopped`, { reason: 'not_running', details: { status: now.status } });
   }
-  // The dispatcher tells the windows itself when it stops a run.
-  if (!d) core.bus.emit({ type: 'wakes.changed', room: w.room_id });
   return getWake(core.db, w.id)!;
 }
 
