@@ -1,5 +1,5 @@
 import tseslint from 'typescript-eslint';
-import { ALLOWED, TYPE_ONLY_EXCEPTIONS } from './src-main/core/layering.mjs';
+import { ALLOWED, SHELL_IMPORT_RULE, TYPE_ONLY_EXCEPTIONS } from './src-main/core/layering.mjs';
 import { localPlugin } from './scripts/eslint/code-layering.mjs';
 
 const nodeBuiltins = ['node:*', 'fs', 'fs/*', 'path', 'crypto', 'http', 'https', 'os', 'child_process', 'net', 'url', 'stream', 'events', 'util', 'worker_threads', 'zlib', 'buffer'];
@@ -27,6 +27,13 @@ export default tseslint.config(
     plugins: { local: localPlugin },
     rules: {
       'local/code-layering': ['error', { allowed: ALLOWED, typeOnlyExceptions: TYPE_ONLY_EXCEPTIONS }],
+    },
+  },
+  {
+    // The desktop shell reaches the core through start.ts only (src-main/core/layering.mjs SHELL_IMPORT_RULE).
+    files: ['src-main/electron/**/*.{ts,cts}'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [SHELL_IMPORT_RULE] }],
     },
   },
   {

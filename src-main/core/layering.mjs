@@ -13,6 +13,17 @@
 /** Root files every folder may import: the Core, its parts and plain helpers. */
 export const BASE_FILES = ['core.ts', 'paths.ts', 'ratelimit.ts', 'home-modes.ts', 'bus.ts', 'sessions.ts'];
 
+/**
+ * The desktop shell (src-main/electron/) talks to the core through its public entry only:
+ * start.ts (startCore, RunningCore and what it re-exports), beside shared/. eslint.config.js
+ * refuses any other import of src-main/core/ from there (test/unit/layering.test.ts).
+ */
+export const SHELL_ENTRY = 'start.ts';
+export const SHELL_IMPORT_RULE = {
+  regex: '^(\\.\\./)+core/(?!start\\.js$)',
+  message: 'The desktop shell talks to the core through its public entry only: import src-main/core/start.ts (or shared/), never a file inside the core (docs/architecture.md "Services").',
+};
+
 /** Root files that put the core together and may import everything; nothing imports them. */
 export const ROOT_FILES = ['capabilities.ts', 'assemble.ts', 'start.ts', 'cli.ts'];
 

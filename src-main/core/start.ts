@@ -14,16 +14,24 @@ import { createHttpServer } from './http/server.js';
 import { handleMcp } from './mcp/handler.js';
 import { requirePorts, type Core, type CorePorts, type McpSessionLimits } from './core.js';
 import type { StopStep } from './util/repeat.js';
-import { assembleCore, ensurePrimaryOwner } from './assemble.js';
+import { assembleCore, ensurePrimaryOwner, type AssembleOptions } from './assemble.js';
 import { CAPABILITY_PORTS } from './capabilities.js';
 import { primaryOwner } from './owners/store.js';
 import { createLoginLink } from './owners/login.js';
+import { isInvited } from './rooms/invitations.js';
+import type { CoreEvent } from '../../shared/core-events.js';
 import { DEFAULT_PORT, packageRoot } from './paths.js';
 import { exposureWarning, secureHome, touchPrivate } from './home-modes.js';
 import { endStreams } from './http/streams.js';
 
-/** Where the default port is decided; re-exported for the desktop shell. */
-export { DEFAULT_PORT };
+/**
+ * The core's public entry (docs/architecture.md "Services"): the desktop shell (src-main/electron/)
+ * imports only this file and shared/ (the layering lint, src-main/core/layering.mjs
+ * SHELL_IMPORT_RULE), so what it needs of the core is re-exported or given by RunningCore here.
+ */
+export { DEFAULT_PORT, packageRoot };
+export { CSP } from './http/server.js';
+export { HomeError } from './db/home-errors.js';
 
 export interface StartOptions {
   home: string;
@@ -50,6 +58,8 @@ export interface StartOptions {
   worktreesDir?: string;
   /** The ports the capabilities answer through; CAPABILITY_PORTS unless a test gives others. */
   ports?: CorePorts;
+  /** What starts a wake's run (assemble.ts): `runProcess` unless a test gives its own. */
+  processRunner?: AssembleOptions['processRunner'];
 }
 
 export interface RunningCore {
@@ -61,6 +71,13 @@ export interface RunningCore {
   ownerToken: string;
   /** A fresh one-time UI login URL. */
   loginUrl: () => string;
+  /**
+   * Follows the core's events as the primary owner's window would see them: each event with the
+   * primary owner's id, none from a room they are only invited to (docs/needs-you.md
+   * "Invitations"); the desktop shell's notices. Returns the unsubscribe; nothing follows when
+   * the home has no primary owner yet.
+   */
+  onOwnerEvent: (listener: (event: CoreEvent, ownerId: string) => void) => () => void;
   close: () => Promise<void>;
   /**
    * Settles when the start-up integrity check passed (at once for a small database). When a
@@ -114,6 +131,7 @@ export async function startCore(opts: StartOptions): Promise<RunningCore> {
     worktreesDir: opts.worktreesDir,
     durable: groupCommit ? () => groupCommit.durable() : undefined,
     ports,
+    processRunner: opts.processRunner,
   });
   const { core } = assembled;
   let ownerToken: string;
@@ -230,6 +248,14 @@ export async function startCore(opts: StartOptions): Promise<RunningCore> {
     mcpUrl: `${core.baseUrl}/mcp`,
     ownerToken,
     loginUrl: () => createLoginLink(db, core.baseUrl, primaryOwner(db)!.owner_id).url,
+    onOwnerEvent: (listener) => {
+      const ownerId = primaryOwner(db)?.owner_id;
+      if (!ownerId) return () => {};
+      return core.bus.on((event) => {
+        if (event.room && isInvited(db, event.room, ownerId)) return;
+        listener(event, ownerId);
+      });
+    },
     close,
     integrity,
   };

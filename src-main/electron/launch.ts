@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { packageRoot } from '../core/paths.js';
+import { packageRoot } from '../core/start.js';
 import { electronMissingMessage, findElectronBinary } from './shell.js';
 
 const main = join(dirname(fileURLToPath(import.meta.url)), 'main.js');

@@ -6,10 +6,7 @@ import { app, BrowserWindow, Menu, Notification, Tray, clipboard, dialog, native
 import { appendFileSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startCore, type RunningCore } from '../core/start.js';
-import { HomeError } from '../core/db/home-errors.js';
-import { primaryOwner } from '../core/owners/store.js';
-import { isInvited } from '../core/rooms/invitations.js';
+import { HomeError, startCore, type RunningCore } from '../core/start.js';
 import {
   APP_NAME,
   desktopOptions,
@@ -235,17 +232,12 @@ async function start() {
   process.stdout.write(`agent-rooms listening on ${running.baseUrl}\n`);
   log(`core on ${running.baseUrl}, home ${home}`);
 
-  const ownerId = primaryOwner(running.core.db)?.owner_id;
   const gate = new NotificationGate();
-  if (ownerId) {
-    const db = running.core.db;
-    running.core.bus.on((event) => {
-      // A room another owner invited this owner to is not theirs until accepted: no desktop notice from it (docs/needs-you.md "Invitations").
-      if (event.room && isInvited(db, event.room, ownerId)) return;
-      const n = notificationFor(event, ownerId);
-      if (n && gate.admit(n)) notify(n);
-    });
-  }
+  // The primary owner's events, none from a room they are only invited to (start.ts onOwnerEvent).
+  running.onOwnerEvent((event, ownerId) => {
+    const n = notificationFor(event, ownerId);
+    if (n && gate.admit(n)) notify(n);
+  });
 
   tray = new Tray(icon);
   tray.setToolTip(`${APP_NAME}: ${running.baseUrl}`);

@@ -1,7 +1,7 @@
 // Which core events need the human, as native notifications. The events' data belongs to
 // the capabilities that emit them and may grow or change shape: read it defensively and
 // say nothing rather than something wrong.
-import type { CoreEvent } from '../core/bus.js';
+import type { CoreEvent } from '../../shared/core-events.js';
 
 export interface DesktopNotification {
   title: string;

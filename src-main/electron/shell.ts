@@ -2,8 +2,7 @@
 // these run (and are tested) under plain node; main.ts only carries them out.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DEFAULT_PORT } from '../core/start.js';
-import { CSP } from '../core/http/server.js';
+import { CSP, DEFAULT_PORT } from '../core/start.js';
 
 export const APP_NAME = 'Agent Rooms';
 /** What the login item passes, so a start at login stays in the tray. */

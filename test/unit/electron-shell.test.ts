@@ -1,10 +1,10 @@
 import { describe, it, expect, afterEach } from 'vitest';
 import { createServer, type Server } from 'node:net';
-import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startCore, DEFAULT_PORT, type RunningCore } from '../../src-main/core/start.js';
-import { CSP } from '../../src-main/core/http/server.js';
+import { startCore, CSP, DEFAULT_PORT, type RunningCore } from '../../src-main/core/start.js';
+import type { CoreEvent } from '../../shared/core-events.js';
 import {
   claudeMcpAddCommand,
   desktopOptions,
@@ -83,6 +83,26 @@ describe('port fallback', () => {
     const notice = portFallbackNotice(taken, started.running.port);
     expect(notice.title).toContain(String(started.running.port));
     expect(notice.body).toContain(`Port ${taken} is in use`);
+  });
+
+  it("gives the shell the primary owner's events through RunningCore, with the owner's id", async () => {
+    const running = await startCore({ home: tmp(), port: 0, log: () => {} });
+    cores.push(running);
+    const seen: Array<{ type: string; ownerId: string }> = [];
+    const off = running.onOwnerEvent((e, ownerId) => void seen.push({ type: e.type, ownerId }));
+    const room = await fetch(`${running.baseUrl}/v1/rooms`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${running.ownerToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Shell events' }),
+    });
+    expect(room.status).toBe(201);
+    expect(seen.length).toBeGreaterThan(0);
+    const me = await (await fetch(`${running.baseUrl}/v1/me`, { headers: { authorization: `Bearer ${running.ownerToken}` } })).json();
+    expect(new Set(seen.map((e) => e.ownerId))).toEqual(new Set([me.owner_id]));
+    off();
+    const before = seen.length;
+    running.core.bus.emit({ type: 'backup.changed', owners: [me.owner_id] } as CoreEvent);
+    expect(seen.length).toBe(before);
   });
 
   it('uses the asked-for port when it is free, and passes other failures through', async () => {
@@ -200,5 +220,18 @@ describe('the Electron binary and start failures', () => {
     const abi = new Error("The module 'better_sqlite3.node' was compiled against a different Node.js version using NODE_MODULE_VERSION 115. This version of Node.js requires NODE_MODULE_VERSION 139.");
     expect(startFailureAdvice(abi)).toContain('npx @electron/rebuild --only better-sqlite3');
     expect(startFailureAdvice(new Error('disk full'))).toBe('disk full');
+  });
+});
+
+describe('the shell and the core', () => {
+  it('imports the core only through its public entry (start.ts), beside shared/ (docs/architecture.md "Services")', () => {
+    const dir = new URL('../../src-main/electron/', import.meta.url);
+    const seen: string[] = [];
+    for (const f of readdirSync(dir).filter((n) => /\.c?ts$/.test(n))) {
+      const text = readFileSync(new URL(f, dir), 'utf8');
+      for (const m of text.matchAll(/(?:from|import)\s*\(?\s*'(\.\.\/[^']+)'/g)) seen.push(`${f}: ${m[1]}`);
+    }
+    expect(seen.length).toBeGreaterThan(0);
+    expect(seen.filter((s) => !/: \.\.\/core\/start\.js$|: \.\.\/\.\.\/shared\//.test(s))).toEqual([]);
   });
 });

@@ -30,6 +30,13 @@ describe('the layering lint rule', () => {
     expect(await restrictedImports("import { app } from 'electron';\nexport const a = app;\n", 'src-main/electron/layering-probe.ts')).toEqual([]);
     expect(await restrictedImports("import fs from 'node:fs';\nexport const f = fs;\n", 'src-main/core/layering-probe.ts')).toEqual([]);
   });
+
+  it('lets the desktop shell import the core only through its public entry (start.ts) and shared/', async () => {
+    expect(await restrictedImports("import { primaryOwner } from '../core/owners/store.js';\nexport const p = primaryOwner;\n", 'src-main/electron/layering-probe.ts')).toHaveLength(1);
+    expect(await restrictedImports("import type { CoreEvent } from '../core/bus.js';\nexport type E = CoreEvent;\n", 'src-main/electron/layering-probe.ts')).toHaveLength(1);
+    expect(await restrictedImports("import { startCore } from '../core/start.js';\nexport const s = startCore;\n", 'src-main/electron/layering-probe.ts')).toEqual([]);
+    expect(await restrictedImports("import type { CoreEvent } from '../../shared/core-events.js';\nexport type E = CoreEvent;\n", 'src-main/electron/layering-probe.ts')).toEqual([]);
+  });
 });
 
 describe('the layering inside the core (local/code-layering, src-main/core/layering.mjs)', () => {
