@@ -57,6 +57,8 @@ describe('issue 47 item 5: Needs you whatever the number of rooms, and invitatio
     // Not her rooms: listed only as invitations (the window shows them there), not searched.
     const rooms = (await s.api('GET', '/v1/rooms')).body.rooms;
     expect(rooms.filter((r: any) => spam.includes(r.room_id) && r.invited !== true)).toEqual([]);
+    // Her room list holds one page of them, not 2,000 room records.
+    expect(rooms.filter((r: any) => r.invited === true)).toHaveLength(100);
     const found = await s.api('GET', '/v1/search?q=zebrafish');
     expect(found.status).toBe(200);
     expect(JSON.stringify(found.body)).not.toContain('zebrafish');

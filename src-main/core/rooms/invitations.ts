@@ -30,9 +30,11 @@ export function invitedOf(db: Db, roomId: string): Set<string> {
   return new Set((stmt(db, "SELECT owner_id FROM room_humans WHERE room_id = ? AND state = 'invited'").all(roomId) as Array<{ owner_id: string }>).map((r) => r.owner_id));
 }
 
-/** The rooms this human is only invited to (the room list marks them). */
-export function invitedRoomsOf(db: Db, ownerId: string): Set<string> {
-  return new Set((stmt(db, "SELECT room_id FROM room_humans WHERE owner_id = ? AND state = 'invited'").all(ownerId) as Array<{ room_id: string }>).map((r) => r.room_id));
+/** The rooms this human is only invited to, newest first (the room list marks them). */
+export function invitedRoomsOf(db: Db, ownerId: string): string[] {
+  return (stmt(db, "SELECT room_id FROM room_humans WHERE owner_id = ? AND state = 'invited' ORDER BY created_at DESC, room_id").all(ownerId) as Array<{ room_id: string }>).map(
+    (r) => r.room_id,
+  );
 }
 
 /** At most this many invitations are listed (newest first): another owner's 2,000 rooms are one bounded page. */

@@ -19,7 +19,7 @@ import {
 import { getAgentByPlate } from '../agents/store.js';
 import { getOwner } from '../owners/store.js';
 import { instancesOf } from './instances.js';
-import { invitedOf, invitedRoomsOf, markInvited } from './invitations.js';
+import { INVITATIONS_PAGE, invitedOf, invitedRoomsOf, markInvited } from './invitations.js';
 import { addHumanPermission, removeAgentPermission } from './rules.js';
 import type { TrustMode } from '../../../shared/api-types.js';
 
@@ -37,12 +37,15 @@ export function openRoom(core: Core, { ownerId, name }: { ownerId: string; name:
 
 /**
  * The rooms a human is in, with the human's role and Trust in each. A room another owner invited
- * it to and it has not accepted is marked `invited` (docs/needs-you.md "Invitations"): the
- * window lists those under Invitations, not among its rooms.
+ * it to and it has not accepted is marked `invited` (docs/needs-you.md "Invitations"), the newest
+ * 100 of those only: the window lists them under Invitations, not among its rooms.
  */
 export function roomsOfHuman(core: Core, { ownerId }: { ownerId: string }) {
-  const invited = invitedRoomsOf(core.db, ownerId);
-  return roomsOfOwner(core.db, ownerId).map((r) => ({
+  // Only the newest invitations are listed: another owner's 2,000 invitations cost one page, not 2,000 room records.
+  const all = invitedRoomsOf(core.db, ownerId);
+  const invited = new Set(all.slice(0, INVITATIONS_PAGE));
+  const hidden = new Set(all.slice(INVITATIONS_PAGE));
+  return roomsOfOwner(core.db, ownerId).filter((r) => !hidden.has(r.id)).map((r) => ({
     ...roomDto(core.db, r),
     role: humanRole(core.db, r.id, ownerId),
     trust: trustMode(core.db, r.id, ownerId),
