@@ -73,12 +73,18 @@ export { TASK_STATUSES, type TaskStatus };
 /**
  * What the owner calling may do with a record now (docs/contract.md "Allowed actions"): the
  * server's own rules, the same ones it checks when the act is tried. `denied_actions` names
- * the acts the record's state allows but this caller may not, with the reason to show; an act
- * in neither list does not apply now (the UI hides it).
+ * the acts the record's state allows but this caller may not, each with a stable `code` (keyed
+ * on) and the `message` to show; an act in neither list does not apply now (the UI hides it).
  */
 export interface Actions<A extends string> {
   allowed_actions?: A[];
-  denied_actions?: Partial<Record<A, string>>;
+  denied_actions?: Partial<Record<A, Refusal>>;
+}
+
+/** Why an act is refused (docs/contract.md "Allowed actions" lists the codes). */
+export interface Refusal {
+  code: string;
+  message: string;
 }
 
 /** The human acts on a task (docs/tasks.md "What you may do with a task"). */

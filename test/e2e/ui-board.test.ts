@@ -221,7 +221,7 @@ describe.skipIf(!!skip)('UI: the board, its task panel and reservations', () => 
       expect(await panel.getByRole('button', { name: 'Cancel task' }).count()).toBe(0);
       expect(await panel.getByRole('button', { name: 'Reassign' }).count()).toBe(0);
       const rec = (await ui.s.api('GET', `/v1/rooms/${room}/tasks/${mine}`)).body;
-      expect(await panel.textContent()).toContain(Object.values(rec.denied_actions as Record<string, string>)[0]!);
+      expect(await panel.textContent()).toContain(Object.values(rec.denied_actions as Record<string, { message: string }>)[0]!.message);
       await archive.click();
       await panel.waitFor({ state: 'detached' });
       expect((await ui.s.api('GET', `/v1/rooms/${room}/tasks/${mine}`)).body.archived).toBe(true);

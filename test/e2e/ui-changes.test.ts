@@ -205,12 +205,12 @@ describe.skipIf(!!skip)('UI: a task’s changes, pushed and merged from its page
     // Another owner, a plain member of the room: the reason instead of Merge and Push branch.
     const bea = await ui.s.owner('Bea');
     expect((await ui.s.api('POST', `/v1/rooms/${room}/members`, { owner_id: bea.owner_id, role: 'member' })).status).toBe(201);
-    const hers = (await ui.s.api('GET', `/v1/rooms/${room}/tasks/${id}`, undefined, bea.token)).body as { denied_actions?: { merge?: string } };
+    const hers = (await ui.s.api('GET', `/v1/rooms/${room}/tasks/${id}`, undefined, bea.token)).body as { denied_actions?: { merge?: { code: string; message: string } } };
     expect(hers.denied_actions?.merge).toBeTruthy();
     const b = await openSignedIn(ui.browser, ui.s, `rooms/${room}/tasks/${id}/changes`, { ownerId: bea.owner_id });
     const bPanel = b.page.getByRole('dialog', { name: `Task: ${title}` }).getByRole('tabpanel', { name: 'Changes' });
     await bPanel.getByTestId('merge-denied').waitFor();
-    expect(await bPanel.getByTestId('merge-denied').textContent()).toBe(hers.denied_actions!.merge);
+    expect(await bPanel.getByTestId('merge-denied').textContent()).toBe(hers.denied_actions!.merge!.message);
     expect(await bPanel.getByRole('button', { name: 'Merge', exact: true }).count()).toBe(0);
     expect(await bPanel.getByRole('button', { name: 'Push branch' }).count()).toBe(0);
     await screenshot(b.page, 'task-merge-denied');

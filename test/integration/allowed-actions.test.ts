@@ -153,7 +153,7 @@ describe('allowed_actions: tasks', () => {
   const read = async (t: { room: string; id: string }, tok: string) => {
     const r = await s.api('GET', `/v1/rooms/${t.room}/tasks/${t.id}`, undefined, tok);
     expect(r.status).toBe(200);
-    return r.body as { status: string; assignee: string; title: string; archived: boolean; allowed_actions: TaskAction[]; denied_actions: Record<string, string> };
+    return r.body as { status: string; assignee: string; title: string; archived: boolean; allowed_actions: TaskAction[]; denied_actions: Record<string, { code: string; message: string }> };
   };
 
   it('the board carries the same lists as the task record, for the owner asking (first: a short board)', async () => {
@@ -173,6 +173,8 @@ describe('allowed_actions: tasks', () => {
     const rec = await read(t, tok);
     expect(rec.allowed_actions.every((a) => TASK_ACTIONS.includes(a))).toBe(true);
     for (const a of Object.keys(rec.denied_actions)) expect(rec.allowed_actions).not.toContain(a);
+    // A refusal is a stable snake_case code the window keys on and the sentence it shows.
+    for (const d of Object.values(rec.denied_actions)) expect(d).toEqual({ code: expect.stringMatching(/^[a-z]+(_[a-z]+)*$/), message: expect.stringMatching(/\S/) });
     // Refusals change nothing, so they are all tried on this one task.
     for (const action of TASK_ACTIONS.filter((a) => !rec.allowed_actions.includes(a))) {
       const before = await read(t, token.admin);
@@ -204,11 +206,11 @@ describe('allowed_actions: tasks', () => {
     const done = await taskIn('done');
     // The creator may archive its finished task (the board used to hide it).
     expect((await read(done, token.creator)).allowed_actions).toContain('archive');
-    expect((await read(done, token.otherMember)).denied_actions.archive).toMatch(/creator may archive/);
+    expect((await read(done, token.otherMember)).denied_actions.archive).toEqual({ code: 'admin_assignee_owner_or_creator_only', message: expect.stringMatching(/creator may archive/) });
     const doing = await taskIn('doing');
     expect((await read(doing, token.admin)).allowed_actions).toEqual(['edit', 'reassign', 'cancel', 'release']);
     expect((await read(doing, token.assigneeOwner)).allowed_actions).toEqual(['edit', 'cancel', 'release']);
-    expect((await read(doing, token.assigneeOwner)).denied_actions).toEqual({ reassign: 'In a cross-owner room only a room admin may reassign.' });
+    expect((await read(doing, token.assigneeOwner)).denied_actions).toEqual({ reassign: { code: 'cross_owner_admin_only', message: 'In a cross-owner room only a room admin may reassign.' } });
     expect((await read(doing, token.creator)).allowed_actions).toEqual(['edit']);
     expect((await read(doing, token.otherMember)).allowed_actions).toEqual([]);
   });
@@ -266,7 +268,7 @@ describe('allowed_actions: wakes', () => {
     expect(r.status).toBe(200);
     const w = r.body.wakes.find((x: any) => x.wake_id === id);
     expect(w).toBeTruthy();
-    return w as { status: string; allowed_actions: WakeAction[]; denied_actions: Record<string, string> };
+    return w as { status: string; allowed_actions: WakeAction[]; denied_actions: Record<string, { code: string; message: string }> };
   };
 
   it.each(table.rows)('a %s wake, read by the %s: each listed act succeeds, each other is refused', async (state, caller) => {
@@ -295,7 +297,7 @@ describe('allowed_actions: wakes', () => {
     const held = await wakeIn('held');
     expect((await read(held, token.agentOwner)).allowed_actions).toEqual(['release', 'drop']);
     expect((await read(held, token.admin)).allowed_actions).toEqual(['release', 'drop']);
-    expect((await read(held, token.otherMember))).toMatchObject({ allowed_actions: [], denied_actions: { release: expect.stringMatching(/owner or a room admin/), drop: expect.any(String) } });
+    expect((await read(held, token.otherMember))).toMatchObject({ allowed_actions: [], denied_actions: { release: { code: 'agent_owner_or_admin_only', message: expect.stringMatching(/owner or a room admin/) }, drop: { code: 'agent_owner_or_admin_only', message: expect.any(String) } } });
     // After the act, the record answered carries the new list: a released wake is queued, nothing to do.
     const r = await s.api('POST', `/v1/wakes/${held}/release`, undefined, token.agentOwner);
     expect(r.body).toMatchObject({ status: 'queued', allowed_actions: [], denied_actions: {} });
@@ -348,7 +350,7 @@ describe('allowed_actions: files', () => {
     expect(r.status).toBe(200);
     const rec = r.body.files.find((x: any) => x.file_id === f.id);
     expect(rec).toBeTruthy();
-    return rec as { allowed_actions: string[]; denied_actions: Record<string, string> };
+    return rec as { allowed_actions: string[]; denied_actions: Record<string, { code: string; message: string }> };
   }
   function attempt(f: { id: string }, action: string, tok: string): Promise<ApiResponse> {
     if (action === 'download') return s.api('GET', `/v1/rooms/${room}/files/${f.id}/download`, undefined, tok);
@@ -379,10 +381,10 @@ describe('allowed_actions: files', () => {
   it('the lists as the files view shows them', async () => {
     const f = await fileIn('ready');
     expect((await read(f, 'ready', token.author)).allowed_actions).toEqual(['download', 'delete']);
-    expect(await read(f, 'ready', token.otherMember)).toMatchObject({ allowed_actions: ['download'], denied_actions: { delete: expect.stringMatching(/author’s owner or a room admin/) } });
+    expect(await read(f, 'ready', token.otherMember)).toMatchObject({ allowed_actions: ['download'], denied_actions: { delete: { code: 'author_owner_or_admin_only', message: expect.stringMatching(/author’s owner or a room admin/) } } });
     const q = await fileIn('quarantined');
-    expect((await read(q, 'quarantined', token.author)).denied_actions.download).toMatch(/quarantined/);
+    expect((await read(q, 'quarantined', token.author)).denied_actions.download).toEqual({ code: 'quarantined', message: expect.stringMatching(/quarantined/) });
     const taken = await fileIn('deletedPathTaken');
-    expect((await read(taken, 'deletedPathTaken', token.admin)).denied_actions.restore).toMatch(/exists again/);
+    expect((await read(taken, 'deletedPathTaken', token.admin)).denied_actions.restore).toEqual({ code: 'path_taken', message: expect.stringMatching(/exists again/) });
   });
 });

@@ -33,9 +33,9 @@ describe('member allowed_actions', () => {
     const asBea = (await s.api('GET', `/v1/rooms/${room}/members`, undefined, bea.token)).body;
     const byPlate = new Map(asBea.agents.map((a: { plate: string }) => [a.plate, a]));
     expect((byPlate.get(beaBot.plate) as { allowed_actions: string[] }).allowed_actions).toEqual(['remove']);
-    const other = byPlate.get(adaBot.plate) as { allowed_actions: string[]; denied_actions: Record<string, string> };
+    const other = byPlate.get(adaBot.plate) as { allowed_actions: string[]; denied_actions: Record<string, { code: string; message: string }> };
     expect(other.allowed_actions).toEqual([]);
-    expect(other.denied_actions.remove).toMatch(/owner or a room admin/);
+    expect(other.denied_actions.remove).toEqual({ code: 'agent_owner_or_admin_only', message: expect.stringMatching(/owner or a room admin/) });
 
     // The denied act is refused and changes nothing; the listed ones succeed.
     const refused = await s.api('DELETE', `/v1/rooms/${room}/agents/${adaBot.plate}`, undefined, bea.token);
@@ -61,8 +61,8 @@ describe('member allowed_actions', () => {
     expect((await s.api('POST', `/v1/rooms/${room}/members`, { owner_id: cy.owner_id, role: 'member' })).status).toBe(201);
     const asCy = (await s.api('GET', `/v1/rooms/${room}`, undefined, cy.token)).body;
     expect(asCy.allowed_actions).toEqual([]);
-    expect(asCy.denied_actions.add_human).toMatch(/room admin/);
-    expect(asCy.denied_actions.edit_workspace).toMatch(/room admins/);
+    expect(asCy.denied_actions.add_human).toEqual({ code: 'admin_only', message: expect.stringMatching(/room admin/) });
+    expect(asCy.denied_actions.edit_workspace).toEqual({ code: 'admin_only', message: expect.stringMatching(/room admins/) });
     const listed = (await s.api('GET', '/v1/rooms', undefined, cy.token)).body.rooms.find((r: { room_id: string }) => r.room_id === room);
     expect(listed.allowed_actions).toEqual([]);
     // What is denied is refused: Cy cannot add Dee, nor set the workspace.

@@ -171,7 +171,7 @@ describe('review: changes, merge, push', () => {
     expect((await s.api('POST', `/v1/rooms/${room}/members`, { owner_id: bea.owner_id, role: 'member' })).status).toBeLessThan(300);
     const seen = (await s.api('GET', `/v1/rooms/${room}/tasks/${rec.task_id}`, undefined, bea.token)).body;
     expect(seen.allowed_actions).not.toContain('merge');
-    expect(seen.denied_actions.merge).toBeTruthy();
+    expect(seen.denied_actions.merge).toMatchObject({ code: 'agent_owner_only', message: expect.stringMatching(/merge/) });
     const r = await s.api('POST', `/v1/rooms/${room}/tasks/${rec.task_id}/merge`, {}, bea.token);
     expect(r.status).toBe(403);
     // Any member reads the changes.

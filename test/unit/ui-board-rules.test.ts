@@ -26,13 +26,13 @@ function task(id: string, status: TaskStatus, extra: Partial<BoardTask> = {}): B
 
 describe('allowed actions', () => {
   // The UI keeps no rule: it reads what the server listed for the record (tasks/rules.ts).
-  const t = task('t', 'todo', { allowed_actions: ['edit', 'cancel'], denied_actions: { reassign: 'Only a room admin may reassign here.' } });
+  const t = task('t', 'todo', { allowed_actions: ['edit', 'cancel'], denied_actions: { reassign: { code: 'admin_only', message: 'Only a room admin may reassign here.' } } });
   it('an act the server lists is allowed', () => {
     expect(actionOf(t, 'edit')).toEqual({ ok: true });
     expect(actionOf(t, 'cancel')).toEqual({ ok: true });
   });
   it('an act the server refuses is disabled with its reason', () => {
-    expect(actionOf(t, 'reassign')).toEqual({ ok: false, reason: 'Only a room admin may reassign here.' });
+    expect(actionOf(t, 'reassign')).toEqual({ ok: false, code: 'admin_only', reason: 'Only a room admin may reassign here.' });
   });
   it('an act in neither list does not apply: hidden', () => {
     expect(actionOf(t, 'archive')).toBeNull();

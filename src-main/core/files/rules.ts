@@ -1,6 +1,7 @@
 import { DELETED_FILE_ACTIONS, FILE_ACTIONS, type DeletedFileAction, type FileAction } from '../../../shared/api-types.js';
 import type { RoomRole } from '../rooms/store.js';
 import type { VersionRow } from './store.js';
+import { actsOf, no, yes, type Acts, type ActTable, type Permission } from '../util/acts.js';
 
 /**
  * What may be done with a room's file (docs/files.md "Deleting and restoring"): download its
@@ -17,14 +18,13 @@ export interface FileStanding {
   role: RoomRole | undefined;
 }
 
-export type Permission = { ok: true } | { ok: false; reason: string };
-const yes: Permission = { ok: true };
+export type { Permission };
 
 /** Delete (and restore): a room admin's side, or the author's owner, who wrote every version. */
 export function deletePermission(who: FileStanding, versions: ReadonlyArray<Pick<VersionRow, 'uploader_owner_id'>>): Permission {
   if (who.role === 'admin') return yes;
   if (versions.length > 0 && versions.every((v) => v.uploader_owner_id === who.ownerId)) return yes;
-  return { ok: false, reason: 'Only the file’s author’s owner or a room admin may delete or restore it.' };
+  return no('author_owner_or_admin_only', 'Only the file’s author’s owner or a room admin may delete or restore it.');
 }
 
 /** Restore: whoever deleted it, or whoever may delete it. */
@@ -32,35 +32,44 @@ export function restorePermission(who: FileStanding, deleted: { deletedByOwner: 
   return deleted.deletedByOwner === who.ownerId ? yes : deletePermission(who, deleted.versions);
 }
 
-export interface FileActions {
-  allowed_actions: FileAction[];
-  denied_actions: Partial<Record<FileAction, string>>;
+export type FileActions = Acts<FileAction>;
+
+interface LiveFacts {
+  current: Pick<VersionRow, 'status'> | undefined;
+  versions: ReadonlyArray<Pick<VersionRow, 'uploader_owner_id'>>;
 }
 
-/** A live file: download when its current version is ready (quarantined bytes are not served), delete by the rule above. */
+const FILE_TABLE: ActTable<FileAction, LiveFacts, FileStanding> = {
+  // Quarantined bytes are not served.
+  download: { may: (f) => (f.current?.status === 'ready' ? yes : no('quarantined', 'A quarantined file cannot be downloaded.')) },
+  delete: { may: (f, who) => deletePermission(who, f.versions) },
+};
+
+/** A live file: download when its current version is ready, delete by the rule above. */
 export function fileActions(current: Pick<VersionRow, 'status'> | undefined, versions: ReadonlyArray<Pick<VersionRow, 'uploader_owner_id'>>, who: FileStanding): FileActions {
-  const allowed: FileAction[] = [];
-  const denied: Partial<Record<FileAction, string>> = {};
-  if (current?.status === 'ready') allowed.push('download');
-  else denied.download = 'A quarantined file cannot be downloaded.';
-  const del = deletePermission(who, versions);
-  if (del.ok) allowed.push('delete');
-  else denied.delete = del.reason;
-  return { allowed_actions: allowed, denied_actions: denied };
+  return actsOf(FILE_ACTIONS, FILE_TABLE, { current, versions }, who);
 }
 
-export interface DeletedFileActions {
-  allowed_actions: DeletedFileAction[];
-  denied_actions: Partial<Record<DeletedFileAction, string>>;
+export type DeletedFileActions = Acts<DeletedFileAction>;
+
+interface DeletedFacts {
+  deletedByOwner: string;
+  versions: ReadonlyArray<Pick<VersionRow, 'uploader_owner_id'>>;
+  pathTaken: boolean;
 }
 
-/** A deleted file: restore, unless the caller may not or its path was taken again meanwhile. */
-export function deletedFileActions(
-  deleted: { deletedByOwner: string; versions: ReadonlyArray<Pick<VersionRow, 'uploader_owner_id'>>; pathTaken: boolean },
-  who: FileStanding,
-): DeletedFileActions {
-  const p = restorePermission(who, deleted);
-  if (!p.ok) return { allowed_actions: [], denied_actions: { restore: p.reason } };
-  if (deleted.pathTaken) return { allowed_actions: [], denied_actions: { restore: 'A file with this path exists again: rename or delete it, then restore.' } };
-  return { allowed_actions: ['restore'], denied_actions: {} };
+const DELETED_FILE_TABLE: ActTable<DeletedFileAction, DeletedFacts, FileStanding> = {
+  // Restore, unless the caller may not or its path was taken again meanwhile.
+  restore: {
+    may: (d, who) => {
+      const p = restorePermission(who, d);
+      if (!p.ok) return p;
+      return d.pathTaken ? no('path_taken', 'A file with this path exists again: rename or delete it, then restore.') : yes;
+    },
+  },
+};
+
+/** A deleted file: restore by the rule above. */
+export function deletedFileActions(deleted: DeletedFacts, who: FileStanding): DeletedFileActions {
+  return actsOf(DELETED_FILE_ACTIONS, DELETED_FILE_TABLE, deleted, who);
 }

@@ -1,5 +1,6 @@
 import { AGENT_MEMBER_ACTIONS, HUMAN_MEMBER_ACTIONS, ROOM_ACTIONS, type AgentMemberAction, type HumanMemberAction, type RoomAction } from '../../../shared/api-types.js';
 import type { RoomRole } from './store.js';
+import { actsOf, no, yes, type Acts, type ActTable, type Permission } from '../util/acts.js';
 
 /**
  * What the owner calling may do with a room's member (docs/rooms.md "Members"): remove an agent
@@ -10,46 +11,43 @@ import type { RoomRole } from './store.js';
 
 export { AGENT_MEMBER_ACTIONS, HUMAN_MEMBER_ACTIONS, ROOM_ACTIONS, type AgentMemberAction, type HumanMemberAction, type RoomAction };
 
+export type { Permission };
+
 export interface MemberStanding {
   ownerId: string;
   role: RoomRole;
 }
 
-export type Permission = { ok: true } | { ok: false; reason: string };
-
 /** Removing an agent from the room: the agent's owner, or a room admin. */
 export function removeAgentPermission(who: MemberStanding, agentOwnerId: string): Permission {
-  if (agentOwnerId === who.ownerId || who.role === 'admin') return { ok: true };
-  return { ok: false, reason: 'Only the agent’s owner or a room admin may remove it.' };
+  if (agentOwnerId === who.ownerId || who.role === 'admin') return yes;
+  return no('agent_owner_or_admin_only', 'Only the agent’s owner or a room admin may remove it.');
 }
 
 /** Adding a human to the room: a room admin (any member adds its own agents). */
 export function addHumanPermission(role: RoomRole | undefined): Permission {
-  return role === 'admin' ? { ok: true } : { ok: false, reason: 'Only a room admin may add humans to this room.' };
+  return role === 'admin' ? yes : no('admin_only', 'Only a room admin may add humans to this room.');
 }
 
 /** Changing the room's workspace (its routes declare `room: 'admin'`, which the router checks). */
 export function editWorkspacePermission(role: RoomRole | undefined): Permission {
-  return role === 'admin' ? { ok: true } : { ok: false, reason: 'Only room admins can change the workspace; agents of admins can read it with read_workspace.' };
+  return role === 'admin' ? yes : no('admin_only', 'Only room admins can change the workspace; agents of admins can read it with read_workspace.');
 }
+
+/** The acts on a room itself, by the caller's role in it. */
+const ROOM_TABLE: ActTable<RoomAction, RoomRole | undefined, undefined> = {
+  add_human: { may: (role) => addHumanPermission(role) },
+  edit_workspace: { may: (role) => editWorkspacePermission(role) },
+};
 
 /** A room record with what its human caller may do in it now (GET /v1/rooms, GET /v1/rooms/:id). */
 export function withRoomActions<R extends { role?: RoomRole | undefined }>(room: R): R & Acts<RoomAction> {
-  const allowed: RoomAction[] = [];
-  const denied: Partial<Record<RoomAction, string>> = {};
-  const rules: Record<RoomAction, Permission> = { add_human: addHumanPermission(room.role), edit_workspace: editWorkspacePermission(room.role) };
-  for (const a of ROOM_ACTIONS) {
-    const p = rules[a];
-    if (p.ok) allowed.push(a);
-    else denied[a] = p.reason;
-  }
-  return { ...room, allowed_actions: allowed, denied_actions: denied };
+  return { ...room, ...actsOf(ROOM_ACTIONS, ROOM_TABLE, room.role, undefined) };
 }
 
-interface Acts<A extends string> {
-  allowed_actions: A[];
-  denied_actions: Partial<Record<A, string>>;
-}
+const AGENT_MEMBER_TABLE: ActTable<AgentMemberAction, { owner: { owner_id: string } }, MemberStanding> = {
+  remove: { may: (a, who) => removeAgentPermission(who, a.owner.owner_id) },
+};
 
 /** The members of a room, each with what the caller may do with it now. */
 export function withMemberActions<
@@ -63,9 +61,6 @@ export function withMemberActions<
       allowed_actions: h.owner_id === who.ownerId ? (['leave'] as HumanMemberAction[]) : [],
       denied_actions: {},
     })),
-    agents: members.agents.map((a) => {
-      const p = removeAgentPermission(who, a.owner.owner_id);
-      return { ...a, allowed_actions: p.ok ? (['remove'] as AgentMemberAction[]) : [], denied_actions: p.ok ? {} : { remove: p.reason } };
-    }),
+    agents: members.agents.map((a) => ({ ...a, ...actsOf(AGENT_MEMBER_ACTIONS, AGENT_MEMBER_TABLE, a, who) })),
   };
 }

@@ -4,6 +4,7 @@ import { agentOwnersOfRoom, humanRole } from '../rooms/store.js';
 import { getAgentByPlate } from '../agents/store.js';
 import type { RoomRole } from '../rooms/store.js';
 import { ARCHIVABLE, decide, type TaskStatus, type Trigger } from './transitions.js';
+import { actsOf, no, yes, type Acts, type ActTable, type Permission } from '../util/acts.js';
 import { getTaskRow, retryOfTask, roomOverlaps, type Overlap, type TaskRow } from './store.js';
 
 /**
@@ -36,87 +37,70 @@ export interface TaskFacts {
   mergeable: boolean;
 }
 
-export type Permission = { ok: true } | { ok: false; reason: string };
-const yes: Permission = { ok: true };
-const no = (reason: string): Permission => ({ ok: false, reason });
+export type { Permission };
 
-/** Who may: the permission half of each act, whatever the task's status. */
-const mayDo: Record<TaskAction, (t: TaskFacts, who: HumanStanding) => Permission> = {
+/** The reassignment right: the solo-room owner, or a room admin when the room is cross-owner (or has no agent yet). */
+function reassignRight(verb: string, who: HumanStanding): Permission {
+  if (!who.role) return no('not_member', `Only a member of the room may ${verb}.`);
+  if (who.agentOwners.length > 1) return isAdmin(who) ? yes : no('cross_owner_admin_only', `In a cross-owner room only a room admin may ${verb}.`);
+  if (who.agentOwners.length === 1) return who.agentOwners[0] === who.ownerId ? yes : no('agent_owner_only', `Only the owner of this room’s agents may ${verb} here.`);
+  return isAdmin(who) ? yes : no('admin_only', `Only a room admin may ${verb} here.`);
+}
+
+/** The transition-table trigger of the acts that are rows of it (their status half is the table's). */
+const byTable = (trigger: Trigger) => (t: TaskFacts) => decide(trigger, { actor: 'human', status: t.status, isAssignee: false, humanAllowed: true }).ok;
+
+/**
+ * The act table of a task: `applies` is the status half (an act that would change nothing is not
+ * offered, cancelling a cancelled task, though the server answers such a repeat); `may` is who may.
+ */
+const TASK_TABLE: ActTable<TaskAction, TaskFacts, HumanStanding> = {
   // Title, detail, definition of done, order, dependencies.
-  edit: (t, who) => (isAdmin(who) || ownsAssignee(t, who) || created(t, who) ? yes : no('Only a room admin, the assignee’s owner or the task’s creator may edit this task.')),
-  // The solo-room owner, or a room admin when the room is cross-owner (or has no agent yet).
-  reassign: (_t, who) => {
-    if (!who.role) return no('Only a member of the room may reassign.');
-    if (who.agentOwners.length > 1) return isAdmin(who) ? yes : no('In a cross-owner room only a room admin may reassign.');
-    if (who.agentOwners.length === 1) return who.agentOwners[0] === who.ownerId ? yes : no('Only the owner of this room’s agents may reassign here.');
-    return isAdmin(who) ? yes : no('Only a room admin may reassign here.');
+  edit: {
+    applies: (t) => t.status !== 'done' && t.status !== 'cancelled' && !t.archived,
+    may: (t, who) => (isAdmin(who) || ownsAssignee(t, who) || created(t, who) ? yes : no('admin_assignee_owner_or_creator_only', 'Only a room admin, the assignee’s owner or the task’s creator may edit this task.')),
   },
-  cancel: (t, who) => (isAdmin(who) || ownsAssignee(t, who) ? yes : no('Only a room admin or the assignee’s owner may cancel.')),
-  release: (t, who) => (isAdmin(who) || ownsAssignee(t, who) ? yes : no('Only a room admin or the assignee’s owner may force-release a lease.')),
-  archive: (t, who) => (isAdmin(who) || ownsAssignee(t, who) || created(t, who) ? yes : no('Only a room admin, the assignee’s owner or the task’s creator may archive.')),
+  reassign: { applies: byTable('reassign'), may: (_t, who) => reassignRight('reassign', who) },
+  cancel: {
+    applies: (t) => t.status !== 'cancelled' && byTable('cancel')(t),
+    may: (t, who) => (isAdmin(who) || ownsAssignee(t, who) ? yes : no('admin_or_assignee_owner_only', 'Only a room admin or the assignee’s owner may cancel.')),
+  },
+  release: {
+    applies: byTable('release_task'),
+    may: (t, who) => (isAdmin(who) || ownsAssignee(t, who) ? yes : no('admin_or_assignee_owner_only', 'Only a room admin or the assignee’s owner may force-release a lease.')),
+  },
+  archive: {
+    applies: (t) => ARCHIVABLE.includes(t.status) && !t.archived,
+    may: (t, who) => (isAdmin(who) || ownsAssignee(t, who) || created(t, who) ? yes : no('admin_assignee_owner_or_creator_only', 'Only a room admin, the assignee’s owner or the task’s creator may archive.')),
+  },
   // Same rights as reassignment: the copy goes to an agent of the room.
-  retry: (t, who) => {
-    const r = mayDo.reassign(t, who);
-    return r.ok ? r : no(r.reason.replace('reassign', 'retry'));
-  },
+  retry: { applies: (t) => t.status === 'failed' && !t.retried, may: (_t, who) => reassignRight('retry', who) },
   // Same rights as reassignment: the work lands in the base branch everyone of the room works from.
-  merge: (t, who) => {
-    const r = mayDo.reassign(t, who);
-    return r.ok ? r : no(r.reason.replace('reassign', 'merge'));
-  },
+  merge: { applies: (t) => t.status === 'done' && t.mergeable && !t.archived, may: (_t, who) => reassignRight('merge', who) },
 };
 
 const isAdmin = (who: HumanStanding) => who.role === 'admin';
 const ownsAssignee = (t: TaskFacts, who: HumanStanding) => t.assigneeOwner !== undefined && t.assigneeOwner === who.ownerId;
 const created = (t: TaskFacts, who: HumanStanding) => t.createdByOwner === who.ownerId;
 
-/** The transition-table trigger of the acts that are rows of it (their status half is the table's). */
-const TRIGGER: Partial<Record<TaskAction, Trigger>> = { reassign: 'reassign', cancel: 'cancel', release: 'release_task' };
-
-/**
- * The status half: does the act make sense for the task as it is now? An act that would change
- * nothing is not offered (cancelling a cancelled task), though the server answers such a repeat.
- */
+/** Does the act make sense for the task as it is now (the status half)? */
 export function applies(action: TaskAction, t: TaskFacts): boolean {
-  switch (action) {
-    case 'edit':
-      return t.status !== 'done' && t.status !== 'cancelled' && !t.archived;
-    case 'archive':
-      return ARCHIVABLE.includes(t.status) && !t.archived;
-    case 'retry':
-      return t.status === 'failed' && !t.retried;
-    case 'merge':
-      return t.status === 'done' && t.mergeable && !t.archived;
-    case 'cancel':
-      if (t.status === 'cancelled') return false;
-      break;
-  }
-  return decide(TRIGGER[action]!, { actor: 'human', status: t.status, isAssignee: false, humanAllowed: true }).ok;
+  return TASK_TABLE[action].applies?.(t) ?? true;
 }
 
 /** May this human do `action` with the task (the permission half; the service asks this before it acts)? */
 export function humanMay(action: TaskAction, t: TaskFacts, who: HumanStanding): Permission {
-  return mayDo[action](t, who);
+  return TASK_TABLE[action].may(t, who);
 }
 
-export interface TaskActions {
-  /** What the caller may do with the task now: each listed act succeeds when tried. */
-  allowed_actions: TaskAction[];
-  /** Acts that fit the task's status but that this caller may not do, with the reason to show. */
-  denied_actions: Partial<Record<TaskAction, string>>;
-}
+/**
+ * What the caller may do with the task now (each listed act succeeds when tried), and the acts
+ * the status allows but this caller may not, with `{code, message}`.
+ */
+export type TaskActions = Acts<TaskAction>;
 
-/** The acts the caller may do now, and the reasons for the ones the status allows but the caller may not. */
 export function taskActions(t: TaskFacts, who: HumanStanding): TaskActions {
-  const allowed: TaskAction[] = [];
-  const denied: Partial<Record<TaskAction, string>> = {};
-  for (const a of TASK_ACTIONS) {
-    if (!applies(a, t)) continue;
-    const p = humanMay(a, t, who);
-    if (p.ok) allowed.push(a);
-    else denied[a] = p.reason;
-  }
-  return { allowed_actions: allowed, denied_actions: denied };
+  return actsOf(TASK_ACTIONS, TASK_TABLE, t, who);
 }
 
 /** The standing of a human in a room, read once per request. */

@@ -3,6 +3,7 @@ import type { Db } from '../db/open.js';
 import { humanRole, type RoomRole } from '../rooms/store.js';
 import { getAgentByPlate } from '../agents/store.js';
 import { wakeRetried, type WakeStatus } from './store.js';
+import { actsOf, no, yes, type Acts, type ActTable, type Permission } from '../util/acts.js';
 
 /**
  * What a human may do with a wake (docs/wakes.md "Acting on a wake"): release or drop a held
@@ -26,43 +27,36 @@ export interface WakeFacts {
   retried: boolean;
 }
 
-export type Permission = { ok: true } | { ok: false; reason: string };
+export type { Permission };
 
 /** Every act on a wake: the agent's owner, or an admin of the wake's room. */
 export function wakePermission(who: WakeStanding): Permission {
-  if (who.agentOwner !== undefined && who.agentOwner === who.ownerId) return { ok: true };
-  if (who.role === 'admin') return { ok: true };
-  return { ok: false, reason: 'Only the agent’s owner or a room admin may act on its wakes.' };
+  if (who.agentOwner !== undefined && who.agentOwner === who.ownerId) return yes;
+  if (who.role === 'admin') return yes;
+  return no('agent_owner_or_admin_only', 'Only the agent’s owner or a room admin may act on its wakes.');
 }
 
-/** The status half: which acts the wake's state allows now (the routes' conditional updates check the same). */
+/**
+ * The act table of a wake: `applies` is the status half (the routes' conditional updates check
+ * the same), `may` the one permission every act shares.
+ */
+const may = (_w: WakeFacts, who: WakeStanding) => wakePermission(who);
+const WAKE_TABLE: ActTable<WakeAction, WakeFacts, WakeStanding> = {
+  release: { applies: (w) => w.status === 'held', may },
+  drop: { applies: (w) => w.status === 'held', may },
+  retry: { applies: (w) => w.status === 'failed' && !w.retried, may },
+  stop: { applies: (w) => w.status === 'running', may },
+};
+
+/** Which acts the wake's state allows now. */
 export function wakeApplies(action: WakeAction, w: WakeFacts): boolean {
-  switch (action) {
-    case 'release':
-    case 'drop':
-      return w.status === 'held';
-    case 'stop':
-      return w.status === 'running';
-    case 'retry':
-      return w.status === 'failed' && !w.retried;
-  }
+  return WAKE_TABLE[action].applies?.(w) ?? true;
 }
 
-export interface WakeActions {
-  allowed_actions: WakeAction[];
-  denied_actions: Partial<Record<WakeAction, string>>;
-}
+export type WakeActions = Acts<WakeAction>;
 
 export function wakeActions(w: WakeFacts, who: WakeStanding): WakeActions {
-  const p = wakePermission(who);
-  const allowed: WakeAction[] = [];
-  const denied: Partial<Record<WakeAction, string>> = {};
-  for (const a of WAKE_ACTIONS) {
-    if (!wakeApplies(a, w)) continue;
-    if (p.ok) allowed.push(a);
-    else denied[a] = p.reason;
-  }
-  return { allowed_actions: allowed, denied_actions: denied };
+  return actsOf(WAKE_ACTIONS, WAKE_TABLE, w, who);
 }
 
 export function wakeStanding(db: Db, w: { plate: string; room_id: string }, ownerId: string): WakeStanding {

@@ -122,7 +122,7 @@ function NeedRow({ item, index, focused, onFocus }: { item: NeedItem; index: num
     // Not yours to act on: the server's reason, so the row says who may.
     const act = ROW_ACT[item.kind];
     const refusal = act && (w ? w.denied_actions?.[act as WakeAction] : t?.denied_actions?.[act as TaskAction]);
-    if (refusal) action = <span className="muted">{refusal}</span>;
+    if (refusal) action = <span className="muted">{refusal.message}</span>;
   }
   const why = detail(item);
   return (

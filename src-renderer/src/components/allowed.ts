@@ -6,11 +6,12 @@
  */
 import type { Actions } from '../types';
 
-export type Allowed = { ok: true } | { ok: false; reason: string };
+/** Refused: `code` to key on, `reason` the server's message to show (the window parses no English). */
+export type Allowed = { ok: true } | { ok: false; code: string; reason: string };
 
 /** One act on a record: allowed, refused with the reason to show, or null when it does not apply now (hidden). */
 export function actionOf<A extends string>(record: Actions<A>, action: A): Allowed | null {
   if (record.allowed_actions?.includes(action)) return { ok: true };
-  const reason = record.denied_actions?.[action];
-  return reason ? { ok: false, reason } : null;
+  const refusal = record.denied_actions?.[action];
+  return refusal ? { ok: false, code: refusal.code, reason: refusal.message } : null;
 }
