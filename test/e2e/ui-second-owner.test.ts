@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { describe, it, expect } from 'vitest';
-import { browserSkip, uiForFile, openSignedIn, TAKE_SCREENSHOTS } from '../helpers/browser.js';
+import { accessible, browserSkip, uiForFile, openSignedIn, TAKE_SCREENSHOTS } from '../helpers/browser.js';
 import { getRunner } from '../../src-main/core/wakes/runners.js';
 
 /**
@@ -84,6 +84,7 @@ describe.skipIf(!!skip)('UI: a second owner', () => {
     await her.page.getByRole('form', { name: /^codex/ }).getByRole('list', { name: 'Environment variables' }).waitFor();
     expect(await her.page.locator('body').textContent()).not.toContain(SECRET);
     expect(await her.page.content()).not.toContain(SECRET);
+    await accessible(her.page);
     await her.page.getByRole('form', { name: /^codex/ }).getByRole('group', { name: 'Environment values' }).scrollIntoViewIfNeeded();
     await docShot(her.page, 'agent-runner-env');
     await her.context.close();

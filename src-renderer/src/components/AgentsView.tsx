@@ -69,7 +69,7 @@ function Instructions({ urls, agent }: { urls: Parameters<typeof connectionInstr
       </div>
       <div role="tabpanel" aria-label={cur.title}>
         <p>{cur.where}</p>
-        <pre className="snippet" data-testid={`snippet-${cur.host}`}>
+        <pre className="snippet" data-testid={`snippet-${cur.host}`} tabIndex={0}>
           {cur.text}
         </pre>
         <CopyButton text={cur.text} label={`Copy ${cur.title} setup`} />

@@ -119,7 +119,7 @@ export function Onboarding({ firstRun }: { firstRun?: boolean }) {
           {instruction && (
             <>
               <p>{instruction.where}</p>
-              <pre className="snippet" data-testid="connect-command">
+              <pre className="snippet" data-testid="connect-command" tabIndex={0}>
                 {instruction.text}
               </pre>
               <CopyButton text={instruction.text} label="Copy the command" />
