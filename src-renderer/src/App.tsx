@@ -125,7 +125,8 @@ export function App() {
       return followNeeds();
     }
   }, [status, me]);
-  useEffect(() => useRooms.subscribe((s, prev) => s.rooms !== prev.rooms && useAttention.getState().syncRooms(s.rooms)), []);
+  // Unread counts are of my rooms: a room I am only invited to counts nothing until I accept.
+  useEffect(() => useRooms.subscribe((s, prev) => s.rooms !== prev.rooms && useAttention.getState().syncRooms(s.rooms.filter((r) => !r.invited))), []);
 
   const [section, id, tab] = route;
   useShortcuts(status === 'signed-in');

@@ -54,9 +54,10 @@ export function RoomsSidebar({ currentRoom, hidden, children }: { currentRoom?: 
       <h2>Rooms</h2>
       {status === 'loading' && <Loading what="rooms" />}
       {status === 'error' && <ErrorNote error={error} retry={() => void load()} what="rooms" />}
-      {status === 'ready' && rooms.length === 0 && <Empty>No rooms yet.</Empty>}
+      {status === 'ready' && !rooms.some((r) => !r.invited) && <Empty>No rooms yet.</Empty>}
       <ul className="room-list">
-        {rooms.map((r) => {
+        {/* A room another owner invited me to is not mine until I accept: Needs you lists it under Invitations. */}
+        {rooms.filter((r) => !r.invited).map((r) => {
           const a = attention[r.room_id];
           const quiet = !a?.unread && !a?.mentions;
           return (

@@ -38,8 +38,7 @@ export const useRooms = create<RoomsState>((set, getState) => ({
   load: async () => {
     if (getState().status !== 'ready') set({ status: 'loading' });
     const r = await get<{ rooms: Room[] }>('/v1/rooms');
-    // A room another owner invited me to is not mine until I accept: Needs you lists it under Invitations.
-    if (r.ok) set({ rooms: r.data.rooms.filter((x) => !x.invited), status: 'ready', error: undefined });
+    if (r.ok) set({ rooms: r.data.rooms, status: 'ready', error: undefined });
     else set({ status: 'error', error: r.error });
   },
   loadOwners: async () => {
