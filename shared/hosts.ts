@@ -202,10 +202,107 @@ const cursor: HostInfo = {
 };
 
 /**
+ * A host that reaches the room through the generic `/mcp` resource and is configured by one JSON
+ * entry in its own settings file (opencode, Copilot CLI, Qwen Code, Cline; docs/hosts.md).
+ */
+function fileHost(h: Omit<HostInfo, 'plan' | 'mcpResource'> & { file: string; path: (server: string) => string[]; entry: (url: string, auth: string) => unknown; command?: (server: string, url: string, auth: string) => string[] }): HostInfo {
+  return {
+    id: h.id,
+    title: h.title,
+    cli: h.cli,
+    preset: h.preset,
+    presetAliases: h.presetAliases,
+    mcpResource: 'generic',
+    plan(i) {
+      const server = mcpServerName(i.plate);
+      const url = hostMcpUrl(this, i);
+      const auth = bearer(i.credential);
+      return {
+        server,
+        url,
+        ...(h.command ? { cli: h.cli } : {}),
+        commands: h.command ? [h.command(server, url, auth)] : [],
+        writes: [{ file: h.file, json: { path: h.path(server), value: h.entry(url, auth) } }],
+        runs: [],
+        notes: [],
+      };
+    },
+  };
+}
+
+const opencode = fileHost({
+  id: 'opencode',
+  title: 'opencode',
+  cli: 'opencode',
+  preset: 'opencode run',
+  presetAliases: ['opencode'],
+  file: '~/.config/opencode/opencode.json',
+  path: (server) => ['mcp', server],
+  entry: (url, auth) => ({ type: 'remote', url, oauth: false, headers: { Authorization: auth } }),
+});
+
+const copilot = fileHost({
+  id: 'copilot',
+  title: 'GitHub Copilot CLI',
+  cli: 'copilot',
+  preset: 'copilot --allow-tool',
+  presetAliases: ['copilot'],
+  file: '~/.copilot/mcp-config.json',
+  path: (server) => ['mcpServers', server],
+  entry: (url, auth) => ({ type: 'http', url, headers: { Authorization: auth }, tools: ['*'] }),
+});
+
+/** The variable Qwen Code's settings name for the credential (`$VAR`, from `~/.qwen/.env`): it rewrites settings.json readable by all. */
+export function qwenTokenVar(plate: string): string {
+  return plateVar('AGENT_ROOMS_TOKEN_', plate);
+}
+
+const qwen: HostInfo = {
+  id: 'qwen',
+  title: 'Qwen Code',
+  cli: 'qwen',
+  preset: 'qwen -o stream-json',
+  presetAliases: ['qwen'],
+  mcpResource: 'generic',
+  plan(i) {
+    const server = mcpServerName(i.plate);
+    const url = hostMcpUrl(this, i);
+    const tokenVar = qwenTokenVar(i.plate);
+    return {
+      server,
+      url,
+      commands: [],
+      writes: [
+        { file: '~/.qwen/settings.json', json: { path: ['mcpServers', server], value: { httpUrl: url, headers: { Authorization: `Bearer $${tokenVar}` } } } },
+        { file: '~/.qwen/.env', envLine: { name: tokenVar, value: i.credential } },
+      ],
+      runs: [],
+      notes: [
+        // Printed once to whoever asked (connect --print); connect itself writes it and leaves out a note that holds the credential.
+        `Put ${tokenVar}=${i.credential} in ~/.qwen/.env (mode 600)`,
+        `Qwen Code reads the credential from ${tokenVar}, which it loads from ~/.qwen/.env (a project's own .qwen/.env is loaded instead of it)`,
+      ],
+    };
+  },
+};
+
+const cline = fileHost({
+  id: 'cline',
+  title: 'Cline',
+  cli: 'cline',
+  preset: 'cline -v',
+  presetAliases: ['cline'],
+  file: '~/.cline/data/settings/cline_mcp_settings.json',
+  path: (server) => ['mcpServers', server],
+  entry: (url, auth) => ({ transport: { type: 'streamableHttp', url, headers: { Authorization: auth } } }),
+  command: (server, url, auth) => ['cline', 'mcp', 'add', server, url, '--transport', 'http', '--header', `Authorization: ${auth}`, '--yes'],
+});
+
+/**
  * Every host, in the order the window lists them. Adding a host: its pure part here (one row),
  * its adapter file in src-main/core/hosts/ and its test (docs/hosts.md "Adding a host").
  */
-export const HOSTS: readonly HostInfo[] = [claudeCode, codex, gemini, cursor];
+export const HOSTS: readonly HostInfo[] = [claudeCode, codex, gemini, cursor, opencode, copilot, qwen, cline];
 
 export function hostInfo(id: string): HostInfo | undefined {
   return HOSTS.find((h) => h.id === id);

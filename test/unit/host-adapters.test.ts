@@ -61,11 +61,9 @@ describe('host adapters', () => {
         expect(plan.url).toBe(`http://127.0.0.1:7878${h.mcpResource === 'generic' ? '/mcp' : `/mcp/${h.mcpResource}`}?tools=core`);
         expect(plan.writes.length + plan.runs.length).toBeGreaterThan(0);
         for (const run of plan.runs) expect(run.join(' ')).not.toContain(CREDENTIAL);
-        for (const w of plan.writes) {
-          expect(w.file).toMatch(/^~\//);
-          // The credential goes into the file connect writes privately (0600).
-          expect(JSON.stringify(w)).toContain(CREDENTIAL);
-        }
+        for (const w of plan.writes) expect(w.file).toMatch(/^~\//);
+        // The credential goes into a file connect writes privately (0600); another write may name it by variable (Qwen Code's settings.json).
+        if (plan.writes.length) expect(plan.writes.some((w) => JSON.stringify(w).includes(CREDENTIAL))).toBe(true);
         // Nothing in the preset itself carries a credential: runs get theirs in the environment.
         expect(h.presetDef.args.join(' ')).not.toMatch(/ark_/);
       });

@@ -15,6 +15,10 @@ import { claudeCodeAdapter } from './claude-code.js';
 import { codexAdapter } from './codex.js';
 import { geminiAdapter } from './gemini.js';
 import { cursorAdapter } from './cursor.js';
+import { opencodeAdapter } from './opencode.js';
+import { copilotAdapter } from './copilot.js';
+import { qwenAdapter } from './qwen.js';
+import { clineAdapter } from './cline.js';
 
 // ------------------------------------------------------------------ presets and work policies
 
@@ -105,6 +109,8 @@ export interface RunHome {
   cleanup(): void;
   /** The run's usage, read from a file the host wrote there (Copilot's --usage-output-file). */
   usage?(): WakeUsage | undefined;
+  /** Args the run needs that name a file of this folder (Copilot's `--usage-output-file`), added after the first. */
+  args?: readonly string[];
 }
 
 export interface RunContext {
@@ -169,6 +175,16 @@ export interface HostAdapter extends HostInfo {
    * refused by an approval rule (the run still exits 0): the wake fails `tools_refused`.
    */
   toolsRefused?(event: Record<string, unknown>, server: string): string | undefined;
+  /**
+   * The CLI takes its prompt only from a pipe (a FIFO), not from the socket a Node child's stdin
+   * is (Cline: "interactive mode requires a TTY"): the run starts it as `sh -c 'cat | exec "$0" "$@"'`.
+   */
+  stdinPipe?: boolean;
+  /**
+   * The same for a host whose output is text (Cline): its words when one stdout line shows a call
+   * of the room's tools refused.
+   */
+  toolsRefusedLine?(line: string, server: string): string | undefined;
   /** Helper processes the CLI leaves behind (a daemon), stopped when the run ends; beyond the process group and the run's marker. */
   cleanup?(c: { env: NodeJS.ProcessEnv; home?: RunHome }): Promise<void>;
   /** One line per quirk seen on the checked version (docs/hosts.md lists them). */
@@ -176,7 +192,7 @@ export interface HostAdapter extends HostInfo {
 }
 
 /** Every host, in the window's order (shared/hosts.ts HOSTS has the same ids in the same order). */
-export const HOST_ADAPTERS: readonly HostAdapter[] = [claudeCodeAdapter, codexAdapter, geminiAdapter, cursorAdapter];
+export const HOST_ADAPTERS: readonly HostAdapter[] = [claudeCodeAdapter, codexAdapter, geminiAdapter, cursorAdapter, opencodeAdapter, copilotAdapter, qwenAdapter, clineAdapter];
 
 export function hostAdapter(id: string): HostAdapter | undefined {
   return HOST_ADAPTERS.find((h) => h.id === id);

@@ -182,7 +182,8 @@ export class RunnerRun {
         ...envelopeOf(w, a, runner.host, agentHandle(a), this.contextVersion),
         ...(w.task_id ? { worktree: ws.worktree, ...(ws.worktreeReason ? { worktree_reason: ws.worktreeReason } : {}) } : {}),
       };
-      const spec = runnerSpawnSpec(runner, envelope, mcpUrl(core, runner.host), this.credential.credential, policy);
+      // The host's MCP resource: its own host-bound one, or the generic /mcp (opencode, copilot, qwen, cline).
+      const spec = runnerSpawnSpec(runner, envelope, mcpUrl(core, hostAdapter(runner.host)?.mcpResource ?? runner.host), this.credential.credential, policy);
       if ('refused' in spec) return await this.end({ failure: spec.refused }, ws);
       if (spec.home) ws.homes.push(spec.home);
       this.spawnPath = spec.env.PATH ?? process.env.PATH;
@@ -196,7 +197,7 @@ export class RunnerRun {
       this.spawned = start === runProcess;
       this.proc = start({
         ...(adapter?.usageEvent ? { usageEvent: adapter.usageEvent } : {}),
-        command: runner.command,
+        command: spec.command ?? runner.command,
         args: spec.args,
         cwd: ws.cwd,
         env: spec.env,

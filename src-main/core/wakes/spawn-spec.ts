@@ -19,6 +19,8 @@ export function runnerBaseEnv(): NodeJS.ProcessEnv {
 }
 
 export interface SpawnSpec {
+  /** The command to start instead of the runner's own (a host whose CLI reads its prompt from a pipe only). */
+  command?: string;
   args: string[];
   env: NodeJS.ProcessEnv;
   /** A per-run settings home (hosts that read their servers from files only), removed when the run ends. */
@@ -63,5 +65,8 @@ export function runnerSpawnSpec(
   const extra = adapter?.runArgs?.(context) ?? [];
   if (extra.length) args.splice(1, 0, ...extra);
   const home = preset && adapter?.runHome ? adapter.runHome(context) : undefined;
+  if (home?.args?.length) args.splice(1, 0, ...home.args);
+  // A CLI that reads its prompt from a FIFO only gets one: the shell's pipe from `cat` (the content still arrives on stdin).
+  if (adapter?.stdinPipe && process.platform !== 'win32') return { command: '/bin/sh', args: ['-c', 'cat | exec "$0" "$@"', runner.command, ...args], env: { ...env, ...home?.env }, home };
   return { args, env: { ...env, ...home?.env }, home };
 }

@@ -188,6 +188,11 @@ export class TranscriptScanner {
       if (this.format === 'text') {
         const t = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
         if (t.trim()) this.emit(es, { kind: 'text', summary: this.clean(t) });
+        const adapter = this.host?.adapter;
+        if (t.trim() && this.refusal === undefined && adapter?.toolsRefusedLine) {
+          const words = adapter.toolsRefusedLine(t, this.host!.server);
+          if (words !== undefined) this.refusal = this.clean(words) || 'the host refused the call';
+        }
       } else {
         const t = raw.trim();
         if (!t.startsWith('{')) return;
