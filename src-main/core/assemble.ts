@@ -13,7 +13,7 @@ import { Router } from './http/router.js';
 import { newInitializeLimiter, type McpEndpoint } from './mcp/handler.js';
 import type { ApiDeps } from './http/api.js';
 import { DEFAULT_MCP_SESSION_LIMITS, requirePorts, requireServices, type Core, type CorePorts, type CoreServices, type McpSessionLimits } from './core.js';
-import type { StopStep } from './util/repeat.js';
+import { LoopCount, type StopStep } from './util/repeat.js';
 import { ALL_ROUTES, ALL_TOOLS, CAPABILITY_PORTS, CAPABILITY_STARTERS, RAW_HANDLERS } from './capabilities.js';
 import { createOwner, ownerByToken, primaryOwner, rotateOwnerToken } from './owners/store.js';
 import { sealStoredRunnerEnvs } from './wakes/env-seal.js';
@@ -116,6 +116,7 @@ export function assembleCore(opts: AssembleOptions): AssembledCore {
  */
 function buildServices(core: Core, opts: AssembleOptions): CoreServices {
   return {
+    loops: new LoopCount(),
     dispatcher: new WakeDispatcher(core),
     wakeLimits: new WakeLimitsService(core.config.home, core.config.wakeLimits ?? {}),
     processRunner: opts.processRunner ?? runProcess,

@@ -5,6 +5,7 @@ import type { EventBus } from './bus.js';
 import type { RateLimiter } from './ratelimit.js';
 import type { SessionRegistry } from './sessions.js';
 import type { SigningKey } from './auth/keys.js';
+import type { LoopCount } from './util/repeat.js';
 import type { AgentIdentity, Owner } from './auth/callers.js';
 import type { Presence, PushResult, TaskChanges } from '../../shared/api-types.js';
 
@@ -279,11 +280,14 @@ export function requirePorts(ports: CorePorts): CorePorts {
  * builds every one before anything can call, and `requireServices` refuses a core that lacks
  * one, naming it: a missing service is a construction error, never a silent no-op at use.
  */
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled by each capability's declaration (declaration merging)
-export interface CoreServices {}
+export interface CoreServices {
+  /** How many `repeat` loops this core runs (util/repeat.ts): closing the core stops them all. */
+  loops: LoopCount;
+}
 
 /** Every service by name: what `requireServices` checks (the type makes the list complete). */
 export const SERVICE_NAMES: { [K in keyof CoreServices]: true } = {
+  loops: true,
   dispatcher: true,
   wakeLimits: true,
   processRunner: true,

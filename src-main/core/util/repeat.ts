@@ -2,15 +2,23 @@
 export type StopStep = () => void | Promise<void>;
 
 /**
- * How many loops each owner (a core) has running. Counted per owner, not per process, so what one
- * core starts or stops never shows in another's count (several cores can share a process: the
- * desktop app restarting its core, test files sharing a worker; docs/testing.md).
+ * How many loops one core has running: a service of the core (`core.services.loops`,
+ * docs/architecture.md "Services"), so what one core starts or stops never shows in another's
+ * count (several cores can share a process: the desktop app restarting its core, test files
+ * sharing a worker; docs/testing.md).
  */
-const active = new WeakMap<object, number>();
+export class LoopCount {
+  running = 0;
+}
+
+/** What a loop belongs to: its core (util imports no core, so only the part it counts in). */
+export interface LoopOwner {
+  services: { loops: LoopCount };
+}
 
 /** How many `repeat` loops `owner` has running (tests check that closing a core stops all of its own). */
-export function activeRepeats(owner: object): number {
-  return active.get(owner) ?? 0;
+export function activeRepeats(owner: LoopOwner): number {
+  return owner.services.loops.running;
 }
 
 /**
@@ -18,7 +26,7 @@ export function activeRepeats(owner: object): number {
  * alive; a throw is logged with `name` and the loop goes on. `owner` is what the loop belongs to (its core), for
  * `activeRepeats`. Returns the loop's stop step.
  */
-export function repeat(o: { name: string; owner: object; everyMs: number; runNow?: boolean; log: (line: string) => void }, fn: () => void): StopStep {
+export function repeat(o: { name: string; owner: LoopOwner; everyMs: number; runNow?: boolean; log: (line: string) => void }, fn: () => void): StopStep {
   const run = () => {
     try {
       fn();
@@ -29,12 +37,13 @@ export function repeat(o: { name: string; owner: object; everyMs: number; runNow
   if (o.runNow !== false) run();
   const timer = setInterval(run, o.everyMs);
   timer.unref();
-  active.set(o.owner, activeRepeats(o.owner) + 1);
+  const count = o.owner.services.loops;
+  count.running++;
   let stopped = false;
   return () => {
     if (stopped) return;
     stopped = true;
-    active.set(o.owner, activeRepeats(o.owner) - 1);
+    count.running--;
     clearInterval(timer);
   };
 }
