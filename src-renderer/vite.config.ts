@@ -2,11 +2,23 @@ import { defineConfig } from 'vite';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('.', import.meta.url));
+const dep = (file: string) => fileURLToPath(new URL(`./src/markdown-deps/${file}`, import.meta.url));
 
 export default defineConfig({
   root,
   base: '/',
   esbuild: { jsx: 'automatic' },
+  resolve: {
+    // markdown-it's dependencies, each replaced by what chat Markdown needs of it (a few lines on
+    // the browser's Unicode and URL support instead of 40 KiB of tables): docs/ui.md "Size and
+    // speed", compared with the packages in test/unit/ui-markdown-deps.test.ts.
+    alias: [
+      { find: /^entities$/, replacement: dep('entities.ts') },
+      { find: /^linkify-it$/, replacement: dep('linkify-it.ts') },
+      { find: /^punycode\.js$/, replacement: dep('punycode.ts') },
+      { find: /^uc\.micro$/, replacement: dep('uc-micro.ts') },
+    ],
+  },
   build: {
     outDir: fileURLToPath(new URL('../dist/renderer', import.meta.url)),
     emptyOutDir: true,

@@ -4,6 +4,8 @@ import MarkdownIt from 'markdown-it';
  * Chat Markdown, rendered safely: raw HTML is never passed through (`html: false` escapes it),
  * links must be http(s) or mailto and open in a new window without an opener, images are off
  * (a message must not load anything), code blocks get a copy button, and mentions are marked.
+ * In the window's bundle markdown-it's own dependencies are small stand-ins (src/markdown-deps/,
+ * docs/ui.md "Size and speed"): bare links are http(s) and e-mail addresses, as before.
  */
 const md = new MarkdownIt({ html: false, linkify: true, breaks: true, typographer: false });
 md.disable(['image']);
