@@ -72,6 +72,8 @@ export const wakeRecord = z.object({
   last_output_at: z.string().nullable().optional(),
   /** A failed wake's cause in one line, masked; quotes the output tails only for the agent's owner (docs/wakes.md "A failed wake's cause"). */
   cause: z.string().nullable().optional(),
+  /** A failure that is no fault, as a stable code (docs/wakes.md "A failed wake's cause"): the wake's task moved on before it ran. */
+  reason_code: z.enum(['task_gone', 'task_reassigned', 'task_archived', 'task_done', 'task_cancelled']).nullable().optional(),
 });
 
 /** One runner as the server itself would start it (docs/wakes.md "Checking what wakes an agent"). */

@@ -106,6 +106,8 @@ describe('wakes over HTTP: spawned runners', () => {
       };
       const old = await waitFor(async () => (await rig.wakesOf(first.plate)).find((w) => w.status === 'failed'), 'the stale wake to be dropped');
       expect(old.reason).toBe('the task was reassigned to another agent');
+      // The window keys on the code, never on the words (WakesView's "skipped").
+      expect(old.reason_code).toBe('task_reassigned');
       expect(pushes).toBe(0);
     });
 

@@ -90,3 +90,19 @@ describe('the cause of a failed wake', () => {
     expect(wakeCause({ status: 'failed', reason: 'the runner timed out after 600000 ms', stderr_tail: '' })).toBe('the runner timed out after 600000 ms');
   });
 });
+
+describe('a failed wake’s reason code (cause.ts wakeReasonCode)', () => {
+  it('a wake whose task moved on before it ran has a code; faults and other statuses have none', async () => {
+    const { wakeReasonCode } = await import('../../src-main/core/wakes/cause.js');
+    expect(wakeReasonCode({ status: 'failed', reason: 'the task is already done' })).toBe('task_done');
+    expect(wakeReasonCode({ status: 'failed', reason: 'the task is already cancelled' })).toBe('task_cancelled');
+    expect(wakeReasonCode({ status: 'failed', reason: 'the task no longer exists' })).toBe('task_gone');
+    expect(wakeReasonCode({ status: 'failed', reason: 'the task was reassigned to another agent' })).toBe('task_reassigned');
+    expect(wakeReasonCode({ status: 'failed', reason: 'the task was archived' })).toBe('task_archived');
+    // A fault keeps no code, even one that mentions a task; nor does a wake that did not fail.
+    expect(wakeReasonCode({ status: 'failed', reason: 'the runner exited with code 1: the task is already done' })).toBeNull();
+    expect(wakeReasonCode({ status: 'failed', reason: 'constructor' })).toBeNull();
+    expect(wakeReasonCode({ status: 'handled', reason: 'the task is already done' })).toBeNull();
+    expect(wakeReasonCode({ status: 'failed', reason: null })).toBeNull();
+  });
+});

@@ -134,3 +134,23 @@ export function wakeCause(w: CauseInput): string | null {
   }
   return oneLine(firstClause(reason));
 }
+
+/**
+ * A failed wake's reason as a stable code, for the failures that are no fault (docs/wakes.md "A
+ * failed wake's cause"): the wake's task moved on before it ran, in the exact words the tasks
+ * capability gives (tasks/store.ts taskWakeStaleReason). The window keys on the code (a wake
+ * dropped because its task was finished reads "skipped") and never parses the reason.
+ */
+export type WakeReasonCode = 'task_gone' | 'task_reassigned' | 'task_archived' | 'task_done' | 'task_cancelled';
+const TASK_MOVED_ON: Record<string, WakeReasonCode> = {
+  'the task no longer exists': 'task_gone',
+  'the task was reassigned to another agent': 'task_reassigned',
+  'the task was archived': 'task_archived',
+  'the task is already done': 'task_done',
+  'the task is already cancelled': 'task_cancelled',
+};
+
+export function wakeReasonCode(w: Pick<CauseInput, 'status' | 'reason'>): WakeReasonCode | null {
+  if (w.status !== 'failed' || !w.reason) return null;
+  return Object.hasOwn(TASK_MOVED_ON, w.reason) ? TASK_MOVED_ON[w.reason]! : null;
+}

@@ -1,5 +1,5 @@
 import { immediate, type Db } from '../db/open.js';
-import { wakeCause } from './cause.js';
+import { wakeCause, wakeReasonCode, type WakeReasonCode } from './cause.js';
 import { stmt } from '../db/stmt.js';
 import { rowKey, seqId } from '../util/ids.js';
 import { getAgentByPlate, listAgentsOfOwner } from '../agents/store.js';
@@ -557,6 +557,8 @@ export interface WakeDto {
   last_output_at: string | null;
   /** A failed wake's cause in one line (cause.ts; docs/wakes.md "A failed wake's cause"); null otherwise. */
   cause: string | null;
+  /** A failure that is no fault, as a code (cause.ts wakeReasonCode: its task moved on); null otherwise. */
+  reason_code: WakeReasonCode | null;
 }
 
 function usageOf(r: WakeRow): WakeUsage | null {
@@ -601,6 +603,7 @@ export function wakeDto(r: WakeRow): WakeDto {
     ended_at: iso(r.ended_at),
     last_output_at: iso(r.last_output_at),
     cause: wakeCause({ status: r.status, reason: r.reason, exit_code: r.exit_code, stderr_tail: r.stderr_tail, stdout_tail: r.stdout_tail }),
+    reason_code: wakeReasonCode(r),
   };
 }
 

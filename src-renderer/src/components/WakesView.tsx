@@ -9,8 +9,8 @@ import { formatTime } from './time';
 import { UsageToday } from './Usage';
 
 /** A wake dropped because its task was finished before it ran is ordinary, not a failure. */
-function skipped(w: { status: string; reason?: string | null }): boolean {
-  return w.status === 'failed' && /^the task (is already (done|cancelled)|no longer exists)/.test(w.reason ?? '');
+function skipped(w: { reason_code?: string | null }): boolean {
+  return w.reason_code === 'task_done' || w.reason_code === 'task_cancelled' || w.reason_code === 'task_gone';
 }
 
 const str = (v: unknown) => (v === null || v === undefined ? '' : String(v));
