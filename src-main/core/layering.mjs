@@ -128,6 +128,8 @@ export const TABLE_OWNERS = {
   path_reservations: 'reservations',
   reservation_releases: 'reservations',
   search_fts: 'search',
+  human_mentions: 'needs',
+  needs_dismissals: 'needs',
   search_progress: 'search',
 };
 
@@ -147,6 +149,12 @@ export const TABLE_EXCEPTIONS = [
     file: 'search/service.ts',
     tables: ['messages', 'tasks', 'room_decisions', 'files', 'file_versions'],
     reason: 'the index is kept by triggers on its sources (migration 0009) and addresses them by rowid: a hit is resolved to its source row by that rowid',
+  },
+  {
+    file: 'needs/service.ts',
+    tables: ['agents', 'messages', 'room_humans', 'task_deps', 'tasks', 'wakes'],
+    reason:
+      'Needs you reads what waits on a human across all the rooms they joined in one indexed query per kind (docs/needs-you.md): a store call per room or per record would make its work grow with the rooms another owner can add',
   },
   {
     file: 'search/indexer.ts',

@@ -25,8 +25,10 @@ describe('migration 0022: room invitations', () => {
     expect(db.prepare('SELECT owner_id FROM human_mentions').all()).toEqual([{ owner_id: 'own_2' }]);
     msg(2, 'own_3', []);
     expect(db.prepare("SELECT state FROM room_humans WHERE owner_id = 'own_3'").get()).toEqual({ state: 'joined' });
+    // Accepting, by whatever act, brings the room's earlier mention of him in (his post answers it).
+    expect(db.prepare("SELECT msg_rowid FROM human_mentions WHERE owner_id = 'own_3'").all()).toEqual([{ msg_rowid: 1 }]);
     msg(3, 'own_1', [{ kind: 'human', handle: '@cy', owner_id: 'own_3' }]);
-    expect(db.prepare("SELECT COUNT(*) AS n FROM human_mentions WHERE owner_id = 'own_3'").get()).toEqual({ n: 1 });
+    expect(db.prepare("SELECT COUNT(*) AS n FROM human_mentions WHERE owner_id = 'own_3'").get()).toEqual({ n: 2 });
     // Setting one's Trust in the room, or adding one's agent there, accepts too.
     db.prepare("UPDATE room_humans SET state = 'invited' WHERE owner_id = 'own_3'").run();
     insertRow(db, 'room_trust', { room_id: 'room_1', owner_id: 'own_3', mode: 'trust_room', updated_at: now });

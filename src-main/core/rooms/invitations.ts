@@ -73,9 +73,6 @@ function noInvitation(roomId: string): AppError {
   return new AppError('NOT_FOUND', 'no invitation to this room is waiting for you', { roomId, reason: 'no_invitation' });
 }
 
-/** Mentions of a human are looked for among this many of the room's latest messages when they accept. */
-const ACCEPT_MENTION_WINDOW = 500;
-
 /**
  * The invitee accepts: they join the room as invited (their role), and the room's recent
  * mentions of them (its latest 500 messages) join their Needs you.
@@ -86,13 +83,7 @@ export function acceptInvitation(core: Core, { room, ownerId }: { room: string; 
     if (stmt(db, "UPDATE room_humans SET state = 'joined' WHERE room_id = ? AND owner_id = ? AND state = 'invited'").run(room, ownerId).changes !== 1) {
       throw noInvitation(room);
     }
-    stmt(
-      db,
-      `INSERT OR IGNORE INTO human_mentions (msg_rowid, owner_id, room_id, created_at)
-         SELECT m.rowid, @owner, m.room_id, m.created_at FROM (SELECT rowid AS rowid, * FROM messages WHERE room_id = @room ORDER BY seq DESC LIMIT @window) m
-          WHERE instr(m.mentions, @needle) > 0 AND NOT (m.sender_kind = 'human' AND m.sender_owner_id = @owner)
-            AND EXISTS (SELECT 1 FROM json_each(m.mentions) j WHERE j.value ->> 'kind' = 'human' AND j.value ->> 'owner_id' = @owner)`,
-    ).run({ owner: ownerId, room, window: ACCEPT_MENTION_WINDOW, needle: `"owner_id":"${ownerId}"` });
+    // Its recent mentions of the invitee join their Needs you by the acceptance's trigger (migration 0022).
     touchRoom(db, room, ['roster']);
   });
   core.bus.emit({ type: 'members.changed', room });

@@ -10,7 +10,8 @@ import type { Migration } from '../migrate.js';
  * Accepting is the Accept button (POST /v1/rooms/:id/invitation/accept) or the invitee's own
  * act in the room: posting there, adding one of their agents, or setting their Trust there; the
  * triggers below make each of those acts an acceptance in the act's own transaction, whatever
- * path wrote it.
+ * path wrote it. However it is accepted, the room's recent mentions of the invitee (its latest
+ * 500 messages) join their Needs you, by one more trigger, in the same transaction.
  *
  * `human_mentions_ai` (migration 0021) is redefined to record only mentions of joined members.
  */
@@ -44,6 +45,18 @@ export const migration0022: Migration = {
       END;
       CREATE TRIGGER room_invite_accept_trust_u AFTER UPDATE OF mode ON room_trust BEGIN
         UPDATE room_humans SET state = 'joined' WHERE room_id = new.room_id AND owner_id = new.owner_id AND state = 'invited';
+      END;
+
+      -- However it is accepted, the room's recent mentions of the invitee (its latest 500 messages)
+      -- join their Needs you, in the acceptance's own transaction.
+      CREATE TRIGGER room_invite_accepted_mentions AFTER UPDATE OF state ON room_humans
+        WHEN old.state = 'invited' AND new.state = 'joined' BEGIN
+        INSERT OR IGNORE INTO human_mentions (msg_rowid, owner_id, room_id, created_at)
+          SELECT m.rowid, new.owner_id, m.room_id, m.created_at
+            FROM (SELECT rowid AS rowid, * FROM messages WHERE room_id = new.room_id ORDER BY seq DESC LIMIT 500) m
+           WHERE instr(m.mentions, '"owner_id":"' || new.owner_id || '"') > 0
+             AND NOT (m.sender_kind = 'human' AND m.sender_owner_id = new.owner_id)
+             AND EXISTS (SELECT 1 FROM json_each(m.mentions) j WHERE j.value ->> 'kind' = 'human' AND j.value ->> 'owner_id' = new.owner_id);
       END;
     `);
   },
