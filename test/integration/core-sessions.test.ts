@@ -98,7 +98,9 @@ describe('MCP sessions', () => {
 
 describe('rate limit', () => {
   it('the 6th rapid call is RATE_LIMITED (retryable, retry_after_ms); another plate is unaffected', async () => {
-    const s = await server({ rateLimit: { perSecond: 5, burst: 5 } });
+    // One token back every 5 s: the six calls are counted, not timed (on a busy machine five calls
+    // could take past the 200 ms a token takes to come back at 5 a second).
+    const s = await server({ rateLimit: { perSecond: 0.2, burst: 5 } });
     const a = await s.agent('Busy');
     const b = await s.agent('Calm');
     const ca = await s.connect(a.credential);
