@@ -144,6 +144,8 @@ export interface Board<T = Task> {
   context_version?: number;
   /** Every unarchived task of the room per status, whatever the page (GET /v1/rooms/:id/board only). */
   status_totals?: Partial<Record<TaskStatus, number>>;
+  /** A doing task's lease is stale after this long without a renewal (GET /v1/rooms/:id/board only). */
+  lease_stale_after_ms?: number;
 }
 
 /** Every owner's Trust in one room (GET /v1/rooms/:id/trust). */

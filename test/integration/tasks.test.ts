@@ -269,6 +269,11 @@ describe('tasks: transition table and rules', () => {
     const st = stale.lanes.flatMap((x: any) => x.tasks).find((x: any) => x.task_id === t.task_id);
     expect(st.lease.stale).toBe(true);
     expect(st.status).toBe('doing');
+    // The window reads the limit from the server's board (no copy of "120 s" in the UI); the tool's board stays as it is.
+    const onV1 = (await s.api('GET', `/v1/rooms/${worker.room}/board?status=doing`)).body;
+    expect(onV1.lease_stale_after_ms).toBe(120_000);
+    expect(onV1.lanes.flatMap((x: any) => x.tasks).find((x: any) => x.task_id === t.task_id).lease.stale).toBe(true);
+    expect(stale.lease_stale_after_ms).toBeUndefined();
     const e = await fails(w2, 'renew_lease', { task_id: t.task_id });
     expect(e.reason).toBe('not_lease_holder');
     expect((await fails(l, 'renew_lease', { task_id: t.task_id })).reason).toBe('not_assigned');

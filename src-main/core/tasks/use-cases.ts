@@ -1,6 +1,6 @@
 import { defineUseCase } from '../usecase/define.js';
 import { archiveTask, createTask, leaseHandles, readBoard, releaseTask, requireTask, updateTask } from './service.js';
-import { depsOf, openDepsOf, toRecord } from './store.js';
+import { depsOf, LEASE_STALE_MS, openDepsOf, toRecord } from './store.js';
 import { BOARD_LIMIT_HTTP, BOARD_TASK_BUDGET, statusTotals } from './board.js';
 import { boardWithActions, withTaskActions } from './rules.js';
 import {
@@ -120,6 +120,8 @@ export const readBoardUseCase = defineUseCase({
     present: (board, { core, caller, input }) => ({
       ...(caller.kind === 'human' ? boardWithActions(core.db, input.room, caller.ownerId, board) : board),
       status_totals: statusTotals(core.db, input.room),
+      // The window says how long a lease went unrenewed from this, not from a copy of the limit.
+      lease_stale_after_ms: LEASE_STALE_MS,
     }),
   },
 });

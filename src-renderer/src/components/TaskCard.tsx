@@ -2,6 +2,7 @@ import { memo, type DragEvent, type KeyboardEvent } from 'react';
 import type { Members, BoardTask } from '../types';
 import { dePlate } from './MessageBody';
 import { ReservedPaths } from './ReservationsView';
+import { useBoard } from '../stores/board';
 
 export interface CardLinks {
   /** Titles of the tasks this one waits on (prerequisites not done). */
@@ -24,6 +25,11 @@ export function Avatar({ handle }: { handle: string }) {
       {name.slice(0, 1).toUpperCase()}
     </span>
   );
+}
+
+/** How long a stale lease went unrenewed, from the board's `lease_stale_after_ms` (the server's limit). */
+export function staleNote(ms: number | undefined): string {
+  return ms ? `No lease renewal for over ${Math.round(ms / 1000)} s` : 'No recent lease renewal';
 }
 
 /**
@@ -56,6 +62,7 @@ export const TaskCard = memo(function TaskCard({
   const lease = task.lease;
   const holder = lease && (lease.instance_id || lease.handle) ? (members?.agents.find((a) => a.plate === task.assignee)?.name ?? shortName(lease.handle ?? handle)) : null;
   const instance = lease?.instance_id ? members?.instances.find((i) => i.instance_id === lease.instance_id) : undefined;
+  const staleAfter = useBoard((s) => s.rooms[task.room]?.data?.lease_stale_after_ms);
   return (
     <article
       className={`card status-${task.status} ${links.waits.length ? 'waiting' : ''}`}
@@ -90,7 +97,11 @@ export const TaskCard = memo(function TaskCard({
         {holder && (
           <span className="working" title={instance ? `${instance.handle} on ${instance.host}` : undefined}>
             working: {holder}
-            {lease?.stale && <span className="badge warn" title="No lease renewal for over 120 s; the holder may have died">stale</span>}
+            {lease?.stale && (
+              <span className="badge warn" title={`${staleNote(staleAfter)}; the holder may have died`}>
+                stale
+              </span>
+            )}
           </span>
         )}
         {task.consent_state === 'accepted' && (

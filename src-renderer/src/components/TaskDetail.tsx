@@ -10,7 +10,7 @@ import { describeError, enc, get } from '../api';
 import { Confirm, Dialog } from './Dialog';
 import { actionOf, type Allowed } from './allowed';
 import { dePlate } from './MessageBody';
-import { Avatar, shortName } from './TaskCard';
+import { Avatar, shortName, staleNote } from './TaskCard';
 import { formatTime } from './time';
 import { renderMarkdown } from './markdown';
 import { optionalPost, routeMissing } from '../stores/needs';
@@ -364,7 +364,7 @@ export function TaskDetail({
                       {shortName(handle)}
                       {instance ? ` (${instance.host})` : ''}
                       {'renewed_at' in task.lease && task.lease.renewed_at ? `, lease renewed ${when(task.lease.renewed_at)}` : ''}
-                      {task.lease.stale && <span className="badge warn">stale: no renewal for over 120 s</span>}
+                      {task.lease.stale && <span className="badge warn">stale: {staleNote(boardVersion?.lease_stale_after_ms).toLowerCase()}</span>}
                     </dd>
                   </div>
                 )}
