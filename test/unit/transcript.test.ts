@@ -530,7 +530,8 @@ const fixtureFiles = existsSync(FIXTURES) ? readdirSync(FIXTURES).filter((f) => 
 function fixtureFormat(name: string): TranscriptFormat | undefined {
   if (name.startsWith('claude')) return 'claude-stream-json';
   if (name.startsWith('codex')) return 'codex-json';
-  if (name.startsWith('gemini')) return /stream/.test(name) ? 'gemini-stream-json' : 'gemini-json';
+  // Gemini's preset prints stream-json (JSON lines); its older json mode prints one document.
+  if (name.startsWith('gemini')) return /stream/.test(name) || name.endsWith('.jsonl') ? 'gemini-stream-json' : 'gemini-json';
   return undefined;
 }
 
