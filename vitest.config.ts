@@ -9,7 +9,7 @@ import { configDefaults, defineConfig } from 'vitest/config';
  * A worker imports the server's modules once for all of them instead of once per file.
  * Every other file (a browser, the host CLIs, a longer file with a server or the CLI, one that changes
  * the process) keeps a fresh module graph of its own, as every file had before.
- * Every file of IN_PROCESS_FOLDER is in process (a unit test opens no server of its own); so are
+ * Every file of IN_PROCESS_FOLDER is in process (a unit test opens no server of its own, but electron-shell, listed as serving); so are
  * IN_PROCESS_FILES (test/unit/test-projects.test.ts checks both against what the files do).
  * test/security/16-search-freeze.test.ts runs the core in process but stays isolated: the search it
  * attacks stops at 500 ms of wall time, and in a shared worker it ran over twice in five runs.
@@ -103,6 +103,8 @@ export const IN_PROCESS_SERVING = [
     'tool-profiles',
   ].map((name) => `test/integration/${name}.test.ts`),
   'test/security/15-connect-secrets.test.ts',
+  // The desktop shell's options and port fallback against real cores on ports it closes (docs/desktop.md).
+  'test/unit/electron-shell.test.ts',
 ];
 const IN_PROCESS = [`${IN_PROCESS_FOLDER}/**/*.test.ts`, ...IN_PROCESS_FILES, ...IN_PROCESS_SERVING];
 

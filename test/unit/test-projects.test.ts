@@ -19,6 +19,7 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const OWN_PROCESS: Array<{ why: string; re: RegExp; undone?: RegExp; seenIn?: string; serving?: true }> = [
   // What a file of IN_PROCESS_SERVING may do (it stops them), and no other in-process file.
   { why: 'a server on a port (startTestServer)', re: /\bstartTestServer\(/, seenIn: 'test/integration/core-sessions.test.ts', serving: true },
+  { why: 'a server on a port (startCore)', re: /\bstartCore\(/, seenIn: 'test/integration/core-sessions.test.ts', serving: true },
   { why: 'the CLI in a child process', re: /\b(spawnServer|cliArgs)\(/, seenIn: 'test/integration/durability-home.test.ts', serving: true },
   { why: 'a change to the HTTP timeouts of the process', re: /\bhttpTimeouts\.\w+\s*=(?!=)|Object\.assign\(httpTimeouts/, seenIn: 'test/integration/limits-http.test.ts' },
   { why: 'a browser', re: /\b(openUi|launchBrowser)\(/, seenIn: 'test/integration/http-adapter.test.ts' },
