@@ -36,7 +36,8 @@ export type TrustMode = z.output<typeof Rooms.trustModeSchema>;
 /** A room, with the calling human's role and Trust where the API says them. */
 export type Room = z.output<typeof Rooms.humanRoomRecord> & Actions<RoomAction>;
 
-export type HumanMember = z.output<typeof Rooms.humanMember> & Actions<HumanMemberAction>;
+/** A human of GET /v1/rooms/:id/members; on the caller's own record, when `leave` is refused as `last_admin`, `next_admins` names whom it may name (rooms/rules.ts). */
+export type HumanMember = z.output<typeof Rooms.humanMember> & Actions<HumanMemberAction> & { next_admins?: string[] };
 
 export type AgentMember = z.output<typeof Rooms.roomMembersRecord>['agents'][number] & Actions<AgentMemberAction>;
 

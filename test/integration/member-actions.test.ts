@@ -26,8 +26,12 @@ describe('member allowed_actions', () => {
 
     const asAda = (await s.api('GET', `/v1/rooms/${room}/members`)).body;
     for (const a of asAda.agents) expect(a.allowed_actions).toEqual(['remove']);
+    // Ada is the room's last admin: leaving as asked is refused, naming Bea (the one it may name) works (below).
     const adaSelf = asAda.humans.find((h: { owner_id: string }) => h.owner_id !== bea.owner_id);
-    expect(adaSelf.allowed_actions).toEqual(['leave']);
+    expect(adaSelf).toMatchObject({ allowed_actions: [], denied_actions: { leave: { code: 'last_admin', message: expect.stringMatching(/last admin/) } }, next_admins: [bea.owner_id] });
+    const lastAdmin = await s.api('POST', `/v1/rooms/${room}/leave`, {});
+    expect(lastAdmin.status).toBe(409);
+    expect(lastAdmin.body.error.reason).toBe('last_admin');
     expect(asAda.humans.find((h: { owner_id: string }) => h.owner_id === bea.owner_id).allowed_actions).toEqual([]);
 
     const asBea = (await s.api('GET', `/v1/rooms/${room}/members`, undefined, bea.token)).body;
@@ -49,7 +53,13 @@ describe('member allowed_actions', () => {
     // Bea's own record lists leave, and leaving works.
     const beaSelf = asBea.humans.find((h: { owner_id: string }) => h.owner_id === bea.owner_id);
     expect(beaSelf.allowed_actions).toEqual(['leave']);
+    expect(beaSelf.next_admins).toBeUndefined();
     expect((await s.api('POST', `/v1/rooms/${room}/leave`, {}, bea.token)).status).toBe(200);
+    // Now the only human: the record says so, and leaving is refused.
+    const alone = (await s.api('GET', `/v1/rooms/${room}/members`)).body.humans;
+    expect(alone).toHaveLength(1);
+    expect(alone[0]).toMatchObject({ allowed_actions: [], denied_actions: { leave: { code: 'only_human', message: expect.stringMatching(/only human/) } } });
+    expect((await s.api('POST', `/v1/rooms/${room}/leave`, {})).status).toBe(409);
   });
 
   it('a room record lists what its caller may do in it: an admin adds humans and edits the workspace, a member is told why not', async () => {

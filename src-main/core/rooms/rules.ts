@@ -49,18 +49,42 @@ const AGENT_MEMBER_TABLE: ActTable<AgentMemberAction, { owner: { owner_id: strin
   remove: { may: (a, who) => removeAgentPermission(who, a.owner.owner_id) },
 };
 
+/** What leaving reads: the caller's role and the other humans of the room. */
+export interface LeaveFacts {
+  role: RoomRole | undefined;
+  otherAdmins: number;
+  otherHumans: number;
+}
+
+/**
+ * Leaving the room: anyone, except the last admin, who names another member as admin first
+ * (`last_admin`: leave with `new_admin`), and cannot leave while no other human is there
+ * (`only_human`). The leave use case (store.ts leaveRoom) asks the same inside its transaction.
+ */
+export function leavePermission(f: LeaveFacts): Permission {
+  if (f.role !== 'admin' || f.otherAdmins > 0) return yes;
+  if (f.otherHumans === 0) return no('only_human', 'You are the only human here: add someone as admin before you leave.');
+  return no('last_admin', 'You are the last admin: name the new admin to leave.');
+}
+
+/** A human's record as its caller sees it: `next_admins` names whom a last admin may name on leaving. */
+export type HumanWithActions<H> = H & Acts<HumanMemberAction> & { next_admins?: string[] };
+
 /** The members of a room, each with what the caller may do with it now. */
 export function withMemberActions<
-  H extends { owner_id: string },
+  H extends { owner_id: string; role: RoomRole },
   G extends { owner: { owner_id: string } },
->(members: { humans: H[]; agents: G[] }, who: MemberStanding): { humans: Array<H & Acts<HumanMemberAction>>; agents: Array<G & Acts<AgentMemberAction>> } {
+>(members: { humans: H[]; agents: G[] }, who: MemberStanding): { humans: Array<HumanWithActions<H>>; agents: Array<G & Acts<AgentMemberAction>> } {
+  const others = members.humans.filter((h) => h.owner_id !== who.ownerId);
+  const leave = leavePermission({ role: who.role, otherAdmins: others.filter((h) => h.role === 'admin').length, otherHumans: others.length });
   return {
-    humans: members.humans.map((h) => ({
-      ...h,
-      // Leaving is one's own act; nobody removes another human (a human leaves, naming the next admin if it is the last).
-      allowed_actions: h.owner_id === who.ownerId ? (['leave'] as HumanMemberAction[]) : [],
-      denied_actions: {},
-    })),
+    humans: members.humans.map((h) => {
+      // Leaving is one's own act; nobody removes another human.
+      if (h.owner_id !== who.ownerId) return { ...h, allowed_actions: [], denied_actions: {} };
+      if (leave.ok) return { ...h, allowed_actions: ['leave'], denied_actions: {} };
+      const refused = { ...h, allowed_actions: [], denied_actions: { leave: { code: leave.code, message: leave.message } } };
+      return leave.code === 'last_admin' ? { ...refused, next_admins: others.map((o) => o.owner_id) } : refused;
+    }),
     agents: members.agents.map((a) => ({ ...a, ...actsOf(AGENT_MEMBER_ACTIONS, AGENT_MEMBER_TABLE, a, who) })),
   };
 }

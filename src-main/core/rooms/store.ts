@@ -5,6 +5,7 @@ import { newId } from '../util/ids.js';
 import { AppError, invalid } from '../errors/app-error.js';
 import { getAgentByPlate, agentHandle, platesOfOwner } from '../agents/store.js';
 import { ownerHandle } from '../owners/store.js';
+import { leavePermission } from './rules.js';
 
 export type RoomRole = 'admin' | 'member';
 
@@ -258,7 +259,8 @@ export function leaveRoom(db: Db, roomId: string, ownerId: string, newAdmin?: st
       if (newAdmin === ownerId) throw invalid('new_admin must be another member of the room', 'bad_new_admin');
       if (!humanRole(db, roomId, newAdmin)) throw invalid('new_admin must be a human member of the room', 'bad_new_admin');
       stmt(db, "UPDATE room_humans SET role = 'admin' WHERE room_id = ? AND owner_id = ?").run(roomId, newAdmin);
-    } else if (role === 'admin' && admins.length === 0) {
+    } else if (!leavePermission({ role, otherAdmins: admins.length, otherHumans: (stmt(db, 'SELECT COUNT(*) AS n FROM room_humans WHERE room_id = ? AND owner_id != ?').get(roomId, ownerId) as { n: number }).n }).ok) {
+      // The rule the members record lists (rules.ts leavePermission: last_admin, only_human); the error's reason stays last_admin for both.
       throw new AppError('CONFLICT', 'you are the last admin of this room: name another member as admin (new_admin) to leave', {
         reason: 'last_admin',
         roomId,

@@ -4,25 +4,29 @@ import { useRooms } from '../stores/rooms';
 import { navigate } from '../router';
 import type { Members, Room } from '../types';
 import { Confirm } from './Dialog';
+import { actionOf } from './allowed';
 
 /**
- * Leave a room (docs/security.md, item 2). The last admin names another member as admin first;
- * your agents and your Trust leave with you.
+ * Leave a room (docs/security.md, item 2). The server's members record says whether the caller
+ * may (rooms/rules.ts leavePermission): a last admin (`last_admin`) names one of `next_admins`
+ * as admin first; the only human (`only_human`) cannot. Your agents and your Trust leave with you.
  */
 export function LeaveRoom({ room, members, meId }: { room: Room; members: Members; meId?: string }) {
   const [open, setOpen] = useState(false);
   const [newAdmin, setNewAdmin] = useState('');
   const [err, setErr] = useState<string>();
-  const others = members.humans.filter((h) => h.owner_id !== meId);
-  const lastAdmin = room.role === 'admin' && !others.some((h) => h.role === 'admin');
-  const blocked = lastAdmin && others.length === 0;
+  const me = members.humans.find((h) => h.owner_id === meId);
+  const rule = me ? actionOf(me, 'leave') : null;
+  const lastAdmin = rule?.ok === false && rule.code === 'last_admin';
+  const others = lastAdmin ? members.humans.filter((h) => me?.next_admins?.includes(h.owner_id)) : [];
+  const blocked = !rule || (!rule.ok && !lastAdmin);
 
   return (
     <div className="stack">
       <h2>Leave this room</h2>
       {lastAdmin && others.length > 0 && (
         <>
-          <label htmlFor="leave-new-admin">You are the last admin: name the new admin</label>
+          <label htmlFor="leave-new-admin">{rule.reason}</label>
           <select id="leave-new-admin" value={newAdmin} onChange={(e) => setNewAdmin(e.target.value)}>
             <option value="">Choose…</option>
             {others.map((h) => (
@@ -33,7 +37,7 @@ export function LeaveRoom({ room, members, meId }: { room: Room; members: Member
           </select>
         </>
       )}
-      {blocked && <p className="muted">You are the only human here: add someone as admin before you leave.</p>}
+      {rule && !rule.ok && !lastAdmin && <p className="muted">{rule.reason}</p>}
       <button type="button" className="danger" disabled={blocked || (lastAdmin && !newAdmin)} onClick={() => setOpen(true)}>
         Leave room
       </button>
