@@ -137,7 +137,7 @@ export interface Lane<T = Task> {
 }
 
 /** GET /v1/rooms/:id/board: Board (with detail=full) or Board<TaskSummary> (the default). */
-export interface Board<T = Task> {
+export interface Board<T = Task> extends Actions<'reassign'> {
   lanes: Array<Lane<T>>;
   done: T[];
   done_total?: number;

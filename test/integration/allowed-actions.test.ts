@@ -164,6 +164,9 @@ describe('allowed_actions: tasks', () => {
       const rec = await read(t, token[caller]);
       expect(onBoard.allowed_actions).toEqual(rec.allowed_actions);
       expect(onBoard.denied_actions).toEqual(rec.denied_actions);
+      // The room-wide reassign right on the board is the same rule as a reassignable task's (the window asks it, not one task).
+      expect(b.body.allowed_actions.includes('reassign')).toBe(rec.allowed_actions.includes('reassign'));
+      expect(b.body.denied_actions.reassign).toEqual(rec.denied_actions.reassign);
     }
   });
 

@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import { actionOf } from '../../src-renderer/src/components/allowed.js';
-import { allTasks, matchesStatus, waitsOn, wouldCycle, type StatusFilter } from '../../src-renderer/src/stores/board.js';
+import { allTasks, matchesStatus, waitsOn, type StatusFilter } from '../../src-renderer/src/stores/board.js';
 import type { Board, BoardTask, TaskStatus } from '../../shared/api-types.js';
 
 /** The UI's reading of allowed_actions and its board filters as plain functions: which tasks a filter keeps. */
@@ -82,36 +82,5 @@ describe('board filters', () => {
     expect(allTasks(b).map((t) => t.task_id)).toEqual(['ready', 'waiting', 'doing', 'done']);
     expect(allTasks(undefined)).toEqual([]);
     expect(allTasks({ lanes: [], done: [] })).toEqual([]);
-  });
-
-  describe('wouldCycle', () => {
-    // a → b → c (a depends on b, b on c); d stands alone.
-    const tasks = [
-      { task_id: 'a', depends_on: ['b'] },
-      { task_id: 'b', depends_on: ['c'] },
-      { task_id: 'c', depends_on: [] },
-      { task_id: 'd', depends_on: [] },
-    ];
-    const table: Array<[string, string[], boolean]> = [
-      ['c', ['a'], true], // c → a → b → c
-      ['c', ['b'], true],
-      ['b', ['a'], true],
-      ['a', ['a'], true], // itself
-      ['a', ['c'], false], // already reachable, no loop
-      ['d', ['a', 'b', 'c'], false],
-      ['c', ['d'], false],
-      ['a', [], false],
-      ['new', ['a'], false], // a task not on the board yet
-    ];
-    it.each(table)('%s depending on %j → %s', (id, deps, want) => {
-      expect(wouldCycle(tasks, id, deps)).toBe(want);
-    });
-    it('replaces the task’s current dependencies instead of adding to them', () => {
-      // As stored, c depends on a (a loop); the edit gives c other dependencies, so the stored edge no longer counts.
-      const stored = tasks.map((t) => (t.task_id === 'c' ? { task_id: 'c', depends_on: ['a'] } : t));
-      expect(wouldCycle(stored, 'c', ['d'])).toBe(false);
-      expect(wouldCycle(stored, 'c', [])).toBe(false);
-      expect(wouldCycle(stored, 'c', ['b'])).toBe(true);
-    });
   });
 });

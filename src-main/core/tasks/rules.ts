@@ -148,13 +148,20 @@ function annotate<T extends { task_id: string }>(
   });
 }
 
-/** A board page with every task's acts (the caller's standing read once). */
+/**
+ * The room-wide act of a board: may the caller reassign in this room at all? The right depends on
+ * the caller's standing only (reassignRight), so the window asks the board instead of guessing it
+ * from one task.
+ */
+const BOARD_TABLE: ActTable<'reassign', undefined, HumanStanding> = { reassign: { may: (_b, who) => reassignRight('reassign', who) } };
+
+/** A board page with every task's acts and the room-wide reassign right (the caller's standing read once). */
 export function boardWithActions<B extends { lanes: Array<{ tasks: Array<{ task_id: string }> }>; done: Array<{ task_id: string }> }>(
   db: Db,
   roomId: string,
   ownerId: string,
   board: B,
-): B {
+): B & Acts<'reassign'> {
   const who = humanStanding(db, roomId, ownerId);
   const owners = new Map<string, string | undefined>();
   // Open tasks whose branches change the same files say so on their cards (docs/review.md "Overlaps").
@@ -163,5 +170,6 @@ export function boardWithActions<B extends { lanes: Array<{ tasks: Array<{ task_
     ...board,
     lanes: board.lanes.map((l) => ({ ...l, tasks: annotate(db, who, owners, l.tasks, overlaps) })),
     done: annotate(db, who, owners, board.done, overlaps),
+    ...actsOf(['reassign'] as const, BOARD_TABLE, undefined, who),
   };
 }

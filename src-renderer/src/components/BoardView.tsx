@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useMemo, useRef, useState, type DragEvent, type FormEvent, type KeyboardEvent } from 'react';
-import { allTasks, matchesStatus, NO_FILTER, useBoard, waitsOn, wouldCycle, type StatusFilter } from '../stores/board';
+import { allTasks, matchesStatus, NO_FILTER, useBoard, waitsOn, type StatusFilter } from '../stores/board';
 import { phaseOf } from '../stores/room-resource';
 import { useMembers } from '../stores/rooms';
 import type { Room, BoardTask } from '../types';
@@ -25,7 +25,6 @@ const STATUS_COLUMNS: Array<{ key: string; title: string; has: (s: string) => bo
   { key: '__done__', title: 'Done', has: (s) => s === 'done', total: (t) => t.done ?? 0 },
 ];
 
-const NEW = '__new__';
 
 function CreateTaskDialog({ room, tasks, onClose }: { room: Room; tasks: BoardTask[]; onClose: () => void }) {
   const members = useMembers((s) => s.rooms[room.room_id]?.data);
@@ -46,19 +45,14 @@ function CreateTaskDialog({ room, tasks, onClose }: { room: Room; tasks: BoardTa
   const titleOf = (id: string) => tasks.find((t) => t.task_id === id)?.title ?? id;
 
   function addDep(id: string) {
-    const next = [...deps, id];
-    if (wouldCycle(tasks, NEW, next)) {
-      setErr(`Adding “${titleOf(id)}” would make a dependency cycle.`);
-      return;
-    }
+    // A new task has no dependents yet, so no choice closes a cycle (the server checks edits: docs/tasks.md).
     setErr(undefined);
-    setDeps(next);
+    setDeps([...deps, id]);
   }
 
   async function submit(e: FormEvent) {
     e.preventDefault();
     if (!title.trim() || !dod.trim() || !assignee) return setErr('Title, definition of done and assignee are required.');
-    if (wouldCycle(tasks, NEW, deps)) return setErr('These dependencies make a cycle.');
     setBusy(true);
     const r = await create(room.room_id, { title: title.trim(), definition_of_done: dod.trim(), assignee, ...(detail.trim() ? { detail: detail.trim() } : {}), ...(deps.length ? { depends_on: deps } : {}) });
     setBusy(false);
@@ -271,10 +265,8 @@ export function BoardView({ room, openTaskId, openTaskView, newTask }: { room: R
     el?.focus();
   }, [reveal]);
 
-  const mayReassignHere = useMemo(() => {
-    const probe = tasks.find((t) => t.status !== 'done' && t.status !== 'cancelled');
-    return probe ? actionOf(probe, 'reassign') : null;
-  }, [tasks]);
+  // The room-wide right, as the board says it (tasks/rules.ts BOARD_TABLE), shown while a task could be reassigned.
+  const mayReassignHere = rb?.data && tasks.some((t) => t.status !== 'done' && t.status !== 'cancelled') ? actionOf(rb.data, 'reassign') : null;
 
   function laneOf(t: BoardTask): string {
     if (t.status === 'done') return DONE;

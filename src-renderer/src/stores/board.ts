@@ -138,22 +138,3 @@ export function matchesStatus(t: BoardTask, status: StatusFilter): boolean {
   if (status === 'waiting') return waitsOn(t).length > 0;
   return t.status === status && !(status === 'todo' && waitsOn(t).length > 0);
 }
-
-/**
- * Would giving `taskId` these dependencies close a cycle? True when any chosen dependency
- * already depends (transitively) on `taskId`, or names the task itself.
- */
-export function wouldCycle(tasks: Pick<Task, 'task_id' | 'depends_on'>[], taskId: string, deps: string[]): boolean {
-  const edges = new Map(tasks.map((t) => [t.task_id, t.depends_on ?? []]));
-  edges.set(taskId, deps);
-  const seen = new Set<string>();
-  const stack = [...deps];
-  while (stack.length) {
-    const id = stack.pop()!;
-    if (id === taskId) return true;
-    if (seen.has(id)) continue;
-    seen.add(id);
-    stack.push(...(edges.get(id) ?? []));
-  }
-  return false;
-}
