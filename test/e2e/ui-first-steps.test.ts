@@ -319,10 +319,21 @@ describe.skipIf(!!bundleSkip)('UI: first steps on one server', () => {
       expect(await page.locator('#runner-right-warning').textContent()).toMatch(/run any command on this machine as your user account/);
       const box = page.locator(`[data-owner="${bob.owner_id}"]`).getByRole('checkbox');
       expect(await box.isChecked()).toBe(false);
-      // The box follows the server: it turns once the PATCH succeeded.
+      // Allowing asks first (docs/security.md item 1); keeping them off sends nothing.
       await box.click();
+      const ask = page.getByRole('dialog', { name: 'Let Bob Teammate run commands on this machine?' });
+      expect(await ask.textContent()).toContain('as your user account');
+      await ask.getByRole('button', { name: 'Keep them off' }).click();
+      await ask.waitFor({ state: 'detached' });
+      expect(await box.isChecked()).toBe(false);
+      expect(await bobAllowed()).toBe(false);
+      // Confirmed, the box follows the server: it turns once the PATCH succeeded.
+      await box.click();
+      await ask.getByRole('button', { name: 'Allow Bob Teammate’s runners' }).click();
+      await ask.waitFor({ state: 'detached' });
       await expect.poll(bobAllowed).toBe(true);
       await expect.poll(() => box.isChecked()).toBe(true);
+      // Taking the right back needs no confirmation.
       await box.click();
       await expect.poll(bobAllowed).toBe(false);
       await expect.poll(() => box.isChecked()).toBe(false);
