@@ -270,13 +270,33 @@ describe.skipIf(!!skip)('UI: the overhaul and its performance', () => {
       await expect.poll(() => page.title()).toBe('(2) Ops · Agent Rooms');
       await expect.poll(() => page.evaluate(() => (window as any).__notes)).toEqual(['Builder mentioned you in Release']);
 
+      // Reading the room acknowledges the mention (docs/needs-you.md); a Needs you reload that the
+      // server answers before that acknowledgement lands must not bring the read mention back into
+      // the count (the title read "(1) Release" when it did). The acknowledgement is held until such
+      // a reload (after a board event) has been answered.
+      let letAckGo = () => {};
+      const ackGo = new Promise<void>((go) => (letAckGo = go));
+      let ackSeen = () => {};
+      const ackHeld = new Promise<void>((held) => (ackSeen = held));
+      await page.route('**/v1/rooms/*/mentions/acknowledge', async (route) => {
+        ackSeen();
+        await ackGo;
+        await route.continue();
+      });
       await page.locator(`a[data-room="${roomId}"]`).click();
       await page.locator('article.msg', { hasText: 'Please review the notes' }).waitFor();
+      await ackHeld;
+      const reload = page.waitForResponse((r) => r.request().method() === 'GET' && new URL(r.url()).pathname === '/v1/needs-you', { timeout: 10_000 });
+      await ui.s.api('PATCH', `/v1/rooms/${roomId}/tasks/${ids['Build the release']}`, { detail: 'Detail of Build the release.' });
+      expect((await (await reload).json()).items.map((i: any) => i.kind)).toContain('mention');
+      letAckGo();
       await page.getByRole('button', { name: 'Jump to first unread' }).click();
       await page.getByRole('separator', { name: 'New messages' }).waitFor();
       expect(await page.locator('article.msg.first-unread').textContent()).toContain('The build is green.');
       await expect.poll(() => counts.count()).toBe(0);
       await expect.poll(() => page.title()).toBe('Release · Agent Rooms');
+      // The held acknowledgement landed: the server no longer lists the mention either.
+      await expect.poll(async () => (await ui.s.api('GET', '/v1/needs-you')).body.items.filter((i: any) => i.kind === 'mention').length).toBe(0);
       await context.close();
     });
 

@@ -82,6 +82,13 @@ interface NeedsState {
 const keyOf = (i: Pick<NeedItem, 'kind' | 'ref'>) => `${i.kind}:${i.ref}`;
 
 let seq = 0;
+/**
+ * Per room, the highest message seq this window acknowledged: a load the server answered before
+ * the acknowledgement landed still lists those mentions, and they must not come back (they would
+ * count in the title again, with nothing left to read them away).
+ */
+const acked = new Map<string, number>();
+const stillWaits = (i: NeedItem) => i.kind !== 'mention' || (i.message?.seq ?? Infinity) > (acked.get(i.room.room_id) ?? -Infinity);
 let timer: ReturnType<typeof setTimeout> | undefined;
 let lastLoad = 0;
 export const useNeeds = create<NeedsState>((set, getState) => {
@@ -106,7 +113,7 @@ export const useNeeds = create<NeedsState>((set, getState) => {
         get<{ invitations: Invitation[]; total: number }>('/v1/invitations'),
       ]);
       if (mine !== seq) return;
-      if (r.ok) set({ items: r.data.items, truncated: r.data.truncated, status: 'ready', error: undefined });
+      if (r.ok) set({ items: r.data.items.filter(stillWaits), truncated: r.data.truncated, status: 'ready', error: undefined });
       else set({ status: getState().status === 'ready' ? 'ready' : 'error', error: r.error });
       if (inv.ok) set({ invitations: inv.data.invitations, invitationsTotal: inv.data.total });
     },
@@ -168,8 +175,14 @@ export const useNeeds = create<NeedsState>((set, getState) => {
     acknowledge: (room, upTo) => {
       const read = getState().items.filter((i) => i.kind === 'mention' && i.room.room_id === room && (i.message?.seq ?? Infinity) <= upTo);
       if (!read.length) return;
+      acked.set(room, Math.max(upTo, acked.get(room) ?? -Infinity));
       set((s) => ({ items: s.items.filter((i) => !read.includes(i)) }));
-      void post(`/v1/rooms/${enc(room)}/mentions/acknowledge`, { seq: upTo });
+      // Refused (not a member any more, say): forget it, so the server's list says what waits.
+      void post(`/v1/rooms/${enc(room)}/mentions/acknowledge`, { seq: upTo }).then((r) => {
+        if (r.ok) return;
+        if (acked.get(room) === upTo) acked.delete(room);
+        void getState().load();
+      });
     },
   };
 });
@@ -199,9 +212,16 @@ export function followNeeds(): () => void {
     const read = s.rooms[room]?.lastRead ?? 0;
     if (room !== prev.viewing || read > (prev.rooms[room]?.lastRead ?? 0)) useNeeds.getState().acknowledge(room, read);
   });
+  // A mention that a load brings in after its room was read on screen is acknowledged then.
+  const offLoaded = useNeeds.subscribe((s, prev) => {
+    const { viewing, rooms } = useAttention.getState();
+    if (s.items !== prev.items && viewing && document.visibilityState === 'visible') s.acknowledge(viewing, rooms[viewing]?.lastRead ?? 0);
+  });
   following = () => {
     off();
     offRead();
+    offLoaded();
+    acked.clear();
     following = undefined;
   };
   return following;
