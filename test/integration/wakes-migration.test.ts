@@ -30,10 +30,10 @@ describe('migration 0004-wakes', () => {
       { id: 'wake_2', content: 'running body', status: 'running', reason: null, host: 'claude-code', target: null, exit_code: null, stdout_tail: null, flagged_no_tool_call: 0, run_credential_id: null },
       { id: 'wake_3', content: 'failed body', status: 'failed', reason: 'no session', host: 'claude-code', target: null, exit_code: null, stdout_tail: null, flagged_no_tool_call: 0, run_credential_id: null },
     ]);
-    // The new tables are STRICT and constrained.
+    // The new tables are STRICT (a runner's host is checked in code since migration 0025: docs/hosts.md).
     expect(() =>
-      db.prepare("INSERT INTO runners (plate, host, command, timeout_ms, created_at, updated_at) VALUES ('ADA-AGT-ABCDEF', 'vim', 'x', 1, 1, 1)").run(),
-    ).toThrow(/CHECK constraint/);
+      db.prepare("INSERT INTO runners (plate, host, command, timeout_ms, created_at, updated_at) VALUES ('ADA-AGT-ABCDEF', 'codex', 'x', 'soon', 1, 1)").run(),
+    ).toThrow(/cannot store TEXT value in INTEGER column/);
     expect(() => db.prepare("INSERT INTO room_focus (room_id, focus, set_by, updated_at) VALUES ('room_1', 'f', 'own_1', 'now')").run()).toThrow(
       /cannot store TEXT value in INTEGER column/,
     );

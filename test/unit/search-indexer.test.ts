@@ -17,6 +17,7 @@ import {
   startMessageIndexer,
 } from '../../src-main/core/search/indexer.js';
 import { search } from '../../src-main/core/search/service.js';
+import { LoopCount } from '../../src-main/core/util/repeat.js';
 
 /**
  * Messages are indexed for search in batches after their transaction (docs/search.md "Indexing
@@ -94,7 +95,7 @@ describe('the indexer and its mark', () => {
   it('the background indexer adds no commit while messages flow: it indexes what waits once a look finds no new message', () => {
     vi.useFakeTimers();
     const { db, add } = home();
-    const stop = startMessageIndexer({ db, config: { log: () => {} } } as unknown as Core);
+    const stop = startMessageIndexer({ db, config: { log: () => {} }, services: { loops: new LoopCount() } } as unknown as Core);
     try {
       add('one');
       vi.advanceTimersByTime(INDEXER_EVERY_MS);
