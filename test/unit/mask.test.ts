@@ -205,8 +205,11 @@ describe('maskSecrets', () => {
       fc.property(hostileText, fc.array(hostileText, { maxLength: 3 }), (s, secrets) => {
         // The automaton is exactly the union pass, on every input.
         expect(maskSecrets(s, secrets)).toBe(maskIssuedSecrets(unionMask(s, secrets)));
-        // Where no two occurrences share a character, that is what splitting gave.
-        if (!overlapping(s, secrets)) {
+        // Where no two occurrences share a character, that is what splitting gave. Not for a secret with
+        // a `*` in it: splitting re-read its own output, where such a secret can match the `***` an
+        // earlier one left ("abcdefgh." with ["abcdefgh", "*"] gave "*********."); the scanner reads the
+        // text once, as it was printed.
+        if (!overlapping(s, secrets) && !secrets.some((x) => x.includes('*'))) {
           compared++;
           expect(maskSecrets(s, secrets)).toBe(oracle(splitJoin(s, secrets)));
         }
