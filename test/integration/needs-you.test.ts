@@ -77,6 +77,16 @@ describe('needs you', () => {
     await s.api('POST', `/v1/rooms/${room}/messages`, { body: 'wake up', mention_targets: [a.handle] });
     const item = await waitFor(async () => (await s.api('GET', `/v1/needs-you?room=${room}`)).body.items.find((i: any) => i.kind === 'wake_failed'), 'the failed wake');
     expect(item).toMatchObject({ action: 'retry', room: { room_id: room }, wake: { plate: a.plate, status: 'failed' } });
+    // A failed test wake (doctor --wake, the connect dialog's test) is shown under Settings, not here:
+    // its room is the owner's Test wakes room, which is no working room.
+    const t = await s.api('POST', '/v1/test-wakes', { plate: a.plate });
+    expect(t.status, JSON.stringify(t.body)).toBe(201);
+    await waitFor(
+      async () => ((await s.api('GET', '/v1/test-wakes')).body.wakes as Array<{ wake_id: string; status: string }>).some((w) => w.wake_id === t.body.wake.wake_id && w.status === 'failed'),
+      'the test wake failed',
+    );
+    const all = (await s.api('GET', '/v1/needs-you')).body.items as Array<{ kind: string; room: { room_id: string } }>;
+    expect(all.filter((i) => i.kind === 'wake_failed').map((i) => i.room.room_id)).toEqual([room]);
   });
 
   it('the board carries status totals of the whole room, not of the page', async () => {

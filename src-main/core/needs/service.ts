@@ -6,7 +6,7 @@ import { getWake, type WakeDto, type WakeRow } from '../wakes/store.js';
 import { presentWake } from '../wakes/present.js';
 import { LEASE_STALE_MS, toRecord, depsOf, openDepsOf, getTaskRow, type TaskRecord, type TaskRow } from '../tasks/store.js';
 import { getMessage, messageDto, type MessageRecord } from '../messages/service.js';
-import { getRoom, humanRole } from '../rooms/store.js';
+import { getRoom, humanRole, workingRoomSql } from '../rooms/store.js';
 
 /** Human mentions looked for per request at most (the newest unanswered first). */
 export const MENTION_WINDOW = 500;
@@ -37,7 +37,7 @@ export interface NeedItem {
  * the index room_humans_by_owner, so the work follows the owner's rooms and what waits in them,
  * never every room of the server.
  */
-const MY_ROOMS = `my AS (SELECT room_id, role FROM room_humans WHERE owner_id = @owner AND state = 'joined' AND (@room IS NULL OR room_id = @room))`;
+const MY_ROOMS = `my AS (SELECT room_id, role FROM room_humans WHERE owner_id = @owner AND state = 'joined' AND (@room IS NULL OR room_id = @room) AND ${workingRoomSql('room_id')})`;
 
 /** Not dismissed by this owner (needs_dismissals, migration 0021). */
 const notDismissed = (kindSql: string, refSql: string) => `NOT EXISTS (SELECT 1 FROM needs_dismissals d WHERE d.owner_id = @owner AND d.kind = ${kindSql} AND d.ref = ${refSql})`;

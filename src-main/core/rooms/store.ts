@@ -71,6 +71,12 @@ export function roomsOfOwner(db: Db, ownerId: string): RoomRow[] {
   ).all(ownerId) as RoomRow[];
 }
 
+/**
+ * SQL: the room `roomIdSql` is a working room, not an owner's Test wakes room (for a query of another
+ * capability over rooms, e.g. Needs you: test wakes are shown under Settings, not where work waits).
+ */
+export const workingRoomSql = (roomIdSql: string) => `NOT EXISTS (SELECT 1 FROM rooms tr WHERE tr.id = ${roomIdSql} AND tr.kind = 'test')`;
+
 /** The owner's test room, found by its owner and kind (one per owner, migration 0024), never by name. */
 export function testRoomOf(db: Db, ownerId: string): RoomRow | undefined {
   return stmt(db, "SELECT * FROM rooms WHERE created_by = ? AND kind = 'test'").get(ownerId) as RoomRow | undefined;
