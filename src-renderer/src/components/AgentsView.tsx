@@ -314,7 +314,7 @@ function AgentDetail({ agent }: { agent: Agent }) {
         </form>
       )}
       <h3>Connect a host</h3>
-      <p className="muted">`agent-rooms connect` writes these for you, with the credential kept in a private file or variable; they never show it on a command line.</p>
+      <p className="muted"><code>agent-rooms connect</code> writes these for you, with the credential kept in a private file or variable; they never show it on a command line.</p>
       <Instructions urls={urlsFromOrigin(window.location.origin)} agent={agent} />
       <h3>Runners</h3>
       <UsageToday plate={agent.plate} />
