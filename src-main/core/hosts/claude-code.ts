@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import { hostInfo } from '../../../shared/hosts.js';
 import type { HostAdapter } from './adapter.js';
-import { bearerOf, getAt, homeOf, outputFormatIn, readJsonLoose, recordOf, refusalWords, setAt } from './files.js';
+import { bearerOf, getAt, homeOf, outputFormatIn, readJsonLoose, recordOf, refusalWords, writePlanEntry } from './files.js';
 
 const info = hostInfo('claude-code')!;
 
@@ -50,9 +50,7 @@ export const claudeCodeAdapter: HostAdapter = {
   connectEnv: ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'ANTHROPIC_BASE_URL', 'CLAUDE_CONFIG_DIR', 'CLAUDE_CODE_USE_BEDROCK', 'CLAUDE_CODE_USE_VERTEX'],
   async register({ plan, env, tools }) {
     const file = configFile(env);
-    const w = plan.writes[0]!.json!;
-    tools.mergeJson(file, (c) => setAt(c, w.path, w.value));
-    tools.out(`wrote ${plan.server} into ${file} (mode 600)`);
+    writePlanEntry({ plan, tools }, file);
     return undefined;
   },
   configEntry(server, _plate, env) {

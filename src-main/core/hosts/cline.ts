@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { hostInfo } from '../../../shared/hosts.js';
 import type { WakeUsage } from '../../../shared/api-types.js';
 import type { HostAdapter, JsonObject, RunHome } from './adapter.js';
-import { bearerOf, getAt, homeOf, isOtherRoomServer, readJsonLoose, recordOf, refusalWords, setAt } from './files.js';
+import { bearerOf, getAt, homeOf, isOtherRoomServer, readJsonLoose, recordOf, refusalWords, writePlanEntry } from './files.js';
 
 const info = hostInfo('cline')!;
 
@@ -166,9 +166,7 @@ export const clineAdapter: HostAdapter = {
   connectEnv: ['CLINE_DIR', 'CLINE_DATA_DIR', 'CLINE_API_KEY', 'CLINE_MCP_SETTINGS_PATH'],
   async register({ plan, env, tools }) {
     const file = clineMcpFile(env);
-    const w = plan.writes[0]!.json!;
-    tools.mergeJson(file, (c) => setAt(c, w.path, w.value));
-    tools.out(`wrote ${plan.server} into ${file} (mode 600)`);
+    writePlanEntry({ plan, tools }, file);
     return hasProvider(env) ? undefined : 'Cline has no model provider for headless runs: run `cline auth` once, then connect again';
   },
   configEntry(server, plate, env) {

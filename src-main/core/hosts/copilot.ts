@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { hostInfo } from '../../../shared/hosts.js';
 import type { WakeUsage } from '../../../shared/api-types.js';
 import type { HostAdapter, HostTranscriptEntry, RunHome, UsageState } from './adapter.js';
-import { bearerOf, getAt, homeOf, isOtherRoomServer, readJsonLoose, recordOf, REFUSAL_WORDS, refusalWords, setAt } from './files.js';
+import { REFUSAL_WORDS, bearerOf, getAt, homeOf, isOtherRoomServer, readJsonLoose, recordOf, refusalWords, writePlanEntry } from './files.js';
 import { RecentCalls } from './recent-calls.js';
 
 const info = hostInfo('copilot')!;
@@ -141,9 +141,7 @@ export const copilotAdapter: HostAdapter = {
   ],
   async register({ plan, env, tools }) {
     const file = copilotConfigFile(env);
-    const w = plan.writes[0]!.json!;
-    tools.mergeJson(file, (c) => setAt(c, w.path, w.value));
-    tools.out(`wrote ${plan.server} into ${file} (mode 600)`);
+    writePlanEntry({ plan, tools }, file);
     return modelAccess(env) ? undefined : 'Copilot CLI has no model for headless runs: sign in once with `copilot login`, or set COPILOT_PROVIDER_BASE_URL (and COPILOT_MODEL) in your shell, then connect again';
   },
   configEntry(server, plate, env) {

@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import { hostInfo } from '../../../shared/hosts.js';
 import type { HostAdapter } from './adapter.js';
-import { bearerOf, getAt, homeOf, readJsonLoose, setAt } from './files.js';
+import { bearerOf, getAt, homeOf, readJsonLoose, writePlanEntry } from './files.js';
 
 const info = hostInfo('cursor')!;
 
@@ -22,9 +22,7 @@ export const cursorAdapter: HostAdapter = {
   configuredByFile: true,
   async register({ plan, env, tools }) {
     const file = configFile(env);
-    const w = plan.writes[0]!.json!;
-    tools.mergeJson(file, (c) => setAt(c, w.path, w.value));
-    tools.out(`wrote ${plan.server} into ${file} (mode 600)`);
+    writePlanEntry({ plan, tools }, file);
     return undefined;
   },
   configEntry(server, _plate, env) {

@@ -1,11 +1,12 @@
 /**
  * Reading what hosts keep in their own files, for the adapters (hosts/<id>.ts): lenient JSON
  * (comments, trailing commas, as the hosts themselves read it), bounded in size, never throwing.
- * Writing goes through connect's private writes (ConnectTools), never through here.
+ * Writing goes through connect's private writes (ConnectTools): `writePlanEntry` only hands them the plan.
  */
 import { readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { parseLenientObject, type JsonObject } from '../util/lenient-json.js';
+import type { ConnectContext } from './adapter.js';
 
 /** Larger than any settings file a user writes by hand; a bigger one is not read. */
 const SETTINGS_MAX_BYTES = 1024 * 1024;
@@ -96,3 +97,10 @@ export function refusalWords(s: unknown, max = 300): string {
 
 /** How hosts phrase an approval rule's refusal. */
 export const REFUSAL_WORDS = /\b(denied|deny|declined|rejected|reject|not allowed|disallowed|requires approval|approval policy|permission|refused|blocked by policy|policy)\b/i;
+
+/** Writes the connect plan's one JSON entry into the host's settings file (a private write) and says so. */
+export function writePlanEntry({ plan, tools }: Pick<ConnectContext, 'plan' | 'tools'>, file: string): void {
+  const w = plan.writes[0]!.json!;
+  tools.mergeJson(file, (c) => setAt(c, w.path, w.value));
+  tools.out(`wrote ${plan.server} into ${file} (mode 600)`);
+}

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { hostInfo } from '../../../shared/hosts.js';
 import type { HostAdapter, HostTranscriptEntry, JsonObject, RunHome, UsageState } from './adapter.js';
-import { bearerOf, getAt, homeOf, isOtherRoomServer, readJsonLoose, recordOf, REFUSAL_WORDS, refusalWords, setAt } from './files.js';
+import { REFUSAL_WORDS, bearerOf, getAt, homeOf, isOtherRoomServer, readJsonLoose, recordOf, refusalWords, writePlanEntry } from './files.js';
 
 const info = hostInfo('opencode')!;
 
@@ -135,9 +135,7 @@ export const opencodeAdapter: HostAdapter = {
   ],
   async register({ plan, env, tools }) {
     const file = opencodeConfigFile(env);
-    const w = plan.writes[0]!.json!;
-    tools.mergeJson(file, (c) => setAt(c, w.path, w.value));
-    tools.out(`wrote ${plan.server} into ${file} (mode 600)`);
+    writePlanEntry({ plan, tools }, file);
     const model = userConfigs(env).some((c) => typeof c.model === 'string' && c.model.includes('/'));
     return model ? undefined : `opencode has no model for headless runs: set "model": "provider/model" in ${file} (and the provider), then connect again`;
   },
