@@ -115,6 +115,9 @@ const common = {
   testTimeout: 60_000,
   hookTimeout: 60_000,
   pool: 'forks',
+  // Every answer of a route with a contract is checked against it (usecase/define.ts): a contract
+  // that says what the server does not send fails the test that called the route.
+  env: { AGENT_ROOMS_CHECK_ANSWERS: '1' },
 } as const;
 
 export default defineConfig({

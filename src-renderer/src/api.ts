@@ -139,9 +139,21 @@ function authHeaders(): Record<string, string> {
   return token ? { authorization: `Bearer ${token}` } : {};
 }
 
-export async function api<T>(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<ApiResult<T>> {
+/** The full URL of a path of this server (an event stream, a download link the browser opens). */
+export function apiUrl(path: string): string {
+  return config.baseUrl + path;
+}
+
+/** How a call is sent: `session`, it is about the window's session (its contract's `session`; shared/contracts/contract.ts). */
+export interface CallOptions {
+  session?: 'identity' | 'ticket';
+}
+
+/** One request (the typed client, client.ts, calls this for every endpoint). */
+export async function api<T>(method: string, path: string, body?: unknown, signal?: AbortSignal, opts: CallOptions = {}): Promise<ApiResult<T>> {
+  const session = opts.session ?? (path === '/v1/events/ticket' ? 'ticket' : path.startsWith('/v1/ui/') || path === '/v1/me' ? 'identity' : undefined);
   // The events ticket and sign-in/out still go out while offline: reconnecting needs a fresh ticket.
-  const refused = method === 'GET' || path === '/v1/events/ticket' || path.startsWith('/v1/ui/') ? undefined : offlineRefusal();
+  const refused = method === 'GET' || session ? undefined : offlineRefusal();
   if (refused) return { ok: false, status: 0, error: refused };
   let res: Response;
   try {
@@ -170,7 +182,7 @@ export async function api<T>(method: string, path: string, body?: unknown, signa
     }
   }
   if (res.ok) return { ok: true, status: res.status, data: parsed as T };
-  if (res.status === 401 && path !== '/v1/me' && !path.startsWith('/v1/ui/')) onUnauthenticated();
+  if (res.status === 401 && session !== 'identity') onUnauthenticated();
   const e = (parsed as { error?: Partial<ApiError> } | undefined)?.error;
   return {
     ok: false,

@@ -5,6 +5,7 @@ import type { Core, CorePorts, RoomStanding } from '../core.js';
 import type { Owner } from '../auth/callers.js';
 import { parseWith } from './validate.js';
 import { sameOrigin } from './guard.js';
+import type { ParamNames } from '../../../shared/contracts/route-path.js';
 
 /** Who may call a route: any signed-in owner (default), the primary owner only, or anyone (the route authenticates itself). */
 export type RouteAuth = 'owner' | 'primary' | 'public';
@@ -15,12 +16,8 @@ export type RoomAccess = 'member' | 'admin';
 /** The room a `room:` route acts on, as the router found it. */
 export type RouteRoom = RoomStanding;
 
-/** The names of a path's `:params`: `/v1/rooms/:id/tasks/:taskId` gives `'id' | 'taskId'`. */
-export type ParamNames<P extends string> = P extends `${string}:${infer K}/${infer Rest}`
-  ? K | ParamNames<`/${Rest}`>
-  : P extends `${string}:${infer K}`
-    ? K
-    : never;
+/** The names of a path's `:params` (shared/contracts/route-path.ts). */
+export type { ParamNames };
 
 interface BaseContext<P extends string> {
   core: Core;

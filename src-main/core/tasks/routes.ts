@@ -1,8 +1,8 @@
 import type { Core } from '../core.js';
 import { defineRoute, Status } from '../http/router.js';
-import { cancelTask, reassignTask, retryTask } from './service.js';
-import { archiveTaskUseCase, createTaskUseCase, readBoardUseCase, readTaskUseCase, releaseTaskUseCase, taskHistoryUseCase, updateTaskUseCase } from './use-cases.js';
-import { reassignTaskBody, retryTaskBody } from './schemas.js';
+import { retryTask } from './service.js';
+import { archiveTaskUseCase, cancelTaskUseCase, reassignTaskUseCase, createTaskUseCase, readBoardUseCase, readTaskUseCase, releaseTaskUseCase, taskHistoryUseCase, updateTaskUseCase } from './use-cases.js';
+import { retryTaskBody } from './schemas.js';
 import { withTaskActions } from './rules.js';
 
 /** A /v1 task record with what the owner calling may do with it now (docs/tasks.md). */
@@ -22,19 +22,8 @@ export const taskRoutes = [
   readTaskUseCase.route,
   taskHistoryUseCase.route,
   updateTaskUseCase.route,
-  defineRoute({
-    method: 'POST',
-    path: '/v1/rooms/:id/tasks/:taskId/assign',
-    room: 'member',
-    body: reassignTaskBody,
-    handler: ({ core, owner, params }, { body }) => withActions(core.db, owner.owner_id, reassignTask(core, { kind: 'human', ownerId: owner.owner_id }, { room: params.id, taskId: params.taskId, assignee: body.assignee })),
-  }),
-  defineRoute({
-    method: 'POST',
-    path: '/v1/rooms/:id/tasks/:taskId/cancel',
-    room: 'member',
-    handler: ({ core, owner, params }) => withActions(core.db, owner.owner_id, cancelTask(core, { kind: 'human', ownerId: owner.owner_id }, { room: params.id, taskId: params.taskId })),
-  }),
+  reassignTaskUseCase.route,
+  cancelTaskUseCase.route,
   releaseTaskUseCase.route,
   archiveTaskUseCase.route,
   defineRoute({

@@ -1,5 +1,6 @@
 import { defineUseCase } from '../usecase/define.js';
-import { archiveTask, createTask, leaseHandles, readBoard, releaseTask, requireTask, updateTask } from './service.js';
+import { contracts } from '../../../shared/contracts/index.js';
+import { archiveTask, cancelTask, createTask, reassignTask, leaseHandles, readBoard, releaseTask, requireTask, updateTask } from './service.js';
 import { depsOf, LEASE_STALE_MS, openDepsOf, toRecord } from './store.js';
 import { BOARD_LIMIT_HTTP, BOARD_TASK_BUDGET, statusTotals } from './board.js';
 import { boardWithActions, withTaskActions } from './rules.js';
@@ -231,4 +232,20 @@ export const taskHistoryUseCase = defineUseCase({
     query: taskHistoryQuery,
     input: ({ params, query }) => ({ task_id: params.taskId, ...(query as z.output<typeof taskHistoryQuery>) }),
   },
+});
+
+// ---- what humans alone do with a task of the room `:id` (the service checks it is of that room) ----
+
+/** Gives the task to another agent of the room (a human's right to reassign, tasks/rules.ts). */
+export const reassignTaskUseCase = defineUseCase({
+  room: 'member',
+  route: { contract: contracts.tasks.assign },
+  handler: (ctx, { params, body }) => shownTo(ctx, reassignTask(ctx.core, ctx.caller, { room: params.id, taskId: params.taskId, assignee: body.assignee })),
+});
+
+/** Cancels an unfinished task. */
+export const cancelTaskUseCase = defineUseCase({
+  room: 'member',
+  route: { contract: contracts.tasks.cancel },
+  handler: (ctx, { params }) => shownTo(ctx, cancelTask(ctx.core, ctx.caller, { room: params.id, taskId: params.taskId })),
 });

@@ -3,6 +3,10 @@ import type { Core } from '../core.js';
 import { defineTool, type ToolAnnotations, type ToolContext, type ToolDef } from '../mcp/tool.js';
 import { defineRoute, Status, type ParamNames, type RoomAccess, type Route, type RouteContext } from '../http/router.js';
 import type { ScopeName } from '../../../shared/scopes.js';
+import type { Owner } from '../auth/callers.js';
+import type { AnswerOf, Endpoint, ParamsOf } from '../../../shared/contracts/contract.js';
+import { noContent as noContentSchema } from '../../../shared/contracts/contract.js';
+import { AppError } from '../errors/app-error.js';
 
 /**
  * One use case, declared once: its input and output schemas, who may call it, and a handler
@@ -11,7 +15,10 @@ import type { ScopeName } from '../../../shared/scopes.js';
  */
 
 /** Who calls, whatever the transport: an agent through MCP (its live instance is the session) or a human owner through /v1. */
-export type Caller = { kind: 'agent'; plate: string; ownerId: string; sessionId: string } | { kind: 'human'; ownerId: string };
+export type Caller =
+  | { kind: 'agent'; plate: string; ownerId: string; sessionId: string }
+  /** `owner`: the signed-in owner's record, always there on /v1 (services that name a human caller themselves give only the id). */
+  | { kind: 'human'; ownerId: string; owner?: Owner };
 
 /** The room a use case acts on, as the adapter's check found it: a human's role there; agents have none. */
 export interface UseCaseRoom {
@@ -24,8 +31,6 @@ export interface UseCaseContext {
   core: Core;
   caller: Caller;
   room?: UseCaseRoom;
-  /** The answer leaves over the network from this event-loop turn: writes that start nothing may follow it (db/open.ts `writeBehind`). */
-  writeBehind?: boolean;
 }
 
 /** The generated tool: its MCP face, kept exactly as listed (`tools/list` is a contract). */
@@ -42,35 +47,47 @@ export interface ToolSide<O> {
 }
 
 /** Where a route reads the use case's input: `params` from the path, the parsed `body` and `query`. */
-export interface RouteInputs<P extends string> {
-  params: { [K in ParamNames<P>]: string };
+export interface RouteInputs<P extends string, E extends Endpoint = Endpoint> {
+  params: { [K in ParamNames<P>]: string } & ParamsOf<E>;
   body: unknown;
   query: unknown;
 }
 
-/** The generated route: method, path and how the request maps to the input. */
-export interface RouteSide<P extends string, I, O> {
-  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-  path: P;
+/** A route's own checks that are not part of its wire face. */
+interface RouteChecks {
+  /** `'same'`: a present Origin must be this server (403 `cross_origin`): sign-in and sign-out, which change who the browser is. */
+  origin?: 'same';
+  /** With the contract's `auth: 'primary'`: the refusal's message for other owners, when it can say where to go instead. */
+  notPrimary?: string;
+}
+
+/** The generated route: its contract (shared/contracts/) and how the request maps to the input. */
+export interface RouteSide<P extends string, E extends Endpoint, I, O> extends RouteChecks {
+  /** The endpoint's wire face: method, path, body, query, answer and auth come from it. */
+  contract?: E;
+  /** @deprecated while use cases move to contracts: the route's method without one. */
+  method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  /** @deprecated while use cases move to contracts: the route's path without one. */
+  path?: P;
   /**
-   * The JSON body's schema. Default for POST, PUT and PATCH: the input without `room` (the path's
-   * `:id` gives it), so the tool and the route check the same fields with the same rules.
+   * The JSON body's schema, without a contract. Default for POST, PUT and PATCH: the input without
+   * `room` (the path's `:id` gives it), so the tool and the route check the same fields with the same rules.
    */
   body?: z.ZodType | null;
-  /** The query string's schema (strings; coerce numbers). */
+  /** The query string's schema without a contract (strings; coerce numbers). */
   query?: z.ZodType;
   /** Builds the input from the request. Default: the body's fields, with `room` from `:id`. */
-  input?: (req: RouteInputs<P>) => I;
-  /** The success status: a number (default 200) or chosen from the output (e.g. 200 for a replay, 201 for a creation). */
+  input?: (req: RouteInputs<P, E>) => I;
+  /** The success status chosen from the output (e.g. 200 for a replay, 201 for a creation); default the contract's (200). */
   status?: number | ((out: O) => number);
-  /** The response body, when the route shows the output differently (default: as is). */
-  present?: (out: O, ctx: UseCaseContext & { input: I }) => unknown;
+  /** The response body, when the route shows the output differently (default: as is): the contract's answer. */
+  present?: (out: O, ctx: UseCaseContext & { input: I }) => AnswerOf<E>;
 }
 
 /** A use case's room rule (`UseCaseSpec.room`). */
 export type UseCaseAccess = RoomAccess | 'record';
 
-export interface UseCaseSpec<I extends z.ZodObject, O extends z.ZodType, P extends string> {
+export interface UseCaseSpec<I extends z.ZodObject, O extends z.ZodType, P extends string, E extends Endpoint> {
   /** The input, caller-neutral: a room use case names its room in `room`. */
   input: I;
   /** The output: the tool's `outputSchema`, the route's response type. */
@@ -89,7 +106,39 @@ export interface UseCaseSpec<I extends z.ZodObject, O extends z.ZodType, P exten
   /** Decides, writes in one transaction of its own and emits its events after commit. */
   handler: (ctx: UseCaseContext, input: z.output<I>) => z.input<O>;
   tool?: ToolSide<z.input<O>>;
-  route?: RouteSide<P, z.output<I>, z.input<O>>;
+  route?: RouteSide<P, E, z.output<I>, z.input<O>>;
+}
+
+/** What a human-only use case's handler reads: the path's parameters, the parsed body and query (as its contract declares them). */
+export interface EndpointRequest<E extends Endpoint> {
+  params: ParamsOf<E>;
+  body: E['body'] extends z.ZodType ? z.output<E['body']> : Record<string, never>;
+  query: E['query'] extends z.ZodType ? z.output<E['query']> : Record<string, never>;
+}
+
+/** A public endpoint's context (the contract's `auth: 'public'`): nobody signed in; the use case checks the credential it is given. */
+export type PublicUseCaseContext = Omit<UseCaseContext, 'caller'> & { caller?: undefined };
+
+/** A signed-in owner calling through /v1. */
+export type HumanCaller = { kind: 'human'; ownerId: string; owner: Owner };
+
+/** What a human-only use case's handler knows: the human calling, or nobody on a public endpoint. */
+export type EndpointContext<E extends Endpoint> = E['auth'] extends 'public' ? PublicUseCaseContext : Omit<UseCaseContext, 'caller'> & { caller: HumanCaller };
+
+/**
+ * A use case only humans call, through /v1 (no tool): its contract gives its input, so it
+ * declares no schema of its own; the handler reads the request as the contract parsed it.
+ */
+export interface EndpointUseCaseSpec<E extends Endpoint> {
+  /** The human must be a member (or admin) of the room `:id` (404 / 403 otherwise); the handler gets it in `ctx.room`. */
+  room?: RoomAccess;
+  route: RouteChecks & {
+    contract: E;
+    /** The success status chosen from the answer; default the contract's (200). */
+    status?: (out: AnswerOf<E>) => number;
+  };
+  /** Decides, writes in one transaction of its own and emits its events after commit. */
+  handler: (ctx: EndpointContext<E>, req: EndpointRequest<E>) => AnswerOf<E> | Promise<AnswerOf<E>>;
 }
 
 /** A declared use case: its handler (for services and tests) and the adapters it yields. */
@@ -104,21 +153,71 @@ export interface UseCase<I extends z.ZodObject = z.ZodObject, O extends z.ZodTyp
   route: Route;
 }
 
+/** A declared human-only use case: its handler and its route. */
+export interface EndpointUseCase<E extends Endpoint = Endpoint> {
+  contract: E;
+  room?: RoomAccess;
+  run: (ctx: EndpointContext<E>, req: EndpointRequest<E>) => AnswerOf<E> | Promise<AnswerOf<E>>;
+  route: Route;
+}
+
 function omitRoom(input: z.ZodObject): z.ZodObject {
   return 'room' in input.shape ? input.omit({ room: true }) : input;
 }
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 
+/**
+ * With AGENT_ROOMS_CHECK_ANSWERS=1 (the test suite, vitest.config.ts), every answer of a route
+ * with a contract is checked against the contract's output schema, so a contract that says
+ * something the server does not send fails the test that called it (docs/architecture.md "Contracts").
+ */
+const CHECK_ANSWERS = process.env.AGENT_ROOMS_CHECK_ANSWERS === '1';
+
+function checkedAnswer(contract: Endpoint, shown: unknown): unknown {
+  if (!CHECK_ANSWERS || contract.answer === 'stream') return shown;
+  const r = (contract.answer === 'empty' ? noContentSchema : contract.output).safeParse(shown);
+  if (!r.success) {
+    const where = r.error.issues.slice(0, 5).map((i) => `${i.path.join('.') || '(answer)'}: ${i.message}`);
+    throw new AppError('INTERNAL', `${contract.method} ${contract.path} answered outside its contract: ${where.join('; ')}`);
+  }
+  return shown;
+}
+
+/** Sends a result as its status says: 200 as is, 204 for an empty answer, another status wrapped. */
+function answer(status: number, shown: unknown): unknown {
+  if (status === 204) return undefined;
+  return status === 200 ? shown : new Status(status, shown);
+}
+
+/** Finishes a result that may be a promise (a handler that waits on git or the disk) with `f`. */
+function then<T, R>(result: T | Promise<T>, f: (t: T) => R): R | Promise<R> {
+  return result instanceof Promise ? result.then(f) : f(result);
+}
+
+function callerOf(ctx: RouteContext<string, 'owner', RoomAccess | undefined>): Caller | undefined {
+  const owner = (ctx as { owner?: Owner }).owner;
+  return owner ? { kind: 'human', ownerId: owner.owner_id, owner } : undefined;
+}
+
+function roomOf(ctx: RouteContext<string, 'owner', RoomAccess | undefined>): UseCaseRoom | undefined {
+  const checked = (ctx as { room?: { id: string; role: RoomAccess } }).room;
+  return checked ? { id: checked.id, role: checked.role } : undefined;
+}
+
+/** Declares a human-only use case from its contract (no tool: agents do not call it). */
+export function defineUseCase<E extends Endpoint>(spec: EndpointUseCaseSpec<E>): EndpointUseCase<E>;
 /** Declares a use case; `tool` and `route` are its generated adapters (each is there when its side is declared). */
-export function defineUseCase<I extends z.ZodObject, O extends z.ZodType, const P extends string = string>(
-  spec: UseCaseSpec<I, O, P>,
-): UseCase<I, O> & { tool: O extends z.ZodObject ? ToolDef : never } {
+export function defineUseCase<I extends z.ZodObject, O extends z.ZodType, const P extends string = string, E extends Endpoint = Endpoint>(
+  spec: UseCaseSpec<I, O, P, E>,
+): UseCase<I, O> & { tool: O extends z.ZodObject ? ToolDef : never };
+export function defineUseCase(spec: UseCaseSpec<z.ZodObject, z.ZodType, string, Endpoint> | EndpointUseCaseSpec<Endpoint>): unknown {
+  if (!('input' in spec)) return defineEndpointUseCase(spec);
   const inRoom = spec.room === 'member' || spec.room === 'admin';
   if (inRoom && !('room' in spec.input.shape)) throw new Error('a room use case names its room in its input (`room`)');
   if (spec.room === 'admin' && spec.tool) throw new Error('an admin-only use case has no tool: room admins are humans');
   const run = spec.handler;
-  const out = { input: spec.input, output: spec.output, room: spec.room, run } as UseCase<I, O>;
+  const out = { input: spec.input, output: spec.output, room: spec.room, run } as UseCase;
   if (spec.tool) {
     const t = spec.tool;
     out.tool = defineTool({
@@ -132,40 +231,72 @@ export function defineUseCase<I extends z.ZodObject, O extends z.ZodType, const 
       ...(inRoom ? { room: 'member' as const } : {}),
       input: spec.input,
       output: t.output ?? (spec.output as unknown as z.ZodObject),
-      handler: (ctx: ToolContext, args: z.output<I>) => {
+      handler: (ctx: ToolContext, args: Record<string, unknown>) => {
         const caller: Caller = { kind: 'agent', plate: ctx.agent.plate, ownerId: ctx.agent.ownerId, sessionId: ctx.sessionId };
         const room = inRoom ? { id: (args as { room: string }).room } : undefined;
-        const result = run({ core: ctx.core, caller, room, writeBehind: ctx.writeBehind }, args);
+        const result = run({ core: ctx.core, caller, room }, args);
         return (t.present ? t.present(result, ctx) : result) as never;
       },
     });
   }
   if (spec.route) {
     const r = spec.route;
-    if (spec.room && !r.path.includes('/:id')) throw new Error(`use case route ${r.method} ${r.path}: a room use case takes its room from :id`);
-    const body = r.body === null ? undefined : (r.body ?? (BODY_METHODS.has(r.method) ? omitRoom(spec.input) : undefined));
+    const c = r.contract;
+    const method = c?.method ?? r.method;
+    const path = c?.path ?? r.path;
+    if (!method || !path) throw new Error('a use case route names its contract');
+    if (spec.room && !path.includes('/:id')) throw new Error(`use case route ${method} ${path}: a room use case takes its room from :id`);
+    const body = c
+      ? c.body
+      : r.body === null
+        ? undefined
+        : (r.body ?? (BODY_METHODS.has(method) ? omitRoom(spec.input) : undefined));
     const toInput =
       r.input ??
-      ((req: RouteInputs<P>) =>
-        ({ ...(req.body as object), ...(inRoom ? { room: (req.params as Record<string, string>).id } : {}) }) as z.output<I>);
+      ((req: RouteInputs<string>) => ({ ...(req.body as object), ...(inRoom ? { room: (req.params as Record<string, string>).id } : {}) }));
     out.route = defineRoute({
-      method: r.method,
-      path: r.path,
+      method,
+      path,
+      ...(c?.auth ? { auth: c.auth as 'owner' } : {}),
+      ...(r.notPrimary ? { notPrimary: r.notPrimary } : {}),
+      ...(r.origin ? { origin: r.origin } : {}),
       // A record's route checks the human is in `:id`, as a room route does; the service matches the record to it.
       room: spec.room === 'record' ? 'member' : spec.room,
       body,
-      query: r.query,
+      query: c ? c.query : r.query,
       handler: (ctx: RouteContext<string, 'owner', RoomAccess | undefined>, parsed: { body: unknown; query: unknown }) => {
-        const input = toInput({ params: ctx.params as RouteInputs<P>['params'], body: parsed.body, query: parsed.query });
-        const checked = (ctx as { room?: { id: string; role: RoomAccess } }).room;
-        const room = checked ? { id: checked.id, role: checked.role } : undefined;
-        const uc: UseCaseContext = { core: ctx.core, caller: { kind: 'human', ownerId: ctx.owner.owner_id }, room };
+        const input = toInput({ params: ctx.params as RouteInputs<string>['params'], body: parsed.body, query: parsed.query });
+        const uc: UseCaseContext = { core: ctx.core, caller: callerOf(ctx)!, room: roomOf(ctx) };
         const result = run(uc, input);
-        const status = typeof r.status === 'function' ? r.status(result) : (r.status ?? 200);
+        const status = typeof r.status === 'function' ? r.status(result) : (r.status ?? c?.status ?? (c?.answer === 'empty' ? 204 : 200));
         const shown = r.present ? r.present(result, { ...uc, input }) : result;
-        return status === 200 ? shown : new Status(status, shown);
+        return answer(status, c ? checkedAnswer(c, shown) : shown);
       },
     });
   }
-  return out as UseCase<I, O> & { tool: O extends z.ZodObject ? ToolDef : never };
+  return out;
+}
+
+function defineEndpointUseCase(spec: EndpointUseCaseSpec<Endpoint>): EndpointUseCase {
+  const c = spec.route.contract;
+  if (spec.room && !c.path.includes('/:id')) throw new Error(`use case route ${c.method} ${c.path}: a room use case takes its room from :id`);
+  const route = defineRoute({
+    method: c.method,
+    path: c.path,
+    ...(c.auth ? { auth: c.auth as 'owner' } : {}),
+    ...(spec.route.notPrimary ? { notPrimary: spec.route.notPrimary } : {}),
+    ...(spec.route.origin ? { origin: spec.route.origin } : {}),
+    room: spec.room,
+    body: c.body,
+    query: c.query,
+    handler: (ctx: RouteContext<string, 'owner', RoomAccess | undefined>, parsed: { body: unknown; query: unknown }) => {
+      const uc = { core: ctx.core, caller: callerOf(ctx), room: roomOf(ctx) } as EndpointContext<Endpoint>;
+      const req = { params: ctx.params, body: parsed.body, query: parsed.query } as EndpointRequest<Endpoint>;
+      return then(spec.handler(uc, req), (shown) => {
+        const status = spec.route.status ? spec.route.status(shown) : (c.status ?? (c.answer === 'empty' ? 204 : 200));
+        return answer(status, checkedAnswer(c, shown));
+      });
+    },
+  });
+  return { contract: c, room: spec.room, run: spec.handler, route };
 }

@@ -1,0 +1,16 @@
+import { z } from 'zod';
+
+/**
+ * What a /v1 record says its caller may do with it now (docs/contract.md "Allowed actions"):
+ * `allowed_actions`, and `denied_actions` naming each act the record's state allows but this
+ * caller may not, with a stable `code` and the `message` to show. A contract's record that
+ * carries them declares both, required: a route that forgets them fails its contract.
+ */
+
+export const refusal = z.object({ code: z.string(), message: z.string() });
+
+/** A record with the acts of `acts` its caller may and may not do. */
+export function withActions<S extends z.ZodObject, const A extends readonly [string, ...string[]]>(record: S, acts: A) {
+  const act = z.enum(acts);
+  return record.extend({ allowed_actions: z.array(act), denied_actions: z.partialRecord(act, refusal) });
+}
