@@ -76,7 +76,7 @@ export interface RouteSide<P extends string, E extends Endpoint, I, O> extends R
   body?: z.ZodType | null;
   /** The query string's schema without a contract (strings; coerce numbers). */
   query?: z.ZodType;
-  /** Builds the input from the request. Default: the body's fields, with `room` from `:id`. */
+  /** Builds the input from the request. Default: the query's and body's fields and the path's parameters (`room` from `:id`, `task_id` from `:taskId`). */
   input?: (req: RouteInputs<P, E>) => I;
   /** The success status chosen from the output (e.g. 200 for a replay, 201 for a creation); default the contract's (200). */
   status?: number | ((out: O) => number);
@@ -184,6 +184,24 @@ function checkedAnswer(contract: Endpoint, shown: unknown): unknown {
   return shown;
 }
 
+/** `taskId` → `task_id`: a path parameter's name as the input names it. */
+const snake = (k: string) => k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+
+/**
+ * A route's input when it names no `input`: the query's and the body's fields, and the path's
+ * parameters under the input's names (`:taskId` is `task_id`); `:id` is the room of a room use case
+ * (`room`), and of a record's use case only the route's check (the handler gets it as `ctx.room`).
+ */
+function defaultInput(req: RouteInputs<string>, inRoom: boolean): Record<string, unknown> {
+  const params: Record<string, string> = {};
+  for (const [k, v] of Object.entries(req.params as Record<string, string>)) {
+    if (k === 'id') {
+      if (inRoom) params.room = v;
+    } else params[snake(k)] = v;
+  }
+  return { ...(req.query as object), ...(req.body as object), ...params };
+}
+
 /** Sends a result as its status says: 200 as is, 204 for an empty answer, another status wrapped. */
 function answer(status: number, shown: unknown): unknown {
   if (status === 204) return undefined;
@@ -251,9 +269,7 @@ export function defineUseCase(spec: UseCaseSpec<z.ZodObject, z.ZodType, string, 
       : r.body === null
         ? undefined
         : (r.body ?? (BODY_METHODS.has(method) ? omitRoom(spec.input) : undefined));
-    const toInput =
-      r.input ??
-      ((req: RouteInputs<string>) => ({ ...(req.body as object), ...(inRoom ? { room: (req.params as Record<string, string>).id } : {}) }));
+    const toInput = r.input ?? ((req: RouteInputs<string>) => defaultInput(req, inRoom));
     out.route = defineRoute({
       method,
       path,
