@@ -8,6 +8,8 @@ import type { SigningKey } from './auth/keys.js';
 import type { LoopCount } from './util/repeat.js';
 import type { AgentIdentity, Owner } from './auth/callers.js';
 import type { Presence, PushResult, TaskChanges } from '../../shared/api-types.js';
+import type { z } from 'zod';
+import type { worktreeRecord } from '../../shared/schemas/tasks.js';
 
 export interface CoreConfig {
   home: string;
@@ -100,13 +102,8 @@ export interface TaskWakePort {
   recordWorktree(db: Db, taskId: string, change: { worktree: WorktreeInfo | null; reason: string | null } | { removed: true }): void;
 }
 
-/** A task's git worktree (docs/worktrees.md): its folder, its branch, and the base it was made from. */
-export interface WorktreeInfo {
-  path: string;
-  branch: string;
-  base_branch: string;
-  base_commit: string;
-}
+/** A task's git worktree (docs/worktrees.md): its folder, its branch, and the base it was made from (shared/schemas/tasks.ts). */
+export type WorktreeInfo = z.output<typeof worktreeRecord>;
 
 /** What a run needs to know of its task's worktree, as the tasks capability records it. */
 export interface TaskWorktreeState {

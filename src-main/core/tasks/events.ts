@@ -3,7 +3,8 @@ import { stmt } from '../db/stmt.js';
 import type { Caller } from '../usecase/define.js';
 import { handleOfPlate } from '../agents/handles.js';
 import { getOwner } from '../owners/store.js';
-import type { TASK_EVENT_KINDS } from '../../../shared/schemas/tasks.js';
+import type { z } from 'zod';
+import type { TASK_EVENT_KINDS, taskEvent } from '../../../shared/schemas/tasks.js';
 
 /**
  * A task's history, recorded (docs/tasks.md "History"): every change to a task writes one event
@@ -82,19 +83,8 @@ interface EventRow {
   detail: string | null;
 }
 
-export interface TaskEventRecord {
-  seq: number;
-  at: string;
-  kind: TaskEventKind;
-  actor: { kind: 'human' | 'agent' | 'server'; id: string; handle?: string };
-  from?: string;
-  to?: string;
-  from_handle?: string;
-  to_handle?: string;
-  reason?: string;
-  wake_id?: string;
-  detail?: Record<string, unknown>;
-}
+/** One recorded change as the history shows it (shared/schemas/tasks.ts `taskEvent`). */
+export type TaskEventRecord = z.output<typeof taskEvent>;
 
 /** The kinds whose from/to are agents' plates (named by their handles beside them). */
 const PLATE_ENDS: ReadonlySet<TaskEventKind> = new Set(['reassigned', 'created', 'wake_queued', 'wake_held', 'wake_handled', 'wake_failed']);

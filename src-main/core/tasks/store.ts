@@ -5,6 +5,8 @@ import { recordRenewal, recordTaskEvent, SERVER } from './events.js';
 import { agentHandle, getAgentByPlate } from '../agents/store.js';
 import type { TaskStatus } from './transitions.js';
 import type { TaskWorktreeState, WorktreeInfo } from '../core.js';
+import type { z } from 'zod';
+import type { taskRecord as taskRecordSchema } from '../../../shared/schemas/tasks.js';
 
 /** docs/contract.md "Limits": a doing task whose lease was not renewed for this long is flagged stale. */
 export const LEASE_STALE_MS = 120_000;
@@ -55,38 +57,8 @@ export interface TaskRow {
   changed_paths: string | null;
 }
 
-export interface TaskRecord {
-  task_id: string;
-  room: string;
-  title: string;
-  detail: string | null;
-  definition_of_done: string;
-  assignee: string;
-  assignee_handle: string;
-  order: number | null;
-  depends_on: string[];
-  status: TaskStatus;
-  consent_state: 'auto' | 'accepted';
-  blocked_by: string[];
-  lease: { instance_id: string | null; renewed_at: string | null; stale: boolean };
-  result_ref: string | null;
-  reason: string | null;
-  summary: string | null;
-  artifacts: string[];
-  next: string | null;
-  handoff_notes: string | null;
-  archived: boolean;
-  completed_at: string | null;
-  created_at: string;
-  updated_at: string;
-  /** Present on a retry: the failed task it repeats. */
-  retry_of?: string;
-  /** Present on a follow-up: the done task whose review asked for changes. */
-  follow_up_of?: string;
-  worktree: WorktreeInfo | null;
-  worktree_reason: string | null;
-  merged: { commit: string; at: string; by: string; into: string } | null;
-}
+/** The public task record: what every task tool returns (shared/schemas/tasks.ts `taskRecord`). */
+export type TaskRecord = z.output<typeof taskRecordSchema>;
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
@@ -159,11 +131,8 @@ export function recordChangedPaths(db: Db, id: string, paths: readonly string[])
   return stmt(db, 'UPDATE tasks SET changed_paths = ? WHERE id = ? AND changed_paths IS NOT ?').run(json, id, json).changes === 1;
 }
 
-export interface Overlap {
-  task_id: string;
-  title: string;
-  paths: string[];
-}
+/** Another open task whose branch changes the same files (the record's `overlaps`, /v1 only). */
+export type Overlap = NonNullable<TaskRecord['overlaps']>[number];
 
 /**
  * Open tasks of a room whose branches change the same files (docs/review.md "Overlaps"): per task,

@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { gitFailure, runGit, runGitHead, type GitResult } from './git.js';
 import { WorktreeError } from './service.js';
+import type { z } from 'zod';
+import type { changedFile, changedLine, taskChanges as taskChangesSchema, worktreeRecord } from '../../../shared/schemas/tasks.js';
 
 /**
  * What a task's work changed (docs/worktrees.md, decisions "Changes"): the task's branch and
@@ -13,44 +15,14 @@ import { WorktreeError } from './service.js';
  * event loop: git runs as a child process, and the diff text is parsed in slices.
  */
 
-export interface ChangedLine {
-  kind: 'context' | 'add' | 'del';
-  old?: number;
-  new?: number;
-  text: string;
-}
-
-export interface ChangedHunk {
-  header: string;
-  lines: ChangedLine[];
-}
-
-export interface ChangedFile {
-  path: string;
-  old_path?: string;
-  status: 'added' | 'modified' | 'deleted' | 'renamed';
-  additions: number;
-  deletions: number;
-  binary: boolean;
-  hunks: ChangedHunk[];
-}
-
-export interface Changes {
-  base: { branch: string; commit: string };
-  head: { branch: string; commit: string };
-  uncommitted: boolean;
-  files: ChangedFile[];
-  truncated: boolean;
-  totals: { files: number; additions: number; deletions: number };
-  reason?: string;
-}
-
-export interface TaskWorktree {
-  path: string;
-  branch: string;
-  base_branch: string;
-  base_commit: string;
-}
+/** The records are shared/schemas/tasks.ts's (GET /v1/rooms/:id/tasks/:taskId/changes answers them). */
+export type ChangedLine = z.output<typeof changedLine>;
+export type ChangedFile = z.output<typeof changedFile>;
+export type ChangedHunk = ChangedFile['hunks'][number];
+/** What there is to diff (the route adds the `reservations` in the way beside it). */
+export type Changes = Extract<z.output<typeof taskChangesSchema>, { base: unknown }>;
+/** The task's worktree the changes are read from (shared/schemas/tasks.ts `worktreeRecord`). */
+export type TaskWorktree = z.output<typeof worktreeRecord>;
 
 export const CHANGES_MAX_FILES = 300;
 export const CHANGES_MAX_DIFF_BYTES = 2 * 1024 * 1024;

@@ -5,6 +5,8 @@ import { gitFailure, parseGitVersion, runGit, versionAtLeast, type GitResult } f
 import { isDir, isRepositoryTop, serially, WorktreeError } from './service.js';
 import type { MergeRequest } from '../core.js';
 import { maskUrlUserinfo } from '../util/secret-mask.js';
+import type { z } from 'zod';
+import type { pushResult } from '../../../shared/schemas/tasks.js';
 
 /**
  * A task's branch lands in its base branch in the workspace folder, and goes to a remote
@@ -231,11 +233,8 @@ export interface PushRequest {
   base?: string;
 }
 
-export interface PushResult {
-  remote: string;
-  branch: string;
-  compare_url?: string;
-}
+/** Where the branch went, and a page to open a pull request from (shared/schemas/tasks.ts `pushResult`). */
+export type PushResult = z.output<typeof pushResult>;
 
 /** Masks the token (as given and URL-encoded) and any user:password of a URL in what git printed. */
 export function maskCredentials(s: string, token?: string): string {
