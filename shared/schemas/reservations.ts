@@ -22,6 +22,22 @@ export const reservationRecord = z.object({
   expires_at: z.string(),
 });
 
+/**
+ * A holder in the way of a reservation request (reservations/service.ts `ConflictDto`): reserve_paths'
+ * `conflicts` when it queued (wait), and its CONFLICT error's `details.conflicts` otherwise.
+ * `pattern` is the one asked for, `held_pattern` the holder's.
+ */
+export const reservationConflict = z.object({
+  pattern: z.string(),
+  holder: z.string(),
+  plate: z.string(),
+  held_pattern: z.string(),
+  exclusive: z.boolean(),
+  expires_at: z.string(),
+  reservation_id: z.string(),
+  task_id: z.string().nullable(),
+});
+
 /** How a reservation ended (reservations/service.ts `ReleaseRecordDto`); a force-release keeps the human's reason. */
 export const reservationRelease = z.object({
   reservation_id: z.string(),

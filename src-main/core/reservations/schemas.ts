@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { TTL_MAX_S } from './service.js';
 import { PATH_MAX_CHARS } from './rules.js';
-import { listReservationsOutput, reservationRecord } from '../../../shared/schemas/reservations.js';
+import { listReservationsOutput, reservationConflict, reservationRecord } from '../../../shared/schemas/reservations.js';
 
 // ---- arguments ----
 
@@ -41,20 +41,8 @@ export const forceReleaseBody = z.object({ reason: z.string().min(1).max(500) })
 
 // ---- results ----
 
-// The reservation record and the list are in shared/schemas/reservations.ts (the UI derives its types from them).
+// The reservation record, its conflicts and the list are in shared/schemas/reservations.ts (the UI derives its types from them).
 const reservation = reservationRecord;
-
-/** A holder in the way of a queued request (service.ts `ConflictDto`). */
-const conflict = z.object({
-  pattern: z.string(),
-  holder: z.string(),
-  plate: z.string(),
-  held_pattern: z.string(),
-  exclusive: z.boolean(),
-  expires_at: z.string(),
-  reservation_id: z.string(),
-  task_id: z.string().nullable(),
-});
 
 /** Granted, or (with wait) queued behind the conflicts. */
 export const reservePathsOutput = z.object({
@@ -62,7 +50,7 @@ export const reservePathsOutput = z.object({
   queued: z.boolean().optional(),
   request_id: z.string().optional(),
   reservations: z.array(reservation),
-  conflicts: z.array(conflict).optional(),
+  conflicts: z.array(reservationConflict).optional(),
   context_version: z.number().int(),
 });
 

@@ -8,9 +8,8 @@ import { agentHandle, getAgentByPlate } from '../agents/store.js';
 import { getTaskRow } from '../tasks/store.js';
 import { enqueueWake, mayWake } from '../wakes/store.js';
 import { Budget, conflicts, covers, normalizePattern, Pacer, PAIRS_PER_TURN, parsePath, parsePattern, PatternIndex, type HeldPattern, type ParsedPattern } from './rules.js';
-import type { Reservation } from '../../../shared/api-types.js';
 import type { z } from 'zod';
-import type { reservationRelease } from '../../../shared/schemas/reservations.js';
+import type { reservationConflict, reservationRecord, reservationRelease } from '../../../shared/schemas/reservations.js';
 import {
   deadRows,
   endReservation,
@@ -43,20 +42,11 @@ export interface Holder {
   ownerId: string;
 }
 
-/** A reservation as tools and routes return it: the shared type (shared/api-types.ts). */
-export type ReservationDto = Reservation;
+/** A reservation as tools and routes return it (shared/schemas/reservations.ts `reservationRecord`). */
+export type ReservationDto = z.output<typeof reservationRecord>;
 
-export interface ConflictDto {
-  /** The pattern you asked for. */
-  pattern: string;
-  holder: string;
-  plate: string;
-  held_pattern: string;
-  exclusive: boolean;
-  expires_at: string;
-  reservation_id: string;
-  task_id: string | null;
-}
+/** A holder in the way of a request (shared/schemas/reservations.ts `reservationConflict`). */
+export type ConflictDto = z.output<typeof reservationConflict>;
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
