@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { roomIdArg } from '../rooms/schemas.js';
 import { DECISION_MAX, FOCUS_MAX } from './service.js';
 import { TASK_STATUSES } from '../tasks/transitions.js';
+import { decisionRecord, focusRecord, nullableString } from '../../../shared/schemas/context.js';
 
 // ---- arguments ----
 
@@ -19,13 +20,7 @@ export const decisionBody = z.object({ text: z.string().min(1).max(DECISION_MAX 
 /** GET /v1/rooms/:id/decisions: the newest `limit` (default all, up to 1,000). */
 export const decisionsQuery = z.object({ limit: z.coerce.number().int().min(1).max(1000).optional() });
 
-// ---- results ----
-
-const nullableString = z.string().nullable();
-
-const focus = z.object({ focus: nullableString, set_by: nullableString, updated_at: nullableString });
-
-const decision = z.object({ decision_id: z.string(), text: z.string(), created_by: z.string(), created_at: z.string() });
+// ---- results (the focus and the decisions are in shared/schemas/context.ts: the /v1 routes answer them too) ----
 
 const roster = z.object({
   humans: z.array(z.object({ handle: z.string(), name: z.string(), role: z.enum(['admin', 'member']) })),
@@ -102,11 +97,11 @@ export const roomContextOutput = z.object({
   full: z.boolean().optional(),
   since_version: z.number().int().optional(),
   changed: z.array(z.string()).optional(),
-  focus: focus.optional(),
+  focus: focusRecord.optional(),
   roster: roster.optional(),
   my_tasks: z.array(myTask).optional(),
   handoff: handoff.nullable().optional(),
-  decisions: z.array(decision).optional(),
+  decisions: z.array(decisionRecord).optional(),
   files: z.array(fileRef).optional(),
   files_total: z.number().int().optional(),
   files_next_cursor: nullableString.optional(),

@@ -12,6 +12,8 @@ import { workspaceRow } from '../workspace/store.js';
 import { listFilesPage } from '../files/service.js';
 import { contextReservations } from '../reservations/service.js';
 import { repeat, type StopStep } from '../util/repeat.js';
+import type { z } from 'zod';
+import type { decisionRecord, focusRecord } from '../../../shared/schemas/context.js';
 
 /** docs/contract.md "Limits": the last 1,000 versions of a room's context deltas are kept. */
 export const CONTEXT_HISTORY_VERSIONS = 1000;
@@ -25,11 +27,8 @@ export type ContextClass = (typeof CONTEXT_CLASSES)[number];
 
 // ---- focus and decisions (set by humans) ----
 
-export interface FocusDto {
-  focus: string | null;
-  set_by: string | null;
-  updated_at: string | null;
-}
+/** The room's current focus (shared/schemas/context.ts `focusRecord`). */
+export type FocusDto = z.output<typeof focusRecord>;
 
 export function getFocus(db: Db, roomId: string): FocusDto {
   const r = stmt(db, 'SELECT focus, set_by, updated_at FROM room_focus WHERE room_id = ?').get(roomId) as
@@ -59,12 +58,8 @@ export function setFocus(core: Core, roomId: string, ownerId: string, focus: str
   return getFocus(db, roomId);
 }
 
-export interface DecisionDto {
-  decision_id: string;
-  text: string;
-  created_by: string;
-  created_at: string;
-}
+/** A durable decision (shared/schemas/context.ts `decisionRecord`). */
+export type DecisionDto = z.output<typeof decisionRecord>;
 
 interface DecisionRow {
   seq: number;
