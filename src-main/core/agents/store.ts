@@ -4,7 +4,8 @@ import { defineMemo, recall } from '../db/watch.js';
 import { newId, newSecret, randomBase32, sha256Hex, slugify } from '../util/ids.js';
 import { AppError, invalid } from '../errors/app-error.js';
 import { maskToScopes } from '../../../shared/scopes.js';
-import type { Agent } from '../../../shared/api-types.js';
+import type { z } from 'zod';
+import type { agentRecord } from '../../../shared/schemas/agents.js';
 import { getOwner, ownerHandle } from '../owners/store.js';
 
 export interface AgentRow {
@@ -20,8 +21,8 @@ export interface AgentRow {
   owner_name: string;
 }
 
-/** An agent as the human API shows it: the shared contract the UI reads. */
-export type AgentDto = Agent;
+/** An agent as the human API shows it (shared/schemas/agents.ts `agentRecord`, which the UI reads too). */
+export type AgentDto = z.output<typeof agentRecord>;
 
 type AgentColumns = Omit<AgentRow, 'owner_slug' | 'owner_name'>;
 

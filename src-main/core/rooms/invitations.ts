@@ -5,6 +5,8 @@ import { stmt } from '../db/stmt.js';
 import { AppError } from '../errors/app-error.js';
 import { ownerHandle } from '../owners/store.js';
 import { getRoom, roomDto, touchRoom, trustMode, type RoomRole } from './store.js';
+import type { z } from 'zod';
+import type { invitationRecord } from '../../../shared/schemas/rooms.js';
 
 /**
  * Invitations (docs/needs-you.md "Invitations", docs/security.md): a human that another owner
@@ -40,12 +42,8 @@ export function invitedRoomsOf(db: Db, ownerId: string): string[] {
 /** At most this many invitations are listed (newest first): another owner's 2,000 rooms are one bounded page. */
 export const INVITATIONS_PAGE = 100;
 
-export interface InvitationRecord {
-  room: { room_id: string; name: string };
-  role: RoomRole;
-  invited_by: { owner_id: string; name: string; handle: string } | null;
-  invited_at: string;
-}
+/** A room another owner added the caller to, waiting for Accept or Decline (shared/schemas/rooms.ts `invitationRecord`). */
+export type InvitationRecord = z.output<typeof invitationRecord>;
 
 /** The caller's open invitations, newest first, with how many there are in all. */
 export function invitationsOf(db: Db, ownerId: string, limit = INVITATIONS_PAGE): { invitations: InvitationRecord[]; total: number } {

@@ -6,6 +6,8 @@ import { AppError, invalid } from '../errors/app-error.js';
 import { getAgentByPlate, agentHandle, platesOfOwner } from '../agents/store.js';
 import { ownerHandle } from '../owners/store.js';
 import { leavePermission } from './rules.js';
+import type { z } from 'zod';
+import type { roomRecord } from '../../../shared/schemas/rooms.js';
 
 export type RoomRole = 'admin' | 'member';
 
@@ -27,7 +29,10 @@ export type RoomKind = 'room' | 'test';
 /** The name the test room is created with; it is found by its owner and kind, never by this name. */
 export const TEST_ROOM_NAME = 'Test wakes';
 
-export function roomDto(db: Db, r: RoomRow) {
+/** A room as tools show it (shared/schemas/rooms.ts `roomRecord`). */
+export type RoomDto = z.output<typeof roomRecord>;
+
+export function roomDto(db: Db, r: RoomRow): RoomDto {
   return {
     room_id: r.id,
     name: r.name,
@@ -38,7 +43,6 @@ export function roomDto(db: Db, r: RoomRow) {
     created_at: new Date(r.created_at).toISOString(),
   };
 }
-export type RoomDto = ReturnType<typeof roomDto>;
 
 export function getRoom(db: Db, roomId: string): RoomRow | undefined {
   return stmt(db, 'SELECT * FROM rooms WHERE id = ?').get(roomId) as RoomRow | undefined;
