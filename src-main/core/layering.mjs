@@ -41,7 +41,8 @@ export const INFRASTRUCTURE = {
   evidence: ['(base)', 'errors', 'util', 'db'],
   idempotency: ['errors', 'util', 'db'],
   http: ['(base)', 'errors', 'util', 'auth', 'evidence'],
-  mcp: ['(base)', 'errors', 'util', 'auth', 'evidence', 'http'],
+  // db: whether a call's answer leaves over HTTP this turn (db/open.ts answerLeavesThisTurn), a fact of the connection's writes.
+  mcp: ['(base)', 'errors', 'util', 'db', 'auth', 'evidence', 'http'],
   usecase: ['(base)', 'errors', 'util', 'auth', 'evidence', 'http', 'mcp'],
 };
 

@@ -8,7 +8,7 @@ import { primaryOwner } from '../../src-main/core/owners/store.js';
 import { createAgent, agentHandle } from '../../src-main/core/agents/store.js';
 import { addAgent, createRoom } from '../../src-main/core/rooms/store.js';
 import { ALL_SCOPES_MASK } from '../../shared/scopes.js';
-import { BUSY_SPELL_MS, flushWritesBehind, immediate, openDb, type Db } from '../../src-main/core/db/open.js';
+import { answerLeavesThisTurn, BUSY_SPELL_MS, flushWritesBehind, immediate, openDb, type Db } from '../../src-main/core/db/open.js';
 import { sendMessage, type Sender } from '../../src-main/core/messages/service.js';
 import { writeParkedLeftBehind, type ParkedDelivery } from '../../src-main/core/messages/parked.js';
 import { addInboxItem } from '../../src-main/core/inbox/store.js';
@@ -20,7 +20,7 @@ import type { Core } from '../../src-main/core/core.js';
  * nothing (inbox items, wakes parked for pull) is answered once the message is committed, and
  * those rows follow in the next write transaction of the same turn, with the ids the answer
  * reported. Over MCP (the real server, the official client) a reader never sees the gap; in
- * process (the service called with `writeBehind`, as the MCP endpoint calls it) the order of
+ * process (the service called inside `answerLeavesThisTurn`, as the MCP endpoint calls it) the order of
  * commits, a rollback, a failed write and a stop before the write are each checked.
  */
 type Sent = { message_id: string; wakes: Array<{ plate: string; wake_id: string | null; status: string; target: string }> };
@@ -190,7 +190,7 @@ describe('in process: order, rollback, failure and a stop before the write', () 
   beforeEach(() => new Promise<void>((r) => setTimeout(r, BUSY_SPELL_MS + 5)));
 
   const send = (body: string, targets: string[]) => {
-    const sent = sendMessage(core, s.sender, { roomId: s.room, body, mentionTargets: targets, writeBehind: true });
+    const sent = answerLeavesThisTurn(core.db, () => sendMessage(core, s.sender, { roomId: s.room, body, mentionTargets: targets }));
     expect(parkedOf(core.db, sent.message_id)).not.toBeNull();
     return sent;
   };

@@ -127,6 +127,30 @@ export function writeBehind(db: Db, write: () => void, failed: (err: unknown) =>
   if (q.length === 1) flushSoon(db);
 }
 
+/** The connections on which an answer that leaves over the network is being made (answerLeavesThisTurn). */
+const leaving = new WeakSet<Db>();
+
+/**
+ * Runs `f` as the making of an answer that leaves over the network from this event-loop turn
+ * (an MCP tools/call answered over HTTP, mcp/call.ts): for its synchronous run, writes that start
+ * nothing may follow the answer (`writeBehind`); whatever `f` does after its first `await` is not
+ * covered. A transport timing fact, so it lives here rather than in any use case's context.
+ */
+export function answerLeavesThisTurn<T>(db: Db, f: () => T): T {
+  if (leaving.has(db)) return f();
+  leaving.add(db);
+  try {
+    return f();
+  } finally {
+    leaving.delete(db);
+  }
+}
+
+/** Whether the answer being made leaves over the network from this turn (answerLeavesThisTurn), so a write may go behind it. */
+export function writeBehindOpen(db: Db): boolean {
+  return leaving.has(db);
+}
+
 /** Runs the queued writes now, in one transaction (nothing when none is queued or the connection is closed). */
 export function flushWritesBehind(db: Db): void {
   if (!behind.get(db)?.length || !db.open || db.inTransaction) return;

@@ -9,6 +9,7 @@ import { SPEC_TOOLS } from './spec-tools.js';
 import { hasScope } from '../../../shared/scopes.js';
 import type { ToolErrorBody } from '../../../shared/errors.js';
 import { ulid } from '../util/ids.js';
+import { answerLeavesThisTurn } from '../db/open.js';
 
 export interface CallToolResult {
   content: Array<{ type: 'text'; text: string }>;
@@ -83,7 +84,7 @@ export async function callTool(
   session: { id: string; host: McpResourceHost; toolCalls: number },
   name: string,
   args: unknown,
-  /** `writeBehind`: the answer leaves over HTTP (mcp/handler.ts); see ToolContext. */
+  /** `writeBehind`: the answer leaves over HTTP from this turn (mcp/handler.ts; db/open.ts answerLeavesThisTurn). */
   opts: { writeBehind?: boolean } = {},
 ): Promise<CallToolResult> {
   const tool = registry.get(name);
@@ -110,8 +111,9 @@ export async function callTool(
     if (tool.room) registry.checks.agentRoom(core, (parsed.data as { room: string }).room, agent.plate);
     session.toolCalls++;
     core.sessions.noteToolCall(agent.plate, session.id);
-    const ctx: ToolContext = { core, agent, sessionId: session.id, host: session.host, writeBehind: opts.writeBehind };
-    const result = await tool.handler(ctx, parsed.data);
+    const ctx: ToolContext = { core, agent, sessionId: session.id, host: session.host };
+    // Over HTTP the answer leaves from this turn: for the handler's synchronous run, writes that start nothing may follow it.
+    const result = await (opts.writeBehind ? answerLeavesThisTurn(core.db, () => tool.handler(ctx, parsed.data)) : tool.handler(ctx, parsed.data));
     // Acknowledged means on disk: the group commit's shared sync (instant after a read). The rest of
     // the answer is put together while the sync runs on the thread pool; durable() covers every write
     // the pending count below can see (nothing else runs between the two).

@@ -11,8 +11,6 @@ export interface ToolContext {
   /** The MCP session, i.e. the live instance making the call. */
   sessionId: string;
   host: McpResourceHost;
-  /** The answer leaves over HTTP from this event-loop turn: writes that start nothing may follow it (db/open.ts `writeBehind`). */
-  writeBehind?: boolean;
 }
 
 /** The MCP tool annotations (hints, not guarantees, but hosts such as Codex gate approval on them). */

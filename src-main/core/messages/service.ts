@@ -1,6 +1,6 @@
 import type { Core, InboxMessage } from '../core.js';
 import type { Db } from '../db/open.js';
-import { immediate, writeBehind, writeBehindPays } from '../db/open.js';
+import { immediate, writeBehind, writeBehindOpen, writeBehindPays } from '../db/open.js';
 import { stmt } from '../db/stmt.js';
 import { rowKey, seqId } from '../util/ids.js';
 import { AppError, invalid } from '../errors/app-error.js';
@@ -14,11 +14,15 @@ import { postToRoom, trustMode } from '../rooms/store.js';
 import { agentHandle, getAgentByPlate } from '../agents/store.js';
 import { ownerHandle } from '../owners/store.js';
 import { messageWritten } from '../search/indexer.js';
+import { HISTORY_PAGE_MAX } from '../../../shared/contracts/messages.js';
+import type { z } from 'zod';
+import type { messageRecord } from '../../../shared/schemas/messages.js';
 import { DELIVERY_START_COLUMNS, planDeliveries, writeDeliveries, writeParked, type DeliveryStart, type ParkedMessage } from './parked.js';
 
 export const MESSAGE_BODY_LIMIT = 64 * 1024;
 export const PAGE_DEFAULT = 50;
-export const PAGE_MAX = 200;
+/** The history's page bound, stated once with the route's query (shared/contracts/messages.ts). */
+export const PAGE_MAX = HISTORY_PAGE_MAX;
 
 /** The rowid the next message takes, as a column of the statement that takes its seq (postToRoom). */
 const MESSAGE_ROW_COLUMN = '(SELECT COALESCE(MAX(rowid), 0) + 1 FROM messages) AS row';
@@ -26,16 +30,8 @@ const MESSAGE_ROW_COLUMN = '(SELECT COALESCE(MAX(rowid), 0) + 1 FROM messages) A
 /** `sessionId`: the MCP session (instance) an agent posts from, whose pushed wakes its post handles. */
 export type Sender = { kind: 'agent'; plate: string; ownerId: string; sessionId?: string } | { kind: 'human'; ownerId: string };
 
-export interface MessageRecord {
-  message_id: string;
-  seq: number;
-  room: string;
-  sender: { kind: 'agent' | 'human'; plate?: string; owner_id: string; handle: string; name: string };
-  body: string;
-  mentions: Array<{ kind: 'agent' | 'human'; handle: string; plate?: string; owner_id: string }>;
-  parent_id: string | null;
-  created_at: string;
-}
+/** A message as read_room and send_message return it (shared/schemas/messages.ts `messageRecord`). */
+export type MessageRecord = z.output<typeof messageRecord>;
 
 interface MessageRow {
   id: string;
@@ -92,11 +88,6 @@ export interface SendInput {
   parentId?: string;
   idempotencyKey?: string;
   ackMentionIds?: string[];
-  /**
-   * The answer leaves over the network from this event-loop turn: the inbox items and parked
-   * wakes of a message that starts nothing may be written right after it (parked.ts).
-   */
-  writeBehind?: boolean;
 }
 
 /**
@@ -176,8 +167,9 @@ function postMessage(
           const wake = mayWake(db, input.roomId, r.plate, sender.ownerId);
           return { plate: r.plate, trust: trustLevelFor(db, input.roomId, r.owner_id, sender.ownerId), wake, pull: wake && nothingCanTake(core, r.plate) };
         });
-      // Rows that start nothing (inbox items, wakes parked for pull) may follow the answer (parked.ts).
-      const parking = input.writeBehind === true && agents.length > 0 && agents.every((t) => !t.wake || t.pull) && writeBehindPays(db);
+      // Rows that start nothing (inbox items, wakes parked for pull) may follow an answer that leaves
+      // over the network from this turn (parked.ts; db/open.ts answerLeavesThisTurn).
+      const parking = writeBehindOpen(db) && agents.length > 0 && agents.every((t) => !t.wake || t.pull) && writeBehindPays(db);
       // One statement takes the room's seq and reads the message's rowid and, when it mentions agents,
       // where their rows start: the id carries the row (migration 0016), the largest rowid plus one, as SQLite would give it.
       const place = postToRoom<{ row: number } & Partial<DeliveryStart>>(db, input.roomId, {

@@ -1,7 +1,10 @@
 import { notifyActed } from '../core.js';
 import { defineUseCase } from '../usecase/define.js';
 import { readHistory, sendMessage } from './service.js';
-import { historyQuery, postMessageBody, readRoomInput, readRoomOutput, sendMessageInput, sendMessageOutput, sentMessage } from './schemas.js';
+import { readRoomInput, readRoomOutput, sendMessageInput, sendMessageOutput, sentMessage } from './schemas.js';
+import { contracts } from '../../../shared/contracts/index.js';
+import type { historyQuery } from '../../../shared/contracts/messages.js';
+import type { z } from 'zod';
 
 /**
  * The message use cases, each declared once (usecase/define.ts): messages/tools.ts and
@@ -22,10 +25,8 @@ export const readRoomUseCase = defineUseCase({
     description: 'A page of the room\'s messages, oldest first; use before_seq to page back when the wake or context is not enough.',
   },
   route: {
-    method: 'GET',
-    path: '/v1/rooms/:id/messages',
-    query: historyQuery,
-    input: ({ params, query }) => ({ room: params.id, ...(query as ReturnType<typeof historyQuery.parse>) }),
+    contract: contracts.messages.history,
+    input: ({ params, query }) => ({ room: params.id, ...(query as z.output<typeof historyQuery>) }),
   },
 });
 
@@ -37,7 +38,7 @@ export const sendMessageUseCase = defineUseCase({
   input: sendMessageInput,
   output: sendMessageOutput,
   room: 'member',
-  handler: ({ core, caller, writeBehind }, args) => {
+  handler: ({ core, caller }, args) => {
     const msg = sendMessage(core, caller, {
       roomId: args.room,
       body: args.body,
@@ -45,7 +46,6 @@ export const sendMessageUseCase = defineUseCase({
       parentId: args.parent_id,
       idempotencyKey: args.idempotency_key,
       ackMentionIds: args.ack_mention_ids,
-      writeBehind,
     });
     // A fresh message handled the sender's waiting wakes in its own commit (service.ts); a replay wrote nothing.
     if (caller.kind === 'agent' && msg.replayed) notifyActed(core, { plate: caller.plate, roomId: args.room, sessionId: caller.sessionId, tool: 'send_message' });
@@ -70,5 +70,5 @@ export const sendMessageUseCase = defineUseCase({
       wakes: m.wakes,
     }),
   },
-  route: { method: 'POST', path: '/v1/rooms/:id/messages', body: postMessageBody, status: 201 },
+  route: { contract: contracts.messages.post },
 });
