@@ -10,7 +10,11 @@ import { z } from 'zod';
 export const refusal = z.object({ code: z.string(), message: z.string() });
 
 /** A record with the acts of `acts` its caller may and may not do. */
-export function withActions<S extends z.ZodObject, const A extends readonly [string, ...string[]]>(record: S, acts: A) {
+export function withActions<Shape extends z.ZodRawShape, Config extends z.core.$ZodObjectConfig, const A extends readonly [string, ...string[]]>(
+  record: z.ZodObject<Shape, Config>,
+  acts: A,
+) {
+  // Typed by the record's shape, not by `z.ZodObject`: extending the bare constraint would widen every field to an index signature.
   const act = z.enum(acts);
   return record.extend({ allowed_actions: z.array(act), denied_actions: z.partialRecord(act, refusal) });
 }
