@@ -48,15 +48,20 @@ export interface Endpoint<
   session?: 'identity' | 'ticket';
 }
 
-/** Declares an endpoint (types kept exact for the server and the client). */
+/**
+ * Declares an endpoint (types kept exact for the server and the client). Its `body` and `query`
+ * are typed as given, not as the optional fields of `Endpoint`: `E['body']` of an optional field
+ * would be `B | undefined`, which no `extends z.ZodType` test passes, so every handler's body and
+ * every client call's body would be typed as absent.
+ */
 export function endpoint<
   const M extends Method,
   const P extends string,
   O extends z.ZodType,
   B extends z.ZodType | undefined = undefined,
   Q extends z.ZodType | undefined = undefined,
->(e: Endpoint<M, P, B, Q, O>): Endpoint<M, P, B, Q, O> {
-  return e;
+>(e: Endpoint<M, P, B, Q, O>): Endpoint<M, P, B, Q, O> & { body: B; query: Q } {
+  return e as Endpoint<M, P, B, Q, O> & { body: B; query: Q };
 }
 
 /** A capability's endpoints, by name (`contracts.tasks.create`). */
