@@ -130,6 +130,14 @@ export type EndpointContext<E extends Endpoint> = E['auth'] extends 'public' ? P
  * declares no schema of its own; the handler reads the request as the contract parsed it.
  */
 export interface EndpointUseCaseSpec<E extends Endpoint> {
+  /**
+   * None of a shared use case's schemas or tool: a declaration with them is the other form. Said
+   * here so that overload resolution rejects this form before it types the handler's parameters
+   * (TypeScript fixes a context-sensitive function's parameter types at the first overload it tries).
+   */
+  input?: never;
+  output?: never;
+  tool?: never;
   /** The human must be a member (or admin) of the room `:id` (404 / 403 otherwise); the handler gets it in `ctx.room`. */
   room?: RoomAccess;
   route: RouteChecks & {
@@ -230,7 +238,7 @@ export function defineUseCase<I extends z.ZodObject, O extends z.ZodType, const 
   spec: UseCaseSpec<I, O, P, E>,
 ): UseCase<I, O> & { tool: O extends z.ZodObject ? ToolDef : never };
 export function defineUseCase(spec: UseCaseSpec<z.ZodObject, z.ZodType, string, Endpoint> | EndpointUseCaseSpec<Endpoint>): unknown {
-  if (!('input' in spec)) return defineEndpointUseCase(spec);
+  if (spec.input === undefined) return defineEndpointUseCase(spec);
   const inRoom = spec.room === 'member' || spec.room === 'admin';
   if (inRoom && !('room' in spec.input.shape)) throw new Error('a room use case names its room in its input (`room`)');
   if (spec.room === 'admin' && spec.tool) throw new Error('an admin-only use case has no tool: room admins are humans');
