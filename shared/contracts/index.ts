@@ -5,5 +5,8 @@
  * build replaces it by the table of methods and paths (src-renderer/vite.config.ts).
  */
 import { tasks } from './tasks.js';
+import { rooms } from './rooms.js';
+import { messages } from './messages.js';
+import { needs } from './needs.js';
 
-export const contracts = { tasks };
+export const contracts = { tasks, rooms, messages, needs };

@@ -3,8 +3,6 @@ import { defineUseCase } from '../usecase/define.js';
 import { readHistory, sendMessage } from './service.js';
 import { readRoomInput, readRoomOutput, sendMessageInput, sendMessageOutput, sentMessage } from './schemas.js';
 import { contracts } from '../../../shared/contracts/index.js';
-import type { historyQuery } from '../../../shared/contracts/messages.js';
-import type { z } from 'zod';
 
 /**
  * The message use cases, each declared once (usecase/define.ts): messages/tools.ts and
@@ -24,10 +22,7 @@ export const readRoomUseCase = defineUseCase({
     scope: 'READ',
     description: 'A page of the room\'s messages, oldest first; use before_seq to page back when the wake or context is not enough.',
   },
-  route: {
-    contract: contracts.messages.history,
-    input: ({ params, query }) => ({ room: params.id, ...(query as z.output<typeof historyQuery>) }),
-  },
+  route: { contract: contracts.messages.history },
 });
 
 /**

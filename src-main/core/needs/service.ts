@@ -2,34 +2,21 @@ import type { Db } from '../db/open.js';
 import { stmt } from '../db/stmt.js';
 import { immediate } from '../db/open.js';
 import { AppError } from '../errors/app-error.js';
-import { getWake, type WakeDto, type WakeRow } from '../wakes/store.js';
+import { getWake, type WakeRow } from '../wakes/store.js';
 import { presentWake } from '../wakes/present.js';
-import { LEASE_STALE_MS, toRecord, depsOf, openDepsOf, getTaskRow, type TaskRecord, type TaskRow } from '../tasks/store.js';
-import { getMessage, messageDto, type MessageRecord } from '../messages/service.js';
+import { LEASE_STALE_MS, toRecord, depsOf, openDepsOf, getTaskRow, type TaskRow } from '../tasks/store.js';
+import { getMessage, messageDto } from '../messages/service.js';
 import { getRoom, humanRole, workingRoomSql } from '../rooms/store.js';
+import type { z } from 'zod';
+import type { needItem, needKind } from '../../../shared/schemas/needs.js';
 
 /** Human mentions looked for per request at most (the newest unanswered first). */
 export const MENTION_WINDOW = 500;
 
-export const NEED_KINDS = ['agent_stalled', 'wake_failed', 'wake_held', 'task_failed', 'task_blocked', 'lease_stale', 'blocked_by_failed', 'mention'] as const;
-export type NeedKind = (typeof NEED_KINDS)[number];
+export type NeedKind = z.output<typeof needKind>;
 
-export interface NeedItem {
-  kind: NeedKind;
-  room: { room_id: string; name: string };
-  /** What the UI offers for it; the server checks the right when it is taken. */
-  action: 'stop' | 'retry' | 'release' | 'reassign' | 'open';
-  at: string;
-  /** The id of what the item points at (a wake, a task or a message): with `kind`, the key a dismissal names. */
-  ref: string;
-  wake?: WakeDto & { handle: string };
-  task?: TaskRecord;
-  /** For `blocked_by_failed`: the failed prerequisite's id. */
-  failed_dep?: string;
-  message?: MessageRecord;
-  /** In the Dismissed list: when the owner dismissed it. */
-  dismissed_at?: string;
-}
+/** One item of Needs you (shared/schemas/needs.ts `needItem`): the /v1 lists add the acts of its wake and task. */
+export type NeedItem = z.output<typeof needItem>;
 
 /**
  * The rooms whose needs are this owner's: joined (an invitation is not yet theirs,

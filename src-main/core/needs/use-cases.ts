@@ -1,8 +1,44 @@
-import { z } from 'zod';
 import { defineUseCase } from '../usecase/define.js';
-import { dismissNeedInput, needDismissal, restoreNeedOutput } from '../../../shared/schemas/needs.js';
+import { contracts } from '../../../shared/contracts/index.js';
+import { dismissNeedInput } from '../../../shared/schemas/needs.js';
 import { invalid } from '../errors/app-error.js';
-import { acknowledgeMentions, dismissNeed, restoreNeed } from './service.js';
+import { agentPresence } from '../core.js';
+import type { Db } from '../db/open.js';
+import { withWakeActions } from '../wakes/rules.js';
+import { withTaskActions } from '../tasks/rules.js';
+import { invitationsOf } from '../rooms/invitations.js';
+import { acknowledgeMentions, dismissedNeeds, dismissNeed, needsYou, restoreNeed, type NeedItem } from './service.js';
+
+/**
+ * The Needs you use cases (docs/needs-you.md), each declared once from its contract
+ * (usecase/define.ts): needs/routes.ts lists the routes they yield. All are the signed-in
+ * human's own: no tool.
+ */
+
+/** Each wake and task says what the signed-in human may do with it (its buttons follow). */
+function withActions(db: Db, ownerId: string, items: NeedItem[]) {
+  // In place, so each item's keys keep their order; an absent wake or task stays absent (undefined is not sent).
+  return items.map((i) => ({
+    ...i,
+    wake: i.wake && withWakeActions(db, ownerId, [i.wake])[0],
+    task: i.task && withTaskActions(db, i.task.room, ownerId, [i.task])[0],
+  }));
+}
+
+/** "Needs you": what waits on the signed-in human across its rooms, and how many invitations wait. */
+export const needsYouUseCase = defineUseCase({
+  route: { contract: contracts.needs.list },
+  handler: ({ core, caller }, { query }) => {
+    const needs = needsYou(core.db, caller.ownerId, {
+      room: query.room,
+      limit: query.limit ?? 200,
+      stalled: (plate) => agentPresence(core, plate) === 'stalled',
+    });
+    // Invitations wait on the human too: counted here, listed by GET /v1/invitations.
+    const invitations = query.room ? 0 : invitationsOf(core.db, caller.ownerId, 0).total;
+    return { ...needs, items: withActions(core.db, caller.ownerId, needs.items), invitations };
+  },
+});
 
 /** The path's kind and ref, checked as the body's are (a bad kind is a 400 with an error_id). */
 function kindAndRef(kind: string, ref: string) {
@@ -13,24 +49,30 @@ function kindAndRef(kind: string, ref: string) {
 
 /** Dismissing a Needs you item, and its undo (docs/needs-you.md "Dismissing"): the owner's own, stored. */
 export const dismissNeedUseCase = defineUseCase({
-  input: dismissNeedInput,
-  output: needDismissal,
-  handler: ({ core, caller }, input) => dismissNeed(core.db, caller.ownerId, input.kind, input.ref),
-  route: { method: 'POST', path: '/v1/needs-you/dismissals', status: 201 },
+  route: { contract: contracts.needs.dismiss },
+  handler: ({ core, caller }, { body }) => dismissNeed(core.db, caller.ownerId, body.kind, body.ref),
 });
 
 export const restoreNeedUseCase = defineUseCase({
-  input: dismissNeedInput,
-  output: restoreNeedOutput,
-  handler: ({ core, caller }, input) => restoreNeed(core.db, caller.ownerId, input.kind, input.ref),
-  route: { method: 'DELETE', path: '/v1/needs-you/dismissals/:kind/:ref', input: ({ params }) => kindAndRef(params.kind, params.ref) },
+  route: { contract: contracts.needs.restore },
+  handler: ({ core, caller }, { params }) => {
+    const { kind, ref } = kindAndRef(params.kind, params.ref);
+    return restoreNeed(core.db, caller.ownerId, kind, ref);
+  },
 });
 
 /** The owner read a room up to a message: its mentions there are acknowledged (docs/needs-you.md "What leaves by itself"). */
 export const acknowledgeMentionsUseCase = defineUseCase({
-  input: z.object({ room: z.string().min(1).max(100), seq: z.number().int().min(0) }),
-  output: z.object({ acknowledged: z.number().int() }),
   room: 'member',
-  handler: ({ core, caller }, input) => acknowledgeMentions(core.db, caller.ownerId, input.room, input.seq),
-  route: { method: 'POST', path: '/v1/rooms/:id/mentions/acknowledge' },
+  route: { contract: contracts.needs.acknowledge },
+  handler: ({ core, caller }, { params, body }) => acknowledgeMentions(core.db, caller.ownerId, params.id, body.seq),
+});
+
+/** The Dismissed list: the owner's latest dismissals with the records they name, to restore from. */
+export const dismissedNeedsUseCase = defineUseCase({
+  route: { contract: contracts.needs.dismissed },
+  handler: ({ core, caller }, { query }) => {
+    const d = dismissedNeeds(core.db, caller.ownerId, query.limit ?? 50);
+    return { ...d, items: withActions(core.db, caller.ownerId, d.items) };
+  },
 });

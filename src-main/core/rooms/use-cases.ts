@@ -1,44 +1,32 @@
 import { z } from 'zod';
 import { agentPresence } from '../core.js';
-import { defineUseCase, type UseCaseContext } from '../usecase/define.js';
-import { humanRoomRecord, invitationList, roomMembersRecord, roomTrustRecord } from '../../../shared/schemas/rooms.js';
+import { defineUseCase, type UseCaseRoom } from '../usecase/define.js';
+import { contracts } from '../../../shared/contracts/index.js';
+import { trustSet } from '../../../shared/contracts/rooms.js';
+import { humanRoomRecord, roomMembersRecord } from '../../../shared/schemas/rooms.js';
 import { acceptInvitation, declineInvitation, invitationsOf } from './invitations.js';
 import { roomById, roomDto, roomsOfAgent, trustMode } from './store.js';
 import { withMemberActions, withRoomActions } from './rules.js';
 import { addMember, leave, openRoom, removeRoomAgent, roomMembers, roomsOfHuman, roomTrust, setOwnerTrust } from './service.js';
-import {
-  addMemberBody,
-  createRoomBody,
-  leaveRoomBody,
-  listMembersInput,
-  listMembersOutput,
-  listRoomsOutput,
-  roomIdArg,
-  setRoomConsentInput,
-  setRoomConsentOutput,
-  setTrustOutput,
-  trustBody,
-} from './schemas.js';
+import { listMembersInput, listMembersOutput, listRoomsOutput, setRoomConsentInput, setRoomConsentOutput } from './schemas.js';
 
 /**
- * The room use cases, each declared once (usecase/define.ts): rooms/tools.ts and rooms/routes.ts
- * (and tasks/tools.ts for set_room_consent) list the tools and routes they yield, in their places.
+ * The room use cases, each declared once (usecase/define.ts), their routes from their contracts
+ * (shared/contracts/rooms.ts): rooms/tools.ts and rooms/routes.ts (and tasks/tools.ts for
+ * set_room_consent) list the tools and routes they yield, in their places.
  */
 
-const roomInput = z.object({ room: roomIdArg });
 const readOnly = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
 
 /** The checked room of a human caller: route use cases with `room:` always have it. */
-function humanRoomOf(ctx: UseCaseContext) {
+function humanRoomOf(ctx: { room?: UseCaseRoom }) {
   if (!ctx.room?.role) throw new Error('a human room use case runs behind the room check');
   return { id: ctx.room.id, role: ctx.room.role };
 }
 
 export const createRoomUseCase = defineUseCase({
-  input: createRoomBody,
-  output: humanRoomRecord,
-  handler: ({ core, caller }, input) => openRoom(core, { ownerId: caller.ownerId, name: input.name }),
-  route: { method: 'POST', path: '/v1/rooms', status: 201, present: (room) => withRoomActions(room) },
+  route: { contract: contracts.rooms.create },
+  handler: ({ core, caller }, { body }) => withRoomActions(openRoom(core, { ownerId: caller.ownerId, name: body.name })),
 });
 
 /** The rooms the caller is in: an agent's rooms (list_rooms), or a human's with its role and Trust in each (GET /v1/rooms). */
@@ -55,20 +43,19 @@ export const listRoomsUseCase = defineUseCase({
     description: 'The rooms you are in, with id, name, last seq and context_version; call it first when you need a room id.',
     output: listRoomsOutput,
   },
-  route: { method: 'GET', path: '/v1/rooms', present: (out) => ({ rooms: out.rooms.map((r) => withRoomActions(r)) }) },
+  route: { contract: contracts.rooms.list, present: (out) => ({ rooms: out.rooms.map((r) => withRoomActions(r)) }) },
 });
 
 export const getRoomUseCase = defineUseCase({
-  input: roomInput,
-  output: humanRoomRecord,
   room: 'member',
-  handler: (ctx, input) => ({ ...roomDto(ctx.core.db, roomById(ctx.core.db, input.room)), role: humanRoomOf(ctx).role, trust: trustMode(ctx.core.db, input.room, ctx.caller.ownerId) }),
-  route: { method: 'GET', path: '/v1/rooms/:id', present: (room) => withRoomActions(room) },
+  route: { contract: contracts.rooms.read },
+  handler: (ctx, { params }) =>
+    withRoomActions({ ...roomDto(ctx.core.db, roomById(ctx.core.db, params.id)), role: humanRoomOf(ctx).role, trust: trustMode(ctx.core.db, params.id, ctx.caller.ownerId) }),
 });
 
 /**
  * The room's humans and agents and its live instances. The tool counts each agent's live
- * instances; the route adds each agent's presence and lists the instances.
+ * instances; the route adds each agent's presence and what the caller may do with each member.
  */
 export const listMembersUseCase = defineUseCase({
   input: listMembersInput,
@@ -88,8 +75,7 @@ export const listMembersUseCase = defineUseCase({
     }),
   },
   route: {
-    method: 'GET',
-    path: '/v1/rooms/:id/members',
+    contract: contracts.rooms.members,
     present: (m, ctx) => ({
       ...withMemberActions({ humans: m.humans, agents: m.agents.map((a) => ({ ...a, presence: agentPresence(ctx.core, a.plate) })) }, { ownerId: ctx.caller.ownerId, role: humanRoomOf(ctx).role }),
       instances: m.instances,
@@ -99,33 +85,27 @@ export const listMembersUseCase = defineUseCase({
 
 /** Any member adds its own agents; humans are added by a room admin (the service checks it, once the body says which). */
 export const addMemberUseCase = defineUseCase({
-  input: z.object({ room: roomIdArg, member: addMemberBody }),
-  output: roomMembersRecord.omit({ instances: true }),
   room: 'member',
-  handler: (ctx, input) => addMember(ctx.core, { room: input.room, ownerId: ctx.caller.ownerId, callerRole: humanRoomOf(ctx).role, member: input.member }),
-  route: { method: 'POST', path: '/v1/rooms/:id/members', body: addMemberBody, input: ({ params, body }) => ({ room: params.id, member: body as z.output<typeof addMemberBody> }), status: 201 },
+  route: { contract: contracts.rooms.addMember },
+  handler: (ctx, { params, body }) => addMember(ctx.core, { room: params.id, ownerId: ctx.caller.ownerId, callerRole: humanRoomOf(ctx).role, member: body }),
 });
 
 export const removeAgentUseCase = defineUseCase({
-  input: z.object({ room: roomIdArg, plate: z.string() }),
-  output: z.object({ removed: z.boolean() }),
   room: 'member',
-  handler: (ctx, input) => removeRoomAgent(ctx.core, { room: input.room, ownerId: ctx.caller.ownerId, callerRole: humanRoomOf(ctx).role, plate: input.plate }),
-  route: { method: 'DELETE', path: '/v1/rooms/:id/agents/:plate', input: ({ params }) => ({ room: params.id, plate: params.plate }) },
+  route: { contract: contracts.rooms.removeAgent },
+  handler: (ctx, { params }) => removeRoomAgent(ctx.core, { room: params.id, ownerId: ctx.caller.ownerId, callerRole: humanRoomOf(ctx).role, plate: params.plate }),
 });
 
 export const leaveRoomUseCase = defineUseCase({
-  input: leaveRoomBody.extend({ room: roomIdArg }),
-  output: z.object({ left: z.boolean(), room: z.string() }),
   room: 'member',
-  handler: ({ core, caller }, input) => leave(core, { room: input.room, ownerId: caller.ownerId, newAdmin: input.new_admin }),
-  route: { method: 'POST', path: '/v1/rooms/:id/leave', body: leaveRoomBody },
+  route: { contract: contracts.rooms.leave },
+  handler: ({ core, caller }, { params, body }) => leave(core, { room: params.id, ownerId: caller.ownerId, newAdmin: body.new_admin }),
 });
 
 /** The caller's owner's Trust in the room: the human sets its own, an agent sets its owner's on the human's word. */
 export const setTrustUseCase = defineUseCase({
   input: setRoomConsentInput,
-  output: setTrustOutput,
+  output: trustSet,
   room: 'member',
   handler: ({ core, caller }, input) => setOwnerTrust(core, { room: input.room, ownerId: caller.ownerId, mode: input.mode }),
   tool: {
@@ -138,16 +118,14 @@ export const setTrustUseCase = defineUseCase({
     output: setRoomConsentOutput,
     present: (set) => ({ room: set.room, mode: set.mode }),
   },
-  route: { method: 'PUT', path: '/v1/rooms/:id/consent', body: trustBody },
+  route: { contract: contracts.rooms.setTrust },
 });
 
 /** Every owner's Trust in the room, for its members to see who lets whom assign and wake (the room's Trust panel). */
 export const roomTrustUseCase = defineUseCase({
-  input: roomInput,
-  output: roomTrustRecord,
   room: 'member',
-  handler: ({ core }, input) => roomTrust(core, input.room),
-  route: { method: 'GET', path: '/v1/rooms/:id/trust' },
+  route: { contract: contracts.rooms.trust },
+  handler: ({ core }, { params }) => roomTrust(core, params.id),
 });
 
 /**
@@ -155,24 +133,18 @@ export const roomTrustUseCase = defineUseCase({
  * newest first (at most 100, `total` counts them all), and the caller's Accept or Decline.
  */
 export const listInvitationsUseCase = defineUseCase({
-  input: z.object({}),
-  output: invitationList,
+  route: { contract: contracts.rooms.invitations },
   handler: ({ core, caller }) => invitationsOf(core.db, caller.ownerId),
-  route: { method: 'GET', path: '/v1/invitations' },
 });
 
 export const acceptInvitationUseCase = defineUseCase({
-  input: roomInput,
-  output: humanRoomRecord,
   room: 'member',
-  handler: ({ core, caller }, input) => acceptInvitation(core, { room: input.room, ownerId: caller.ownerId }),
-  route: { method: 'POST', path: '/v1/rooms/:id/invitation/accept', present: (room) => withRoomActions(room) },
+  route: { contract: contracts.rooms.acceptInvitation },
+  handler: ({ core, caller }, { params }) => withRoomActions(acceptInvitation(core, { room: params.id, ownerId: caller.ownerId })),
 });
 
 export const declineInvitationUseCase = defineUseCase({
-  input: roomInput,
-  output: z.object({ declined: z.boolean(), room: z.string() }),
   room: 'member',
-  handler: ({ core, caller }, input) => declineInvitation(core, { room: input.room, ownerId: caller.ownerId }),
-  route: { method: 'POST', path: '/v1/rooms/:id/invitation/decline' },
+  route: { contract: contracts.rooms.declineInvitation },
+  handler: ({ core, caller }, { params }) => declineInvitation(core, { room: params.id, ownerId: caller.ownerId }),
 });
