@@ -14,20 +14,20 @@ import type * as Rooms from './schemas/rooms.js';
 import type * as Messages from './schemas/messages.js';
 import type * as Tasks from './schemas/tasks.js';
 import type * as Reservations from './schemas/reservations.js';
-import type * as Search from './schemas/search.js';
-import type * as Files from './schemas/files.js';
 import type * as Owners from './schemas/owners.js';
-import type * as Agents from './schemas/agents.js';
 import type * as Wakes from './schemas/wakes.js';
-import type * as WorkspaceSchemas from './schemas/workspace.js';
 import type * as Feedback from './schemas/feedback.js';
 import type * as Backup from './schemas/backup.js';
+import type { contracts } from './contracts/index.js';
+import type { BodyOf, OutputOf } from './contracts/contract.js';
 import { TASK_STATUSES, type TaskStatus } from './task-statuses.js';
 
 export type { ScopeName };
 
-export type Me = z.output<typeof Owners.meRecord>;
+/** The signed-in owner (contracts.owners.me). */
+export type Me = OutputOf<typeof contracts.owners.me>;
 
+/** An owner as either contracts.owners.list (with rights, the primary owner's) or contracts.owners.people (names only) shows it. */
 export type Owner = z.output<typeof Owners.ownerRecord>;
 
 export type Role = z.output<typeof Rooms.roomRole>;
@@ -89,7 +89,7 @@ export interface Refusal {
 }
 
 export * from './acts.js';
-import type { TaskAction, RoomAction, HumanMemberAction, AgentMemberAction, WakeAction, FileAction, DeletedFileAction } from './acts.js';
+import type { TaskAction, RoomAction, HumanMemberAction, AgentMemberAction } from './acts.js';
 
 /**
  * The full task record: GET /v1/rooms/:id/tasks/:taskId, the board with detail=full, every task
@@ -137,42 +137,65 @@ export type RoomTrust = z.output<typeof Rooms.roomTrustRecord>;
 /** GET /v1/invitations: a room another owner added me to, waiting for Accept or Decline (docs/needs-you.md). */
 export type Invitation = z.output<typeof Rooms.invitationRecord>;
 
-/** One hit of GET /v1/rooms/:id/search: `snippet` is plain text, `highlights` UTF-16 offsets into it (pairs on the wire). */
-export type SearchResult = Omit<z.output<typeof Search.searchResult>, 'highlights'> & { highlights: Array<[number, number]> };
+/** One hit of a search (contracts.search.room, .all): `snippet` is plain text, `highlights` [start, end) UTF-16 offsets into it. */
+export type SearchResult = OutputOf<typeof contracts.search.all>['results'][number];
 
-export type RoomFile = z.output<typeof Files.roomFileRecord> & Actions<FileAction>;
+/** A room's file with its versions and what the caller may do with it (contracts.files.list). */
+export type RoomFile = FilePage['files'][number];
 
-/** GET /v1/rooms/:id/files: one page of the room's files, by path. */
-export type FilePage = Omit<z.output<typeof Files.filePageRecord>, 'files'> & { files: RoomFile[] };
+/** One page of the room's files, by path (contracts.files.list). */
+export type FilePage = OutputOf<typeof contracts.files.list>;
 
-/** POST /v1/rooms/:id/files/uploads: the new version, quarantined until its bytes are PUT to `upload_url`. */
-export type UploadStart = z.output<typeof Files.shareFileOutput>;
+/** The new version, quarantined until its bytes are PUT to `upload_url` (contracts.files.upload). */
+export type UploadStart = OutputOf<typeof contracts.files.upload>;
 
-/** GET /v1/rooms/:id/files/:fileId/download: a short-lived link to the bytes. */
-export type DownloadLink = z.output<typeof Files.fetchFileOutput>;
+/** A short-lived link to the bytes (contracts.files.download). */
+export type DownloadLink = OutputOf<typeof contracts.files.download>;
 
-/** A deleted file still restorable (GET /v1/rooms/:id/deleted-files → `{files}`). */
-export type DeletedFile = z.output<typeof Files.deletedFileRecord> & Actions<DeletedFileAction>;
+/** The room's deleted files still restorable, newest first (contracts.files.deleted). */
+export type DeletedFileList = OutputOf<typeof contracts.files.deleted>;
 
-export type Workspace = z.output<typeof WorkspaceSchemas.workspaceRecord>;
+/** A deleted file still restorable, with whether the caller may restore it. */
+export type DeletedFile = DeletedFileList['files'][number];
 
-export type Agent = z.output<typeof Agents.agentRecord>;
+/** A deleted file brought back (contracts.files.restore). */
+export type RestoredFile = OutputOf<typeof contracts.files.restore>;
 
-export type Credential = z.output<typeof Agents.credentialRecord>;
+/** A room's workspace as the caller may see it (contracts.workspace.read). */
+export type Workspace = OutputOf<typeof contracts.workspace.read>;
 
-export type McpUrls = z.output<typeof Agents.mcpUrls>;
+/** A change to a room's workspace: a string sets a field, null clears it, absent keeps it (contracts.workspace.update). */
+export type WorkspaceEdit = BodyOf<typeof contracts.workspace.update>;
 
-export type MintedCredential = z.output<typeof Agents.mintedCredential>;
+/** One of the caller's agents (contracts.agents.list). */
+export type Agent = OutputOf<typeof contracts.agents.list>['agents'][number];
 
-export type Runner = z.output<typeof Wakes.runnerRecord>;
+/** A new agent as its creation answers it (contracts.agents.create): who it is, not yet its state. */
+export type CreatedAgent = OutputOf<typeof contracts.agents.create>;
 
-export type Wake = z.output<typeof Wakes.wakeRecord> & Actions<WakeAction>;
+/** A credential of an agent's, never its secret (contracts.agents.credentials). */
+export type Credential = OutputOf<typeof contracts.agents.credentials>['credentials'][number];
+
+/** A new credential, shown this once (contracts.agents.mint). */
+export type MintedCredential = OutputOf<typeof contracts.agents.mint>;
+
+/** The MCP URL of each host, for a connection's configuration. */
+export type McpUrls = MintedCredential['mcp_urls'];
+
+/** A runner of one of the caller's agents as GET lists it, with `enabled` (contracts.wakes.runners). */
+export type Runner = OutputOf<typeof contracts.wakes.runner>;
+
+/** What a runner save sends: a preset or a command (contracts.wakes.saveRunner's body). */
+export type RunnerForm = BodyOf<typeof contracts.wakes.saveRunner>;
+
+/** A wake as a human reads it: with its agent's handle and what the caller may do with it (contracts.wakes.release). */
+export type Wake = OutputOf<typeof contracts.wakes.release>;
+
+/** What decides whether a mention wakes the agent, checked from the server's environment (contracts.wakes.doctor). */
+export type WakeabilityReport = OutputOf<typeof contracts.wakes.doctor>;
 
 /** One runner as the server itself would start it (docs/wakes.md "Checking what wakes an agent"). */
-export type RunnerCheck = z.output<typeof Wakes.runnerCheck>;
-
-/** POST /v1/agents/:plate/doctor: what decides whether a mention wakes the agent, checked from the server's environment. */
-export type WakeabilityReport = z.output<typeof Wakes.wakeabilityReport>;
+export type RunnerCheck = WakeabilityReport['runners'][number];
 
 /**
  * Wake statuses: queued, running, handled, failed (a dropped held wake ends failed with reason
@@ -185,18 +208,18 @@ export type WakeUsage = z.output<typeof Wakes.wakeUsage>;
 
 export type UsageSums = z.output<typeof Wakes.usageSums>;
 
-/** GET /v1/usage?room=&plate=&since=: over the wakes the caller may see. */
-export type UsageSummary = z.output<typeof Wakes.usageSummary>;
+/** Usage over the wakes the caller may see (contracts.wakes.usage). */
+export type UsageSummary = OutputOf<typeof contracts.wakes.usage>;
 
-/** GET/PUT /v1/settings/wakes (primary owner): the overnight limits. */
-export type WakeSettings = z.output<typeof Wakes.wakeSettings>;
+/** The overnight limits, the primary owner's (contracts.wakes.limits). */
+export type WakeSettings = OutputOf<typeof contracts.wakes.limits>;
 
-/** GET /v1/rooms/:id/wakes (and /v1/agents/:plate/wakes; `?message_id=`, `?task_id=` filter): the newest wakes first, paged by `next_before_seq`. */
-export type WakePage = Omit<z.output<typeof Wakes.wakePage>, 'wakes'> & { wakes: Wake[] };
+/** A wake log's page, newest first (contracts.wakes.roomLog, agentLog). */
+export type WakePage = OutputOf<typeof contracts.wakes.roomLog>;
 
-/** GET /v1/wakes/:id/transcript: one page of a run's transcript (docs/wakes.md "Live runs"). */
-export type TranscriptPage = z.output<typeof Wakes.transcriptPage>;
-export type TranscriptEvent = z.output<typeof Wakes.transcriptEvent>;
+/** One page of a run's transcript (contracts.wakes.transcript; docs/wakes.md "Live runs"). */
+export type TranscriptPage = OutputOf<typeof contracts.wakes.transcript>;
+export type TranscriptEvent = TranscriptPage['events'][number];
 /** GET /v1/rooms/:id/tasks/:taskId/changes (docs/review.md). */
 export type TaskChanges = z.output<typeof Tasks.taskChanges>;
 export type ChangedFile = z.output<typeof Tasks.changedFile>;
@@ -209,10 +232,10 @@ export type PushResult = z.output<typeof Tasks.pushResult>;
 /** A task's worktree (docs/worktrees.md). */
 export type Worktree = z.output<typeof Tasks.worktreeRecord>;
 /** A runner's work policy (docs/worktrees.md "Work policies"). */
-export type WorkPolicy = 'room' | 'edit' | 'full';
+export type WorkPolicy = z.output<typeof Wakes.workPolicy>;
 
-/** A runner preset of GET /v1/runner-presets (`{presets}`): a host's command line, ready to use. */
-export type RunnerPreset = z.output<typeof Wakes.runnerPreset>;
+/** A runner preset: a host's command line, ready to use (contracts.wakes.presets). */
+export type RunnerPreset = OutputOf<typeof contracts.wakes.presets>['presets'][number];
 
 /** An agent's feedback on one task step (submit_task_feedback). */
 export type TaskFeedback = z.output<typeof Feedback.taskFeedbackRecord>;
@@ -220,41 +243,29 @@ export type TaskFeedback = z.output<typeof Feedback.taskFeedbackRecord>;
 /** An agent's answers to the product questions (submit_product_feedback). */
 export type ProductFeedback = z.output<typeof Feedback.productFeedbackRecord>;
 
-/** GET /v1/rooms/:id/feedback */
-export type RoomFeedback = z.output<typeof Feedback.roomFeedbackRecord>;
+/** A room's task and product feedback (contracts.feedback.readRoom). */
+export type RoomFeedback = OutputOf<typeof contracts.feedback.readRoom>;
 
 /** An error report an agent filed with consent (report_error); evidence holds no secrets or contents. */
 export type ErrorReport = z.output<typeof Feedback.errorReportRecord>;
 
-/** GET /v1/reports: the reports of the caller's agents and of the rooms they belong to, newest first. */
-export type Reports = z.output<typeof Feedback.reportsRecord>;
+/** The reports of the caller's agents and of the rooms they belong to, newest first (contracts.feedback.listReports). */
+export type Reports = OutputOf<typeof contracts.feedback.listReports>;
 
-/** A backup of the home (GET /v1/backups `last`, POST /v1/backups). */
+/** A backup of the home as the window shows it (the status's `last`). */
 export type BackupSummary = z.output<typeof Backup.backupSummary>;
 
-/** GET /v1/backups (the primary owner only). */
-export type BackupStatus = z.output<typeof Backup.backupStatus>;
+/** The backup status (contracts.backup.read, the primary owner only). */
+export type BackupStatus = OutputOf<typeof contracts.backup.read>;
 
-/** POST /v1/ui/login/preview: who a one-time login link signs in as, and whether the page must ask before using it. */
-export type LoginPreview = z.output<typeof Owners.loginPreview>;
+/** Who a one-time login link signs in as, and whether the page must ask before using it (contracts.owners.previewLogin). */
+export type LoginPreview = OutputOf<typeof contracts.owners.previewLogin>;
 
-/** POST /v1/owners (the primary owner): the new owner; its token is for the command line, the UI hands out a login link. */
-export type CreatedOwner = z.output<typeof Owners.createdOwner>;
+/** This tab's session token, sent as a header, never a cookie (contracts.owners.login). */
+export type SessionGrant = OutputOf<typeof contracts.owners.login>;
 
-/** POST /v1/ui/login: this tab's session token (sent as a header, never a cookie). */
-export type SessionGrant = z.output<typeof Owners.sessionGrant>;
-
-/** POST /v1/events/ticket: a one-use ticket for the event stream's URL. */
-export type EventsTicket = z.output<typeof Owners.eventsTicket>;
-
-/** POST /v1/owners/:id/login-links (and /v1/login-links): a one-time sign-in link. */
-export type LoginLink = z.output<typeof Owners.loginLink>;
-
-/** GET /v1/me/sessions: one of the owner's window sessions (never its token). */
-export type UiSession = z.output<typeof Owners.uiSessionRecord>;
-
-/** DELETE /v1/me/sessions/:sessionId, POST /v1/me/sessions/end-others: how many sessions ended. */
-export type UiSessionsEnded = z.output<typeof Owners.uiSessionsEnded>;
+/** One of the owner's window sessions, never its token (contracts.owners.sessions). */
+export type UiSession = OutputOf<typeof contracts.owners.sessions>['sessions'][number];
 
 /** A path reservation (issue 19): who holds which repository glob, until when, for which task. */
 export type Reservation = z.output<typeof Reservations.reservationRecord>;
@@ -267,13 +278,12 @@ export type RoomReservations = z.output<typeof Reservations.roomReservationsReco
 
 export type Json = Record<string, unknown>;
 
-import type * as Deliveries from './schemas/deliveries.js';
+/** What became of the mentions of some messages (contracts.wakes.deliveries). */
+export type MessageDeliveries = OutputOf<typeof contracts.wakes.deliveries>;
 /** A mentioned agent under a message: its status and, when one was queued, its wake with the acts allowed on it (docs/ui.md). */
-export type MessageDelivery = Omit<z.output<typeof Deliveries.messageDelivery>, 'wake'> & { wake: Wake | null };
-export type MessageDeliveries = Omit<z.output<typeof Deliveries.messageDeliveries>, 'messages'> & { messages: Array<{ message_id: string; wakes: MessageDelivery[] }> };
+export type MessageDelivery = MessageDeliveries['messages'][number]['wakes'][number];
 
-import type * as TestWakes from './schemas/test-wakes.js';
-/** POST /v1/test-wakes: the test's room and message and what became of the mention (docs/wakes.md "Test wakes"). */
-export type TestWakeStarted = z.output<typeof TestWakes.testWakeStarted>;
-/** GET /v1/test-wakes: the owner's Test wakes room and its newest wakes. */
-export type TestWakeList = z.output<typeof TestWakes.testWakeList>;
+/** The test's room and message and what became of the mention (contracts.wakes.startTest; docs/wakes.md "Test wakes"). */
+export type TestWakeStarted = OutputOf<typeof contracts.wakes.startTest>;
+/** The owner's Test wakes room and its newest wakes (contracts.wakes.tests). */
+export type TestWakeList = OutputOf<typeof contracts.wakes.tests>;

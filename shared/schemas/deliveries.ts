@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { mentionWake } from './messages.js';
-import { wakeRecord } from './wakes.js';
+import { humanWake } from './wakes.js';
 
 /**
  * What became of each agent a message mentions, as the window shows it under the message
@@ -8,14 +8,12 @@ import { wakeRecord } from './wakes.js';
  * (`inbox` with its reason when nothing can wake the agent), and the wake itself when one was
  * queued, as its reader may see it (its elapsed time, cause and the acts allowed on it).
  */
-export const messageDelivery = mentionWake.extend({ wake: wakeRecord.nullable() });
+export const messageDelivery = mentionWake.extend({ wake: humanWake.nullable() });
 
 export const messageDeliveriesQuery = z.object({
   /** Comma-separated message ids of this room, at most MESSAGE_DELIVERY_IDS (messages/deliveries.ts). */
   message_ids: z.string().max(10_000),
 });
-
-export const messageDeliveriesInput = z.object({ room: z.string(), message_ids: z.array(z.string()).max(100) });
 
 export const messageDeliveries = z.object({
   /** One entry per asked message that mentions agents and is recent enough to be known. */

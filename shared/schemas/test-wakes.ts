@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { mentionWake } from './messages.js';
-import { wakeRecord } from './wakes.js';
+import { humanWake } from './wakes.js';
 
 /**
  * An owner's test wakes (docs/wakes.md "Test wakes"): `doctor --wake` and the connect dialog's
@@ -25,10 +25,10 @@ export const testWakeStarted = z.object({
   wake: mentionWake,
 });
 
-/** GET /v1/test-wakes: the owner's test room (null before the first test) and its newest wakes, each with its agent's handle. */
+/** GET /v1/test-wakes: the owner's test room (null before the first test) and its newest wakes, each with its agent's handle and the acts allowed on it. */
 export const testWakeList = z.object({
   room_id: z.string().nullable(),
-  wakes: z.array(wakeRecord.extend({ handle: z.string() })),
+  wakes: z.array(humanWake),
 });
 
 export const testWakeQuery = z.object({

@@ -11,6 +11,7 @@
  */
 import type { WakeUsage } from '../../../shared/api-types.js';
 import type { ConnectPlan, HostInfo } from '../../../shared/hosts.js';
+import { WORK_POLICIES } from '../../../shared/schemas/wakes.js';
 import { claudeCodeAdapter } from './claude-code.js';
 import { codexAdapter } from './codex.js';
 import { geminiAdapter } from './gemini.js';
@@ -22,9 +23,9 @@ import { clineAdapter } from './cline.js';
 
 // ------------------------------------------------------------------ presets and work policies
 
-/** What a run may do (docs/worktrees.md "Work policies"). */
-export type WorkPolicy = 'room' | 'edit' | 'full';
-export const WORK_POLICIES = ['room', 'edit', 'full'] as const satisfies readonly WorkPolicy[];
+/** What a run may do (docs/worktrees.md "Work policies"): the runner body's list (shared/schemas/wakes.ts). */
+export { WORK_POLICIES };
+export type WorkPolicy = (typeof WORK_POLICIES)[number];
 
 /** What the host's own sandbox needs on this machine for a policy to stay confined. */
 export type SandboxNeed = { commands: readonly string[]; anyOf?: boolean; platforms: readonly NodeJS.Platform[] };

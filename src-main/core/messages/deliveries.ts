@@ -3,7 +3,8 @@ import { defineUseCase } from '../usecase/define.js';
 import { listWakes, type WakeRow } from '../wakes/store.js';
 import { wakeFor } from '../wakes/present.js';
 import { mentionWakeOf } from '../wakes/outcome.js';
-import { messageDeliveries as deliveriesSchema, messageDeliveriesInput, messageDeliveriesQuery } from '../../../shared/schemas/deliveries.js';
+import type { messageDeliveries as deliveriesSchema } from '../../../shared/schemas/deliveries.js';
+import { contracts } from '../../../shared/contracts/index.js';
 import type { z } from 'zod';
 import { getMessage } from './service.js';
 
@@ -56,21 +57,14 @@ export function messageDeliveries(core: Core, viewerOwnerId: string, roomId: str
 
 /** GET /v1/rooms/:id/deliveries?message_ids=a,b: what became of each agent those messages mention. */
 export const messageDeliveriesUseCase = defineUseCase({
-  input: messageDeliveriesInput,
-  output: deliveriesSchema,
   room: 'member',
-  handler: ({ core, caller }, input) => messageDeliveries(core, caller.ownerId, input.room, input.message_ids),
-  route: {
-    method: 'GET',
-    path: '/v1/rooms/:id/deliveries',
-    query: messageDeliveriesQuery,
-    input: ({ params, query }) => ({
-      room: params.id,
-      message_ids: (query as z.output<typeof messageDeliveriesQuery>).message_ids
-        .split(',')
-        .map((s) => s.trim())
-        .filter(Boolean)
-        .slice(0, MESSAGE_DELIVERY_IDS),
-    }),
+  route: { contract: contracts.wakes.deliveries },
+  handler: ({ core, caller }, { params, query }) => {
+    const ids = query.message_ids
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean)
+      .slice(0, MESSAGE_DELIVERY_IDS);
+    return messageDeliveries(core, caller.ownerId, params.id, ids);
   },
 });

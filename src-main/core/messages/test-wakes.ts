@@ -6,7 +6,7 @@ import { agentHandle, getAgentByPlate } from '../agents/store.js';
 import { addAgent, ensureTestRoom, isAgentMember, testRoomOf, touchRoom } from '../rooms/store.js';
 import { listWakes, wakeDto } from '../wakes/store.js';
 import { withWakeActions } from '../wakes/rules.js';
-import { testWakeBody, testWakeList, testWakeQuery, testWakeStarted } from '../../../shared/schemas/test-wakes.js';
+import { contracts } from '../../../shared/contracts/index.js';
 import { sendMessage } from './service.js';
 
 /**
@@ -63,16 +63,12 @@ export function listTestWakes(core: Core, ownerId: string, limit: number) {
 
 /** POST /v1/test-wakes {plate, from?}: a test mention of one of your agents in your Test wakes room. */
 export const startTestWakeUseCase = defineUseCase({
-  input: testWakeBody,
-  output: testWakeStarted,
-  handler: ({ core, caller }, input) => startTestWake(core, caller.ownerId, input),
-  route: { method: 'POST', path: '/v1/test-wakes', status: 201 },
+  route: { contract: contracts.wakes.startTest },
+  handler: ({ core, caller }, { body }) => startTestWake(core, caller.ownerId, body),
 });
 
 /** GET /v1/test-wakes: your recent test wakes and how each ended (Settings, "Test wakes"). */
 export const listTestWakesUseCase = defineUseCase({
-  input: testWakeQuery,
-  output: testWakeList,
-  handler: ({ core, caller }, input) => listTestWakes(core, caller.ownerId, input.limit ?? 20),
-  route: { method: 'GET', path: '/v1/test-wakes', query: testWakeQuery, input: ({ query }) => query as { limit?: number } },
+  route: { contract: contracts.wakes.tests },
+  handler: ({ core, caller }, { query }) => listTestWakes(core, caller.ownerId, query.limit ?? 20),
 });

@@ -1,6 +1,8 @@
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { z } from 'zod';
 import type { Core } from '../core.js';
+import { MAX_CHAIN_LIMIT, WAKE_BUDGET_LIMIT, type wakeSettings } from '../../../shared/schemas/wakes.js';
 
 /**
  * The overnight limits of wakes (docs/wakes.md "Wakes you can leave running"): how deep a
@@ -9,14 +11,9 @@ import type { Core } from '../core.js';
  * `wakes`, beside the other settings of the window; `serve --max-chain N --wake-budget N`
  * wins over the file for that process until the window changes them.
  */
-export interface WakeLimits {
-  max_chain: number;
-  wake_budget: number;
-}
+export type WakeLimits = z.output<typeof wakeSettings>;
 
 export const DEFAULT_WAKE_LIMITS: WakeLimits = { max_chain: 6, wake_budget: 30 };
-export const MAX_CHAIN_LIMIT = 1000;
-export const WAKE_BUDGET_LIMIT = 100_000;
 
 const validChain = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 0 && (v as number) <= MAX_CHAIN_LIMIT;
 const validBudget = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 0 && (v as number) <= WAKE_BUDGET_LIMIT;

@@ -66,7 +66,5 @@ export function presetNamed(name: string): PresetName | undefined {
   return Object.hasOwn(ALIASES, name) ? ALIASES[name] : undefined;
 }
 
-/** A runner's default timeout (10 minutes) and the bounds an owner may choose from. */
+/** A runner's default timeout (10 minutes); the bounds an owner may choose from are the runner body's (shared/schemas/wakes.ts). */
 export const RUNNER_TIMEOUT_DEFAULT_MS = 10 * 60 * 1000;
-export const RUNNER_TIMEOUT_MIN_MS = 100;
-export const RUNNER_TIMEOUT_MAX_MS = 24 * 60 * 60 * 1000;

@@ -9,7 +9,7 @@ import { deleteRunner, getRunner, putRunner, type RunnerConfig, type RunnerInput
 import { presetNamed, RUNNER_PRESETS } from './presets.js';
 import { workRefusal } from './sandbox.js';
 import { HOST_ADAPTERS, hostAdapter } from '../hosts/adapter.js';
-import type { runnerBody } from './schemas.js';
+import type { runnerBody } from '../../../shared/schemas/wakes.js';
 import { dropHeld, enqueueWake, getWake, releaseHeld, type WakeRow } from './store.js';
 import { wakePermission, wakeStanding } from './rules.js';
 import { transcriptPage, transcriptState } from './transcript-log.js';
@@ -48,7 +48,7 @@ export function hostParam(h: string): string {
 }
 
 /** Sets the runner of one of the owner's agents for a host: a preset by name, or a command. */
-export function saveRunner(core: Core, input: { owner: Owner; plate: string; host: string; runner: z.infer<typeof runnerBody> }): RunnerConfig {
+export function saveRunner(core: Core, input: { owner: Owner; plate: string; host: string; runner: z.output<typeof runnerBody> }): RunnerConfig {
   const { owner, runner: body } = input;
   const a = ownAgent(core, owner, input.plate);
   const host = hostParam(input.host);

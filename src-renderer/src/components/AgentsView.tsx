@@ -2,7 +2,7 @@ import { useEffect, useState, type FormEvent } from 'react';
 import { RUNNER_HOSTS, useAgents, type RunnerHost } from '../stores/agents';
 import { describeError, type ApiError } from '../api';
 import { href, navigate } from '../router';
-import type { Agent, MintedCredential, Runner, ScopeName } from '../types';
+import type { Agent, MintedCredential, RunnerForm, ScopeName } from '../types';
 import { SCOPE_NAMES } from '../../../shared/scopes';
 import { Loading, ErrorNote, Empty } from './States';
 import { Confirm, Dialog } from './Dialog';
@@ -132,8 +132,8 @@ function RunnerRow({ agent, host }: { agent: Agent; host: RunnerHost }) {
   async function submit(e: FormEvent) {
     e.preventDefault();
     const common = { ...(cwd.trim() ? { cwd: cwd.trim() } : {}), ...(timeout ? { timeout_ms: Math.round(Number(timeout) * 1000) } : {}), coalesce, work: work || null };
-    const form: Runner = mode === 'preset' ? { preset: preset || presets[0]?.preset, ...common } : { command: command.trim(), args: args.trim() ? args.trim().split(/\s+/) : [], ...common };
-    const body: Runner & { keep_env?: string[] } = { ...form, ...envBody(envNames, envEdit) };
+    const form: RunnerForm = mode === 'preset' ? { preset: preset || (presets[0]?.preset ?? ''), ...common } : { command: command.trim(), args: args.trim() ? args.trim().split(/\s+/) : [], ...common };
+    const body: RunnerForm = { ...form, ...envBody(envNames, envEdit) };
     setMsg(undefined);
     setRefused(undefined);
     const r = await saveRunner(agent.plate, host, body);

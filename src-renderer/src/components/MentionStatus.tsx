@@ -1,10 +1,11 @@
 import { memo, useEffect, useState, type ReactNode } from 'react';
-import { describeError, enc, post } from '../api';
+import { describeError } from '../api';
+import { client } from '../client';
 import { useMembers } from '../stores/rooms';
 import { useSession } from '../stores/session';
 import { useMessageWakes } from '../stores/message-wakes';
 import { useTranscripts } from '../stores/transcripts';
-import type { MentionWake, Message, MessageDelivery, Wake } from '../types';
+import type { Message, MessageDelivery, PostedMessage, Wake } from '../types';
 import { actionOf } from './allowed';
 
 /**
@@ -77,7 +78,7 @@ function WakeAct({ w, act, label, roomId }: { w: Wake; act: 'retry' | 'release' 
         aria-label={`${label} the wake of ${w.handle ?? w.plate}`}
         onClick={async () => {
           setBusy(true);
-          const r = await post(`/v1/wakes/${enc(w.wake_id)}/${act}`, {});
+          const r = await client.wakes[act]({ params: { id: w.wake_id } });
           setBusy(false);
           setErr(r.ok ? undefined : describeError(r.error));
           void useMessageWakes.getState().load(roomId);
@@ -150,9 +151,9 @@ function Row({ d, roomId }: { d: MessageDelivery; roomId: string }) {
   );
 }
 
-export const MentionStatus = memo(function MentionStatus({ m, deliveries }: { m: Message; deliveries: MessageDelivery[] | undefined }) {
+export const MentionStatus = memo(function MentionStatus({ m, deliveries }: { m: Message | PostedMessage; deliveries: MessageDelivery[] | undefined }) {
   // Until the statuses answer for a message just sent, what its own response said.
-  const sent = (m as Message & { wakes?: MentionWake[] }).wakes;
+  const sent = 'wakes' in m ? m.wakes : undefined;
   const rows = deliveries ?? sent?.map((w) => ({ ...w, wake: null }));
   if (!rows?.length) return null;
   return (

@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import type { RunnerForm } from '../types';
 
 /**
  * What the runner editor sends of the environment: nothing when untouched (the server keeps it
@@ -14,7 +15,7 @@ export interface EnvEdit {
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
 
 /** The env part of a runner save: `{}` when untouched. */
-export function envBody(saved: string[], edit: EnvEdit | null): { env?: Record<string, string>; keep_env?: string[] } {
+export function envBody(saved: string[], edit: EnvEdit | null): Pick<RunnerForm, 'env' | 'keep_env'> {
   if (!edit) return {};
   return { env: edit.set, keep_env: edit.keep.filter((k) => saved.includes(k)) };
 }

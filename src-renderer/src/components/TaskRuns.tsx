@@ -1,17 +1,12 @@
 import { memo, useEffect, useLayoutEffect, useRef, useState } from 'react';
-import { describeError, enc, get, post } from '../api';
+import { describeError } from '../api';
+import { client } from '../client';
 import { onLiveEvent } from '../live-events';
 import { useTranscripts, type Transcript } from '../stores/transcripts';
-import type { Task, TranscriptEvent, Wake, WakePage, Worktree } from '../types';
+import type { Task, TranscriptEvent, Wake, Worktree } from '../types';
 import { actionOf } from './allowed';
 import { CopyButton } from './AgentsView';
 import { formatTime } from './time';
-
-/**
- * A wake as the log carries it, with usage once the server records it, and when its run last
- * printed (docs/wakes.md "Live runs"; not in shared/schemas/wakes.ts yet).
- */
-export type WakeWithUsage = Wake & { usage?: { input_tokens?: number | null; output_tokens?: number | null; cost_usd?: number | null } | null; last_output_at?: string | null };
 
 /** The most transcript events shown at once; "Show earlier" adds as many again. */
 export const SHOWN_EVENTS = 500;
@@ -22,8 +17,8 @@ const QUIET_MS = 90_000;
  * The task's wakes, newest first: `?task_id=` when the server filters, else the room's latest
  * wakes filtered here. Read again when `version` moves and when the room's wakes change.
  */
-export function useTaskWakes(roomId: string, taskId: string, version: unknown): { wakes: WakeWithUsage[] | undefined; reload: () => void } {
-  const [wakes, setWakes] = useState<WakeWithUsage[]>();
+export function useTaskWakes(roomId: string, taskId: string, version: unknown): { wakes: Wake[] | undefined; reload: () => void } {
+  const [wakes, setWakes] = useState<Wake[]>();
   const [tick, setTick] = useState(0);
   useEffect(() => {
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -42,8 +37,8 @@ export function useTaskWakes(roomId: string, taskId: string, version: unknown): 
   useEffect(() => {
     let live = true;
     void (async () => {
-      let r = await get<WakePage>(`/v1/rooms/${enc(roomId)}/wakes?task_id=${enc(taskId)}&limit=100`);
-      if (!r.ok) r = await get<WakePage>(`/v1/rooms/${enc(roomId)}/wakes?limit=500`);
+      let r = await client.wakes.roomLog({ params: { id: roomId }, query: { task_id: taskId, limit: 100 } });
+      if (!r.ok) r = await client.wakes.roomLog({ params: { id: roomId }, query: { limit: 500 } });
       if (live && r.ok) setWakes(r.data.wakes.filter((w) => w.task_id === taskId));
     })();
     return () => {
@@ -191,7 +186,7 @@ function TranscriptView({ wakeId, t, label, live }: { wakeId: string; t: Transcr
 }
 
 /** Elapsed time and silence of a running run, ticking each second. */
-function RunClock({ wake, lastOutputAt }: { wake: WakeWithUsage; lastOutputAt: string | null }) {
+function RunClock({ wake, lastOutputAt }: { wake: Wake; lastOutputAt: string | null }) {
   const now = useNow();
   const started = at(wake.started_at ?? wake.created_at);
   // The later of what the transcript and the wake record say; before any output, the start.
@@ -210,7 +205,7 @@ function RunClock({ wake, lastOutputAt }: { wake: WakeWithUsage; lastOutputAt: s
   );
 }
 
-function RunningRun({ wake, handles, onChanged }: { wake: WakeWithUsage; handles: Handles; onChanged: () => void }) {
+function RunningRun({ wake, handles, onChanged }: { wake: Wake; handles: Handles; onChanged: () => void }) {
   const who = whoOf(wake, handles);
   const t = useTranscripts((s) => s.byWake[wake.wake_id]);
   const [err, setErr] = useState<string>();
@@ -237,7 +232,7 @@ function RunningRun({ wake, handles, onChanged }: { wake: WakeWithUsage; handles
             disabled={stopping}
             onClick={async () => {
               setStopping(true);
-              const r = await post(`/v1/wakes/${enc(wake.wake_id)}/stop`, {});
+              const r = await client.wakes.stop({ params: { id: wake.wake_id } });
               setStopping(false);
               if (r.ok) {
                 setErr(undefined);
@@ -285,7 +280,7 @@ const STATUS_WORDS: Record<string, string> = {
   merged: 'answered in another run',
 };
 
-function EarlierRun({ wake, handles }: { wake: WakeWithUsage; handles: Handles }) {
+function EarlierRun({ wake, handles }: { wake: Wake; handles: Handles }) {
   const who = whoOf(wake, handles);
   const [open, setOpen] = useState(false);
   const t = useTranscripts((s) => s.byWake[wake.wake_id]);
@@ -364,7 +359,7 @@ function WorktreeFacts({ task }: { task: Task | undefined }) {
  * The task's runs (docs/wakes.md "Live runs"): the running one live, with its transcript and
  * Stop; every earlier one with its outcome and transcript; and the worktree the runs work in.
  */
-export function TaskRuns({ task, wakes, handles, onChanged }: { task: Task | undefined; wakes: WakeWithUsage[] | undefined; handles: Handles; onChanged: () => void }) {
+export function TaskRuns({ task, wakes, handles, onChanged }: { task: Task | undefined; wakes: Wake[] | undefined; handles: Handles; onChanged: () => void }) {
   const running = (wakes ?? []).filter((w) => w.status === 'running');
   const earlier = (wakes ?? []).filter((w) => w.status !== 'running');
   // When a followed run ends, read its last events once.

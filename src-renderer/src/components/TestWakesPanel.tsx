@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useState } from 'react';
-import { describeError, get } from '../api';
+import { describeError } from '../api';
+import { client } from '../client';
 import { onLiveEvent } from '../live-events';
 import type { TestWakeList } from '../types';
 import { formatTime } from './time';
@@ -22,7 +23,7 @@ export function TestWakesPanel() {
   const [data, setData] = useState<TestWakeList>();
   const [err, setErr] = useState<string>();
   const load = useCallback(async () => {
-    const r = await get<TestWakeList>('/v1/test-wakes?limit=20');
+    const r = await client.wakes.tests({ query: { limit: 20 } });
     if (r.ok) {
       setData(r.data);
       setErr(undefined);

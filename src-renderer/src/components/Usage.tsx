@@ -1,10 +1,8 @@
 import { useEffect, useState, type FormEvent } from 'react';
-import { describeError, enc, get, put, type ApiError } from '../api';
+import { describeError, type ApiError } from '../api';
+import { client } from '../client';
 import { onLiveEvent } from '../live-events';
-import type { UsageSums, UsageSummary } from '../types';
-
-/** GET /v1/usage (docs/wakes.md "Usage"): each agent's row names it by handle beside its plate. */
-type UsageAnswer = UsageSummary;
+import type { UsageSums, UsageSummary, WakeSettings } from '../types';
 
 const num = (n: number) => n.toLocaleString('en');
 /** "3 runs · 12,400 in · 800 out · 9,000 cached · $0.42" (no cost when no host reported one). */
@@ -23,17 +21,17 @@ function todayIso(): string {
 }
 
 /**
- * Today's usage of one room or one agent (the runs that reported usage, summed by the server),
- * with a line per agent for a room. Follows `wakes.changed`.
+ * Today's usage of one room or one agent (the runs that reported usage, summed by the server;
+ * docs/wakes.md "Usage"), with a line per agent for a room, named by handle beside its plate.
+ * Follows `wakes.changed`.
  */
 export function UsageToday({ room, plate, who }: { room?: string; plate?: string; who?: (plate: string) => string }) {
-  const [data, setData] = useState<UsageAnswer>();
+  const [data, setData] = useState<UsageSummary>();
   const [error, setError] = useState<ApiError>();
   useEffect(() => {
     let live = true;
-    const q = [room ? `room=${enc(room)}` : '', plate ? `plate=${enc(plate)}` : '', `since=${enc(todayIso())}`].filter(Boolean).join('&');
     const load = () =>
-      void get<UsageAnswer>(`/v1/usage?${q}`).then((r) => {
+      void client.wakes.usage({ query: { room: room || undefined, plate: plate || undefined, since: todayIso() } }).then((r) => {
         if (!live) return;
         if (r.ok) {
           setData(r.data);
@@ -75,19 +73,14 @@ export function UsageToday({ room, plate, who }: { room?: string; plate?: string
   );
 }
 
-interface Limits {
-  max_chain: number;
-  wake_budget: number;
-}
-
-/** The server's wake limits (primary owner): `GET/PUT /v1/settings/wakes` (docs/wakes.md "Settings"). */
+/** The server's wake limits (primary owner): contracts.wakes.limits and setLimits (docs/wakes.md "Settings"). */
 export function WakeLimits() {
-  const [limits, setLimits] = useState<Limits>();
+  const [limits, setLimits] = useState<WakeSettings>();
   const [chain, setChain] = useState('');
   const [budget, setBudget] = useState('');
   const [msg, setMsg] = useState<string>();
   useEffect(() => {
-    void get<Limits>('/v1/settings/wakes').then((r) => {
+    void client.wakes.limits().then((r) => {
       if (!r.ok) return setMsg(describeError(r.error));
       setLimits(r.data);
       setChain(String(r.data.max_chain));
@@ -96,7 +89,7 @@ export function WakeLimits() {
   }, []);
   async function save(e: FormEvent) {
     e.preventDefault();
-    const r = await put<Limits>('/v1/settings/wakes', { max_chain: Number(chain), wake_budget: Number(budget) });
+    const r = await client.wakes.setLimits({ body: { max_chain: Number(chain), wake_budget: Number(budget) } });
     if (!r.ok) return setMsg(describeError(r.error));
     setLimits(r.data);
     setMsg('Saved: in force now.');

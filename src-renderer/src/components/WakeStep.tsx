@@ -1,18 +1,19 @@
 import { useEffect, useState } from 'react';
 import { useAgents, RUNNER_HOSTS, type RunnerHost } from '../stores/agents';
-import { describeError, enc, get, post } from '../api';
-import type { Agent, TestWakeStarted, WakePage } from '../types';
+import { describeError } from '../api';
+import { client } from '../client';
+import type { Agent } from '../types';
 import type { HostKey } from './connect';
 
 const INBOX = '__inbox__';
 
 /**
- * "How should it wake?": the host's runner preset preselected (PUT /v1/agents/:plate/runners/:host
+ * "How should it wake?": the host's runner preset preselected (contracts.wakes.saveRunner
  * {preset}), or the inbox only; then a live test: a mention in the owner's private Test wakes
- * room (POST /v1/test-wakes, docs/wakes.md "Test wakes"), never in the working room, and what
+ * room (contracts.wakes.startTest, docs/wakes.md "Test wakes"), never in the working room, and what
  * became of it.
  */
-export function WakeStep({ agent, host }: { agent: Agent; host: HostKey; roomId?: string }) {
+export function WakeStep({ agent, host }: { agent: Pick<Agent, 'plate'>; host: HostKey; roomId?: string }) {
   const presets = useAgents((s) => s.presets);
   const runnerHost = (RUNNER_HOSTS as readonly string[]).includes(host) ? (host as RunnerHost) : null;
   const mine = presets.filter((p) => p.host === runnerHost);
@@ -39,7 +40,7 @@ export function WakeStep({ agent, host }: { agent: Agent; host: HostKey; roomId?
       }
     }
     // The test goes to your own private Test wakes room (Settings), never to this working room.
-    const t = await post<TestWakeStarted>('/v1/test-wakes', { plate: agent.plate, from: 'connect' });
+    const t = await client.wakes.startTest({ body: { plate: agent.plate, from: 'connect' } });
     if (!t.ok) {
       setBusy(false);
       setOutcome(undefined);
@@ -49,7 +50,7 @@ export function WakeStep({ agent, host }: { agent: Agent; host: HostKey; roomId?
     // Follow the wake of that message until it ends (or two minutes pass).
     const until = Date.now() + 120_000;
     for (;;) {
-      const w = await get<WakePage>(`/v1/rooms/${enc(t.data.room_id)}/wakes?message_id=${enc(t.data.message_id)}&limit=5`);
+      const w = await client.wakes.roomLog({ params: { id: t.data.room_id }, query: { message_id: t.data.message_id, limit: 5 } });
       const mineWake = w.ok ? w.data.wakes.find((x) => x.plate === agent.plate) : undefined;
       if (!mineWake || t.data.wake.status === 'inbox') {
         setOutcome(

@@ -3,13 +3,13 @@ import { useWakes } from '../stores/wakes';
 import { useFeedback } from '../stores/feedback';
 import { phaseOf } from '../stores/room-resource';
 import { usePlateHandles } from './ChatView';
-import type { Room } from '../types';
+import type { Room, Wake } from '../types';
 import { Loading, ErrorNote, Empty } from './States';
 import { formatTime } from './time';
 import { UsageToday } from './Usage';
 
 /** A wake dropped because its task was finished before it ran is ordinary, not a failure. */
-function skipped(w: { reason_code?: string | null }): boolean {
+function skipped(w: Pick<Wake, 'reason_code'>): boolean {
   return w.reason_code === 'task_done' || w.reason_code === 'task_cancelled' || w.reason_code === 'task_gone';
 }
 

@@ -1,4 +1,5 @@
-import { enc, get, type ApiResult } from '../api';
+import type { ApiResult } from '../api';
+import { client } from '../client';
 import type { Message, MessageDeliveries, MessageDelivery } from '../types';
 import { useChat } from './chat';
 import { createRoomResource } from './room-resource';
@@ -29,7 +30,7 @@ const NONE: ApiResult<MessageDeliveries> = { ok: true, status: 200, data: { mess
 
 /**
  * What became of each mention of the room's latest messages (docs/ui.md "Wake status per
- * message"), from `GET /v1/rooms/:id/deliveries`: the mention's status as the server says it
+ * message"), from contracts.wakes.deliveries: the mention's status as the server says it
  * (`inbox` with its reason when nothing can wake the agent) and its wake. Live: reloaded on
  * `wakes.changed` and when the loaded messages that mention agents change (ChatView).
  */
@@ -38,7 +39,7 @@ export const useMessageWakes = createRoomResource<MessageWakes, object, MessageD
   request: async (roomId) => {
     const ids = deliveryIds(useChat.getState().rooms[roomId]?.data?.messages ?? []);
     if (!ids.length) return NONE;
-    return get<MessageDeliveries>(`/v1/rooms/${enc(roomId)}/deliveries?message_ids=${ids.map(enc).join(',')}`);
+    return client.wakes.deliveries({ params: { id: roomId }, query: { message_ids: ids.join(',') } });
   },
   accept: (page) => ({ byMessage: new Map(page.messages.map((m) => [m.message_id, m.wakes])), coveredFrom: page.covered_from }),
   refreshOn: ['wakes.changed'],

@@ -1,5 +1,6 @@
 import { create } from 'zustand';
 import { get, post, del, enc, type ApiError, type ApiResult } from '../api';
+import { client } from '../client';
 import { onLiveEvent } from '../live-events';
 import { useAttention } from './attention';
 import type { Invitation, Message, Room, Task, Wake } from '../types';
@@ -26,11 +27,14 @@ const missing = new Set<string>();
 export function routeMissing(kind: string): boolean {
   return missing.has(kind);
 }
-export async function optionalPost(kind: string, path: string, body: unknown = {}): Promise<ApiResult<unknown>> {
-  const r = await post(path, body);
+export async function optionalCall<T>(kind: string, call: Promise<ApiResult<T>>): Promise<ApiResult<T>> {
+  const r = await call;
   // A route this server does not have answers 405, or 404 "no route …" (a missing record says otherwise).
   if (!r.ok && (r.status === 405 || (r.status === 404 && /^no route/i.test(r.error.message)))) missing.add(kind);
   return r;
+}
+export async function optionalPost(kind: string, path: string, body: unknown = {}): Promise<ApiResult<unknown>> {
+  return optionalCall(kind, post(path, body));
 }
 
 /** What an item is called in lists, buttons and the Undo note. */
@@ -127,15 +131,15 @@ export const useNeeds = create<NeedsState>((set, getState) => {
         Math.max(250, NEEDS_RELOAD_MS - (Date.now() - lastLoad)),
       );
     },
-    retryWake: async (w) => after(await optionalPost('wake-retry', `/v1/wakes/${enc(w.wake_id)}/retry`)),
+    retryWake: async (w) => after(await optionalCall('wake-retry', client.wakes.retry({ params: { id: w.wake_id } }))),
     // Stop fails the running wake and kills its runner; requeue is then the retry of that failed wake.
     stopWake: async (w, requeue) => {
-      const stopped = await optionalPost('wake-stop', `/v1/wakes/${enc(w.wake_id)}/stop`);
+      const stopped = await optionalCall('wake-stop', client.wakes.stop({ params: { id: w.wake_id } }));
       if (!stopped.ok || !requeue) return after(stopped);
-      return after(await optionalPost('wake-retry', `/v1/wakes/${enc(w.wake_id)}/retry`));
+      return after(await optionalCall('wake-retry', client.wakes.retry({ params: { id: w.wake_id } })));
     },
-    releaseWake: async (w) => after(await optionalPost('wake-release', `/v1/wakes/${enc(w.wake_id)}/release`)),
-    dropWake: async (w) => after(await optionalPost('wake-drop', `/v1/wakes/${enc(w.wake_id)}/drop`)),
+    releaseWake: async (w) => after(await optionalCall('wake-release', client.wakes.release({ params: { id: w.wake_id } }))),
+    dropWake: async (w) => after(await optionalCall('wake-drop', client.wakes.drop({ params: { id: w.wake_id } }))),
     retryTask: async (t, assignee) => after(await optionalPost('task-retry', `/v1/rooms/${enc(t.room)}/tasks/${enc(t.task_id)}/retry`, assignee ? { assignee } : {})),
     releaseTask: async (t) => after(await post(`/v1/rooms/${enc(t.room)}/tasks/${enc(t.task_id)}/release`, {})),
     dismiss: async (i) => {

@@ -1,5 +1,6 @@
 import { create } from 'zustand';
-import { enc, get, type ApiError } from '../api';
+import type { ApiError } from '../api';
+import { client } from '../client';
 import type { TranscriptEvent, TranscriptPage } from '../types';
 
 /** A page of a run's transcript the window asks for (the server allows up to 500). */
@@ -16,7 +17,7 @@ export interface Transcript {
   /** Events the server dropped from the front (its bounds), plus any this window let go of its own. */
   dropped: number;
   lastOutputAt: string | null;
-  status?: string;
+  status?: TranscriptPage['status'];
   /** The next page to ask for (`after`), or null once the newest event is here. */
   nextAfter: number | null;
   /** At least one page has been read. */
@@ -90,7 +91,7 @@ export const useTranscripts = create<TranscriptsState>((set, getState) => {
         const held = getState().byWake[wakeId];
         const after = held?.nextAfter ?? lastSeq(held);
         put(wakeId, (t) => ({ ...t, loading: true }));
-        const r = await get<TranscriptPage>(`/v1/wakes/${enc(wakeId)}/transcript?${after === undefined ? '' : `after=${after}&`}limit=${TRANSCRIPT_PAGE}`);
+        const r = await client.wakes.transcript({ params: { id: wakeId }, query: { after, limit: TRANSCRIPT_PAGE } });
         if (!r.ok) {
           put(wakeId, (t) => ({ ...t, loading: false, error: r.error }));
           return;
