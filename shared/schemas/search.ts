@@ -1,13 +1,39 @@
 import { z } from 'zod';
 
 /**
- * The search records, declared once: the `search` tool's result and GET /v1/rooms/:id/search's
- * (and /v1/search's) response use these schemas, and shared/api-types.ts derives the UI's types
- * from them (`z.output`), importing types only (docs/architecture.md, "Use cases").
+ * The search records and fields, declared once: the `search` tool's input and result and GET
+ * /v1/rooms/:id/search's (and /v1/search's) query and answer (shared/contracts/search.ts) use
+ * these schemas, and shared/api-types.ts derives the UI's types from them, importing types only
+ * (docs/architecture.md, "Contracts").
  */
 
-/** What a hit is: search/service.ts `SEARCH_KINDS` searches these. */
-export const searchKind = z.enum(['message', 'task', 'decision', 'file']);
+/** What a hit is: search/service.ts searches these. */
+export const SEARCH_KINDS = ['message', 'task', 'decision', 'file'] as const;
+export const searchKind = z.enum(SEARCH_KINDS);
+
+/** The most hits one page holds (search/service.ts clamps to it too). */
+export const SEARCH_LIMIT_MAX = 100;
+
+// ---- fields: the `search` tool and the window's query take the same ones ----------------------
+
+export const kindsArg = z.array(z.enum(SEARCH_KINDS)).max(4);
+export const limitArg = z.number().int().min(1).max(SEARCH_LIMIT_MAX);
+export const cursorArg = z.string().min(1).max(200);
+
+/** GET /v1/rooms/:id/search and /v1/search: the tool's arguments as query parameters (`q`; `kinds` comma-separated). */
+export const searchQuery = z.object({
+  q: z.string().max(1000).optional(),
+  kinds: z
+    .string()
+    .max(200)
+    .optional()
+    .transform((s) => (s ? s.split(',') : undefined))
+    .pipe(kindsArg.optional()),
+  limit: z.coerce.number().int().min(1).max(SEARCH_LIMIT_MAX).optional(),
+  cursor: cursorArg.optional(),
+});
+
+// ---- records ------------------------------------------------------------------------------------
 
 /** One hit: `snippet` is plain text, `highlights` are [start, end) UTF-16 offsets into it. */
 export const searchResult = z.object({

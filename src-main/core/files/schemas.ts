@@ -1,20 +1,24 @@
 import { z } from 'zod';
 import { roomIdArg } from '../rooms/tools.js';
-import { FILES_LIMIT_MAX } from './service.js';
-import { completeUploadOutput, fetchFileOutput, fileEntry, shareFileOutput } from '../../../shared/schemas/files.js';
+import {
+  completeUploadOutput,
+  contentTypeArg,
+  cursorArg,
+  deleteFileOutput,
+  fetchFileOutput,
+  fileEntry,
+  fileIdArg,
+  FILES_LIMIT_MAX,
+  keyArg,
+  pathArg,
+  prefixArg,
+  SHA256_HEX,
+  shareFileOutput,
+  sizeBytesArg,
+  versionArg,
+} from '../../../shared/schemas/files.js';
 
-// ---- fields: the tools and the UI's routes take the same ones -------------------------
-
-const pathArg = z.string().min(1).max(4096).describe('Room path, e.g. notes/plan.md');
-const fileIdArg = z.string().min(1).max(200);
-const versionNumber = z.number().int().min(1);
-const versionArg = versionNumber.optional().describe('Default: the current version');
-const keyArg = z.string().min(1).max(200).optional();
-const contentTypeArg = z.string().max(200);
-const sizeBytesArg = z.number().int().min(0);
-const prefixArg = z.string().max(1024);
-const cursorArg = z.string().min(1).max(2000);
-const SHA256_HEX = /^[0-9a-fA-F]{64}$/;
+// ---- fields: the tools and the UI's requests take the same ones (shared/schemas/files.ts) ----
 
 const rangeArg = z
   .union([
@@ -69,30 +73,12 @@ export const shareFileInput = z.object({
 /** complete_file_upload and fetch_file: a file by id, a version optional. */
 export const fileVersionInput = z.object({ file_id: fileIdArg, version: versionArg });
 
-// ---- route bodies and queries ---------------------------------------------------------
-
-export const listFilesQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(FILES_LIMIT_MAX).optional(),
-  cursor: cursorArg.optional(),
-  prefix: prefixArg.optional(),
-});
-
-export const shareFileBody = z.object({
-  filename: pathArg,
-  content_type: contentTypeArg.optional(),
-  size_bytes: sizeBytesArg,
-  sha256: z.string().regex(SHA256_HEX),
-  idempotency_key: keyArg,
-});
-
-export const completeUploadBody = z.object({ version: versionNumber.optional() });
-
-export const versionQuery = z.object({ v: z.coerce.number().int().min(1).optional() });
+// The /v1 bodies and queries are the contracts' (shared/contracts/files.ts), built on the same fields.
 
 // ---- results ----------------------------------------------------------------------------
 
 // The records the UI reads too are in shared/schemas/files.ts (it derives its types from them).
-export { completeUploadOutput, fetchFileOutput, shareFileOutput };
+export { completeUploadOutput, deleteFileOutput, fetchFileOutput, shareFileOutput };
 
 /** A result an idempotency key can replay says so. */
 const replayed = z.boolean().optional();
@@ -110,12 +96,4 @@ export const listFilesOutput = z.object({
   files: z.array(fileEntry),
   next_cursor: z.string().nullable(),
   total: z.number().int(),
-});
-
-export const deleteFileOutput = z.object({
-  deleted: z.boolean(),
-  file_id: z.string(),
-  path: z.string(),
-  versions_deleted: z.number().int(),
-  restorable_until: z.string(),
 });

@@ -36,7 +36,9 @@ import {
 } from './store.js';
 import { repeat, type StopStep } from '../util/repeat.js';
 import type { z } from 'zod';
-import type { fileEntry } from '../../../shared/schemas/files.js';
+import { FILES_LIMIT_MAX, type fileEntry } from '../../../shared/schemas/files.js';
+import type { AnswerOf } from '../../../shared/contracts/contract.js';
+import type { contracts } from '../../../shared/contracts/index.js';
 
 /** write_file and read_file carry at most this many decoded bytes (docs/contract.md "Limits"). */
 export const INLINE_LIMIT = 256 * 1024;
@@ -297,7 +299,6 @@ export interface PageOfFiles<T> {
 }
 
 export const FILES_LIMIT_HTTP = 100;
-export const FILES_LIMIT_MAX = 500;
 /** list_files' default page: 30 entries stay under 32 KB as sent (structured content and its text copy). */
 export const FILES_LIMIT_MCP = 30;
 
@@ -384,7 +385,7 @@ export function listFilesPage(
   return { ...page, files: page.files.filter((e): e is FileEntry => e !== undefined) };
 }
 
-/** The human view: one page of files with all their versions and their quarantine state. */
+/** The human view: one page of files with all their versions and their quarantine state (GET /v1/rooms/:id/files's answer). */
 export function listFilesForHumans(core: Core, ownerId: string, roomId: string, q: { prefix?: string; cursor?: string; limit?: number } = {}) {
   const { db } = core;
   requireHumanRoom(db, roomId, ownerId);
@@ -403,12 +404,12 @@ export function listFilesForHumans(core: Core, ownerId: string, roomId: string, 
         content_type: v.content_type,
         size_bytes: v.size_bytes,
         sha256: v.sha256,
-        uploaded_by: v.uploader_kind === 'agent' ? { kind: 'agent', plate: v.uploader_plate } : { kind: 'human', owner_id: v.uploader_owner_id },
+        uploaded_by: v.uploader_kind === 'agent' ? { kind: 'agent' as const, plate: v.uploader_plate } : { kind: 'human' as const, owner_id: v.uploader_owner_id },
         created_at: new Date(v.created_at).toISOString(),
         ready_at: v.ready_at === null ? null : new Date(v.ready_at).toISOString(),
       })),
     };
-  });
+  }) satisfies AnswerOf<typeof contracts.files.list>;
 }
 
 /**

@@ -105,7 +105,7 @@ function deletedDto(r: DeletedRow) {
     versions: versions.length,
     size_bytes: cur?.size_bytes ?? 0,
     content_type: cur?.content_type ?? null,
-    deleted_by: r.deleted_by_kind === 'agent' ? { kind: 'agent', plate: r.deleted_by_plate } : { kind: 'human', owner_id: r.deleted_by_owner_id },
+    deleted_by: r.deleted_by_kind === 'agent' ? { kind: 'agent' as const, plate: r.deleted_by_plate } : { kind: 'human' as const, owner_id: r.deleted_by_owner_id },
     deleted_at: new Date(r.deleted_at).toISOString(),
     restorable_until: new Date(r.purge_at).toISOString(),
   };

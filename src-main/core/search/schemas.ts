@@ -1,9 +1,7 @@
 import { z } from 'zod';
-import { SEARCH_KINDS, SEARCH_LIMIT_MAX } from './service.js';
+import { cursorArg, kindsArg, limitArg } from '../../../shared/schemas/search.js';
 
-const kindsArg = z.array(z.enum(SEARCH_KINDS)).max(4);
-const limitArg = z.number().int().min(1).max(SEARCH_LIMIT_MAX);
-const cursorArg = z.string().min(1).max(200);
+// The fields, GET /v1/rooms/:id/search's query and the results are in shared/schemas/search.ts (shared/contracts/search.ts).
 
 export const searchInput = z.object({
   room: z.string().min(1).max(200),
@@ -13,18 +11,4 @@ export const searchInput = z.object({
   cursor: cursorArg.optional(),
 });
 
-/** GET /v1/rooms/:id/search and /v1/search: the tool's arguments as query parameters (`q`; `kinds` comma-separated). */
-export const searchQuery = z.object({
-  q: z.string().max(1000).optional(),
-  kinds: z
-    .string()
-    .max(200)
-    .optional()
-    .transform((s) => (s ? s.split(',') : undefined))
-    .pipe(kindsArg.optional()),
-  limit: z.coerce.number().int().min(1).max(SEARCH_LIMIT_MAX).optional(),
-  cursor: cursorArg.optional(),
-});
-
-// The results are in shared/schemas/search.ts (the UI derives its types from them).
-export { searchOutput } from '../../../shared/schemas/search.js';
+export { searchOutput, searchQuery } from '../../../shared/schemas/search.js';

@@ -7,18 +7,17 @@ import { bm25Scores, makeSnippet, queryWords, SCORE_CHARS, snippetScanChars, toF
 import { OTHER_BASE } from '../db/migrations/0009-search.js';
 import { roomIdsOfOwner } from '../rooms/store.js';
 import { indexPendingMessages, SEARCH_FLUSH_BATCHES } from './indexer.js';
-import type { SearchResult } from '../../../shared/api-types.js';
+import type { z } from 'zod';
+import { SEARCH_LIMIT_MAX, type SEARCH_KINDS, type searchResult } from '../../../shared/schemas/search.js';
 
-export const SEARCH_KINDS = ['message', 'task', 'decision', 'file'] as const;
 export type SearchKind = (typeof SEARCH_KINDS)[number];
 
 export const SEARCH_LIMIT_DEFAULT = 20;
-export const SEARCH_LIMIT_MAX = 100;
 /** Text file contents are indexed up to this size (the inline file limit). */
 export const SEARCH_FILE_TEXT_MAX = 256 * 1024;
 
-/** One hit, as the tool and routes return it: the shared type (shared/api-types.ts). */
-export type { SearchResult };
+/** One hit, as the tool and routes return it (shared/schemas/search.ts). */
+export type SearchResult = z.output<typeof searchResult>;
 
 export interface SearchPage {
   results: SearchResult[];

@@ -1,13 +1,18 @@
 import type { z } from 'zod';
 import { defineUseCase } from '../usecase/define.js';
-import { search } from './service.js';
-import { searchInput, searchOutput, searchQuery } from './schemas.js';
+import { contracts } from '../../../shared/contracts/index.js';
+import { roomsOfOwner, search } from './service.js';
+import { searchInput, searchOutput, type searchQuery } from './schemas.js';
 
 /**
- * Search in one room, declared once (usecase/define.ts) for the `search` tool and
- * GET /v1/rooms/:id/search; GET /v1/search (every room of the owner) is the window's alone
- * (search/routes.ts). docs/search.md.
+ * Search, declared once (usecase/define.ts): one room for the `search` tool and
+ * GET /v1/rooms/:id/search; every room of the owner for the window alone (GET /v1/search).
+ * The wire faces are shared/contracts/search.ts. docs/search.md.
  */
+
+/** The query string names the words `q` (none: no results) and the kinds comma-separated. */
+const searchOf = (q: z.output<typeof searchQuery>) => ({ query: q.q ?? '', kinds: q.kinds, limit: q.limit, cursor: q.cursor });
+
 export const searchRoomUseCase = defineUseCase({
   input: searchInput,
   output: searchOutput,
@@ -21,13 +26,13 @@ export const searchRoomUseCase = defineUseCase({
     description: 'Full-text search of the room\'s messages, tasks, decisions and files, best first; use it instead of paging history. Returns results and next_cursor.',
   },
   route: {
-    method: 'GET',
-    path: '/v1/rooms/:id/search',
-    query: searchQuery,
-    // The query string names the words `q` (none: no results) and the kinds comma-separated.
-    input: ({ params, query }) => {
-      const q = query as z.output<typeof searchQuery>;
-      return { room: params.id, query: q.q ?? '', kinds: q.kinds, limit: q.limit, cursor: q.cursor };
-    },
+    contract: contracts.search.room,
+    input: ({ params, query }) => ({ room: params.id, ...searchOf(query as z.output<typeof searchQuery>) }),
   },
+});
+
+/** Every room the owner is in. */
+export const searchAllUseCase = defineUseCase({
+  route: { contract: contracts.search.all },
+  handler: ({ core, caller }, { query }) => search(core.db, { rooms: roomsOfOwner(core.db, caller.ownerId), ...searchOf(query) }),
 });

@@ -12,8 +12,3 @@ export const readWorkspaceOutput = z.object({
   git_token: z.string().nullable(),
   note: z.string(),
 });
-
-/** A string sets the field, null clears it, absent keeps it. */
-const field = (max: number) => z.string().max(max).nullable().optional();
-
-export const workspaceBody = z.object({ local_path: field(4096), repo_url: field(2048), repo_branch: field(255), git_token: field(4096) }).strict();

@@ -5,6 +5,8 @@ import { stmt } from '../db/stmt.js';
 import { AppError, invalid } from '../errors/app-error.js';
 import { humanRole, requireAgentRoom, requireHumanRoom, touchRoom } from '../rooms/store.js';
 import { maskToken, openToken, sealToken } from './crypto.js';
+import type { z } from 'zod';
+import type { workspaceBody, workspaceRecord } from '../../../shared/schemas/workspace.js';
 
 export interface WorkspaceRow {
   room_id: string;
@@ -18,13 +20,11 @@ export interface WorkspaceRow {
   local_path_by: string | null;
 }
 
-/** A change: a string sets the field, null clears it, undefined keeps it. */
-export interface WorkspaceUpdate {
-  local_path?: string | null;
-  repo_url?: string | null;
-  repo_branch?: string | null;
-  git_token?: string | null;
-}
+/** A change: a string sets the field, null clears it, undefined keeps it (PUT /v1/rooms/:id/workspace's body). */
+export type WorkspaceUpdate = z.output<typeof workspaceBody>;
+
+/** The workspace as the window reads it (GET /v1/rooms/:id/workspace). */
+type WorkspaceView = z.input<typeof workspaceRecord>;
 
 /** A room's workspace, if one is set. */
 export function workspaceRow(db: Db, roomId: string): WorkspaceRow | undefined {
@@ -109,7 +109,7 @@ export function setWorkspace(core: Core, ownerId: string, roomId: string, u: Wor
  * agents (get_room_context, read_workspace): details for room admins; a non-admin sees that a
  * workspace is configured, and a local path only if it set it itself (docs/security.md, item 8).
  */
-export function maskedWorkspace(core: Core, ownerId: string, roomId: string) {
+export function maskedWorkspace(core: Core, ownerId: string, roomId: string): WorkspaceView {
   requireHumanRoom(core.db, roomId, ownerId);
   const r = workspaceRow(core.db, roomId);
   if (r && humanRole(core.db, roomId, ownerId) !== 'admin') {

@@ -2,7 +2,7 @@ import { memo, useCallback, useEffect, useMemo, useRef, useState, type ReactNode
 import { useChat } from '../stores/chat';
 import { phaseOf } from '../stores/room-resource';
 import { useAttention } from '../stores/attention';
-import { enc, get } from '../api';
+import { client } from '../client';
 import { useMembers } from '../stores/rooms';
 import { useSession } from '../stores/session';
 import type { Message, Room, SearchResult } from '../types';
@@ -127,7 +127,7 @@ const MessageRow = memo(function MessageRow({
 type Row = { kind: 'start'; key: string } | { kind: 'msg'; key: string; m: Message; prev?: Message; orphan: boolean };
 
 /** The search's text with its matches marked, from UTF-16 offsets (never as HTML). */
-function Highlighted({ text, spans }: { text: string; spans: Array<[number, number]> }) {
+function Highlighted({ text, spans }: { text: string; spans: SearchResult['highlights'] }) {
   const out: ReactNode[] = [];
   let at = 0;
   [...spans]
@@ -173,7 +173,7 @@ function SearchBox({ roomId, messages, plates, onPick }: { roomId: string; messa
     let live = true;
     const t = setTimeout(async () => {
       if (serverSearch !== 'no') {
-        const r = await get<{ results: SearchResult[] }>(`/v1/rooms/${enc(roomId)}/search?q=${enc(query)}&kinds=message&limit=30`);
+        const r = await client.search.room({ params: { id: roomId }, query: { q: query, kinds: 'message', limit: 30 } });
         if (r.ok) {
           serverSearch = 'yes';
           if (live) {

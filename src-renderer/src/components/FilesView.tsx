@@ -2,9 +2,10 @@ import { useEffect, useRef, useState, type DragEvent } from 'react';
 import { useFiles } from '../stores/files';
 import { phaseOf } from '../stores/room-resource';
 import { DeletedFiles } from './DeletedFiles';
-import { describeError, enc, get } from '../api';
+import { describeError } from '../api';
+import { client } from '../client';
 import { actionOf } from './allowed';
-import type { FilePage, Room, RoomFile } from '../types';
+import type { Room, RoomFile } from '../types';
 import { Loading, ErrorNote, Empty } from './States';
 import { Confirm } from './Dialog';
 
@@ -33,7 +34,7 @@ function useLinkedFile(roomId: string, path: string | undefined, files: RoomFile
   useEffect(() => {
     if (!path || !files || inPage) return;
     let live = true;
-    void get<FilePage>(`/v1/rooms/${enc(roomId)}/files?prefix=${enc(path)}&limit=20`).then((r) => {
+    void client.files.list({ params: { id: roomId }, query: { prefix: path, limit: 20 } }).then((r) => {
       if (!live) return;
       const file = r.ok ? r.data.files.find((f) => pathOf(f) === path) : undefined;
       setFound({ path, file: file ?? false });

@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
-import { enc, get } from '../api';
+import { client } from '../client';
 import { useRooms } from '../stores/rooms';
 import { href } from '../router';
 import type { SearchResult } from '../types';
@@ -27,13 +27,13 @@ function target(r: SearchResult): string {
 }
 
 /**
- * `GET /v1/search` across every room of the caller (docs/search.md); a server that still wants one
- * room (400/404) is asked room by room.
+ * A search across every room of the caller (contracts.search.all, docs/search.md); a server that
+ * still wants one room (400/404) is asked room by room.
  */
 async function searchAll(q: string, rooms: string[]): Promise<SearchResult[]> {
-  const all = await get<{ results: SearchResult[] }>(`/v1/search?q=${enc(q)}&limit=30`);
+  const all = await client.search.all({ query: { q, limit: 30 } });
   if (all.ok) return all.data.results;
-  const per = await Promise.all(rooms.slice(0, 20).map((r) => get<{ results: SearchResult[] }>(`/v1/rooms/${enc(r)}/search?q=${enc(q)}&limit=8`)));
+  const per = await Promise.all(rooms.slice(0, 20).map((r) => client.search.room({ params: { id: r }, query: { q, limit: 8 } })));
   return per.flatMap((r) => (r.ok ? r.data.results : [])).sort((a, b) => b.rank - a.rank);
 }
 
@@ -75,7 +75,7 @@ function PaletteDialog({ onClose }: { onClose: () => void }) {
       .slice(0, needle ? 5 : 8)
       .map((r) => ({ key: `room:${r.room_id}`, kind: 'room', title: r.name, detail: 'Room', room: r.room_id, to: href('rooms', r.room_id) }));
     const found: Hit[] = results.map((r) => {
-      const title = (r as SearchResult & { title?: string | null }).title ?? r.path ?? '';
+      const title = r.title ?? r.path ?? '';
       return {
         key: `${r.kind}:${r.id}`,
         kind: r.kind,

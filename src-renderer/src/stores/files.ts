@@ -1,5 +1,6 @@
-import { del, enc, get, post, type ApiResult } from '../api';
-import type { DeletedFile, DownloadLink, FilePage, RoomFile, UploadStart } from '../types';
+import type { ApiResult } from '../api';
+import { client } from '../client';
+import type { DeletedFile, DeletedFileList, DownloadLink, FilePage, RestoredFile, RoomFile } from '../types';
 import { createRoomResource } from './room-resource';
 
 export interface Upload {
@@ -41,7 +42,7 @@ function putWithProgress(url: string, file: File, contentType: string, onProgres
 /** A room's files (the first 500 paths: the list is paged, docs/files.md) and this tab's uploads. */
 export const useFiles = createRoomResource<RoomFile[], FilesActions, FilePage>({
   name: 'files',
-  request: (roomId) => get<FilePage>(`/v1/rooms/${enc(roomId)}/files?limit=500`),
+  request: (roomId) => client.files.list({ params: { id: roomId }, query: { limit: 500 } }),
   accept: (page) => page.files,
   refreshOn: ['files.changed'],
   extend: ({ set, get: getState }) => {
@@ -54,11 +55,9 @@ export const useFiles = createRoomResource<RoomFile[], FilesActions, FilePage>({
         set((s) => ({ uploads: [...s.uploads, { id, roomId, filename: file.name, loaded: 0, total: file.size, phase: 'hashing' }] }));
         try {
           const sha256 = await sha256Hex(file);
-          const start = await post<UploadStart>(`/v1/rooms/${enc(roomId)}/files/uploads`, {
-            filename: file.name,
-            content_type: contentType,
-            size_bytes: file.size,
-            sha256,
+          const start = await client.files.upload({
+            params: { id: roomId },
+            body: { filename: file.name, content_type: contentType, size_bytes: file.size, sha256 },
           });
           if (!start.ok) return patch(id, { phase: 'failed', error: start.error.message });
           patch(id, { phase: 'uploading' });
@@ -73,7 +72,7 @@ export const useFiles = createRoomResource<RoomFile[], FilesActions, FilePage>({
             return patch(id, { phase: 'failed', error: msg });
           }
           patch(id, { phase: 'completing', loaded: file.size });
-          const done = await post(`/v1/rooms/${enc(roomId)}/files/${enc(start.data.file_id)}/complete`, {});
+          const done = await client.files.complete({ params: { id: roomId, fileId: start.data.file_id }, body: {} });
           if (!done.ok) return patch(id, { phase: 'failed', error: done.error.message });
           patch(id, { phase: 'done' });
           void getState().load(roomId);
@@ -81,9 +80,9 @@ export const useFiles = createRoomResource<RoomFile[], FilesActions, FilePage>({
           patch(id, { phase: 'failed', error: (err as Error).message });
         }
       },
-      download: (roomId, fileId) => get<DownloadLink>(`/v1/rooms/${enc(roomId)}/files/${enc(fileId)}/download`),
+      download: (roomId, fileId) => client.files.download({ params: { id: roomId, fileId } }),
       remove: async (roomId, fileId) => {
-        const r = await del(`/v1/rooms/${enc(roomId)}/files/${enc(fileId)}`);
+        const r = await client.files.remove({ params: { id: roomId, fileId } });
         if (r.ok) void Promise.all([getState().load(roomId), useDeletedFiles.getState().load(roomId)]);
         return r;
       },
@@ -93,18 +92,18 @@ export const useFiles = createRoomResource<RoomFile[], FilesActions, FilePage>({
 });
 
 interface DeletedFilesActions {
-  restore: (roomId: string, fileId: string) => Promise<ApiResult<unknown>>;
+  restore: (roomId: string, fileId: string) => Promise<ApiResult<RestoredFile>>;
 }
 
 /** Files deleted in a room that can still be restored (docs/security.md, item 7). */
-export const useDeletedFiles = createRoomResource<DeletedFile[], DeletedFilesActions, { files: DeletedFile[] }>({
+export const useDeletedFiles = createRoomResource<DeletedFile[], DeletedFilesActions, DeletedFileList>({
   name: 'deleted files',
-  request: (roomId) => get<{ files: DeletedFile[] }>(`/v1/rooms/${enc(roomId)}/deleted-files`),
+  request: (roomId) => client.files.deleted({ params: { id: roomId } }),
   accept: (r) => r.files,
   refreshOn: ['files.changed'],
   extend: ({ get: getState }) => ({
     restore: async (roomId, fileId) => {
-      const r = await post(`/v1/rooms/${enc(roomId)}/deleted-files/${enc(fileId)}/restore`, {});
+      const r = await client.files.restore({ params: { id: roomId, fileId } });
       await Promise.all([getState().load(roomId), ...(r.ok ? [useFiles.getState().load(roomId)] : [])]);
       return r;
     },
