@@ -12,7 +12,6 @@ export const taskStatus = z.enum(TASK_STATUSES);
 
 export const consentState = z.enum(['auto', 'accepted']);
 
-/** The full task record (store.ts `TaskRecord`): what every task tool returns. */
 /** A task's git worktree (docs/worktrees.md): the folder, its branch, and the base it was made from. */
 export const worktreeRecord = z.object({
   path: z.string(),
@@ -21,6 +20,7 @@ export const worktreeRecord = z.object({
   base_commit: z.string(),
 });
 
+/** The full task record (tasks/store.ts `TaskRecord` is its `z.output`): what every task tool returns. */
 export const taskRecord = z.object({
   task_id: z.string(),
   room: z.string(),
@@ -45,6 +45,7 @@ export const taskRecord = z.object({
   completed_at: z.string().nullable(),
   created_at: z.string(),
   updated_at: z.string(),
+  /** A retry (docs/tasks.md): the failed task it repeats. */
   retry_of: z.string().optional(),
   /** A follow-up (docs/review.md): the done task whose review asked for changes; it works on that task's branch. */
   follow_up_of: z.string().optional(),
@@ -195,4 +196,76 @@ export const taskEvent = z.object({
 export const taskHistoryPage = z.object({
   events: z.array(taskEvent),
   next_cursor: z.number().int().nullable(),
+});
+
+// ---- arguments: the task tools' inputs (src-main/core/tasks/schemas.ts) and the /v1 bodies and queries (shared/contracts/tasks.ts) share these fields ----
+
+/** docs/contract.md "Limits": a lane page holds at most this many tasks. */
+export const BOARD_LIMIT_MAX = 200;
+
+export const roomArg = z.string().min(1).max(200);
+export const taskIdArg = z.string().min(1).max(200);
+export const textArg = (max: number) => z.string().max(max);
+export const titleArg = z.string().min(1).max(200);
+export const assigneeArg = z.string().min(1).max(120);
+export const orderArg = z.number().int().min(-1_000_000).max(1_000_000);
+export const dependsOnArg = z.array(z.string().min(1).max(200)).max(100).describe('Task ids to finish first');
+/** A statuses filter names these; "archived" adds archived tasks. */
+export const boardStatus = z.enum([...TASK_STATUSES, 'archived']);
+export const laneArg = z.string().min(1).max(120);
+export const cursorArg = z.string().min(1).max(2000);
+export const detailArg = z.enum(['summary', 'full']);
+
+/** create_task (with its room) and POST /v1/rooms/:id/tasks (room from the path): one task, the same fields and limits. */
+export const createTaskFields = {
+  title: titleArg,
+  definition_of_done: textArg(4000).min(1).describe('A checkable condition'),
+  assignee: assigneeArg.describe('Agent handle @name(owner), or plate'),
+  detail: textArg(20_000).optional(),
+  order: orderArg.optional().describe('Position in the lane; lower first'),
+  depends_on: dependsOnArg.optional(),
+  idempotency_key: z.string().min(1).max(200).optional().describe('Retry key: no second task'),
+};
+export const createTaskBody = z.object(createTaskFields);
+
+/** update_task (with its task_id) and PATCH /v1/rooms/:id/tasks/:taskId: what may change on an unfinished task. */
+export const updateTaskFields = {
+  title: titleArg.optional(),
+  detail: textArg(20_000).nullable().optional(),
+  definition_of_done: textArg(4000).min(1).optional(),
+  order: orderArg.nullable().optional(),
+  depends_on: dependsOnArg.optional(),
+};
+/** Strict: a field the board's panel may not edit (assignee, status) is refused, not ignored. */
+export const updateTaskBody = z.object(updateTaskFields).strict();
+
+/** POST …/tasks/:taskId/assign: the agent of the room the task goes to. */
+export const reassignTaskBody = z.object({ assignee: assigneeArg });
+/** POST …/tasks/:taskId/retry: the copy goes to the same agent unless another is named. */
+export const retryTaskBody = z.strictObject({ assignee: assigneeArg.optional() });
+
+/** A lane's new order holds at most this many tasks (docs/tasks.md "Order"). */
+export const LANE_ORDER_MAX = 500;
+/** POST /v1/rooms/:id/lanes/:assignee/order: the lane's unfinished tasks, first to last. */
+export const laneOrderBody = z.strictObject({ task_ids: z.array(taskIdArg).min(1).max(LANE_ORDER_MAX) });
+
+/** GET /v1/rooms/:id/board: read_board's filters as query parameters; `status` is a comma-separated list. */
+export const boardQuery = z.object({
+  assignee: assigneeArg.optional(),
+  status: z
+    .string()
+    .max(200)
+    .optional()
+    .transform((s) => (s ? s.split(',') : undefined))
+    .pipe(z.array(boardStatus).optional()),
+  limit: z.coerce.number().int().min(0).max(BOARD_LIMIT_MAX).optional(),
+  lane: laneArg.optional(),
+  cursor: cursorArg.optional(),
+  detail: detailArg.optional(),
+});
+
+/** A task's history (GET …/tasks/:taskId/history): the events after `after` (a seq), at most `limit` (default 50, at most 200). */
+export const taskHistoryQuery = z.object({
+  after: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
+  limit: z.coerce.number().int().min(1).max(200).optional(),
 });

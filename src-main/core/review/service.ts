@@ -18,6 +18,9 @@ import { immediate } from '../db/open.js';
 import { liveInRoom } from '../reservations/store.js';
 import { covers, parsePath, parsePattern } from '../reservations/rules.js';
 import { agentHandle, getAgentByPlate } from '../agents/store.js';
+import type { z } from 'zod';
+import type { reviewRecord } from '../../../shared/schemas/review.js';
+import type { taskChanges as taskChangesSchema } from '../../../shared/schemas/tasks.js';
 
 /**
  * Humans review the work (docs/review.md): what a task's branch changed, its merge into the base
@@ -34,7 +37,7 @@ function taskWork(core: Core, owner: Owner, room: string, taskId: string) {
 }
 
 /** GET …/changes: the branch's changes against its merge base with the base branch, uncommitted ones included. */
-export async function taskChanges(core: Core, input: { owner: Owner; room: string; taskId: string }) {
+export async function taskChanges(core: Core, input: { owner: Owner; room: string; taskId: string }): Promise<z.input<typeof taskChangesSchema>> {
   const { t, state, repo } = taskWork(core, input.owner, input.room, input.taskId);
   if (!repo) return { files: [], reason: 'the room has no workspace folder' };
   if (state.removed) return { files: [], reason: state.merged ? 'the task was merged into its base branch: its worktree is gone' : "the task's worktree was removed" };
@@ -142,19 +145,8 @@ export async function pushTask(core: Core, input: { owner: Owner; room: string; 
 }
 
 
-/** A review as stored and answered (docs/review.md). */
-export interface ReviewRecord {
-  review_id: string;
-  task_id: string;
-  room: string;
-  owner_id: string;
-  verdict: 'comment' | 'request_changes' | 'approve';
-  body: string | null;
-  comments: Array<{ path: string; line: number; body: string; quoted: string | null }>;
-  message_id: string | null;
-  follow_up_task_id: string | null;
-  created_at: string;
-}
+/** A review as stored and answered (docs/review.md; shared/schemas/review.ts `reviewRecord`). */
+export type ReviewRecord = z.output<typeof reviewRecord>;
 
 interface ReviewRow {
   id: string;
@@ -169,7 +161,7 @@ interface ReviewRow {
   created_at: number;
 }
 
-function reviewRecord(r: ReviewRow): ReviewRecord {
+function toReview(r: ReviewRow): ReviewRecord {
   return {
     review_id: r.id,
     task_id: r.task_id,
@@ -258,12 +250,12 @@ export async function submitReview(
     });
   });
   core.bus.emit({ type: 'board.changed', room: t.room_id });
-  return reviewRecord(stmt(db, 'SELECT * FROM task_reviews WHERE id = ?').get(id) as ReviewRow);
+  return toReview(stmt(db, 'SELECT * FROM task_reviews WHERE id = ?').get(id) as ReviewRow);
 }
 
 /** GET …/reviews: the task's reviews, oldest first (at most 200). */
 export function listReviews(core: Core, input: { owner: Owner; room: string; taskId: string }): { reviews: ReviewRecord[] } {
   const { t } = taskWork(core, input.owner, input.room, input.taskId);
   const rows = stmt(core.db, 'SELECT * FROM task_reviews WHERE task_id = ? ORDER BY created_at, id LIMIT 200').all(t.id) as ReviewRow[];
-  return { reviews: rows.map(reviewRecord) };
+  return { reviews: rows.map(toReview) };
 }

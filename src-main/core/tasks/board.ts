@@ -6,31 +6,27 @@ import { agentPlatesOfRoom, getRoom } from '../rooms/store.js';
 import { decodeCursor, encodeCursor, START_CURSOR } from '../util/cursor.js';
 import { isStale, mergedOf, toRecord, type TaskRecord, type TaskRow } from './store.js';
 import { TASK_STATUSES, type TaskStatus } from './transitions.js';
-import type { TaskSummary } from '../../../shared/api-types.js';
+import { BOARD_LIMIT_MAX } from '../../../shared/schemas/tasks.js';
+import type { z } from 'zod';
+import type { boardOutput, taskSummary } from '../../../shared/schemas/tasks.js';
 
-/** The compact task of a board page: the UI's own type (shared/api-types.ts), not a second copy. */
-export type { TaskSummary };
+/** The compact task of a board page (shared/schemas/tasks.ts `taskSummary`), not a second copy. */
+export type TaskSummary = z.output<typeof taskSummary>;
 
-export interface BoardLane<T> {
-  assignee: string;
-  handle: string;
-  tasks: T[];
-  /** Tasks of this lane matching the filter, across all pages. */
-  total: number;
-  /** Pass with `lane` for the next page of this lane; null when this page reached its end. */
-  next_cursor: string | null;
-}
+type BoardRecord = z.output<typeof boardOutput>;
 
-export interface BoardPage<T = TaskSummary | TaskRecord> {
-  lanes: Array<BoardLane<T>>;
-  done: T[];
-  done_total: number;
-  done_next_cursor: string | null;
-  context_version: number;
-}
+/**
+ * One lane of a board page (shared/schemas/tasks.ts `boardOutput`) over either task shape: `total`
+ * counts the lane's tasks matching the filter across all pages; `next_cursor`, passed with `lane`,
+ * reads its next page (null at its end).
+ */
+export type BoardLane<T> = Omit<BoardRecord['lanes'][number], 'tasks'> & { tasks: T[] };
 
-/** docs/contract.md "Limits": a lane page holds at most this many tasks. */
-export const BOARD_LIMIT_MAX = 200;
+/** A board page (shared/schemas/tasks.ts `boardOutput`) over either task shape. */
+export type BoardPage<T = TaskSummary | TaskRecord> = Omit<BoardRecord, 'lanes' | 'done'> & { lanes: Array<BoardLane<T>>; done: T[] };
+
+/** docs/contract.md "Limits": a lane page holds at most this many tasks (the board's query states it, shared/schemas/tasks.ts). */
+export { BOARD_LIMIT_MAX };
 /** /v1 default per lane: 10 per lane keeps a 50-lane board's default page within the budget below. */
 export const BOARD_LIMIT_HTTP = 10;
 /**

@@ -130,9 +130,12 @@ export function taskFacts(db: Db, t: TaskRow, owners?: Map<string, string | unde
  * MCP tools do not carry them (an agent's acts are its tools' own rules, and the core tool
  * listing stays as it is).
  */
-export function withTaskActions<T extends { task_id: string }>(db: Db, roomId: string, ownerId: string, records: T[]): Array<T & TaskActions> {
+export function withTaskActions<T extends { task_id: string }>(db: Db, roomId: string, ownerId: string, records: T[]): Array<ShownTask<T>> {
   return annotate(db, humanStanding(db, roomId, ownerId), new Map(), records, roomOverlaps(db, roomId));
 }
+
+/** A /v1 task record: the record, what the caller may do with it, and the open tasks whose branches change the same files. */
+export type ShownTask<T> = T & TaskActions & { overlaps: Overlap[] };
 
 function annotate<T extends { task_id: string }>(
   db: Db,
@@ -140,7 +143,7 @@ function annotate<T extends { task_id: string }>(
   owners: Map<string, string | undefined>,
   records: T[],
   overlaps: Map<string, Overlap[]>,
-): Array<T & TaskActions & { overlaps: Overlap[] }> {
+): Array<ShownTask<T>> {
   return records.map((r) => {
     const row = getTaskRow(db, r.task_id);
     const shared = overlaps.get(r.task_id) ?? [];
@@ -155,21 +158,30 @@ function annotate<T extends { task_id: string }>(
  */
 const BOARD_TABLE: ActTable<'reassign', undefined, HumanStanding> = { reassign: { may: (_b, who) => reassignRight('reassign', who) } };
 
+type Lane<B extends { lanes: unknown[] }> = B['lanes'][number];
+
+/** A board page as /v1 shows it: every task a ShownTask, and the room-wide reassign right. */
+export type ShownBoard<B extends { lanes: Array<{ tasks: Array<{ task_id: string }> }>; done: Array<{ task_id: string }> }> = Omit<B, 'lanes' | 'done'> & {
+  lanes: Array<Omit<Lane<B>, 'tasks'> & { tasks: Array<ShownTask<Lane<B>['tasks'][number]>> }>;
+  done: Array<ShownTask<B['done'][number]>>;
+} & Acts<'reassign'>;
+
 /** A board page with every task's acts and the room-wide reassign right (the caller's standing read once). */
 export function boardWithActions<B extends { lanes: Array<{ tasks: Array<{ task_id: string }> }>; done: Array<{ task_id: string }> }>(
   db: Db,
   roomId: string,
   ownerId: string,
   board: B,
-): B & Acts<'reassign'> {
+): ShownBoard<B> {
   const who = humanStanding(db, roomId, ownerId);
   const owners = new Map<string, string | undefined>();
   // Open tasks whose branches change the same files say so on their cards (docs/review.md "Overlaps").
   const overlaps = roomOverlaps(db, roomId);
+  // The spread of a generic page is not narrowed by TypeScript: the fields replaced are exactly ShownBoard's.
   return {
     ...board,
     lanes: board.lanes.map((l) => ({ ...l, tasks: annotate(db, who, owners, l.tasks, overlaps) })),
     done: annotate(db, who, owners, board.done, overlaps),
     ...actsOf(['reassign'] as const, BOARD_TABLE, undefined, who),
-  };
+  } as ShownBoard<B>;
 }

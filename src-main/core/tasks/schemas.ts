@@ -1,53 +1,30 @@
 import { z } from 'zod';
 import { TASK_STATUSES } from './transitions.js';
-import { BOARD_LIMIT_MAX } from './board.js';
-import { taskRecord } from '../../../shared/schemas/tasks.js';
+import {
+  assigneeArg,
+  BOARD_LIMIT_MAX,
+  boardStatus,
+  createTaskFields,
+  cursorArg,
+  detailArg,
+  laneArg,
+  roomArg,
+  taskIdArg,
+  taskRecord,
+  textArg as text,
+  updateTaskFields,
+} from '../../../shared/schemas/tasks.js';
 
-// ---- arguments: the tools' inputs and the routes' bodies and queries share their fields ----
+// ---- arguments: the tools' inputs build on the fields the /v1 bodies and queries use (shared/schemas/tasks.ts) ----
 
-const roomArg = z.string().min(1).max(200);
-const taskIdArg = z.string().min(1).max(200);
-const text = (max: number) => z.string().max(max);
-const titleArg = z.string().min(1).max(200);
-const assigneeArg = z.string().min(1).max(120);
-const orderArg = z.number().int().min(-1_000_000).max(1_000_000);
-const dependsOnArg = z.array(z.string().min(1).max(200)).max(100).describe('Task ids to finish first');
 const artifactsArg = z.array(z.string().min(1).max(2000)).max(100).describe('Paths, URLs or commit ids produced');
 const instanceIdArg = z.string().min(1).max(200);
-/** A statuses filter names these; "archived" adds archived tasks. */
-const boardStatus = z.enum([...TASK_STATUSES, 'archived']);
-const laneArg = z.string().min(1).max(120);
-const cursorArg = z.string().min(1).max(2000);
-const detailArg = z.enum(['summary', 'full']);
 
-/** create_task (with its room) and POST /v1/rooms/:id/tasks (room from the path): one task, the same fields and limits. */
-const createTaskFields = {
-  title: titleArg,
-  definition_of_done: text(4000).min(1).describe('A checkable condition'),
-  assignee: assigneeArg.describe('Agent handle @name(owner), or plate'),
-  detail: text(20_000).optional(),
-  order: orderArg.optional().describe('Position in the lane; lower first'),
-  depends_on: dependsOnArg.optional(),
-  idempotency_key: z.string().min(1).max(200).optional().describe('Retry key: no second task'),
-};
+/** create_task: POST /v1/rooms/:id/tasks's fields (shared/schemas/tasks.ts `createTaskBody`), with the room. */
 export const createTaskInput = z.object({ room: roomArg, ...createTaskFields });
-export const createTaskBody = z.object(createTaskFields);
 
-/** update_task (with its task_id) and PATCH /v1/rooms/:id/tasks/:taskId: what may change on an unfinished task. */
-const updateTaskFields = {
-  title: titleArg.optional(),
-  detail: text(20_000).nullable().optional(),
-  definition_of_done: text(4000).min(1).optional(),
-  order: orderArg.nullable().optional(),
-  depends_on: dependsOnArg.optional(),
-};
+/** update_task: PATCH /v1/rooms/:id/tasks/:taskId's fields, with the task. */
 export const updateTaskInput = z.object({ task_id: taskIdArg, ...updateTaskFields });
-/** Strict: a field the board's panel may not edit (assignee, status) is refused, not ignored. */
-export const updateTaskBody = z.object(updateTaskFields).strict();
-
-export const reassignTaskBody = z.object({ assignee: assigneeArg });
-/** POST …/tasks/:taskId/retry: the copy goes to the same agent unless another is named. */
-export const retryTaskBody = z.strictObject({ assignee: assigneeArg.optional() });
 
 export const claimTaskInput = z.object({
   task_id: taskIdArg,
@@ -99,29 +76,6 @@ export const readBoardInput = z.object({
   detail: detailArg.optional(),
 });
 
-/** GET /v1/rooms/:id/board: read_board's filters as query parameters; `status` is a comma-separated list. */
-export const boardQuery = z.object({
-  assignee: assigneeArg.optional(),
-  status: z
-    .string()
-    .max(200)
-    .optional()
-    .transform((s) => (s ? s.split(',') : undefined))
-    .pipe(z.array(boardStatus).optional()),
-  limit: z.coerce.number().int().min(0).max(BOARD_LIMIT_MAX).optional(),
-  lane: laneArg.optional(),
-  cursor: cursorArg.optional(),
-  detail: detailArg.optional(),
-});
-
-/** A task's history (GET …/tasks/:taskId/history): the events after `after` (a seq), at most `limit` (default 50, at most 200). */
-export const taskHistoryInput = z.object({
-  task_id: taskIdArg,
-  after: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
-  limit: z.coerce.number().int().min(1).max(200).optional(),
-});
-export const taskHistoryQuery = taskHistoryInput.omit({ task_id: true });
-
 /** The legacy consent tools take what old clients sent and act on nothing. */
 export const acceptTaskInput = z.object({ task_id: z.string().max(200).optional() });
 export const rejectTaskInput = z.object({ task_id: z.string().max(200).optional(), reason: z.string().max(4000).optional() });
@@ -133,7 +87,7 @@ export const retiredOutput = z.object({});
 
 // ---- results (the records are in shared/schemas/tasks.ts) ----
 
-export { boardOutput, taskHistoryPage, taskRecord } from '../../../shared/schemas/tasks.js';
+export { boardOutput, taskRecord } from '../../../shared/schemas/tasks.js';
 
 export const createTaskOutput = taskRecord.extend({ replayed: z.boolean().optional() });
 export const claimTaskOutput = taskRecord.extend({ claimed: z.boolean() });

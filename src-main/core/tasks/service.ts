@@ -275,13 +275,7 @@ function humanAllows(db: Db, action: TaskAction, t: TaskRow, ownerId: string): b
 export function updateTask(core: Core, actor: Actor, { taskId, room: roomId, patch }: TaskRef & { patch: UpdateInput }): TaskRecord {
   return mutateTask(core, (db) => {
     const t = requireTask(db, actor, { taskId, room: roomId });
-    if (!mayEdit(db, actor, t)) {
-      const who = actor.kind === 'agent' ? 'the assignee or the agent that created a task' : 'a room admin, the assignee’s owner or the task’s creator';
-      throw new AppError('FORBIDDEN', `only ${who} may edit it`, { reason: 'not_assigned', taskId });
-    }
-    if (t.status === 'done' || t.status === 'cancelled' || t.archived_at !== null) {
-      throw new AppError('CONFLICT', 'a finished or archived task cannot be edited', { reason: 'task_finished', taskId });
-    }
+    requireEditable(db, actor, t);
     if (patch.title !== undefined && !patch.title.trim()) throw invalid('title must not be empty');
     if (patch.definitionOfDone !== undefined && !patch.definitionOfDone.trim()) throw invalid('definition_of_done must not be empty');
     if (patch.dependsOn !== undefined) replaceDeps(db, t.id, validateDeps(db, t.room_id, t.id, patch.dependsOn));
@@ -300,6 +294,56 @@ export function updateTask(core: Core, actor: Actor, { taskId, room: roomId, pat
     );
     return { task: t };
   });
+}
+
+/** An edit's refusals: the actor may not edit the task (`mayEdit`), or it is finished or archived. */
+function requireEditable(db: Db, actor: Actor, t: TaskRow): void {
+  if (!mayEdit(db, actor, t)) {
+    const who = actor.kind === 'agent' ? 'the assignee or the agent that created a task' : 'a room admin, the assignee’s owner or the task’s creator';
+    throw new AppError('FORBIDDEN', `only ${who} may edit it`, { reason: 'not_assigned', taskId: t.id });
+  }
+  if (t.status === 'done' || t.status === 'cancelled' || t.archived_at !== null) {
+    throw new AppError('CONFLICT', 'a finished or archived task cannot be edited', { reason: 'task_finished', taskId: t.id });
+  }
+}
+
+/**
+ * POST /v1/rooms/:id/lanes/:assignee/order (docs/tasks.md "Order"): the tasks named take the
+ * orders 10, 20, 30… in the order given, in one transaction: all of them or, when one is refused,
+ * none. Each must be a task of the room (else "task not found") in that lane, and an edit of it
+ * must be allowed as PATCH …/tasks/:taskId allows it (same refusals); each whose order changes
+ * records an `edited` event as that edit does. Tasks of the lane not named keep their order.
+ */
+export function reorderLane(
+  core: Core,
+  actor: Extract<Actor, { kind: 'human' }>,
+  { room: roomId, assignee, taskIds }: { room: string; assignee: string; taskIds: readonly string[] },
+): TaskRecord[] {
+  if (!PLATE_RE.test(assignee)) throw invalid('a lane is named by its assignee\'s plate (a board lane\'s "assignee")', 'bad_lane');
+  if (new Set(taskIds).size !== taskIds.length) throw invalid('task_ids names a task more than once', 'duplicate_task');
+  const { db } = core;
+  const { records, changed } = immediate(db, () => {
+    const rows = taskIds.map((taskId) => requireTask(db, actor, { taskId, room: roomId }));
+    for (const t of rows) {
+      if (t.assignee !== assignee) {
+        throw new AppError('CONFLICT', 'a task named is not in this lane (it was reassigned meanwhile?); read the board again', { reason: 'not_in_lane', taskId: t.id });
+      }
+      requireEditable(db, actor, t);
+    }
+    const now = Date.now();
+    let changed = 0;
+    rows.forEach((t, i) => {
+      const order = (i + 1) * 10;
+      if (t.sort_order === order) return;
+      recordTaskEvent(db, { task: t, kind: 'edited', actor: actorOf(actor), at: now, detail: { fields: ['order'] } });
+      writeTaskFields(db, t.id, { title: t.title, detail: t.detail, definition_of_done: t.definition_of_done, sort_order: order }, now);
+      changed++;
+    });
+    if (changed) touchRoom(db, roomId, ['board']);
+    return { records: rows.map((t) => taskRecord(db, t.id)!), changed };
+  });
+  if (changed) emitBoard(core, roomId, false);
+  return records;
 }
 
 /** The record's names of the fields an edit names (the `edited` event's detail). */
