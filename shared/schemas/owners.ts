@@ -6,7 +6,7 @@ import { z } from 'zod';
  * checks the server's answers against them at compile time.
  */
 
-/** GET /v1/me */
+/** GET /v1/me: the signed-in owner (auth/callers.ts `Owner` is its `z.output`; GET /v1/owners lists these too). */
 export const meRecord = z.object({
   owner_id: z.string(),
   name: z.string(),
@@ -14,9 +14,11 @@ export const meRecord = z.object({
   plate_prefix: z.string(),
   is_primary: z.boolean(),
   /** May configure runners: the primary owner always, others when it allowed them (docs/security.md). */
-  allow_runners: z.boolean().optional(),
+  allow_runners: z.boolean(),
+  created_at: z.string(),
 });
 
+/** An owner as GET /v1/owners (all of meRecord) and GET /v1/people (no rights) both show it: what the UI reads of either. */
 export const ownerRecord = z.object({
   owner_id: z.string(),
   name: z.string(),
@@ -32,14 +34,26 @@ export const loginPreview = z.object({
   confirm: z.boolean(),
 });
 
-/** POST /v1/owners (the primary owner): the new owner; its token is for the command line, the UI hands out a login link. */
-export const createdOwner = z.object({ owner: ownerRecord });
+/** GET /v1/people: a human on this server as any owner may see it, names only (no rights). */
+export const personRecord = z.object({ owner_id: z.string(), name: z.string(), handle: z.string(), is_primary: z.boolean() });
 
-/** POST /v1/ui/login: this tab's session token (sent as a header, never a cookie). */
-export const sessionGrant = z.object({ session_token: z.string(), session_id: z.string().optional() });
+/** POST /v1/owners (the primary owner): the new owner and its token, shown once; the token is for the command line, the UI hands out a login link. */
+export const createdOwner = z.object({ owner: meRecord, token: z.string() });
 
-/** POST /v1/events/ticket: a one-use ticket for the event stream's URL. */
-export const eventsTicket = z.object({ ticket: z.string() });
+/**
+ * POST /v1/ui/login: this tab's session token (sent as a header, never a cookie), the id Settings
+ * names it by, who it signs in, and when it ends: unused for `idle_expires_at`, at the latest `expires_at`.
+ */
+export const sessionGrant = z.object({
+  session_token: z.string(),
+  session_id: z.string(),
+  owner: meRecord,
+  idle_expires_at: z.string(),
+  expires_at: z.string(),
+});
+
+/** POST /v1/events/ticket: a one-use ticket for the event stream's URL, good until `expires_at`. */
+export const eventsTicket = z.object({ ticket: z.string(), expires_at: z.string() });
 
 /** POST /v1/owners/:id/login-links (and /v1/login-links): a one-time sign-in link. */
 export const loginLink = z.object({ url: z.string(), expires_at: z.string() });

@@ -16,7 +16,7 @@ import { Onboarding } from './components/Onboarding';
 import { PeopleView } from './components/PeopleView';
 import { SignIn, SignedOut } from './components/SignIn';
 import { pendingLogin } from './login';
-import { signOut } from './api';
+import { signOut } from './session-api';
 import { BackupPanel } from './components/BackupPanel';
 import { NeedsYouView, NeedsCount, Invitations } from './components/NeedsYouView';
 import { followNeeds, useNeeds, needsCount } from './stores/needs';
@@ -72,7 +72,7 @@ function ThemeSwitch() {
   );
 }
 
-/** Sign-out is a same-origin POST of /v1/ui/logout with the tab's token (api.ts), then a fresh page. */
+/** Sign-out is a same-origin request with the tab's token that ends its session (session-api.ts), then a fresh page. */
 function SignOut() {
   return (
     <button type="button" onClick={() => void signOut().finally(() => window.location.replace('/'))}>

@@ -1,5 +1,4 @@
-/** The one door to the core: JSON over /v1, typed results, the API's error body kept whole. */
-import type { EventsTicket, LoginPreview, SessionGrant } from './types';
+/** The one door to the core: JSON over the human API, typed results, the API's error body kept whole. */
 
 export interface ApiError {
   code: string;
@@ -31,7 +30,7 @@ export function setUnreachableHandler(f: () => void): void {
 }
 
 /*
- * The UI's credential: a session token the page got from POST /v1/ui/login, kept in this
+ * The UI's credential: a session token the page got by signing in (session-api.ts), kept in this
  * origin's localStorage (origin-scoped, so port-scoped, unlike a cookie; it outlives the browser,
  * docs/security.md item 5) and sent only as a header on requests to this origin. Nothing is
  * stored as a cookie.
@@ -85,7 +84,7 @@ function browserSession(): TokenSource {
  * browser's session); the store tests run the same stores in Node against a real server on another origin.
  */
 export interface ApiConfig {
-  /** Prefix of every /v1 path: '' is this page's origin. */
+  /** Prefix of every path of the human API: '' is this page's origin. */
   baseUrl: string;
   tokens: TokenSource;
   fetch: (input: string, init: RequestInit) => Promise<Response>;
@@ -134,8 +133,7 @@ export async function sessionPublicId(token: string | null = getSessionToken()):
   return `uis_${hex.slice(0, 16)}`;
 }
 
-function authHeaders(): Record<string, string> {
-  const token = getSessionToken();
+function authHeaders(token: string | null = getSessionToken()): Record<string, string> {
   return token ? { authorization: `Bearer ${token}` } : {};
 }
 
@@ -147,11 +145,13 @@ export function apiUrl(path: string): string {
 /** How a call is sent: `session`, it is about the window's session (its contract's `session`; shared/contracts/contract.ts). */
 export interface CallOptions {
   session?: 'identity' | 'ticket';
+  /** The session token to send instead of this browser's: ending the session a sign-in replaced (session-api.ts). */
+  token?: string;
 }
 
 /** One request (the typed client, client.ts, calls this for every endpoint). */
 export async function api<T>(method: string, path: string, body?: unknown, signal?: AbortSignal, opts: CallOptions = {}): Promise<ApiResult<T>> {
-  const session = opts.session ?? (path === '/v1/events/ticket' ? 'ticket' : path.startsWith('/v1/ui/') || path === '/v1/me' ? 'identity' : undefined);
+  const session = opts.session;
   // The events ticket and sign-in/out still go out while offline: reconnecting needs a fresh ticket.
   const refused = method === 'GET' || session ? undefined : offlineRefusal();
   if (refused) return { ok: false, status: 0, error: refused };
@@ -162,8 +162,8 @@ export async function api<T>(method: string, path: string, body?: unknown, signa
       credentials: 'omit',
       headers:
         body === undefined
-          ? { accept: 'application/json', ...authHeaders() }
-          : { accept: 'application/json', 'content-type': 'application/json', ...authHeaders() },
+          ? { accept: 'application/json', ...authHeaders(opts.token) }
+          : { accept: 'application/json', 'content-type': 'application/json', ...authHeaders(opts.token) },
       body: body === undefined ? undefined : JSON.stringify(body),
       signal,
     });
@@ -203,38 +203,6 @@ export const post = <T>(path: string, body: unknown = {}) => api<T>('POST', path
 export const put = <T>(path: string, body: unknown) => api<T>('PUT', path, body);
 export const del = <T>(path: string) => api<T>('DELETE', path);
 export const patch = <T>(path: string, body: unknown) => api<T>('PATCH', path, body);
-
-export const previewLogin = (token: string) => post<LoginPreview>('/v1/ui/login/preview', { token });
-
-/**
- * Trades the one-time link for this browser's session token. A session of another owner it
- * replaces is ended on the server too, so no forgotten token stays valid for 30 days.
- */
-export async function signIn(token: string): Promise<ApiResult<SessionGrant>> {
-  const before = getSessionToken();
-  const r = await post<SessionGrant>('/v1/ui/login', { token });
-  if (r.ok) {
-    setSessionToken(r.data.session_token);
-    if (before && before !== r.data.session_token) {
-      void config
-        .fetch(config.baseUrl + '/v1/ui/logout', { method: 'POST', credentials: 'omit', headers: { accept: 'application/json', 'content-type': 'application/json', authorization: `Bearer ${before}` }, body: '{}' })
-        .catch(() => undefined);
-    }
-  }
-  return r;
-}
-
-/** Ends the session on the server and forgets the token here. */
-export async function signOut(): Promise<void> {
-  if (getSessionToken()) await post('/v1/ui/logout', {});
-  setSessionToken(null);
-}
-
-/** A one-use ticket for the event stream's URL (EventSource cannot send a header). */
-export async function eventsUrl(): Promise<string | null> {
-  const r = await post<EventsTicket>('/v1/events/ticket', {});
-  return r.ok ? `${config.baseUrl}/v1/events?ticket=${encodeURIComponent(r.data.ticket)}` : null;
-}
 
 /**
  * A one-line human description of an API failure: the server's sentence and the error id to

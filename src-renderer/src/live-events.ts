@@ -1,7 +1,8 @@
 /**
- * One EventSource on /v1/events; each named event refreshes the stores that hold its data. The room
- * resources (stores/room-resource.ts) name the events they follow in their own store (`refreshOn`):
- * every event about a room reaches them after its handler here.
+ * One EventSource on the server's event stream (contracts.events.stream); each named event
+ * refreshes the stores that hold its data. The room resources (stores/room-resource.ts) name the
+ * events they follow in their own store (`refreshOn`): every event about a room reaches them
+ * after its handler here.
  */
 import { useRooms } from './stores/rooms';
 import { useChat } from './stores/chat';
@@ -13,7 +14,8 @@ import { useSession } from './stores/session';
 import { useTranscripts } from './stores/transcripts';
 import { refreshRoomResources, reloadAllRoomResources } from './stores/room-resource';
 import type { CoreEventType, UiEventType, WireEvent, WireEventOf } from '../../shared/core-events';
-import { eventsUrl, setUnreachableHandler } from './api';
+import { setUnreachableHandler } from './api';
+import { eventsUrl } from './session-api';
 
 /**
  * A handler per event of shared/core-events.ts: a key that is not an event fails to compile, and
@@ -92,7 +94,7 @@ const HANDLERS: LiveHandlers = {
   },
   'owners.changed': (e) => {
     soon('owners', () => void useRooms.getState().loadOwners());
-    // My own rights changed (the primary owner allowed my runners): my pages read /v1/me again, live.
+    // My own rights changed (the primary owner allowed my runners): my pages read who I am again, live.
     if (e.data && e.data.owner_id === useSession.getState().me?.owner_id) soon('me', () => void useSession.getState().refresh());
   },
   // BackupPanel keeps its own state: it listens for this window event.

@@ -1,3 +1,6 @@
+import type { z } from 'zod';
+import type { meRecord } from '../../../shared/schemas/owners.js';
+
 /** The authenticated agent behind one MCP request. */
 export interface AgentIdentity {
   plate: string;
@@ -10,14 +13,16 @@ export interface AgentIdentity {
   exp: number;
 }
 
-/** The authenticated human behind one /v1 request: an owner, as the human API shows it (owners/store.ts makes it). */
-export interface Owner {
-  owner_id: string;
-  name: string;
-  handle: string;
-  plate_prefix: string;
-  is_primary: boolean;
-  /** May configure runners (commands run as this machine's user): the primary owner always, others when it allowed them. */
-  allow_runners: boolean;
-  created_at: string;
-}
+/**
+ * The authenticated human behind one /v1 request: an owner, as the human API shows it
+ * (shared/schemas/owners.ts `meRecord`; owners/store.ts makes it). `allow_runners`: may configure
+ * runners (commands run as this machine's user), the primary owner always, others when it allowed them.
+ */
+export type Owner = z.output<typeof meRecord> & {
+  /**
+   * When the request came with a window session (`ars_…`), that session's token hash, set by
+   * owners/authenticate.ts: sign-out ends it, an events ticket is tied to it. Never shown:
+   * GET /v1/me answers the record without it.
+   */
+  ui_session_hash?: string;
+};

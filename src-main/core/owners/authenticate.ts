@@ -3,7 +3,7 @@ import type { Core } from '../core.js';
 import { AppError } from '../errors/app-error.js';
 import { sameOrigin } from '../http/guard.js';
 import { ownerByToken, type Owner } from './store.js';
-import { holdSessionStream, ownerBySession, redeemEventsTicket } from './login.js';
+import { holdSessionStream, redeemEventsTicket, uiSession } from './login.js';
 
 /**
  * The human API's credential: an owner token or the UI's session token (`ars_…`), both as
@@ -27,9 +27,10 @@ export function authenticateOwner(core: Core, req: IncomingMessage, url: URL, po
       // use it from its origin, nor slide the session's expiry: checked before the session is read
       // (and renewed) (docs/security.md, item 5).
       if (!sameOrigin(req, port) || crossSiteFetch(req)) throw new AppError('FORBIDDEN', 'cross-origin request refused', { reason: 'cross_origin' });
-      const owner = ownerBySession(core.db, token);
-      if (!owner) throw new AppError('UNAUTHENTICATED', 'the UI session ended (signed out, revoked, or unused for 30 days): sign in again', { reason: 'session_ended' });
-      return owner;
+      const session = uiSession(core.db, token);
+      if (!session) throw new AppError('UNAUTHENTICATED', 'the UI session ended (signed out, revoked, or unused for 30 days): sign in again', { reason: 'session_ended' });
+      // The session rides with its owner: sign-out ends it, an events ticket asked with it is tied to it.
+      return { ...session.owner, ui_session_hash: session.hash };
     }
     const owner = m ? ownerByToken(core.db, token) : undefined;
     if (!owner) throw new AppError('UNAUTHENTICATED', 'invalid owner token');

@@ -155,8 +155,8 @@ export function ownerBySession(db: Db, sessionId: string): Owner | undefined {
   return uiSession(db, sessionId)?.owner;
 }
 
-export function endUiSession(db: Db, sessionId: string): void {
-  const hash = sha256Hex(sessionId);
+/** Ends one window session, named by its token's hash (the Owner record of its request carries it): its event streams close too. */
+export function endUiSession(db: Db, hash: string): void {
   stmt(db, 'DELETE FROM ui_sessions WHERE id_hash = ?').run(hash);
   closeStreams(db, [hash]);
 }

@@ -1,7 +1,9 @@
 import type { Core } from '../core.js';
-import { defineRoute, Status, type Route } from '../http/router.js';
+import type { Route } from '../http/router.js';
+import { defineUseCase } from '../usecase/define.js';
+import { contracts } from '../../../shared/contracts/index.js';
+import type { AnswerOf } from '../../../shared/contracts/contract.js';
 import { AppError } from '../errors/app-error.js';
-import { loginLinkBody } from './schemas.js';
 import { createEventsTicket, endUiSession, previewLoginLink, redeemLoginLink, sessionPublicId, sweepUiSessions, type LinkProblem } from './login.js';
 import { sha256Hex } from '../util/ids.js';
 import { repeat, type StopStep } from '../util/repeat.js';
@@ -46,15 +48,8 @@ export function clientLabel(ua: string | undefined): string {
   return [browser, os].filter(Boolean).join(' on ');
 }
 
-/** The window session a request came with (its token's hash), if it came with one. */
-function sessionHashOf(req: { headers: { authorization?: string } }): string | undefined {
-  const token = /^Bearer\s+(ars_\S+)\s*$/i.exec(req.headers.authorization ?? '')?.[1];
-  return token ? sha256Hex(token) : undefined;
-}
-
-/** Sign-in and sign-out change who the browser is: only a page of this very origin may ask (`origin: 'same'`). */
 /** POST /v1/ui/login's answer: this tab's session token (a header, never a cookie) and when it ends. */
-export function sessionGrant(r: Extract<ReturnType<typeof redeemLoginLink>, { ok: true }>) {
+function sessionGrant(r: Extract<ReturnType<typeof redeemLoginLink>, { ok: true }>): AnswerOf<typeof contracts.owners.login> {
   return {
     session_token: r.sessionId,
     session_id: sessionPublicId(sha256Hex(r.sessionId)),
@@ -64,51 +59,72 @@ export function sessionGrant(r: Extract<ReturnType<typeof redeemLoginLink>, { ok
   };
 }
 
-export const uiAuthRoutes: Route[] = [
-  defineRoute({
-    method: 'POST',
-    path: '/v1/ui/login/preview',
-    auth: 'public',
-    origin: 'same',
-    body: loginLinkBody,
-    // Who the link signs in as, and whether the page must ask first; the link stays unused.
-    handler: ({ core }, { body }) => {
-      const p = previewLoginLink(core.db, body.token);
-      if (!p.ok) throw linkError(p.why);
-      return { owner: { owner_id: p.owner.owner_id, name: p.owner.name, handle: p.owner.handle }, confirm: p.confirm };
+/**
+ * The label of the browser signing in (`clientLabel` of its User-Agent), which Settings shows
+ * beside the session. A request header is the transport's, not the use case's: the sign-in route
+ * reads it and hands it over for the synchronous run of the use case's handler (`withBrowserLabel`),
+ * as mcp/call.ts scopes `answerLeavesThisTurn` to a tool's run. The handler reads it before any
+ * `await` (it has none).
+ */
+let browserSigningIn = '';
+
+function withBrowserLabel(route: Route): Route {
+  return {
+    ...route,
+    handler: (ctx, input) => {
+      const before = browserSigningIn;
+      browserSigningIn = clientLabel(ctx.req.headers['user-agent']);
+      try {
+        return route.handler(ctx, input);
+      } finally {
+        browserSigningIn = before;
+      }
     },
-  }),
-  defineRoute({
-    method: 'POST',
-    path: '/v1/ui/login',
-    auth: 'public',
-    origin: 'same',
-    body: loginLinkBody,
-    handler: ({ core, req }, { body }) => {
-      const r = redeemLoginLink(core.db, body.token, clientLabel(req.headers['user-agent']));
-      if (!r.ok) throw linkError(r.why);
-      return new Status(201, sessionGrant(r));
-    },
-  }),
-  defineRoute({
-    method: 'POST',
-    path: '/v1/ui/logout',
-    origin: 'same',
-    handler: ({ core, req }) => {
-      const session = /^Bearer\s+(ars_\S+)\s*$/i.exec(req.headers.authorization ?? '')?.[1];
-      if (session) endUiSession(core.db, session);
-      return undefined;
-    },
-  }),
-  defineRoute({
-    method: 'POST',
-    path: '/v1/events/ticket',
-    // EventSource cannot send a header: the page trades its token for a one-use, one-minute
-    // ticket and puts that on the stream's URL.
-    // A ticket asked with a window session is tied to it: revoking the session closes the stream.
-    handler: ({ core, owner, req }) => new Status(201, createEventsTicket(core.db, owner.owner_id, sessionHashOf(req))),
-  }),
-];
+  };
+}
+
+// Sign-in and sign-out change who the browser is: only a page of this very origin may ask (`origin: 'same'`).
+
+/** Who a link signs in as, and whether the page must ask first; the link stays unused. */
+export const previewLoginUseCase = defineUseCase({
+  route: { contract: contracts.owners.previewLogin, origin: 'same' },
+  handler: ({ core }, { body }) => {
+    const p = previewLoginLink(core.db, body.token);
+    if (!p.ok) throw linkError(p.why);
+    return { owner: { owner_id: p.owner.owner_id, name: p.owner.name, handle: p.owner.handle }, confirm: p.confirm };
+  },
+});
+
+/** Trades the one-time link for a window session. */
+export const signInUseCase = defineUseCase({
+  route: { contract: contracts.owners.login, origin: 'same' },
+  handler: ({ core }, { body }) => {
+    const r = redeemLoginLink(core.db, body.token, browserSigningIn);
+    if (!r.ok) throw linkError(r.why);
+    return sessionGrant(r);
+  },
+});
+
+/** Ends the window session the request came with (nothing to end for an owner token). */
+export const signOutUseCase = defineUseCase({
+  route: { contract: contracts.owners.logout, origin: 'same' },
+  handler: ({ core, caller }) => {
+    if (caller.owner.ui_session_hash) endUiSession(core.db, caller.owner.ui_session_hash);
+    return undefined;
+  },
+});
+
+/**
+ * EventSource cannot send a header: the page trades its token for a one-use, one-minute ticket
+ * and puts that on the stream's URL. A ticket asked with a window session is tied to it: revoking
+ * the session closes the stream.
+ */
+export const eventsTicketUseCase = defineUseCase({
+  route: { contract: contracts.owners.eventsTicket },
+  handler: ({ core, caller }) => createEventsTicket(core.db, caller.ownerId, caller.owner.ui_session_hash),
+});
+
+export const uiAuthRoutes: Route[] = [previewLoginUseCase.route, withBrowserLabel(signInUseCase.route), signOutUseCase.route, eventsTicketUseCase.route];
 
 /** Expired UI sessions are dropped on a schedule. */
 export function startUiSessionSweeper(core: Core): StopStep {

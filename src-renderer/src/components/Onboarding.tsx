@@ -4,7 +4,7 @@ import { useMembers, useRooms } from '../stores/rooms';
 import { describeError } from '../api';
 import { href } from '../router';
 import { SCOPE_NAMES } from '../../../shared/scopes';
-import type { Agent } from '../types';
+import type { CreatedAgent } from '../types';
 import { HOSTS as HOST_LIST } from '../../../shared/hosts';
 import { connectionInstructions, urlsFromOrigin, type HostKey } from './connect';
 import { CopyButton, LAST_HOST_KEY } from './AgentsView';
@@ -29,7 +29,7 @@ export function Onboarding({ firstRun }: { firstRun?: boolean }) {
     localStorage.setItem(LAST_HOST_KEY, h);
     setHostState(h);
   };
-  const [agent, setAgent] = useState<Agent | null>(null);
+  const [agent, setAgent] = useState<CreatedAgent | null>(null);
   const [roomChoice, setRoomChoice] = useState('');
   const [newRoom, setNewRoom] = useState('');
   const [roomId, setRoomId] = useState<string | null>(null);

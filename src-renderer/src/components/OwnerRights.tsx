@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'react';
-import { api, describeError, enc } from '../api';
+import { describeError } from '../api';
+import { client } from '../client';
 import { useRooms } from '../stores/rooms';
 import type { Owner } from '../types';
 import { Confirm } from './Dialog';
@@ -22,7 +23,7 @@ export function OwnerRights() {
 
   async function toggle(o: Owner, allow: boolean) {
     setBusy(o.owner_id);
-    const r = await api<Owner>('PATCH', `/v1/owners/${enc(o.owner_id)}`, { allow_runners: allow });
+    const r = await client.owners.update({ params: { ownerId: o.owner_id }, body: { allow_runners: allow } });
     setBusy(undefined);
     setErr(r.ok ? undefined : describeError(r.error));
     if (r.ok) await useRooms.getState().loadOwners();

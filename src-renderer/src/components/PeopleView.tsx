@@ -1,9 +1,9 @@
 import { useState, type FormEvent } from 'react';
 import { useRooms } from '../stores/rooms';
 import { useSession } from '../stores/session';
-import { describeError, enc, post } from '../api';
+import { describeError } from '../api';
+import { client } from '../client';
 import { CopyButton } from './AgentsView';
-import type { CreatedOwner, LoginLink } from '../types';
 
 interface Link {
   owner: string;
@@ -29,7 +29,7 @@ export function PeopleView() {
 
   async function mintLink(ownerId: string, ownerName: string) {
     setLink(null);
-    const r = await post<LoginLink>(`/v1/owners/${enc(ownerId)}/login-links`, {});
+    const r = await client.owners.loginLinkFor({ params: { id: ownerId } });
     if (r.ok) setLink({ owner: ownerName, ...r.data });
     else setErr(describeError(r.error));
   }
@@ -38,7 +38,7 @@ export function PeopleView() {
     e.preventDefault();
     if (!name.trim()) return;
     setBusy(true);
-    const r = await post<CreatedOwner>('/v1/owners', { name: name.trim() });
+    const r = await client.owners.create({ body: { name: name.trim() } });
     if (r.ok) {
       setName('');
       setErr(undefined);

@@ -1,7 +1,9 @@
 import { useCallback, useEffect, useState } from 'react';
-import { del, describeError, enc, get, post, sessionPublicId, signOut } from '../api';
+import { describeError, sessionPublicId } from '../api';
+import { client } from '../client';
+import { signOut } from '../session-api';
 import { formatTime } from './time';
-import type { UiSession, UiSessionsEnded } from '../types';
+import type { UiSession } from '../types';
 
 /**
  * Settings: the browsers where this owner is signed in (docs/security.md, item 5). Each stays
@@ -17,7 +19,7 @@ export function SessionsPanel() {
   const [busy, setBusy] = useState(false);
 
   const load = useCallback(async () => {
-    const [r, id] = await Promise.all([get<{ sessions: UiSession[] }>('/v1/me/sessions'), sessionPublicId()]);
+    const [r, id] = await Promise.all([client.owners.sessions(), sessionPublicId()]);
     setMine(id);
     if (r.ok) {
       setSessions(r.data.sessions);
@@ -29,7 +31,7 @@ export function SessionsPanel() {
   async function end(s: UiSession) {
     if (s.session_id === mine) return void signOut().finally(() => window.location.replace('/'));
     setBusy(true);
-    const r = await del<UiSessionsEnded>(`/v1/me/sessions/${enc(s.session_id)}`);
+    const r = await client.owners.endSession({ params: { sessionId: s.session_id } });
     setBusy(false);
     if (r.ok || r.status === 404) setNote(`Signed out ${s.client || 'that browser'}.`);
     else setErr(describeError(r.error));
@@ -38,7 +40,7 @@ export function SessionsPanel() {
 
   async function endOthers() {
     setBusy(true);
-    const r = await post<UiSessionsEnded>('/v1/me/sessions/end-others', mine ? { keep: mine } : {});
+    const r = await client.owners.endOtherSessions({ body: mine ? { keep: mine } : {} });
     setBusy(false);
     if (r.ok) setNote(r.data.ended === 1 ? 'Signed out 1 other browser.' : `Signed out ${r.data.ended} other browsers.`);
     else setErr(describeError(r.error));

@@ -1,5 +1,7 @@
 import { useEffect, useState } from 'react';
-import { describeError, get, getSessionToken, previewLogin, signIn, type ApiError } from '../api';
+import { describeError, getSessionToken, type ApiError } from '../api';
+import { client } from '../client';
+import { previewLogin, signIn } from '../session-api';
 import { lastSignedIn } from '../stores/session';
 import type { LoginPreview, Me } from '../types';
 
@@ -84,7 +86,7 @@ export function SignIn({ token, onDone }: { token: string; onDone: (signedIn: bo
     let live = true;
     void (async () => {
       // The browser's session (localStorage, shared by its tabs): signing in here would replace it.
-      const [p, me] = await Promise.all([previewLogin(token), getSessionToken() ? get<Me>('/v1/me') : Promise.resolve(null)]);
+      const [p, me] = await Promise.all([previewLogin(token), getSessionToken() ? client.owners.me() : Promise.resolve(null)]);
       if (!live) return;
       const current = me && me.ok ? me.data : null;
       // Already signed in: a used or expired link, or one for the same owner, changes nothing.

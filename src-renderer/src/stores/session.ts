@@ -1,5 +1,6 @@
 import { create } from 'zustand';
-import { get, setSessionToken, setUnauthenticatedHandler } from '../api';
+import { setSessionToken, setUnauthenticatedHandler } from '../api';
+import { client } from '../client';
 import { useRooms } from './rooms';
 import type { Me } from '../types';
 
@@ -8,7 +9,7 @@ interface SessionState {
   status: 'loading' | 'signed-in' | 'signed-out' | 'error';
   error: string | null;
   load: () => Promise<void>;
-  /** /v1/me again, signed in as before (my rights changed): no sign-in state in between. */
+  /** Who I am, again, signed in as before (my rights changed): no sign-in state in between. */
   refresh: () => Promise<void>;
 }
 
@@ -54,7 +55,7 @@ export const useSession = create<SessionState>((set) => ({
   status: 'loading',
   error: null,
   load: async () => {
-    const r = await get<Me>('/v1/me');
+    const r = await client.owners.me();
     if (r.ok) {
       const before = lastSignedIn();
       remember({ name: r.data.name, is_primary: r.data.is_primary, primary_name: before && before.name === r.data.name ? before.primary_name : undefined });
@@ -67,7 +68,7 @@ export const useSession = create<SessionState>((set) => ({
     set({ status: 'error', error: r.error.message });
   },
   refresh: async () => {
-    const r = await get<Me>('/v1/me');
+    const r = await client.owners.me();
     if (r.ok) set({ me: r.data });
   },
 }));
