@@ -103,8 +103,8 @@ export interface UseCaseSpec<I extends z.ZodObject, O extends z.ZodType, P exten
    * `route` lets human owners.
    */
   room?: UseCaseAccess;
-  /** Decides, writes in one transaction of its own and emits its events after commit. */
-  handler: (ctx: UseCaseContext, input: z.output<I>) => z.input<O>;
+  /** Decides, writes in one transaction of its own and emits its events after commit; one that waits (on git, on the event loop) returns a promise. */
+  handler: (ctx: UseCaseContext, input: z.output<I>) => z.input<O> | Promise<z.input<O>>;
   tool?: ToolSide<z.input<O>>;
   route?: RouteSide<P, E, z.output<I>, z.input<O>>;
 }
@@ -154,7 +154,7 @@ export interface UseCase<I extends z.ZodObject = z.ZodObject, O extends z.ZodTyp
   input: I;
   output: O;
   room?: UseCaseAccess;
-  run: (ctx: UseCaseContext, input: z.output<I>) => z.input<O>;
+  run: (ctx: UseCaseContext, input: z.output<I>) => z.input<O> | Promise<z.input<O>>;
   /** The MCP tool (absent when agents may not call it). */
   tool: ToolDef;
   /** The /v1 route (absent when humans may not call it through /v1). */
@@ -260,8 +260,7 @@ export function defineUseCase(spec: UseCaseSpec<z.ZodObject, z.ZodType, string, 
       handler: (ctx: ToolContext, args: Record<string, unknown>) => {
         const caller: Caller = { kind: 'agent', plate: ctx.agent.plate, ownerId: ctx.agent.ownerId, sessionId: ctx.sessionId };
         const room = inRoom ? { id: (args as { room: string }).room } : undefined;
-        const result = run({ core: ctx.core, caller, room }, args);
-        return (t.present ? t.present(result, ctx) : result) as never;
+        return then(run({ core: ctx.core, caller, room }, args), (result) => (t.present ? t.present(result, ctx) : result)) as never;
       },
     });
   }
@@ -291,10 +290,11 @@ export function defineUseCase(spec: UseCaseSpec<z.ZodObject, z.ZodType, string, 
       handler: (ctx: RouteContext<string, 'owner', RoomAccess | undefined>, parsed: { body: unknown; query: unknown }) => {
         const input = toInput({ params: ctx.params as RouteInputs<string>['params'], body: parsed.body, query: parsed.query });
         const uc: UseCaseContext = { core: ctx.core, caller: callerOf(ctx)!, room: roomOf(ctx) };
-        const result = run(uc, input);
-        const status = typeof r.status === 'function' ? r.status(result) : (r.status ?? c?.status ?? (c?.answer === 'empty' ? 204 : 200));
-        const shown = r.present ? r.present(result, { ...uc, input }) : result;
-        return answer(status, c ? checkedAnswer(c, shown) : shown);
+        return then(run(uc, input), (result) => {
+          const status = typeof r.status === 'function' ? r.status(result) : (r.status ?? c?.status ?? (c?.answer === 'empty' ? 204 : 200));
+          const shown = r.present ? r.present(result, { ...uc, input }) : result;
+          return answer(status, c ? checkedAnswer(c, shown) : shown);
+        });
       },
     });
   }
