@@ -1,5 +1,5 @@
 import { immediate, type Db } from '../db/open.js';
-import { wakeCause, wakeReasonCode, type WakeReasonCode } from './cause.js';
+import { wakeCause, wakeReasonCode } from './cause.js';
 import { stmt } from '../db/stmt.js';
 import { rowKey, seqId } from '../util/ids.js';
 import { getAgentByPlate, listAgentsOfOwner } from '../agents/store.js';
@@ -7,8 +7,10 @@ import { handleOfPlate } from '../agents/handles.js';
 import { roomIdsOfOwner, trustMode } from '../rooms/store.js';
 import { hasScope } from '../../../shared/scopes.js';
 import type { WakeStatus, UsageSums } from '../../../shared/api-types.js';
+import type { z } from 'zod';
+import type { wakeRecord, wakeTarget, wakeTrigger } from '../../../shared/schemas/wakes.js';
 
-export type WakeTrigger = 'mention' | 'assignment' | 'successor' | 'paths_free';
+export type WakeTrigger = z.output<typeof wakeTrigger>;
 
 /**
  * The `content` of a wake whose model input is its message's body, which the message keeps:
@@ -162,7 +164,7 @@ export const WAKE_STATUSES = ['queued', 'running', 'handled', 'failed', 'held', 
 /** Why a wake is held. */
 export type HoldReason = 'loop_guard' | 'budget';
 /** Where a wake went: a channel push, a spawned runner, or the inbox (pull). */
-export type WakeTarget = 'channel' | 'runner' | 'pull';
+export type WakeTarget = z.output<typeof wakeTarget>;
 
 export interface WakeRow {
   seq: number;
@@ -527,39 +529,8 @@ export function failLeftRunning(db: Db, reason: string): WakeRow[] {
   });
 }
 
-export interface WakeDto {
-  wake_id: string;
-  plate: string;
-  room: string;
-  trigger: WakeTrigger;
-  task_id: string | null;
-  message_id: string | null;
-  status: WakeStatus;
-  target: WakeTarget | null;
-  host: string | null;
-  instance_id: string | null;
-  reason: string | null;
-  context_version: number | null;
-  exit_code: number | null;
-  stdout_tail: string | null;
-  stderr_tail: string | null;
-  tool_calls: number | null;
-  no_tool_call: boolean;
-  chain_depth: number;
-  retry_of: string | null;
-  merged_into: string | null;
-  message_ids: string[] | null;
-  usage: WakeUsage | null;
-  created_at: string;
-  started_at: string | null;
-  ended_at: string | null;
-  /** When a runner's run last printed anything (docs/wakes.md "Live runs"); null before its first output. */
-  last_output_at: string | null;
-  /** A failed wake's cause in one line (cause.ts; docs/wakes.md "A failed wake's cause"); null otherwise. */
-  cause: string | null;
-  /** A failure that is no fault, as a code (cause.ts wakeReasonCode: its task moved on); null otherwise. */
-  reason_code: WakeReasonCode | null;
-}
+/** A wake as the human API shows it (shared/schemas/wakes.ts `wakeRecord`); wakes/present.ts adds the handle. */
+export type WakeDto = z.output<typeof wakeRecord>;
 
 function usageOf(r: WakeRow): WakeUsage | null {
   const u = {
