@@ -56,3 +56,19 @@ export const errorReportRecord = z.object({
 
 /** GET /v1/reports: the reports of the caller's agents and of the rooms they belong to, newest first. */
 export const reportsRecord = z.object({ reports: z.array(errorReportRecord) });
+
+/** What the human allowed for one plate: bug reports (error reports, issue feedback) and product feedback (get_feedback_consent, GET /v1/agents/:plate/feedback-consent). */
+export const feedbackConsentRecord = z.object({
+  plate: z.string(),
+  bugs: z.boolean(),
+  product: z.boolean(),
+  granted_at: z.string().nullable(),
+  revoked: z.boolean(),
+});
+
+/** The human's answer about feedback: set_feedback_consent's input, and the body of PUT /v1/agents/:plate/feedback-consent (the owner answering). */
+export const consentChange = z.object({
+  bugs: z.boolean().optional().describe('The human allows error reports and issue feedback'),
+  product: z.boolean().optional().describe('The human allows product feedback'),
+  revoked: z.boolean().optional().describe('true: the human said no; turns both off'),
+});

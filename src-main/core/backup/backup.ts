@@ -4,6 +4,8 @@ import { copyFile, cp, link, mkdir, open as openFile, stat } from 'node:fs/promi
 import { dirname, join, resolve, sep } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import Database from 'better-sqlite3';
+import type { z } from 'zod';
+import type { backupProgress, backupRecord } from '../../../shared/schemas/backup.js';
 import { pinBlobs } from '../files/blobs.js';
 import { AppError } from '../errors/app-error.js';
 import { checkDatabase, sha256OfFile } from './verify.js';
@@ -16,36 +18,17 @@ import { checkDatabase, sha256OfFile } from './verify.js';
  * only once verified, so a folder named like a backup is always a complete one.
  */
 export const MANIFEST = 'manifest.json';
-export const BACKUP_FORMAT = 'agent-rooms-backup';
+export const BACKUP_FORMAT: BackupResult['format'] = 'agent-rooms-backup';
 
 /** Entries of the home that are not copied as "small files" (the database and blobs are copied their own way). */
 const NOT_CONFIG = new Set(['rooms.db', 'rooms.db-wal', 'rooms.db-shm', 'rooms.db-journal', 'blobs', 'backups', 'exports', 'server.json', 'browser', 'desktop.log']);
 
 export type BackupKind = 'manual' | 'auto';
 
-export interface BackupProgress {
-  phase: 'database' | 'verify' | 'blobs' | 'files' | 'done';
-  done: number;
-  total: number;
-}
+export type BackupProgress = z.output<typeof backupProgress>;
 
-export interface BackupResult {
-  format: typeof BACKUP_FORMAT;
-  version: 1;
-  path: string;
-  kind: BackupKind;
-  /** `server`: taken by the running server; `offline`: by the command line on a stopped home. */
-  source: 'server' | 'offline';
-  home: string;
-  created_at: string;
-  duration_ms: number;
-  db_bytes: number;
-  schema_version: number;
-  counts: Record<string, number>;
-  blobs: number;
-  blob_bytes: number;
-  verified: { integrity_check: 'ok'; blobs_sha256: number };
-}
+/** A verified backup, as its manifest records it and POST /v1/backups answers it (the shared schema). */
+export type BackupResult = z.output<typeof backupRecord>;
 
 export interface BackupOptions {
   home: string;

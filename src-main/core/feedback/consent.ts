@@ -1,16 +1,12 @@
+import type { z } from 'zod';
 import type { Db } from '../db/open.js';
+import type { consentChange, feedbackConsentRecord } from '../../../shared/schemas/feedback.js';
 import { immediate } from '../db/open.js';
 import { stmt } from '../db/stmt.js';
 import { AppError } from '../errors/app-error.js';
 
 /** What the human allowed for one plate: bug reports (error reports, issue feedback) and product feedback. */
-export interface FeedbackConsent {
-  plate: string;
-  bugs: boolean;
-  product: boolean;
-  granted_at: string | null;
-  revoked: boolean;
-}
+export type FeedbackConsent = z.output<typeof feedbackConsentRecord>;
 
 interface ConsentRow {
   plate: string;
@@ -56,11 +52,8 @@ export function requireProductConsent(db: Db, plate: string): void {
   );
 }
 
-export interface ConsentChange {
-  bugs?: boolean;
-  product?: boolean;
-  revoked?: boolean;
-}
+/** The human's answer: set_feedback_consent's input, PUT /v1/agents/:plate/feedback-consent's body. */
+export type ConsentChange = z.output<typeof consentChange>;
 
 /**
  * Records the human's explicit answer for one plate. `revoked: true` turns both flags off;

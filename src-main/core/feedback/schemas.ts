@@ -24,12 +24,8 @@ export const getConsentInput = z.object({
   plate: z.string().min(1).max(40).optional().describe('Your own plate (the default); any other plate is refused'),
 });
 
-/** set_feedback_consent's input, and the body of PUT /v1/agents/:plate/feedback-consent (the owner answering). */
-export const consentChange = z.object({
-  bugs: z.boolean().optional().describe('The human allows error reports and issue feedback'),
-  product: z.boolean().optional().describe('The human allows product feedback'),
-  revoked: z.boolean().optional().describe('true: the human said no; turns both off'),
-});
+/** set_feedback_consent's input, and the body of PUT /v1/agents/:plate/feedback-consent (the owner answering): one schema, in shared/. */
+export { consentChange } from '../../../shared/schemas/feedback.js';
 
 const issueEvidence = z.object({
   tool: z.string().min(1).max(100).describe('The tool whose result you cite'),
@@ -106,14 +102,8 @@ export const reportErrorOutput = z.object({
   duplicate: z.boolean(),
 });
 
-/** get_feedback_consent and set_feedback_consent: the plate's consent (FeedbackConsent). */
-export const consentOutput = z.object({
-  plate: z.string(),
-  bugs: z.boolean(),
-  product: z.boolean(),
-  granted_at: z.string().nullable(),
-  revoked: z.boolean(),
-});
+/** get_feedback_consent and set_feedback_consent: the plate's consent (the record GET /v1/agents/:plate/feedback-consent answers). */
+export { feedbackConsentRecord as consentOutput } from '../../../shared/schemas/feedback.js';
 
 /** submit_task_feedback's result: the stored feedback (taskFeedbackDto), and whether this call repeated an earlier one. */
 export const taskFeedbackOutput = z.object({

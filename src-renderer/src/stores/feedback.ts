@@ -1,12 +1,12 @@
 import { create } from 'zustand';
-import { enc, get } from '../api';
-import type { ErrorReport, Reports, RoomFeedback } from '../types';
+import { client } from '../client';
+import type { ErrorReport, RoomFeedback } from '../types';
 import { createRoomResource, sequencer, settle, type RoomResource } from './room-resource';
 
 /** A room's task and product feedback from its agents; task feedback follows the board's steps. */
 export const useFeedback = createRoomResource<RoomFeedback>({
   name: 'feedback',
-  request: (roomId) => get<RoomFeedback>(`/v1/rooms/${enc(roomId)}/feedback`),
+  request: (roomId) => client.feedback.readRoom({ params: { id: roomId } }),
   refreshOn: ['board.changed', 'feedback.changed'],
   refreshDelayMs: 250,
 });
@@ -24,7 +24,7 @@ export const useReports = create<ReportsState>((set) => ({
   load: async () => {
     const n = reportLoads.ask('reports');
     set((s) => ({ reports: { ...s.reports, loading: true } }));
-    const r = await get<Reports>('/v1/reports');
+    const r = await client.feedback.listReports();
     if (reportLoads.isLatest('reports', n)) set((s) => ({ reports: settle(s.reports, r, (body) => body.reports) }));
   },
 }));
