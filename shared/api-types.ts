@@ -13,7 +13,6 @@ import type { ScopeName } from './scopes.js';
 import type * as Rooms from './schemas/rooms.js';
 import type * as Messages from './schemas/messages.js';
 import type * as Tasks from './schemas/tasks.js';
-import type * as Reservations from './schemas/reservations.js';
 import type * as Owners from './schemas/owners.js';
 import type * as Wakes from './schemas/wakes.js';
 import type * as Feedback from './schemas/feedback.js';
@@ -267,14 +266,14 @@ export type SessionGrant = OutputOf<typeof contracts.owners.login>;
 /** One of the owner's window sessions, never its token (contracts.owners.sessions). */
 export type UiSession = OutputOf<typeof contracts.owners.sessions>['sessions'][number];
 
+/** The room's reservations, the recent releases and whether the caller may force-release (contracts.reservations.list). */
+export type RoomReservations = OutputOf<typeof contracts.reservations.list>;
+
 /** A path reservation (issue 19): who holds which repository glob, until when, for which task. */
-export type Reservation = z.output<typeof Reservations.reservationRecord>;
+export type Reservation = RoomReservations['reservations'][number];
 
-/** How a reservation ended; a force-release keeps the admin's reason. */
-export type ReservationRelease = z.output<typeof Reservations.reservationRelease>;
-
-/** GET /v1/rooms/:id/reservations */
-export type RoomReservations = z.output<typeof Reservations.roomReservationsRecord>;
+/** How a reservation ended; a force-release keeps the admin's reason (contracts.reservations.release). */
+export type ReservationRelease = OutputOf<typeof contracts.reservations.release>;
 
 export type Json = Record<string, unknown>;
 

@@ -18,5 +18,6 @@ import { events } from './events.js';
 import { files } from './files.js';
 import { search } from './search.js';
 import { workspace } from './workspace.js';
+import { reservations } from './reservations.js';
 
-export const contracts = { tasks, review, wakes, feedback, backup, rooms, messages, needs, owners, agents, events, files, search, workspace };
+export const contracts = { tasks, review, wakes, feedback, backup, rooms, messages, needs, owners, agents, events, files, search, workspace, reservations };

@@ -65,3 +65,41 @@ export const roomReservationsRecord = listReservationsOutput.omit({ path: true }
   released: z.array(reservationRelease),
   can_force_release: z.boolean(),
 });
+
+// ---- the window's and the guard's requests (shared/contracts/reservations.ts) ----------------
+
+/** Characters of a concrete path (the guard's staged paths, list_reservations path=; reservations/rules.ts checks it too). */
+export const PATH_MAX_CHARS = 4096;
+
+/** Paths per guard request; the hook sends a large commit in batches. */
+export const GUARD_PATHS_MAX = 2000;
+
+/** POST /v1/rooms/:id/reservations/:reservationId/release: a force-release keeps its reason. */
+export const forceReleaseBody = z.object({ reason: z.string().min(1).max(500) });
+
+/** POST /v1/rooms/:id/reservations/check: the paths a commit touches, and the plate the hook read from its environment. */
+export const guardCheckBody = z.object({
+  paths: z.array(z.string().min(1).max(PATH_MAX_CHARS)).max(GUARD_PATHS_MAX),
+  plate: z.string().min(1).max(64).optional(),
+});
+
+/** A staged path another agent holds exclusively: who, under which pattern, until when (reservations/service.ts `GuardHit`). */
+export const guardHit = z.object({
+  path: z.string(),
+  holder: z.string(),
+  plate: z.string(),
+  pattern: z.string(),
+  expires_at: z.string(),
+  task_id: z.string().nullable(),
+});
+
+/**
+ * The guard's answer: `ok` when no path is held. An authenticated committer (an agent credential)
+ * is told each holder and pattern; anyone else only which paths are reserved.
+ */
+export const guardCheckAnswer = z.object({
+  ok: z.boolean(),
+  committer: z.string().nullable(),
+  authenticated: z.boolean(),
+  conflicts: z.array(z.union([guardHit, z.object({ path: z.string() })])),
+});

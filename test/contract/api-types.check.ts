@@ -12,7 +12,6 @@ import type { readBoard, TaskSummary } from '../../src-main/core/tasks/service.j
 import type { RoomDto, listMembers } from '../../src-main/core/rooms/store.js';
 import type { instancesOf } from '../../src-main/core/rooms/instances.js';
 import type { Owner } from '../../src-main/core/owners/store.js';
-import type { roomReservationsForHuman } from '../../src-main/core/reservations/service.js';
 import type { roomTrust } from '../../src-main/core/rooms/routes.js';
 
 /** Compiles only when the server's shape `S` is accepted where the UI expects `U`. */
@@ -31,7 +30,6 @@ export type ApiContract = [
   // /v1 task records add what the owner calling may do with them (tasks/rules.ts).
   Accepts<Required<Api.Actions<Api.TaskAction>>, TaskActions>,
   Accepts<Api.Board<Api.Task | Api.TaskSummary>, ReturnType<typeof readBoard>>,
-  Accepts<Api.RoomReservations, ReturnType<typeof roomReservationsForHuman>>,
   Accepts<Api.RoomTrust, ReturnType<typeof roomTrust>>,
   // POST /v1/rooms/:id/messages: the message and what became of each mentioned agent.
   Accepts<Api.PostedMessage, ReturnType<typeof sendMessage>>,

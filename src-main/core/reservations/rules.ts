@@ -1,5 +1,6 @@
 import { invalid } from '../errors/app-error.js';
 import { invisibleCodePoint } from '../util/invisible.js';
+import { PATH_MAX_CHARS } from '../../../shared/schemas/reservations.js';
 
 /**
  * The pure rules of path reservations: what a pattern is, which paths it covers, and
@@ -27,8 +28,7 @@ export const SEGMENT_MAX_CHARS = 255;
 export const WILDCARDS_MAX = 16;
 /** Names one `{…}` segment may expand to. */
 export const BRACE_ALTERNATIVES_MAX = 16;
-/** Characters and segments of a concrete path (the guard's staged paths, list_reservations path=). */
-export const PATH_MAX_CHARS = 4096;
+/** Characters (PATH_MAX_CHARS, shared/schemas/reservations.ts: the guard's body says it too) and segments of a concrete path (the guard's staged paths, list_reservations path=). */
 export const PATH_SEGMENTS_MAX = 128;
 
 /** One character test of a compiled segment glob; a `*` run is `STAR`. */

@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { TTL_MAX_S } from './service.js';
-import { PATH_MAX_CHARS } from './rules.js';
 import { listReservationsOutput, reservationConflict, reservationRecord } from '../../../shared/schemas/reservations.js';
 
 // ---- arguments ----
@@ -27,17 +26,7 @@ export const renewPathsInput = z.object({ room: roomArg, reservation_ids: idsArg
 
 export const listReservationsInput = z.object({ room: roomArg, path: patternArg.optional().describe('A repository path to check') });
 
-/** Paths per guard request; the hook sends a large commit in batches. */
-export const GUARD_PATHS_MAX = 2000;
-
-/** POST /v1/rooms/:id/reservations/check: the paths a commit touches, and the plate the hook read from its environment. */
-export const guardCheckBody = z.object({
-  paths: z.array(z.string().min(1).max(PATH_MAX_CHARS)).max(GUARD_PATHS_MAX),
-  plate: z.string().min(1).max(64).optional(),
-});
-
-/** POST /v1/rooms/:id/reservations/:reservationId/release: a force-release keeps its reason. */
-export const forceReleaseBody = z.object({ reason: z.string().min(1).max(500) });
+// The /v1 bodies (the force-release, the guard's question) are the contracts' (shared/contracts/reservations.ts).
 
 // ---- results ----
 

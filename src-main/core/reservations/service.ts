@@ -9,7 +9,9 @@ import { getTaskRow } from '../tasks/store.js';
 import { enqueueWake, mayWake } from '../wakes/store.js';
 import { Budget, conflicts, covers, normalizePattern, Pacer, PAIRS_PER_TURN, parsePath, parsePattern, PatternIndex, type HeldPattern, type ParsedPattern } from './rules.js';
 import type { z } from 'zod';
-import type { reservationConflict, reservationRecord, reservationRelease } from '../../../shared/schemas/reservations.js';
+import type { guardHit, reservationConflict, reservationRecord, reservationRelease } from '../../../shared/schemas/reservations.js';
+import type { AnswerOf } from '../../../shared/contracts/contract.js';
+import type { contracts } from '../../../shared/contracts/index.js';
 import {
   deadRows,
   endReservation,
@@ -474,7 +476,7 @@ export function roomReservationsForHuman(db: Db, ownerId: string, roomId: string
     ...listReservations(db, roomId),
     released: recentReleases(db, roomId, 50).map((r) => releaseRecordDto(db, r, handles)),
     can_force_release: role === 'admin',
-  };
+  } satisfies AnswerOf<typeof contracts.reservations.list>;
 }
 
 /**
@@ -537,14 +539,8 @@ export function onTaskEnded(core: Core, taskId: string): void {
   sweep(core, taskId);
 }
 
-export interface GuardHit {
-  path: string;
-  holder: string;
-  plate: string;
-  pattern: string;
-  expires_at: string;
-  task_id: string | null;
-}
+/** A staged path another agent holds exclusively (the guard's answer, shared/schemas/reservations.ts). */
+export type GuardHit = z.output<typeof guardHit>;
 
 /**
  * The pre-commit guard's question: which of these paths are exclusively reserved by

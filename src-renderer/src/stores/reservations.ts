@@ -1,4 +1,5 @@
-import { enc, get, post, type ApiResult } from '../api';
+import type { ApiResult } from '../api';
+import { client } from '../client';
 import type { ReservationRelease, RoomReservations } from '../types';
 import { createRoomResource } from './room-resource';
 
@@ -6,14 +7,14 @@ interface ReservationActions {
   forceRelease: (roomId: string, reservationId: string, reason: string) => Promise<ApiResult<ReservationRelease>>;
 }
 
-/** Path reservations per room (GET /v1/rooms/:id/reservations), refreshed on reservations.changed. */
+/** Path reservations per room (contracts.reservations.list), refreshed on reservations.changed. */
 export const useReservations = createRoomResource<RoomReservations, ReservationActions>({
   name: 'reservations',
-  request: (roomId) => get<RoomReservations>(`/v1/rooms/${enc(roomId)}/reservations`),
+  request: (roomId) => client.reservations.list({ params: { id: roomId } }),
   refreshOn: ['reservations.changed'],
   extend: ({ get: getState }) => ({
     forceRelease: async (roomId, reservationId, reason) => {
-      const r = await post<ReservationRelease>(`/v1/rooms/${enc(roomId)}/reservations/${enc(reservationId)}/release`, { reason });
+      const r = await client.reservations.release({ params: { id: roomId, reservationId }, body: { reason } });
       if (r.ok) await getState().load(roomId);
       return r;
     },
