@@ -6,12 +6,11 @@
  * routes (owners, agents, wakes and runners, feedback, backups) are declared there too, and the
  * server's own DTOs are checked against them at compile time (test/contract/api-types.check.ts),
  * so the UI and the API cannot drift apart unnoticed. What is written here by hand is only how
- * they combine: the allowed actions of a record, and a board's lanes over either task shape.
+ * they combine: the allowed actions of a record.
  */
 import type { z } from 'zod';
 import type { ScopeName } from './scopes.js';
 import type * as Rooms from './schemas/rooms.js';
-import type * as Messages from './schemas/messages.js';
 import type * as Tasks from './schemas/tasks.js';
 import type * as Owners from './schemas/owners.js';
 import type * as Wakes from './schemas/wakes.js';
@@ -32,13 +31,16 @@ export type Owner = z.output<typeof Owners.ownerRecord>;
 export type Role = z.output<typeof Rooms.roomRole>;
 export type TrustMode = z.output<typeof Rooms.trustModeSchema>;
 
-/** A room, with the calling human's role and Trust where the API says them. */
-export type Room = z.output<typeof Rooms.humanRoomRecord> & Actions<RoomAction>;
+/** A room, with the calling human's role and Trust and what it may do there (contracts.rooms.read). */
+export type Room = OutputOf<typeof contracts.rooms.read>;
 
-/** A human of GET /v1/rooms/:id/members; on the caller's own record, when `leave` is refused as `last_admin`, `next_admins` names whom it may name (rooms/rules.ts). */
-export type HumanMember = z.output<typeof Rooms.humanMember> & Actions<HumanMemberAction> & { next_admins?: string[] };
+/** Each member with what the caller may do with it, and the room's live instances (contracts.rooms.members; rooms/rules.ts). */
+export type Members = OutputOf<typeof contracts.rooms.members>;
 
-export type AgentMember = z.output<typeof Rooms.roomMembersRecord>['agents'][number] & Actions<AgentMemberAction>;
+/** A human of the members list; on the caller's own record, when `leave` is refused as `last_admin`, `next_admins` names whom it may name (rooms/rules.ts). */
+export type HumanMember = Members['humans'][number];
+
+export type AgentMember = Members['agents'][number];
 
 /**
  * An agent's liveness (docs/wakes.md "Liveness"): working (a wake running, or a tool call in the
@@ -47,25 +49,22 @@ export type AgentMember = z.output<typeof Rooms.roomMembersRecord>['agents'][num
  */
 export type Presence = z.output<typeof Rooms.presence>;
 
-export type Instance = z.output<typeof Rooms.instanceRecord>;
+export type Instance = Members['instances'][number];
 
-/** GET /v1/rooms/:id/members: each member with what the caller may do with it (rooms/rules.ts). */
-export type Members = Omit<z.output<typeof Rooms.roomMembersRecord>, 'humans' | 'agents'> & { humans: HumanMember[]; agents: AgentMember[] };
+/** A page of a room's messages, oldest first (contracts.messages.history). */
+export type History = OutputOf<typeof contracts.messages.history>;
 
-export type Mention = z.output<typeof Messages.mention>;
+export type Message = History['messages'][number];
 
-export type Message = z.output<typeof Messages.messageRecord>;
+export type Mention = Message['mentions'][number];
 
 /** What became of one agent a message mentions (docs/wakes.md "What a mention says"): a wake (null when none was queued), or `inbox` with the reason. */
-export type MentionWake = z.output<typeof Messages.mentionWake>;
+export type MentionWake = PostedMessage['wakes'][number];
 /** Why a mention queued no wake (`MentionWake.reason_code`): `trust_off` is waiting on the agent's owner's Trust. */
 export type MentionWakeCode = NonNullable<MentionWake['reason_code']>;
 
-/** POST /v1/rooms/:id/messages (and the send_message result): the message and one entry per mentioned agent. */
-export type PostedMessage = z.output<typeof Messages.sendMessageOutput>;
-
-/** GET /v1/rooms/:id/messages */
-export type History = z.output<typeof Messages.readRoomOutput>;
+/** A message the caller posted, with one entry per mentioned agent (contracts.messages.post). */
+export type PostedMessage = OutputOf<typeof contracts.messages.post>;
 
 /** The task statuses: one list, in shared/task-statuses.ts (no zod, so the UI may import it). */
 export { TASK_STATUSES, type TaskStatus };
@@ -88,53 +87,32 @@ export interface Refusal {
 }
 
 export * from './acts.js';
-import type { TaskAction, RoomAction, HumanMemberAction, AgentMemberAction } from './acts.js';
 
-/**
- * The full task record: GET /v1/rooms/:id/tasks/:taskId, the board with detail=full, every task
- * tool's result. Its lease reads like a board task's (the UI shows either the same way).
- */
-export type Task = Omit<z.output<typeof Tasks.taskRecord>, 'lease'> & { lease: Lease | null } & Actions<TaskAction>;
+/** The full task record with what the caller may do with it (contracts.tasks.read; every /v1 answer of one task). */
+export type Task = OutputOf<typeof contracts.tasks.read>;
 
-/** A task's lease: its holder and when it was renewed (full record) or its holder's handle (board). */
-export type Lease = NonNullable<BoardTask['lease']>;
-
-/** The compact task of a board page (the default); `detail=full` or GET …/tasks/:id gives a Task. */
-export type TaskSummary = z.output<typeof Tasks.taskSummary> & Actions<TaskAction>;
-
-/** A task as a board page carries it: the compact fields always, the rest of the record when `detail=full` was asked. */
-export type BoardTask = z.output<typeof Tasks.boardTask> & Actions<TaskAction>;
+/** A room's task board, one page per lane, with each task's acts and the room-wide reassign right (contracts.tasks.board). */
+export type Board = OutputOf<typeof contracts.tasks.board>;
 
 /** One lane of a board page; `next_cursor` (with `lane=<assignee>`) reads its next page. */
-export interface Lane<T = Task> {
-  assignee: string;
-  handle: string;
-  tasks: T[];
-  total?: number;
-  next_cursor?: string | null;
-}
+export type Lane = Board['lanes'][number];
 
-/** GET /v1/rooms/:id/board: Board (with detail=full) or Board<TaskSummary> (the default). */
-export interface Board<T = Task> extends Actions<'reassign'> {
-  lanes: Array<Lane<T>>;
-  done: T[];
-  done_total?: number;
-  done_next_cursor?: string | null;
-  context_version?: number;
-  /** Every unarchived task of the room per status, whatever the page (GET /v1/rooms/:id/board only). */
-  status_totals?: Partial<Record<TaskStatus, number>>;
-  /** A doing task's lease is stale after this long without a renewal (GET /v1/rooms/:id/board only). */
-  lease_stale_after_ms?: number;
-}
+/** A task as a board page carries it: the compact fields always, the rest of the record when `detail=full` was asked. */
+export type BoardTask = Board['done'][number];
 
-/** Every owner's Trust in one room (GET /v1/rooms/:id/trust). */
-export type OwnerTrust = z.output<typeof Rooms.ownerTrust>;
+/** A board task's lease: its holder's instance and handle, whether it went stale (and when it was renewed, with detail=full). */
+export type Lease = NonNullable<BoardTask['lease']>;
 
-/** GET /v1/rooms/:id/trust */
-export type RoomTrust = z.output<typeof Rooms.roomTrustRecord>;
+/** Every owner's Trust in one room (contracts.rooms.trust). */
+export type RoomTrust = OutputOf<typeof contracts.rooms.trust>;
 
-/** GET /v1/invitations: a room another owner added me to, waiting for Accept or Decline (docs/needs-you.md). */
-export type Invitation = z.output<typeof Rooms.invitationRecord>;
+export type OwnerTrust = RoomTrust['owners'][number];
+
+/** A room another owner added me to, waiting for Accept or Decline (contracts.rooms.invitations; docs/needs-you.md). */
+export type Invitation = OutputOf<typeof contracts.rooms.invitations>['invitations'][number];
+
+/** One item of Needs you (contracts.needs.list; docs/needs-you.md): `kind` and `ref` name it, a dismissal names the same. */
+export type NeedItem = OutputOf<typeof contracts.needs.list>['items'][number];
 
 /** One hit of a search (contracts.search.room, .all): `snippet` is plain text, `highlights` [start, end) UTF-16 offsets into it. */
 export type SearchResult = OutputOf<typeof contracts.search.all>['results'][number];
@@ -219,15 +197,17 @@ export type WakePage = OutputOf<typeof contracts.wakes.roomLog>;
 /** One page of a run's transcript (contracts.wakes.transcript; docs/wakes.md "Live runs"). */
 export type TranscriptPage = OutputOf<typeof contracts.wakes.transcript>;
 export type TranscriptEvent = TranscriptPage['events'][number];
-/** GET /v1/rooms/:id/tasks/:taskId/changes (docs/review.md). */
-export type TaskChanges = z.output<typeof Tasks.taskChanges>;
-export type ChangedFile = z.output<typeof Tasks.changedFile>;
-/** GET /v1/rooms/:id/tasks/:taskId/history (docs/tasks.md "History"): the recorded changes of a task, oldest first, paged. */
-export type TaskHistoryPage = z.output<typeof Tasks.taskHistoryPage>;
-export type TaskEvent = z.output<typeof Tasks.taskEvent>;
+/** What a task's branch changed, or why there is nothing to diff (contracts.review.changes; docs/review.md). */
+export type TaskChanges = OutputOf<typeof contracts.review.changes>;
+export type ChangedFile = Extract<TaskChanges, { base: unknown }>['files'][number];
+/** The recorded changes of a task, oldest first, paged (contracts.tasks.history; docs/tasks.md "History"). */
+export type TaskHistoryPage = OutputOf<typeof contracts.tasks.history>;
+export type TaskEvent = TaskHistoryPage['events'][number];
 export type TaskEventKind = TaskEvent['kind'];
-/** POST /v1/rooms/:id/tasks/:taskId/push. */
-export type PushResult = z.output<typeof Tasks.pushResult>;
+/** Where a task's branch was pushed (contracts.review.push). */
+export type PushResult = OutputOf<typeof contracts.review.push>;
+/** A review of a task's work as stored (contracts.review.submit; docs/review.md "Reviews"). */
+export type Review = OutputOf<typeof contracts.review.submit>;
 /** A task's worktree (docs/worktrees.md). */
 export type Worktree = z.output<typeof Tasks.worktreeRecord>;
 /** A runner's work policy (docs/worktrees.md "Work policies"). */
@@ -259,6 +239,9 @@ export type BackupStatus = OutputOf<typeof contracts.backup.read>;
 
 /** Who a one-time login link signs in as, and whether the page must ask before using it (contracts.owners.previewLogin). */
 export type LoginPreview = OutputOf<typeof contracts.owners.previewLogin>;
+
+/** A one-time sign-in link (contracts.owners.loginLinkFor, .loginLink). */
+export type LoginLink = OutputOf<typeof contracts.owners.loginLinkFor>;
 
 /** This tab's session token, sent as a header, never a cookie (contracts.owners.login). */
 export type SessionGrant = OutputOf<typeof contracts.owners.login>;

@@ -1,6 +1,6 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { RUNNER_HOSTS, useAgents, type RunnerHost } from '../stores/agents';
-import { describeError, type ApiError } from '../api';
+import { describeError, type ApiError, type ApiResult } from '../api';
 import { href, navigate } from '../router';
 import type { Agent, MintedCredential, RunnerForm, ScopeName } from '../types';
 import { SCOPE_NAMES } from '../../../shared/scopes';
@@ -232,7 +232,7 @@ function AgentDetail({ agent }: { agent: Agent }) {
   const { loadCredentials, mint, revokeAgent, revokeCredential, revokeDevice, loadRunners, loadPresets } = useAgents.getState();
   const [device, setDevice] = useState('');
   const [minted, setMinted] = useState<MintedCredential | null>(null);
-  const [confirm, setConfirm] = useState<null | { title: string; text: string; action: string; run: () => Promise<unknown> }>(null);
+  const [confirm, setConfirm] = useState<null | { title: string; text: string; action: string; run: () => Promise<ApiResult<unknown>> }>(null);
   const [err, setErr] = useState<string>();
   useEffect(() => {
     void loadCredentials(agent.plate);
@@ -338,8 +338,8 @@ function AgentDetail({ agent }: { agent: Agent }) {
           text={confirm.text}
           action={confirm.action}
           onConfirm={async () => {
-            const r = (await confirm.run()) as { ok: boolean; error?: Parameters<typeof describeError>[0] };
-            if (!r.ok && r.error) setErr(describeError(r.error));
+            const r = await confirm.run();
+            if (!r.ok) setErr(describeError(r.error));
           }}
           onClose={() => setConfirm(null)}
         />

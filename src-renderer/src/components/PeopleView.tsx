@@ -4,11 +4,11 @@ import { useSession } from '../stores/session';
 import { describeError } from '../api';
 import { client } from '../client';
 import { CopyButton } from './AgentsView';
+import type { LoginLink } from '../types';
 
-interface Link {
+/** The link shown, with whom it signs in. */
+interface Link extends LoginLink {
   owner: string;
-  url: string;
-  expires_at: string;
 }
 
 /**
