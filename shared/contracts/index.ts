@@ -19,5 +19,6 @@ import { files } from './files.js';
 import { search } from './search.js';
 import { workspace } from './workspace.js';
 import { reservations } from './reservations.js';
+import { context } from './context.js';
 
-export const contracts = { tasks, review, wakes, feedback, backup, rooms, messages, needs, owners, agents, events, files, search, workspace, reservations };
+export const contracts = { tasks, review, wakes, feedback, backup, rooms, messages, needs, owners, agents, events, files, search, workspace, reservations, context };

@@ -26,3 +26,18 @@ export const roomDecision = decisionRecord.extend({ room: z.string() });
 
 /** GET /v1/rooms/:id/decisions?limit=: the newest `limit` decisions, oldest first. */
 export const roomDecisions = z.object({ room: z.string(), decisions: z.array(decisionRecord) });
+
+// ---- the window's requests (shared/contracts/context.ts) ----------------------------------------
+
+/** The longest focus and decision, after trimming (context/service.ts checks them). */
+export const FOCUS_MAX = 4000;
+export const DECISION_MAX = 4000;
+
+/** PUT /v1/rooms/:id/focus: an empty focus clears it (the service trims and checks FOCUS_MAX). */
+export const focusBody = z.object({ focus: z.string().max(FOCUS_MAX * 2) });
+
+/** POST /v1/rooms/:id/decisions (the service trims and checks DECISION_MAX). */
+export const decisionBody = z.object({ text: z.string().min(1).max(DECISION_MAX * 2) });
+
+/** GET /v1/rooms/:id/decisions: the newest `limit` (default all, up to 1,000). */
+export const decisionsQuery = z.object({ limit: z.coerce.number().int().min(1).max(1000).optional() });

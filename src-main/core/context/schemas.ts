@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { roomIdArg } from '../rooms/schemas.js';
-import { DECISION_MAX, FOCUS_MAX } from './service.js';
 import { TASK_STATUSES } from '../tasks/transitions.js';
 import { decisionRecord, focusRecord, nullableString } from '../../../shared/schemas/context.js';
 
@@ -11,14 +10,7 @@ export const roomContextInput = z.object({
   since_version: z.number().int().min(0).optional().describe('The context_version you last saw'),
 });
 
-/** PUT /v1/rooms/:id/focus: an empty focus clears it (the service trims and checks FOCUS_MAX). */
-export const focusBody = z.object({ focus: z.string().max(FOCUS_MAX * 2) });
-
-/** POST /v1/rooms/:id/decisions (the service trims and checks DECISION_MAX). */
-export const decisionBody = z.object({ text: z.string().min(1).max(DECISION_MAX * 2) });
-
-/** GET /v1/rooms/:id/decisions: the newest `limit` (default all, up to 1,000). */
-export const decisionsQuery = z.object({ limit: z.coerce.number().int().min(1).max(1000).optional() });
+// The /v1 focus and decisions bodies and query are the contracts' (shared/schemas/context.ts, shared/contracts/context.ts).
 
 // ---- results (the focus and the decisions are in shared/schemas/context.ts: the /v1 routes answer them too) ----
 

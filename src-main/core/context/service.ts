@@ -13,12 +13,10 @@ import { listFilesPage } from '../files/service.js';
 import { contextReservations } from '../reservations/service.js';
 import { repeat, type StopStep } from '../util/repeat.js';
 import type { z } from 'zod';
-import type { decisionRecord, focusRecord } from '../../../shared/schemas/context.js';
+import { DECISION_MAX, FOCUS_MAX, type decisionRecord, type focusRecord } from '../../../shared/schemas/context.js';
 
 /** docs/contract.md "Limits": the last 1,000 versions of a room's context deltas are kept. */
 export const CONTEXT_HISTORY_VERSIONS = 1000;
-export const FOCUS_MAX = 4000;
-export const DECISION_MAX = 4000;
 /** get_room_context shows the newest decisions; the human API pages through all of them. */
 const DECISIONS_IN_CONTEXT = 100;
 
