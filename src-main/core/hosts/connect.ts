@@ -16,6 +16,8 @@ import { maskIssuedSecrets } from '../util/secret-mask.js';
 import { parseLenientObject, type JsonObject } from '../util/lenient-json.js';
 import { mcpServerName, shellLine } from '../../../shared/hosts.js';
 import { connectPlan } from '../../../shared/host-connect.js';
+import type { wakes } from '../../../shared/contracts/wakes.js';
+import type { OutputOf } from '../../../shared/contracts/contract.js';
 import { HOST_ADAPTERS, hostAdapter, type ConnectTools, type HostAdapter, type HostConfigEntry as AdapterEntry } from './adapter.js';
 
 export { onPath };
@@ -463,13 +465,8 @@ async function testWake(server: Server, name: string, timeoutMs: number, add: (c
   }
 }
 
-interface WorktreeDoctor {
-  git: { ok: boolean; version: string | null; min_version: string; problem: string | null };
-  worktrees_dir: string;
-  task_worktrees: number | null;
-  orphans: Array<{ path: string; task_id: string; why: string }>;
-  work: Array<{ preset: string; policy: 'edit' | 'full'; ok: boolean; problem: string | null }>;
-}
+/** What GET /v1/doctor/worktrees answers (contracts.wakes.worktreeDoctor). */
+type WorktreeDoctor = OutputOf<typeof wakes.worktreeDoctor>;
 
 /** git, the worktrees folder and its orphans, and what edit and full can do on the server's machine (docs/worktrees.md). */
 async function checkWorktrees(server: Server, add: (c: Check) => void): Promise<void> {
