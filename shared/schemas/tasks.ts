@@ -62,7 +62,7 @@ export const taskRecord = z.object({
   overlaps: z.array(z.object({ task_id: z.string(), title: z.string(), paths: z.array(z.string()) })).optional(),
 });
 
-/** A compact board task (shared/api-types.ts `TaskSummary`); the lease names its live holder. */
+/** A compact board task (tasks/board.ts `TaskSummary`); the lease names its live holder. */
 export const taskSummary = z.object({
   task_id: z.string(),
   room: z.string(),
@@ -81,7 +81,7 @@ export const taskSummary = z.object({
 });
 
 /**
- * A board page's task as the UI reads it (shared/api-types.ts `BoardTask`): the compact fields
+ * A board page's task (shared/api-types.ts `BoardTask` adds its acts): the compact fields
  * always, the rest of the record with detail "full"; the lease names its live holder (compact) or
  * when it was renewed (full). One object rather than a union of the two: half the bytes on the
  * wire, where every tool's output schema shares one budget (ergonomics.test.ts).

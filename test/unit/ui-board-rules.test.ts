@@ -20,6 +20,9 @@ function task(id: string, status: TaskStatus, extra: Partial<BoardTask> = {}): B
     consent_state: 'auto',
     updated_at: '2026-01-01T00:00:00.000Z',
     merged: null,
+    allowed_actions: [],
+    denied_actions: {},
+    overlaps: [],
     ...extra,
   };
 }
@@ -36,7 +39,7 @@ describe('allowed actions', () => {
   });
   it('an act in neither list does not apply: hidden', () => {
     expect(actionOf(t, 'archive')).toBeNull();
-    expect(actionOf(task('old', 'done'), 'archive')).toBeNull(); // a record from a server that does not list acts
+    expect(actionOf(task('old', 'done'), 'archive')).toBeNull(); // a record that lists no acts
   });
 });
 
@@ -72,10 +75,10 @@ describe('board filters', () => {
   });
 
   it('allTasks: lanes then done, each task once; nothing for no board', () => {
-    const b: Board<BoardTask> = {
+    const b: Pick<Board, 'lanes' | 'done'> = {
       lanes: [
-        { assignee: 'A', handle: '@a', tasks: [ready, waiting] },
-        { assignee: 'B', handle: '@b', tasks: [doing, ready] },
+        { assignee: 'A', handle: '@a', tasks: [ready, waiting], total: 2, next_cursor: null },
+        { assignee: 'B', handle: '@b', tasks: [doing, ready], total: 2, next_cursor: null },
       ],
       done: [done, doing],
     };

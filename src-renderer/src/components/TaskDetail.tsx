@@ -6,14 +6,15 @@ import { MergeControls, MergedNote, shortCommit } from './TaskMerge';
 import { changesKey, hasDiff, useChanges } from '../stores/changes';
 import type { BoardTask, Members, Room, Task } from '../types';
 import { useBoard } from '../stores/board';
-import { describeError, enc, get } from '../api';
+import { describeError, enc } from '../api';
+import { client } from '../client';
 import { Confirm, Dialog } from './Dialog';
 import { actionOf, type Allowed } from './allowed';
 import { dePlate } from './MessageBody';
 import { Avatar, shortName, staleNote } from './TaskCard';
 import { formatTime } from './time';
 import { renderMarkdown } from './markdown';
-import { optionalPost, routeMissing } from '../stores/needs';
+import { optionalCall, routeMissing } from '../stores/needs';
 import { href, navigate } from '../router';
 import { ReviewList } from './TaskReview';
 
@@ -55,7 +56,7 @@ const when = formatTime;
 
 /** Reassign: the same dialog from the detail panel, the keyboard shortcut and a drop on another lane. */
 export function ReassignDialog({ room, task, members, initial, onClose }: { room: Room; task: BoardTask | Task; members?: Members; initial?: string; onClose: () => void }) {
-  const act = useBoard((s) => s.act);
+  const assign = useBoard((s) => s.assign);
   const [assignee, setAssignee] = useState(initial ?? task.assignee);
   const [err, setErr] = useState<string>();
   const [busy, setBusy] = useState(false);
@@ -66,7 +67,7 @@ export function ReassignDialog({ room, task, members, initial, onClose }: { room
         onSubmit={async (e) => {
           e.preventDefault();
           setBusy(true);
-          const r = await act(room.room_id, task.task_id, 'assign', { assignee });
+          const r = await assign(room.room_id, task.task_id, assignee);
           setBusy(false);
           if (r.ok) onClose();
           else setErr(describeError(r.error));
@@ -177,7 +178,7 @@ export function TaskDetail({
   useEffect(() => setNotice(undefined), [taskId]);
   useEffect(() => {
     let live = true;
-    void get<Task>(`/v1/rooms/${enc(room.room_id)}/tasks/${enc(taskId)}`).then((r) => {
+    void client.tasks.read({ params: { id: room.room_id, taskId } }).then((r) => {
       if (live && r.ok) setFull(r.data);
     });
     return () => {
@@ -222,11 +223,10 @@ export function TaskDetail({
       'Retry',
       retryRule,
       () =>
-        void optionalPost('task-retry', `/v1/rooms/${enc(room.room_id)}/tasks/${enc(task.task_id)}/retry`, {}).then((r) => {
+        void optionalCall('task-retry', client.tasks.retry({ params: { id: room.room_id, taskId: task.task_id }, body: {} })).then((r) => {
           if (!r.ok) return setErr(routeMissing('task-retry') ? 'This server cannot retry a failed task yet.' : describeError(r.error));
           void useBoard.getState().load(room.room_id);
-          const copy = r.data as { task_id?: string } | null;
-          if (copy?.task_id) navigate('rooms', room.room_id, 'tasks', copy.task_id);
+          navigate('rooms', room.room_id, 'tasks', r.data.task_id);
         }),
     ],
     ['Reassign', actionOf(task, 'reassign'), () => setDialog('reassign')],
@@ -357,7 +357,7 @@ export function TaskDetail({
                 <TaskLinks label="Waits on" tasks={waits} onOpen={onOpen} />
                 <TaskLinks label="Done prerequisites" tasks={doneDeps} onOpen={onOpen} />
                 <TaskLinks label="Holds up" tasks={holds} onOpen={onOpen} />
-                {task.lease && (task.lease.instance_id || task.lease.handle) && (
+                {task.lease && (task.lease.instance_id || ('handle' in task.lease && task.lease.handle)) && (
                   <div>
                     <dt>Working</dt>
                     <dd>

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
-import type { TaskEvent, TaskHistoryPage } from '../types';
-import { enc, get } from '../api';
+import type { TaskEvent } from '../types';
+import { client } from '../client';
 import { formatTime } from './time';
 
 /**
@@ -79,15 +79,14 @@ export function TaskHistory({ roomId, taskId, board, runs }: { roomId: string; t
   const [state, setState] = useState<State | undefined>();
   const [busy, setBusy] = useState(false);
   const shown = useRef(0);
-  const path = `/v1/rooms/${enc(roomId)}/tasks/${enc(taskId)}/history`;
   useEffect(() => {
     setState(undefined);
     shown.current = 0;
-  }, [path]);
+  }, [roomId, taskId]);
   useEffect(() => {
     const ctl = new AbortController();
     const limit = Math.min(REFRESH_MAX, Math.max(PAGE, shown.current));
-    void get<TaskHistoryPage>(`${path}?limit=${limit}`, ctl.signal).then((r) => {
+    void client.tasks.history({ params: { id: roomId, taskId }, query: { limit }, signal: ctl.signal }).then((r) => {
       if (ctl.signal.aborted) return;
       if (!r.ok) return setState((s) => ({ events: s?.events ?? [], next: s?.next ?? null, error: 'The history could not be read; it is read again with the next change.' }));
       setState((s) => {
@@ -99,12 +98,12 @@ export function TaskHistory({ roomId, taskId, board, runs }: { roomId: string; t
       });
     });
     return () => ctl.abort();
-  }, [path, board, runs]);
+  }, [roomId, taskId, board, runs]);
 
   async function more() {
     if (!state || state.next === null) return;
     setBusy(true);
-    const r = await get<TaskHistoryPage>(`${path}?after=${state.next}&limit=${PAGE}`);
+    const r = await client.tasks.history({ params: { id: roomId, taskId }, query: { after: state.next, limit: PAGE } });
     setBusy(false);
     if (!r.ok) return setState({ ...state, error: 'More history could not be read; try again.' });
     const seen = new Set(state.events.map((e) => e.seq));

@@ -1,4 +1,5 @@
-import { enc, get, patch, post, type ApiResult } from '../api';
+import type { ApiResult } from '../api';
+import { client } from '../client';
 import type { Board, BoardTask, Task, TaskStatus } from '../types';
 import { createRoomResource } from './room-resource';
 
@@ -33,9 +34,11 @@ interface BoardActions {
   setFilter: (roomId: string, f: Partial<BoardFilter>) => void;
   loadMore: (roomId: string, lane: string) => Promise<void>;
   create: (roomId: string, t: NewTask) => Promise<ApiResult<Task>>;
-  act: (roomId: string, taskId: string, action: 'assign' | 'cancel' | 'release' | 'archive', body?: unknown) => Promise<ApiResult<unknown>>;
+  act: (roomId: string, taskId: string, action: 'cancel' | 'release' | 'archive') => Promise<ApiResult<Task>>;
+  /** Gives the task to another agent of the room (a handle or plate). */
+  assign: (roomId: string, taskId: string, assignee: string) => Promise<ApiResult<Task>>;
   edit: (roomId: string, taskId: string, e: TaskEdit) => Promise<ApiResult<Task>>;
-  /** Moves `taskId` before `beforeId` (or to the end) of its lane by renumbering the lane's order. */
+  /** Moves `taskId` before `beforeId` (or to the end) of its lane by renumbering the lane's order, in one call. */
   reorder: (roomId: string, lane: BoardTask[], taskId: string, beforeId: string | null) => Promise<ApiResult<unknown>>;
 }
 
@@ -43,7 +46,7 @@ interface BoardActions {
 const wantsCancelled = (f: BoardFilter | undefined) => f?.status === 'cancelled';
 
 /** A lane's (or the done view's) next page appended to the board the room holds. */
-function withPage(board: Board<BoardTask>, lane: string, page: Board<BoardTask>): Board<BoardTask> {
+function withPage(board: Board, lane: string, page: Board): Board {
   if (lane === 'done') return { ...board, done: [...board.done, ...page.done], done_next_cursor: page.done_next_cursor };
   const next = page.lanes.find((x) => x.assignee === lane);
   if (!next) return board;
@@ -51,12 +54,12 @@ function withPage(board: Board<BoardTask>, lane: string, page: Board<BoardTask>)
 }
 
 /** A room's board: the first page of every lane, plus the pages "Show more" added. */
-export const useBoard = createRoomResource<Board<BoardTask>, BoardActions>({
+export const useBoard = createRoomResource<Board, BoardActions>({
   name: 'board',
   // The board is paged per lane (docs/tasks.md): the first page of every lane in the compact
   // shape (a response holds far more compact tasks than full records, so no lane is left
   // empty on a big board); the detail panel reads the full record of the task it opens.
-  request: (roomId, s) => get<Board<BoardTask>>(`/v1/rooms/${enc(roomId)}/board${wantsCancelled(s.filters[roomId]) ? '?status=cancelled' : ''}`),
+  request: (roomId, s) => client.tasks.board({ params: { id: roomId }, query: wantsCancelled(s.filters[roomId]) ? { status: 'cancelled' } : {} }),
   refreshOn: ['board.changed'],
   extend: ({ set, get: getState, update }) => ({
     filters: {},
@@ -72,21 +75,26 @@ export const useBoard = createRoomResource<Board<BoardTask>, BoardActions>({
       if (!b) return;
       const cursor = lane === 'done' ? b.done_next_cursor : b.lanes.find((l) => l.assignee === lane)?.next_cursor;
       if (!cursor) return;
-      const r = await get<Board<BoardTask>>(`/v1/rooms/${enc(roomId)}/board?limit=${LANE_PAGE}&lane=${enc(lane)}&cursor=${enc(cursor)}`);
+      const r = await client.tasks.board({ params: { id: roomId }, query: { limit: LANE_PAGE, lane, cursor } });
       if (r.ok) update(roomId, (board) => withPage(board, lane, r.data));
     },
     create: async (roomId, t) => {
-      const r = await post<Task>(`/v1/rooms/${enc(roomId)}/tasks`, { ...t, idempotency_key: crypto.randomUUID() });
+      const r = await client.tasks.create({ params: { id: roomId }, body: { ...t, idempotency_key: crypto.randomUUID() } });
       if (r.ok) void getState().load(roomId);
       return r;
     },
-    act: async (roomId, taskId, action, body = {}) => {
-      const r = await post(`/v1/rooms/${enc(roomId)}/tasks/${enc(taskId)}/${action}`, body);
+    act: async (roomId, taskId, action) => {
+      const r = await client.tasks[action]({ params: { id: roomId, taskId } });
+      if (r.ok) void getState().load(roomId);
+      return r;
+    },
+    assign: async (roomId, taskId, assignee) => {
+      const r = await client.tasks.assign({ params: { id: roomId, taskId }, body: { assignee } });
       if (r.ok) void getState().load(roomId);
       return r;
     },
     edit: async (roomId, taskId, e) => {
-      const r = await patch<Task>(`/v1/rooms/${enc(roomId)}/tasks/${enc(taskId)}`, e);
+      const r = await client.tasks.update({ params: { id: roomId, taskId }, body: e });
       if (r.ok) void getState().load(roomId);
       return r;
     },
@@ -96,22 +104,20 @@ export const useBoard = createRoomResource<Board<BoardTask>, BoardActions>({
       const rest = lane.filter((t) => t.task_id !== taskId);
       const at = beforeId ? rest.findIndex((t) => t.task_id === beforeId) : rest.length;
       const seq = [...rest.slice(0, at < 0 ? rest.length : at), moving, ...rest.slice(at < 0 ? rest.length : at)];
-      // Orders 10, 20, 30…: only the tasks whose number changes are written.
-      let last: ApiResult<unknown> = { ok: true, status: 200, data: null };
-      for (let i = 0; i < seq.length; i++) {
-        const want = (i + 1) * 10;
-        if (seq[i]!.order === want) continue;
-        last = await patch(`/v1/rooms/${enc(roomId)}/tasks/${enc(seq[i]!.task_id)}`, { order: want });
-        if (!last.ok) break;
+      // Orders 10, 20, 30…, written by the server in one transaction (all or none); nothing to send when every number holds.
+      if (seq.every((t, i) => t.order === (i + 1) * 10)) {
+        void getState().load(roomId);
+        return { ok: true, status: 200, data: null };
       }
+      const r = await client.tasks.reorder({ params: { id: roomId, assignee: moving.assignee }, body: { task_ids: seq.map((t) => t.task_id) } });
       void getState().load(roomId);
-      return last;
+      return r;
     },
   }),
 });
 
 /** Every task on a board, lanes and done view together. */
-export function allTasks(b: Board<BoardTask> | undefined): BoardTask[] {
+export function allTasks(b: Pick<Board, 'lanes' | 'done'> | undefined): BoardTask[] {
   if (!b) return [];
   const seen = new Set<string>();
   const out: BoardTask[] = [];

@@ -1,5 +1,6 @@
 import { create } from 'zustand';
-import { enc, get, post, type ApiError, type ApiResult } from '../api';
+import type { ApiError, ApiResult } from '../api';
+import { client } from '../client';
 import type { PushResult, Task, TaskChanges } from '../types';
 import { useBoard } from './board';
 
@@ -101,7 +102,7 @@ export const useChanges = create<ChangesState>((set, getState) => {
       seqs.set(key, seq);
       lastRead.set(key, Date.now());
       put(key, (e) => ({ ...e, loading: true, stale: false }));
-      const r = await get<TaskChanges>(`/v1/rooms/${enc(roomId)}/tasks/${enc(taskId)}/changes`);
+      const r = await client.review.changes({ params: { id: roomId, taskId } });
       if (seqs.get(key) !== seq) return;
       // One error policy: the last good answer stays, with the error beside it.
       if (r.ok) put(key, (e) => ({ data: r.data, loading: false, loadedAt: Date.now(), version, stale: e.stale }));
@@ -128,12 +129,12 @@ export const useChanges = create<ChangesState>((set, getState) => {
       );
     },
     merge: async (roomId, taskId, body) => {
-      const r = await post<Task>(`/v1/rooms/${enc(roomId)}/tasks/${enc(taskId)}/merge`, body);
+      const r = await client.review.merge({ params: { id: roomId, taskId }, body });
       // A merge moves the base (and a refusal may mean it moved): what the branch changed is read again.
       void getState().load(roomId, taskId);
       if (r.ok) void useBoard.getState().load(roomId);
       return r;
     },
-    push: (roomId, taskId) => post<PushResult>(`/v1/rooms/${enc(roomId)}/tasks/${enc(taskId)}/push`, {}),
+    push: (roomId, taskId) => client.review.push({ params: { id: roomId, taskId }, body: {} }),
   };
 });

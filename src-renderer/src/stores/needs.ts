@@ -1,23 +1,12 @@
 import { create } from 'zustand';
-import { get, post, del, enc, type ApiError, type ApiResult } from '../api';
+import type { ApiError, ApiResult } from '../api';
 import { client } from '../client';
 import { onLiveEvent } from '../live-events';
 import { useAttention } from './attention';
-import type { Invitation, Message, Room, Task, Wake } from '../types';
+import type { Invitation, NeedItem, Room, Task, Wake } from '../types';
 
-/** One item of GET /v1/needs-you (docs/needs-you.md); `kind` and `ref` name it (a dismissal names the same). */
-export interface NeedItem {
-  kind: 'agent_stalled' | 'wake_failed' | 'wake_held' | 'task_failed' | 'task_blocked' | 'lease_stale' | 'blocked_by_failed' | 'mention';
-  room: { room_id: string; name: string };
-  action: 'stop' | 'retry' | 'release' | 'reassign' | 'open';
-  at: string;
-  ref: string;
-  wake?: Wake;
-  task?: Task;
-  failed_dep?: string;
-  message?: Message;
-  dismissed_at?: string;
-}
+/** One item of Needs you (docs/needs-you.md): the contract's record (shared/api-types.ts). */
+export type { NeedItem };
 
 /**
  * Routes another part of the server may not have yet (held wakes, retries): a 404 or 405 hides
@@ -32,9 +21,6 @@ export async function optionalCall<T>(kind: string, call: Promise<ApiResult<T>>)
   // A route this server does not have answers 405, or 404 "no route …" (a missing record says otherwise).
   if (!r.ok && (r.status === 405 || (r.status === 404 && /^no route/i.test(r.error.message)))) missing.add(kind);
   return r;
-}
-export async function optionalPost(kind: string, path: string, body: unknown = {}): Promise<ApiResult<unknown>> {
-  return optionalCall(kind, post(path, body));
 }
 
 /** What an item is called in lists, buttons and the Undo note. */
@@ -112,10 +98,7 @@ export const useNeeds = create<NeedsState>((set, getState) => {
       const mine = ++seq;
       lastLoad = Date.now();
       if (getState().status === 'idle') set({ status: 'loading' });
-      const [r, inv] = await Promise.all([
-        get<{ items: NeedItem[]; truncated: boolean; invitations?: number }>('/v1/needs-you'),
-        get<{ invitations: Invitation[]; total: number }>('/v1/invitations'),
-      ]);
+      const [r, inv] = await Promise.all([client.needs.list(), client.rooms.invitations()]);
       if (mine !== seq) return;
       if (r.ok) set({ items: r.data.items.filter(stillWaits), truncated: r.data.truncated, status: 'ready', error: undefined });
       else set({ status: getState().status === 'ready' ? 'ready' : 'error', error: r.error });
@@ -140,12 +123,12 @@ export const useNeeds = create<NeedsState>((set, getState) => {
     },
     releaseWake: async (w) => after(await optionalCall('wake-release', client.wakes.release({ params: { id: w.wake_id } }))),
     dropWake: async (w) => after(await optionalCall('wake-drop', client.wakes.drop({ params: { id: w.wake_id } }))),
-    retryTask: async (t, assignee) => after(await optionalPost('task-retry', `/v1/rooms/${enc(t.room)}/tasks/${enc(t.task_id)}/retry`, assignee ? { assignee } : {})),
-    releaseTask: async (t) => after(await post(`/v1/rooms/${enc(t.room)}/tasks/${enc(t.task_id)}/release`, {})),
+    retryTask: async (t, assignee) => after(await optionalCall('task-retry', client.tasks.retry({ params: { id: t.room, taskId: t.task_id }, body: assignee ? { assignee } : {} }))),
+    releaseTask: async (t) => after(await client.tasks.release({ params: { id: t.room, taskId: t.task_id } })),
     dismiss: async (i) => {
       // At once on screen; the server keeps it (per owner) until it is restored.
       set((s) => ({ items: s.items.filter((x) => keyOf(x) !== keyOf(i)), lastDismissed: i }));
-      const r = await post('/v1/needs-you/dismissals', { kind: i.kind, ref: i.ref });
+      const r = await client.needs.dismiss({ body: { kind: i.kind, ref: i.ref } });
       if (!r.ok) set({ lastDismissed: undefined });
       if (getState().dismissedStatus !== 'idle') void getState().loadDismissed();
       return after(r);
@@ -157,22 +140,22 @@ export const useNeeds = create<NeedsState>((set, getState) => {
       return getState().restore(i);
     },
     restore: async (i) => {
-      const r = await del(`/v1/needs-you/dismissals/${enc(i.kind)}/${enc(i.ref)}`);
+      const r = await client.needs.restore({ params: { kind: i.kind, ref: i.ref } });
       set((s) => ({ dismissed: s.dismissed.filter((x) => keyOf(x) !== keyOf(i)) }));
       return after(r);
     },
     loadDismissed: async () => {
       if (getState().dismissedStatus === 'idle') set({ dismissedStatus: 'loading' });
-      const r = await get<{ items: NeedItem[] }>('/v1/needs-you/dismissed');
+      const r = await client.needs.dismissed();
       set(r.ok ? { dismissed: r.data.items, dismissedStatus: 'ready' } : { dismissedStatus: 'error' });
     },
     accept: async (room) => {
-      const r = await post<Room>(`/v1/rooms/${enc(room)}/invitation/accept`, {});
+      const r = await client.rooms.acceptInvitation({ params: { id: room } });
       set((s) => ({ invitations: s.invitations.filter((x) => x.room.room_id !== room) }));
       return after(r);
     },
     decline: async (room) => {
-      const r = await post(`/v1/rooms/${enc(room)}/invitation/decline`, {});
+      const r = await client.rooms.declineInvitation({ params: { id: room } });
       set((s) => ({ invitations: s.invitations.filter((x) => x.room.room_id !== room) }));
       return after(r);
     },
@@ -182,7 +165,7 @@ export const useNeeds = create<NeedsState>((set, getState) => {
       acked.set(room, Math.max(upTo, acked.get(room) ?? -Infinity));
       set((s) => ({ items: s.items.filter((i) => !read.includes(i)) }));
       // Refused (not a member any more, say): forget it, so the server's list says what waits.
-      void post(`/v1/rooms/${enc(room)}/mentions/acknowledge`, { seq: upTo }).then((r) => {
+      void client.needs.acknowledge({ params: { id: room }, body: { seq: upTo } }).then((r) => {
         if (r.ok) return;
         if (acked.get(room) === upTo) acked.delete(room);
         void getState().load();

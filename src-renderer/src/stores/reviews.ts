@@ -1,32 +1,14 @@
 import { create } from 'zustand';
-import { enc, get, post, type ApiError, type ApiResult } from '../api';
+import type { ApiError, ApiResult } from '../api';
+import { client } from '../client';
+import type { Review } from '../types';
 import { useBoard } from './board';
 
 /**
  * Reviews of a task's work (docs/review.md "Reviews"): the ones stored (oldest first), the line
- * comments a person is collecting before sending a review, and sending it. Not in shared/ yet.
+ * comments a person is collecting before sending a review, and sending it.
  */
-export type ReviewVerdict = 'comment' | 'request_changes' | 'approve';
-
-export interface ReviewComment {
-  path: string;
-  line: number;
-  body: string;
-  quoted?: string;
-}
-
-export interface Review {
-  review_id: string;
-  task_id: string;
-  room: string;
-  owner_id: string;
-  verdict: ReviewVerdict;
-  body?: string | null;
-  comments: ReviewComment[];
-  message_id?: string | null;
-  follow_up_task_id?: string | null;
-  created_at: string;
-}
+export type ReviewVerdict = Review['verdict'];
 
 /** A line comment not sent yet: where, the line as the diff shows it, and what the person wrote. */
 export interface PendingComment {
@@ -71,7 +53,7 @@ export const useReviews = create<ReviewsState>((set, getState) => {
     load: async (roomId, taskId) => {
       const key = reviewsKey(roomId, taskId);
       set((s) => ({ byTask: { ...s.byTask, [key]: { ...(s.byTask[key] ?? {}), loading: true } } }));
-      const r = await get<{ reviews: Review[] }>(`/v1/rooms/${enc(roomId)}/tasks/${enc(taskId)}/reviews`);
+      const r = await client.review.list({ params: { id: roomId, taskId } });
       set((s) => ({
         byTask: { ...s.byTask, [key]: r.ok ? { reviews: r.data.reviews, loading: false } : { ...(s.byTask[key] ?? {}), loading: false, error: r.error } },
       }));
@@ -91,10 +73,9 @@ export const useReviews = create<ReviewsState>((set, getState) => {
     submit: async (roomId, taskId, verdict, body) => {
       const key = reviewsKey(roomId, taskId);
       const comments = (getState().pending[key] ?? NONE).map((c) => ({ path: c.path, line: c.line, body: c.body.trim() }));
-      const r = await post<Review>(`/v1/rooms/${enc(roomId)}/tasks/${enc(taskId)}/reviews`, {
-        verdict,
-        ...(body.trim() ? { body: body.trim() } : {}),
-        ...(comments.length ? { comments } : {}),
+      const r = await client.review.submit({
+        params: { id: roomId, taskId },
+        body: { verdict, ...(body.trim() ? { body: body.trim() } : {}), ...(comments.length ? { comments } : {}) },
       });
       if (r.ok) {
         putPending(key, () => NONE);
