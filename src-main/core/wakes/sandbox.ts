@@ -1,3 +1,5 @@
+import type { z } from 'zod';
+import type { worktreeDoctorReport } from '../../../shared/schemas/wakes.js';
 import { onPath } from '../util/which.js';
 import { RUNNER_PRESETS, type PresetDef, type PresetName, type SandboxNeed, type WorkPolicy } from './presets.js';
 
@@ -31,13 +33,8 @@ export function workRefusal(p: PresetDef, policy: WorkPolicy, env: NodeJS.Proces
   return problem ? `${policy === 'full' ? 'running commands' : 'editing files'} is refused rather than done without the host's sandbox: ${problem}` : undefined;
 }
 
-export interface SandboxReport {
-  preset: PresetName;
-  host: string;
-  policy: 'edit' | 'full';
-  ok: boolean;
-  problem: string | null;
-}
+/** One preset's edit or full as this machine can run it: a `work` line of GET /v1/doctor/worktrees. */
+export type SandboxReport = z.output<typeof worktreeDoctorReport>['work'][number];
 
 /** Every preset's edit and full, as this machine can run them (doctor prints it). */
 export function sandboxReport(env: NodeJS.ProcessEnv = process.env): SandboxReport[] {
