@@ -11,7 +11,7 @@ export const backup = {
   read: endpoint({
     method: 'GET',
     path: '/v1/backups',
-    summary: 'The last backup, the snapshots in <home>/backups, the one running, the schedule.',
+    summary: 'The last backup, the snapshots in `<home>/backups`, the one running, the schedule.',
     auth: 'primary',
     output: backupStatus,
   }),

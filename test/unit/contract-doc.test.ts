@@ -1,7 +1,11 @@
 import { describe, it, expect } from 'vitest';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { join, relative } from 'node:path';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { z } from 'zod';
+import { contracts } from '../../shared/contracts/index.js';
+import type { Endpoint } from '../../shared/contracts/contract.js';
+import { recordNames, schemaText, type TextOptions } from '../helpers/schema-text.js';
 import { ALL_ROUTES, ALL_TOOLS } from '../../src-main/core/capabilities.js';
 import type { Route } from '../../src-main/core/http/router.js';
 import type { ToolDef } from '../../src-main/core/mcp/tool.js';
@@ -79,10 +83,130 @@ const TOOL_GROUPS: Array<[string, ToolDef[]]> = [
   ['feedback', feedbackTools],
 ];
 
+/** Each contract endpoint by `METHOD path`, as `capability.name` (shared/contracts/index.ts). */
+function contractEndpoints(): Array<{ id: string; cap: string; e: Endpoint }> {
+  return Object.entries(contracts).flatMap(([cap, es]) => Object.entries(es as Record<string, Endpoint>).map(([name, e]) => ({ id: `${cap}.${name}`, cap, e })));
+}
+
 function routesTable(): string {
-  const rows = ['| capability | method | path | auth | room check |', '| --- | --- | --- | --- | --- |'];
+  const byRoute = new Map(contractEndpoints().map((c) => [`${c.e.method} ${c.e.path}`, c.id]));
+  const rows = ['| capability | method | path | auth | room check | contract |', '| --- | --- | --- | --- | --- | --- |'];
   for (const [cap, routes] of ROUTE_GROUPS) {
-    for (const r of routes) rows.push(`| ${cap} | ${r.method} | \`${r.path}\` | ${r.auth ?? 'owner'} | ${r.room ?? ''} |`);
+    for (const r of routes) {
+      const contract = byRoute.get(`${r.method} ${r.path}`);
+      rows.push(`| ${cap} | ${r.method} | \`${r.path}\` | ${r.auth ?? 'owner'} | ${r.room ?? ''} | ${contract ? `[\`${contract}\`](#${anchorOf(contract)})` : ''} |`);
+    }
+  }
+  return rows.join('\n');
+}
+
+// ---- the endpoints' shapes, from the contracts ------------------------------------------------
+
+/** The modules whose exported schemas name the records: shared/schemas/ first (a record's home), then shared/contracts/. */
+const SCHEMA_FILES = ['shared/schemas', 'shared/contracts'].flatMap((dir) =>
+  readdirSync(join(ROOT, dir))
+    .filter((f) => f.endsWith('.ts'))
+    .sort()
+    .map((f) => `${dir}/${f}`),
+);
+const RECORDS = recordNames(await Promise.all(SCHEMA_FILES.map(async (f) => [f, (await import(pathToFileURL(join(ROOT, f)).href)) as Record<string, unknown>] as [string, Record<string, unknown>])));
+
+/** The anchor of an endpoint's or a record's entry on the page. */
+function anchorOf(id: string): string {
+  return `c-${id.replace(/[^A-Za-z0-9]+/g, '-')}`;
+}
+
+function shape(schema: z.ZodType, io: TextOptions['io'], label: string, used: Map<string, TextOptions['io']>, named: Set<string>): string {
+  // An answer that is a named record is written by its name (its shape once, under Records); a body or query is written out.
+  const { text, refs } = schemaText(schema, { io, names: RECORDS.names, byName: io === 'output' }, `${label}: `);
+  for (const r of refs) {
+    if (!used.has(r)) used.set(r, io);
+    named.add(r);
+  }
+  return `${label}: ${text}`;
+}
+
+/** Links to the records a shape names. */
+function namedLine(named: Set<string>): string[] {
+  return named.size ? [`Records: ${[...named].map((n) => `[\`${n}\`](#${anchorOf(n)})`).join(', ')}.`, ''] : [];
+}
+
+function answerLabel(e: Endpoint): string {
+  const status = e.status ?? (e.answer === 'empty' ? 204 : 200);
+  return `answer${status === 200 ? '' : ` ${status}`}${e.answer === 'stream' ? ' (stream)' : ''}`;
+}
+
+/** A summary as markdown: a `<` outside a code span would start an HTML tag. */
+function prose(text: string): string {
+  return text
+    .split('`')
+    .map((part, i) => (i % 2 === 0 ? part.replace(/</g, '&lt;') : part))
+    .join('`');
+}
+
+/** The records the endpoints' shapes name, in the order first named, each with the side (sent or answered) that named it. */
+const usedRecords = new Map<string, TextOptions['io']>();
+
+/** Every endpoint of `contracts`, by capability: method, path, auth, summary, and its body, query and answer as type text. */
+function endpointsSection(): string {
+  usedRecords.clear();
+  const out: string[] = [];
+  let cap = '';
+  for (const c of contractEndpoints()) {
+    if (c.cap !== cap) {
+      cap = c.cap;
+      out.push(`### \`${cap}\` (\`shared/contracts/${cap}.ts\`)`, '');
+    }
+    const e = c.e;
+    const who = [e.auth ?? 'owner', ...(e.session ? [`session: ${e.session}`] : [])].join(', ');
+    out.push(`<a id="${anchorOf(c.id)}"></a>**\`${c.id}\`** \`${e.method} ${e.path}\` (${who}): ${prose(e.summary)}`, '');
+    const lines: string[] = [];
+    const named = new Set<string>();
+    if (e.body) lines.push(shape(e.body, 'input', 'body', usedRecords, named));
+    if (e.query) lines.push(shape(e.query, 'input', 'query', usedRecords, named));
+    lines.push(e.answer === 'empty' ? `${answerLabel(e)}: no body` : shape(e.output, 'output', answerLabel(e), usedRecords, named));
+    out.push('```ts', ...lines, '```', '', ...namedLine(named));
+  }
+  return out.join('\n').trimEnd();
+}
+
+/** Each record an endpoint's shape names, once, with its module; records they name in turn follow. */
+function recordsSection(): string {
+  endpointsSection();
+  const out: string[] = [];
+  const done = new Set<string>();
+  const queue = [...usedRecords.keys()].sort();
+  while (queue.length) {
+    const name = queue.shift()!;
+    if (done.has(name)) continue;
+    done.add(name);
+    const io = usedRecords.get(name) ?? 'output';
+    const { text, refs } = schemaText(RECORDS.schemas.get(name)!, { io, names: RECORDS.names }, `${name} = `);
+    for (const r of refs) if (!usedRecords.has(r)) usedRecords.set(r, io);
+    queue.push(...refs.filter((r) => !done.has(r)));
+    queue.sort();
+    const head = `<a id="${anchorOf(name)}"></a>**\`${name}\`** (\`${RECORDS.files.get(name)}\`${io === 'input' ? ', as sent' : ''})`;
+    out.push(head, '', '```ts', `${name} = ${text}`, '```', '', ...namedLine(new Set(refs)));
+  }
+  return out.join('\n').trimEnd();
+}
+
+/** The transport routes as docs/architecture.md "Transport routes" lists them, with their contracts. */
+function transportRoutes(): Array<{ route: string; file: string; why: string }> {
+  const doc = readFileSync(join(ROOT, 'docs/architecture.md'), 'utf8');
+  const at = doc.indexOf('### Transport routes');
+  if (at < 0) throw new Error('docs/architecture.md has no "Transport routes" section');
+  const section = doc.slice(at);
+  const table = section.slice(0, section.indexOf('\n\n', section.indexOf('|---|') >= 0 ? section.indexOf('|---|') : section.indexOf('| --- |')));
+  return [...table.matchAll(/^\| `([A-Z]+ [^`]+)` \(`([^`]+)`\) \| (.*?) \|$/gm)].map((m) => ({ route: m[1]!, file: m[2]!, why: m[3]! }));
+}
+
+function transportTable(): string {
+  const byRoute = new Map(contractEndpoints().map((c) => [`${c.e.method} ${c.e.path}`, c.id]));
+  const rows = ['| route | file | contract | why it is transport |', '| --- | --- | --- | --- |'];
+  for (const t of transportRoutes()) {
+    const contract = byRoute.get(t.route);
+    rows.push(`| \`${t.route}\` | \`src-main/core/${t.file}\` | ${contract ? `[\`${contract}\`](#${anchorOf(contract)})` : ''} | ${t.why} |`);
   }
   return rows.join('\n');
 }
@@ -104,7 +228,14 @@ function eventsTable(): string {
   return rows.join('\n');
 }
 
-const SECTIONS: Record<string, () => string> = { tools: toolsTable, routes: routesTable, events: eventsTable };
+const SECTIONS: Record<string, () => string> = {
+  tools: toolsTable,
+  routes: routesTable,
+  transport: transportTable,
+  endpoints: endpointsSection,
+  records: recordsSection,
+  events: eventsTable,
+};
 
 function withSections(doc: string): string {
   let out = doc;
@@ -155,6 +286,63 @@ describe('docs/contract.md', () => {
     const links = [...doc.matchAll(/\]\(([a-z-]+\.md)(#[^)]*)?\)/g)].map((m) => m[1]!);
     expect(links.length).toBeGreaterThan(5);
     for (const l of links) expect(() => readFileSync(join(ROOT, 'docs', l)), l).not.toThrow();
+  });
+});
+
+describe('the endpoints and their shapes on docs/contract.md', () => {
+  it('has an entry for every endpoint of the contracts and for every record an entry names', () => {
+    const text = endpointsSection() + '\n' + recordsSection();
+    const entries = [...text.matchAll(/<a id="(c-[^"]+)"><\/a>/g)].map((m) => m[1]!);
+    const endpoints = contractEndpoints().map((c) => anchorOf(c.id));
+    expect(endpoints.length).toBeGreaterThan(10);
+    for (const a of endpoints) expect(entries, a).toContain(a);
+    for (const m of text.matchAll(/\]\(#(c-[^)]+)\)/g)) expect(entries, `a link to ${m[1]}`).toContain(m[1]);
+    expect(new Set(entries).size).toBe(entries.length);
+  });
+
+  it('names each route\'s contract in the routes table', () => {
+    const table = routesTable();
+    expect(table).toContain('| GET | `/v1/reports` | owner |  | [`feedback.listReports`](#c-feedback-listReports) |');
+  });
+
+  const rec = z.object({ id: z.string(), n: z.number().int().nullable() });
+  const names = recordNames([['shared/schemas/x.ts', { rec }]]).names;
+  const text = (s: z.ZodType, io: TextOptions['io'] = 'output', o: Partial<TextOptions> & { byName?: boolean } = {}) => schemaText(s, { io, names, ...o }).text;
+
+  it('writes a schema as a type: optional and nullable fields, records, tuples, literals and enums', () => {
+    expect(text(z.object({ a: z.string().optional(), b: z.boolean().nullable(), c: z.literal('k'), d: z.enum(['x', 'y']) }))).toBe(
+      '{ a?: string; b: boolean | null; c: "k"; d: "x" | "y" }',
+    );
+    expect(text(z.record(z.string(), z.number()))).toBe('Record<string, number>');
+    expect(text(z.partialRecord(z.enum(['p', 'q']), z.string()))).toBe('Partial<Record<"p" | "q", string>>');
+    expect(text(z.tuple([z.string(), z.number()]))).toBe('[string, number]');
+    expect(text(z.array(z.union([z.string(), z.number()])))).toBe('(string | number)[]');
+    expect(text(z.object({}))).toBe('{}');
+  });
+
+  it('writes what is sent on the input side and what is answered on the output side', () => {
+    const withDefault = z.object({ limit: z.number().default(50), to: z.string().transform((x) => x.length) });
+    expect(text(withDefault, 'input')).toBe('{ limit?: number; to: string }');
+    expect(text(withDefault, 'output')).toBe('{ limit: number; to: unknown }');
+  });
+
+  it('writes a named record by its name where it is nested, and says it used it', () => {
+    const r = schemaText(z.object({ one: rec.nullable(), all: z.array(rec) }), { io: 'output', names });
+    expect(r.text).toBe('{ one: rec | null; all: rec[] }');
+    expect(r.refs).toEqual(['rec']);
+    expect(text(rec)).toBe('{ id: string; n: number | null }');
+    expect(text(rec, 'output', { byName: true })).toBe('rec');
+  });
+
+  it('bounds depth and enums, and breaks a long line one field per line', () => {
+    const deep = z.object({ a: z.object({ b: z.object({ c: z.object({ d: z.string() }) }) }) });
+    expect(text(deep)).toBe('{ a: { b: { c: { … } } } }');
+    expect(text(z.enum(['a', 'b', 'c', 'd']), 'output', { maxEnum: 3 })).toBe('"a" | "b" | …');
+    expect(text(z.object({ kind: z.enum(['created', 'edited', 'claimed']) }), 'output', { width: 30 })).toBe('{\n  kind:\n    | "created"\n    | "edited"\n    | "claimed";\n}');
+    const wide = z.object({ first_field: z.string(), second_field: z.object({ x: z.number(), y: z.number() }).nullable() });
+    expect(text(wide, 'output', { width: 100 })).toBe('{ first_field: string; second_field: { x: number; y: number } | null }');
+    expect(text(wide, 'output', { width: 50 })).toBe('{\n  first_field: string;\n  second_field: { x: number; y: number } | null;\n}');
+    expect(text(wide, 'output', { width: 40 })).toBe('{\n  first_field: string;\n  second_field: {\n    x: number;\n    y: number;\n  } | null;\n}');
   });
 });
 
