@@ -32,6 +32,17 @@ describe('member allowed_actions', () => {
     const lastAdmin = await s.api('POST', `/v1/rooms/${room}/leave`, {});
     expect(lastAdmin.status).toBe(409);
     expect(lastAdmin.body.error.reason).toBe('last_admin');
+    // Whom it may name is next_admins and no one else (rules.ts newAdminRefusal): not itself, not an owner outside the room; a member names nobody.
+    const outsider = await s.owner('Outsider');
+    for (const other of [adaSelf.owner_id, outsider.owner_id]) {
+      const refused = await s.api('POST', `/v1/rooms/${room}/leave`, { new_admin: other });
+      expect(refused.status).toBe(400);
+      expect(refused.body.error.reason).toBe('bad_new_admin');
+    }
+    const byMember = await s.api('POST', `/v1/rooms/${room}/leave`, { new_admin: adaSelf.owner_id }, bea.token);
+    expect(byMember.status).toBe(403);
+    expect(byMember.body.error.reason).toBe('not_room_admin');
+    expect((await s.api('GET', `/v1/rooms/${room}/members`)).body.humans.map((h: { role: string }) => h.role)).toEqual(['admin', 'member']);
     expect(asAda.humans.find((h: { owner_id: string }) => h.owner_id === bea.owner_id).allowed_actions).toEqual([]);
 
     const asBea = (await s.api('GET', `/v1/rooms/${room}/members`, undefined, bea.token)).body;

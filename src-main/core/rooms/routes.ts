@@ -14,9 +14,7 @@ import {
   setTrustUseCase,
 } from './use-cases.js';
 
-export { roomTrust } from './service.js';
-
-/** The rooms' human API: every route is generated from its use case (rooms/use-cases.ts). */
+/** The rooms' human API: every route is generated from its use case (rooms/use-cases.ts) and its contract (shared/contracts/rooms.ts). */
 export const roomRoutes: Route[] = [
   createRoomUseCase.route,
   listRoomsUseCase.route,

@@ -49,22 +49,42 @@ const AGENT_MEMBER_TABLE: ActTable<AgentMemberAction, { owner: { owner_id: strin
   remove: { may: (a, who) => removeAgentPermission(who, a.owner.owner_id) },
 };
 
-/** What leaving reads: the caller's role and the other humans of the room. */
+/** What leaving reads: the caller's role, how many other admins and humans the room has, and whom it could name. */
 export interface LeaveFacts {
   role: RoomRole | undefined;
   otherAdmins: number;
   otherHumans: number;
+  /** Whom a leaving admin may name as the next admin: every other human of the room. */
+  nextAdmins: string[];
+}
+
+/** The facts of leaving, from the room's humans: the members record and the leave itself read them the same way. */
+export function leaveFacts(humans: ReadonlyArray<{ owner_id: string; role: RoomRole }>, who: MemberStanding): LeaveFacts {
+  const others = humans.filter((h) => h.owner_id !== who.ownerId);
+  return { role: who.role, otherAdmins: others.filter((h) => h.role === 'admin').length, otherHumans: others.length, nextAdmins: others.map((h) => h.owner_id) };
 }
 
 /**
  * Leaving the room: anyone, except the last admin, who names another member as admin first
- * (`last_admin`: leave with `new_admin`), and cannot leave while no other human is there
- * (`only_human`). The leave use case (store.ts leaveRoom) asks the same inside its transaction.
+ * (`last_admin`: leave with `new_admin`, one of `nextAdmins`), and cannot leave while no other
+ * human is there (`only_human`). The leave use case (store.ts leaveRoom) asks the same inside its
+ * transaction.
  */
 export function leavePermission(f: LeaveFacts): Permission {
   if (f.role !== 'admin' || f.otherAdmins > 0) return yes;
   if (f.otherHumans === 0) return no('only_human', 'You are the only human here: add someone as admin before you leave.');
   return no('last_admin', 'You are the last admin: name the new admin to leave.');
+}
+
+/**
+ * Whether the human leaving may name `newAdmin` as the next admin: an admin naming one of its
+ * `nextAdmins` (the window's choices are that list). Not an act of a record: the leave's body
+ * names it, and its refusals are the leave's errors (store.ts leaveRoom).
+ */
+export function newAdminRefusal(f: LeaveFacts, self: string, newAdmin: string): 'not_room_admin' | 'self' | 'not_a_member' | undefined {
+  if (f.role !== 'admin') return 'not_room_admin';
+  if (newAdmin === self) return 'self';
+  return f.nextAdmins.includes(newAdmin) ? undefined : 'not_a_member';
 }
 
 /** A human's record as its caller sees it: `next_admins` names whom a last admin may name on leaving. */
@@ -75,15 +95,15 @@ export function withMemberActions<
   H extends { owner_id: string; role: RoomRole },
   G extends { owner: { owner_id: string } },
 >(members: { humans: H[]; agents: G[] }, who: MemberStanding): { humans: Array<HumanWithActions<H>>; agents: Array<G & Acts<AgentMemberAction>> } {
-  const others = members.humans.filter((h) => h.owner_id !== who.ownerId);
-  const leave = leavePermission({ role: who.role, otherAdmins: others.filter((h) => h.role === 'admin').length, otherHumans: others.length });
+  const facts = leaveFacts(members.humans, who);
+  const leave = leavePermission(facts);
   return {
     humans: members.humans.map((h) => {
       // Leaving is one's own act; nobody removes another human.
       if (h.owner_id !== who.ownerId) return { ...h, allowed_actions: [], denied_actions: {} };
       if (leave.ok) return { ...h, allowed_actions: ['leave'], denied_actions: {} };
       const refused = { ...h, allowed_actions: [], denied_actions: { leave: { code: leave.code, message: leave.message } } };
-      return leave.code === 'last_admin' ? { ...refused, next_admins: others.map((o) => o.owner_id) } : refused;
+      return leave.code === 'last_admin' ? { ...refused, next_admins: facts.nextAdmins } : refused;
     }),
     agents: members.agents.map((a) => ({ ...a, ...actsOf(AGENT_MEMBER_ACTIONS, AGENT_MEMBER_TABLE, a, who) })),
   };

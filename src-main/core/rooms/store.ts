@@ -5,7 +5,7 @@ import { newId } from '../util/ids.js';
 import { AppError, invalid } from '../errors/app-error.js';
 import { getAgentByPlate, agentHandle, platesOfOwner } from '../agents/store.js';
 import { ownerHandle } from '../owners/store.js';
-import { leavePermission } from './rules.js';
+import { leaveFacts, leavePermission, newAdminRefusal } from './rules.js';
 import type { z } from 'zod';
 import type { roomRecord } from '../../../shared/schemas/rooms.js';
 
@@ -262,15 +262,17 @@ export function leaveRoom(db: Db, roomId: string, ownerId: string, newAdmin?: st
   immediate(db, () => {
     const role = humanRole(db, roomId, ownerId);
     if (!role) throw new AppError('NOT_FOUND', 'room not found');
-    const admins = stmt(db, "SELECT owner_id FROM room_humans WHERE room_id = ? AND role = 'admin' AND owner_id != ?").all(roomId, ownerId);
+    // The rule the members record lists (rules.ts leaveFacts, leavePermission, newAdminRefusal), read from the same rows.
+    const facts = leaveFacts(stmt(db, 'SELECT owner_id, role FROM room_humans WHERE room_id = ?').all(roomId) as Array<{ owner_id: string; role: RoomRole }>, { ownerId, role });
     if (newAdmin !== undefined) {
       // Naming an admin is an admin's act; a member leaving must not promote anyone.
-      if (role !== 'admin') throw new AppError('FORBIDDEN', 'only a room admin may name a new admin', { roomId, reason: 'not_room_admin' });
-      if (newAdmin === ownerId) throw invalid('new_admin must be another member of the room', 'bad_new_admin');
-      if (!humanRole(db, roomId, newAdmin)) throw invalid('new_admin must be a human member of the room', 'bad_new_admin');
+      const refused = newAdminRefusal(facts, ownerId, newAdmin);
+      if (refused === 'not_room_admin') throw new AppError('FORBIDDEN', 'only a room admin may name a new admin', { roomId, reason: 'not_room_admin' });
+      if (refused === 'self') throw invalid('new_admin must be another member of the room', 'bad_new_admin');
+      if (refused === 'not_a_member') throw invalid('new_admin must be a human member of the room', 'bad_new_admin');
       stmt(db, "UPDATE room_humans SET role = 'admin' WHERE room_id = ? AND owner_id = ?").run(roomId, newAdmin);
-    } else if (!leavePermission({ role, otherAdmins: admins.length, otherHumans: (stmt(db, 'SELECT COUNT(*) AS n FROM room_humans WHERE room_id = ? AND owner_id != ?').get(roomId, ownerId) as { n: number }).n }).ok) {
-      // The rule the members record lists (rules.ts leavePermission: last_admin, only_human); the error's reason stays last_admin for both.
+    } else if (!leavePermission(facts).ok) {
+      // last_admin or only_human; the error's reason stays last_admin for both.
       throw new AppError('CONFLICT', 'you are the last admin of this room: name another member as admin (new_admin) to leave', {
         reason: 'last_admin',
         roomId,
