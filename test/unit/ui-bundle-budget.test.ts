@@ -35,4 +35,13 @@ describe('the UI bundle', () => {
     expect(kib(raw), `raw KiB of ${files.join(', ')}`).toBeLessThanOrEqual(BUDGET.rawKiB);
     expect(kib(br), 'brotli KiB').toBeLessThanOrEqual(BUDGET.brotliKiB);
   });
+
+  // The client is typed from the contracts, but the bundle holds only their methods and paths
+  // (src-renderer/vite.config.ts contractTable; docs/architecture.md "Contracts"): no zod, no schema.
+  it.skipIf(files.length === 0)('ships the contracts as a table of methods and paths, without zod', () => {
+    const js = files.filter((f) => f.endsWith('.js')).map((f) => readFileSync(join(ASSETS, f), 'utf8')).join('\n');
+    for (const zodMark of ['ZodError', '$ZodType', 'invalid_type', 'too_big']) expect(js, `zod's "${zodMark}" in the bundle`).not.toContain(zodMark);
+    // The table itself is there: a path every window calls, next to its method.
+    expect(js).toMatch(/"?method"?:"POST","?path"?:"\/v1\/rooms\/:id\/tasks\/:taskId\/cancel"/);
+  });
 });
