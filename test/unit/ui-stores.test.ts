@@ -142,7 +142,9 @@ describe('store helpers', () => {
   it('handleOfPlate: the handle of a room’s agent; nothing for an unknown plate or no members', () => {
     const members: Members = {
       humans: [],
-      agents: [{ kind: 'agent', plate: 'AGT-1', name: 'A', handle: '@a(own)', owner: { owner_id: 'own', name: 'Own' }, revoked: false }],
+      agents: [
+        { kind: 'agent', plate: 'AGT-1', name: 'A', handle: '@a(own)', owner: { owner_id: 'own', name: 'Own' }, revoked: false, presence: 'idle', allowed_actions: [], denied_actions: {} },
+      ],
       instances: [],
     };
     expect(handleOfPlate(members, 'AGT-1')).toBe('@a(own)');

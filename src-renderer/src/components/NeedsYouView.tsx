@@ -1,7 +1,7 @@
 import { useEffect, useState, type ReactNode, type KeyboardEvent } from 'react';
 import { useNeeds, routeMissing, NEED_LABEL, needsCount, type NeedItem } from '../stores/needs';
 import { useRooms } from '../stores/rooms';
-import { describeError } from '../api';
+import { describeError, type ApiResult } from '../api';
 import { href, navigate } from '../router';
 import { Loading, ErrorNote } from './States';
 import { formatTime } from './time';
@@ -56,9 +56,9 @@ function NeedRow({ item, index, focused, onFocus }: { item: NeedItem; index: num
   const { retryWake, stopWake, releaseWake, dropWake, retryTask, releaseTask, dismiss } = useNeeds.getState();
   const [err, setErr] = useState<string>();
   const [busy, setBusy] = useState(false);
-  const run = (f: () => Promise<{ ok: boolean; error?: unknown }>) => async () => {
+  const run = (f: () => Promise<ApiResult<unknown>>) => async () => {
     setBusy(true);
-    const r = (await f()) as Awaited<ReturnType<typeof retryWake>>;
+    const r = await f();
     setBusy(false);
     setErr(r.ok ? undefined : describeError(r.error));
   };
@@ -166,9 +166,9 @@ export function Invitations() {
   const [err, setErr] = useState<string>();
   const [busy, setBusy] = useState<string>();
   if (!invitations.length) return null;
-  const act = (room: string, f: (room: string) => Promise<{ ok: boolean; error?: unknown }>) => async () => {
+  const act = (room: string, f: (room: string) => Promise<ApiResult<unknown>>) => async () => {
     setBusy(room);
-    const r = (await f(room)) as Awaited<ReturnType<ReturnType<typeof useNeeds.getState>['decline']>>;
+    const r = await f(room);
     setBusy(undefined);
     setErr(r.ok ? undefined : describeError(r.error));
     if (r.ok) void useRooms.getState().load();

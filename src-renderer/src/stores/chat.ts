@@ -1,5 +1,6 @@
-import { enc, get, post, type ApiResult } from '../api';
-import type { History, Message } from '../types';
+import type { ApiResult } from '../api';
+import { client } from '../client';
+import type { History, Message, PostedMessage } from '../types';
 import { createRoomResource, type RoomResource } from './room-resource';
 
 export const PAGE = 200;
@@ -32,7 +33,7 @@ interface ChatActions {
   loadAround: (roomId: string, seq: number) => Promise<boolean>;
   /** Back from a window around an older message to the latest messages. */
   jumpToLatest: (roomId: string) => Promise<void>;
-  send: (roomId: string, body: string, mentionTargets: string[], parentId?: string) => Promise<ApiResult<Message>>;
+  send: (roomId: string, body: string, mentionTargets: string[], parentId?: string) => Promise<ApiResult<PostedMessage>>;
 }
 
 /** Merges by seq (a live message may race the page that also holds it). */
@@ -65,7 +66,7 @@ function withLatest(page: History, held: RoomChat | undefined): ChatLog {
 
 export const useChat = createRoomResource<ChatLog, ChatActions, History>({
   name: 'messages',
-  request: (roomId) => get<History>(`/v1/rooms/${enc(roomId)}/messages?limit=${PAGE}`),
+  request: (roomId) => client.messages.history({ params: { id: roomId }, query: { limit: PAGE } }),
   accept: withLatest,
   // Live messages arrive whole (receive); a reconnect loads the latest page again.
   extend: ({ set, get: getState, update }) => ({
@@ -74,7 +75,7 @@ export const useChat = createRoomResource<ChatLog, ChatActions, History>({
       const cur = getState().rooms[roomId]?.data;
       if (!cur || !cur.hasMore || cur.loadingOlder || cur.nextBeforeSeq === null) return;
       update(roomId, (c) => ({ ...c, loadingOlder: true }));
-      const r = await get<History>(`/v1/rooms/${enc(roomId)}/messages?limit=${PAGE}&before_seq=${cur.nextBeforeSeq}`);
+      const r = await client.messages.history({ params: { id: roomId }, query: { limit: PAGE, before_seq: cur.nextBeforeSeq } });
       // An older page joins what the room holds by seq, so it needs no sequence guard; its failure is the room's error.
       set((s) => {
         const c = s.rooms[roomId];
@@ -86,7 +87,7 @@ export const useChat = createRoomResource<ChatLog, ChatActions, History>({
       });
     },
     loadAround: async (roomId, seq) => {
-      const r = await get<History>(`/v1/rooms/${enc(roomId)}/messages?limit=${PAGE}&before_seq=${seq + AROUND_AFTER + 1}`);
+      const r = await client.messages.history({ params: { id: roomId }, query: { limit: PAGE, before_seq: seq + AROUND_AFTER + 1 } });
       if (!r.ok) return false;
       const msgs = r.data.messages;
       // Fewer than asked after the target: the window reaches the latest message.
@@ -122,11 +123,14 @@ export const useChat = createRoomResource<ChatLog, ChatActions, History>({
       });
     },
     send: async (roomId, body, mentionTargets, parentId) => {
-      const r = await post<Message>(`/v1/rooms/${enc(roomId)}/messages`, {
-        body,
-        ...(mentionTargets.length ? { mention_targets: mentionTargets } : {}),
-        ...(parentId ? { parent_id: parentId } : {}),
-        idempotency_key: crypto.randomUUID(),
+      const r = await client.messages.post({
+        params: { id: roomId },
+        body: {
+          body,
+          ...(mentionTargets.length ? { mention_targets: mentionTargets } : {}),
+          ...(parentId ? { parent_id: parentId } : {}),
+          idempotency_key: crypto.randomUUID(),
+        },
       });
       if (r.ok) getState().receive(r.data);
       return r;

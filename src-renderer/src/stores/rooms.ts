@@ -1,19 +1,20 @@
 import { create } from 'zustand';
-import { enc, get, post, put, type ApiError, type ApiResult } from '../api';
+import type { ApiError, ApiResult } from '../api';
+import { client } from '../client';
 import type { Members, Owner, OwnerTrust, Room, RoomTrust, Role, TrustMode } from '../types';
 import { createRoomResource } from './room-resource';
 
 /** A room's humans, agents and live instances; what each instance works on follows the board's leases. */
 export const useMembers = createRoomResource<Members>({
   name: 'members',
-  request: (roomId) => get<Members>(`/v1/rooms/${enc(roomId)}/members`),
+  request: (roomId) => client.rooms.members({ params: { id: roomId } }),
   refreshOn: ['members.changed', 'instances.changed', 'trust.changed', 'board.changed'],
 });
 
-/** Every owner's Trust in a room (GET /v1/rooms/:id/trust). */
+/** Every owner's Trust in a room. */
 export const useTrust = createRoomResource<OwnerTrust[], object, RoomTrust>({
   name: 'Trust',
-  request: (roomId) => get<RoomTrust>(`/v1/rooms/${enc(roomId)}/trust`),
+  request: (roomId) => client.rooms.trust({ params: { id: roomId } }),
   accept: (r) => r.owners,
   refreshOn: ['members.changed', 'trust.changed'],
 });
@@ -37,35 +38,35 @@ export const useRooms = create<RoomsState>((set, getState) => ({
   owners: [],
   load: async () => {
     if (getState().status !== 'ready') set({ status: 'loading' });
-    const r = await get<{ rooms: Room[] }>('/v1/rooms');
+    const r = await client.rooms.list();
     if (r.ok) set({ rooms: r.data.rooms, status: 'ready', error: undefined });
     else set({ status: 'error', error: r.error });
   },
   loadOwners: async () => {
-    // GET /v1/owners (with each owner's rights) answers the primary owner only; every other
-    // owner reads the directory of names, which is all that adding a human to a room needs.
-    const rights = await get<{ owners: Owner[] }>('/v1/owners');
+    // The owners with their rights answer the primary owner only; every other owner reads the
+    // directory of names, which is all that adding a human to a room needs.
+    const rights = await client.owners.list();
     if (rights.ok) return set({ owners: rights.data.owners });
-    const r = await get<{ people: Owner[] }>('/v1/people');
+    const r = await client.owners.people();
     if (r.ok) set({ owners: r.data.people });
   },
   create: async (name) => {
-    const r = await post<Room>('/v1/rooms', { name });
+    const r = await client.rooms.create({ body: { name } });
     if (r.ok) await getState().load();
     return r;
   },
   addHuman: async (roomId, ownerId, role) => {
-    const r = await post(`/v1/rooms/${enc(roomId)}/members`, { owner_id: ownerId, role });
+    const r = await client.rooms.addMember({ params: { id: roomId }, body: { owner_id: ownerId, role } });
     if (r.ok) await useMembers.getState().load(roomId);
     return r;
   },
   addAgent: async (roomId, plate) => {
-    const r = await post(`/v1/rooms/${enc(roomId)}/members`, { plate });
+    const r = await client.rooms.addMember({ params: { id: roomId }, body: { plate } });
     if (r.ok) await Promise.all([useMembers.getState().load(roomId), getState().load()]);
     return r;
   },
   setTrust: async (roomId, mode) => {
-    const r = await put(`/v1/rooms/${enc(roomId)}/consent`, { mode });
+    const r = await client.rooms.setTrust({ params: { id: roomId }, body: { mode } });
     if (r.ok) set((s) => ({ rooms: s.rooms.map((x) => (x.room_id === roomId ? { ...x, trust: mode } : x)) }));
     if (r.ok) void useTrust.getState().load(roomId);
     return r;
