@@ -285,17 +285,17 @@ export type RunnerForm = z.input<typeof presetRunnerBody> | z.input<typeof comma
 /**
  * PUT /v1/agents/:plate/runners/:host: a preset or a command. The `preset` key says which, and
  * only that form is checked, so an error names the fields of the form meant (a union would
- * answer "invalid input" for a body that fits neither). The body is a JSON object already (the
- * server refuses any other), so the first step only gives it its type.
+ * answer "invalid input" for a body that fits neither). The union after it only states the two
+ * forms (docs/contract.md shows them); what reaches it has passed its form already.
  */
 export const runnerBody = z
-  .custom<RunnerForm>((v) => typeof v === 'object' && v !== null && !Array.isArray(v))
-  .transform((body, ctx) => {
+  .transform((body: RunnerForm, ctx) => {
     const r = 'preset' in body ? presetRunnerBody.safeParse(body) : commandRunnerBody.safeParse(body);
     if (r.success) return r.data;
     for (const issue of r.error.issues) ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message });
     return z.NEVER;
   })
+  .pipe(z.union([presetRunnerBody, commandRunnerBody]))
   .meta({ argNames: [...new Set([...Object.keys(presetRunnerBody.shape), ...Object.keys(commandRunnerBody.shape)])] });
 
 /** The wake log's page: newest first, `cursor` (or the older `before_seq`) continues after the last wake shown. */
