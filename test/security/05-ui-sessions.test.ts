@@ -6,6 +6,7 @@
 import { describe, it, expect, beforeAll, afterAll, afterEach } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { createUiSession, setSessionClock, UI_SESSION_IDLE_MS, UI_SESSION_MAX_MS } from '../../src-main/core/owners/login.js';
+import { sha256Hex } from '../../src-main/core/util/ids.js';
 
 const DAY = 24 * 3600 * 1000;
 
@@ -65,6 +66,15 @@ describe('item 5: window sessions cannot be stretched, borrowed or kept once rev
     expect((await me(ada.token)).body.owner_id).toBe(s.running.core.db.prepare('SELECT id FROM owners WHERE is_primary = 1').pluck().get());
     // Bob's session does not reach the primary owner's routes.
     expect((await as(b.token, { path: '/v1/owners' })).status).toBe(403);
+  });
+
+  it('who is signed in shows the owner and nothing of the session it was asked with', async () => {
+    const b = await signIn(await linkFor(bob.owner_id));
+    const r = await me(b.token);
+    expect(r.status).toBe(200);
+    // The request's session rides with its owner inside the server (sign-out, tickets): never on the wire.
+    expect(Object.keys(r.body).sort()).toEqual(['allow_runners', 'created_at', 'handle', 'is_primary', 'name', 'owner_id', 'plate_prefix']);
+    expect(JSON.stringify(r.body)).not.toContain(sha256Hex(b.token));
   });
 
   it('a revoked session fails on its very next request, its open event stream closes and its tickets are refused', async () => {
