@@ -9,7 +9,7 @@ import { getTaskRow } from '../tasks/store.js';
 import { enqueueWake, mayWake } from '../wakes/store.js';
 import { Budget, conflicts, covers, normalizePattern, Pacer, PAIRS_PER_TURN, parsePath, parsePattern, PatternIndex, type HeldPattern, type ParsedPattern } from './rules.js';
 import type { z } from 'zod';
-import type { guardHit, reservationConflict, reservationRecord, reservationRelease } from '../../../shared/schemas/reservations.js';
+import type { guardHit, listReservationsOutput, reservationConflict, reservationRecord, reservationRelease } from '../../../shared/schemas/reservations.js';
 import type { AnswerOf } from '../../../shared/contracts/contract.js';
 import type { contracts } from '../../../shared/contracts/index.js';
 import {
@@ -400,12 +400,8 @@ export function renewPaths(core: Core, caller: Holder, roomId: string, ids: stri
   return out;
 }
 
-export interface ListResult {
-  reservations: ReservationDto[];
-  waiting: ReservationDto[];
-  path?: string;
-  context_version: number;
-}
+/** list_reservations' result (shared/schemas/reservations.ts `listReservationsOutput`). */
+export type ListResult = z.output<typeof listReservationsOutput>;
 
 /**
  * Live reservations of a room (and the queue); with `path`, only those that cover it. A read in

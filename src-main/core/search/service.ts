@@ -8,7 +8,7 @@ import { OTHER_BASE } from '../db/migrations/0009-search.js';
 import { roomIdsOfOwner } from '../rooms/store.js';
 import { indexPendingMessages, SEARCH_FLUSH_BATCHES } from './indexer.js';
 import type { z } from 'zod';
-import { SEARCH_LIMIT_MAX, type SEARCH_KINDS, type searchResult } from '../../../shared/schemas/search.js';
+import { SEARCH_LIMIT_MAX, type SEARCH_KINDS, type searchOutput, type searchResult } from '../../../shared/schemas/search.js';
 
 export type SearchKind = (typeof SEARCH_KINDS)[number];
 
@@ -19,10 +19,8 @@ export const SEARCH_FILE_TEXT_MAX = 256 * 1024;
 /** One hit, as the tool and routes return it (shared/schemas/search.ts). */
 export type SearchResult = z.output<typeof searchResult>;
 
-export interface SearchPage {
-  results: SearchResult[];
-  next_cursor: string | null;
-}
+/** A page of hits, best first (shared/schemas/search.ts `searchOutput`). */
+export type SearchPage = z.output<typeof searchOutput>;
 
 export interface SearchQuery {
   rooms: string[];
