@@ -89,6 +89,46 @@ describe('needs you', () => {
     expect(all.filter((i) => i.kind === 'wake_failed').map((i) => i.room.room_id)).toEqual([room]);
   });
 
+  it('reads a room’s task overlaps once for all of its task items, not once per item', async () => {
+    // Its own app: the overlaps statement is counted from its first preparation on. Each item used to
+    // read the room's open tasks again (200 items of a room of 10,000 tasks held the loop for over a second).
+    const app = await openTestApp();
+    try {
+      let reads = 0;
+      const prepare = app.core.db.prepare.bind(app.core.db);
+      app.core.db.prepare = ((sql: string) => {
+        const st = prepare(sql);
+        if (/FROM tasks WHERE room_id = \? AND changed_paths IS NOT NULL/.test(sql)) {
+          const all = st.all.bind(st);
+          st.all = ((...args: unknown[]) => (reads++, all(...args))) as typeof st.all;
+        }
+        return st;
+      }) as typeof app.core.db.prepare;
+      const a = await app.agent('Failer');
+      const c = await app.connect(a.credential);
+      const rooms = [await app.room('Overlaps One'), await app.room('Overlaps Two')];
+      for (const room of rooms) {
+        await app.join(room, a.plate);
+        for (let i = 0; i < 3; i++) {
+          const t = (await app.api('POST', `/v1/rooms/${room}/tasks`, { title: `fails ${i}`, definition_of_done: 'd', assignee: a.handle })).body;
+          await ok(c, 'claim_task', { task_id: t.task_id });
+          await ok(c, 'complete_task', { task_id: t.task_id, status: 'failed', reason: 'red' });
+        }
+      }
+      reads = 0;
+      const r = await app.api('GET', '/v1/needs-you');
+      expect(r.body.items.filter((i: any) => i.kind === 'task_failed')).toHaveLength(6);
+      expect(reads).toBe(rooms.length);
+      // Each item still carries its task's acts, as the task's own record does.
+      for (const i of r.body.items.filter((x: any) => x.task)) {
+        const own = (await app.api('GET', `/v1/rooms/${i.room.room_id}/tasks/${i.task.task_id}`)).body;
+        expect({ allowed: i.task.allowed_actions, overlaps: i.task.overlaps }).toEqual({ allowed: own.allowed_actions, overlaps: own.overlaps });
+      }
+    } finally {
+      await app.stop();
+    }
+  });
+
   it('the board carries status totals of the whole room, not of the page', async () => {
     const a = await s.agent('Counter');
     const room = await s.room('Count Room');
