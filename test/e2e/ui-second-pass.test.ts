@@ -466,7 +466,7 @@ describe.skipIf(!!skip)('UI: the second pass, its rest, workspace and files', ()
       await item.waitFor();
       expect(await item.textContent()).toMatch(/stopped by /);
       await item.getByRole('button', { name: /Retry wake of/ }).click();
-      await waitFor(() => readRunnerLog(log).filter((l) => l.event === 'saw_task').length === 2, 'the requeued run to start', 15_000);
+      await waitFor(() => readRunnerLog(log).filter((l) => l.event === 'saw_task').length === 2, 'the requeued run to start');
       await context.close();
     }, 60_000);
 

@@ -44,7 +44,7 @@ describe('presence asleep', () => {
     expect(await presence(a.plate)).toBe('idle');
     await (c.transport as StreamableHTTPClientTransport).terminateSession();
     await c.close();
-    await waitFor(async () => (await presence(a.plate)) === 'asleep', 'the agent to read asleep', 5000);
+    await waitFor(async () => (await presence(a.plate)) === 'asleep', 'the agent to read asleep');
 
     expect((await s.api('DELETE', `/v1/agents/${a.plate}/runners/codex`)).status).toBe(200);
     expect(await presence(a.plate)).toBe('offline');

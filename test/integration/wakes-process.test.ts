@@ -216,9 +216,9 @@ describe('wakes over HTTP: stop', () => {
       expect(stopped.status).toBe(200);
       expect(stopped.body).toMatchObject({ wake_id: running.wake_id, status: 'failed', reason: `stopped by ${me.name}` });
       // The runner's process is gone, and its end does not overwrite the reason.
-      await waitFor(() => !alive(started.pid), 'the runner process to end', 10_000);
+      await waitFor(() => !alive(started.pid), 'the runner process to end');
       // The dispatcher let go of the run once its end was written (or, here, found the wake already finished).
-      await waitFor(() => dispatcherOf(core)!.toolCallsOf(running.wake_id) === undefined, "the run's end to be processed", 10_000);
+      await waitFor(() => dispatcherOf(core)!.toolCallsOf(running.wake_id) === undefined, "the run's end to be processed");
       expect((await wakes()).find((w) => w.wake_id === running.wake_id)).toMatchObject({ status: 'failed', reason: `stopped by ${me.name}` });
 
       // Stopped, it is a failed wake in Needs you (Retry = requeue), no longer a stalled one.
@@ -234,7 +234,7 @@ describe('wakes over HTTP: stop', () => {
       const retried = await s.api('POST', `/v1/wakes/${running.wake_id}/retry`);
       expect(retried.status).toBe(200);
       expect(retried.body.wake_id).toBeTruthy();
-      await waitFor(() => readRunnerLog(log).filter((l) => l.event === 'saw_task').length === 2, 'the requeued run to start', 10_000);
+      await waitFor(() => readRunnerLog(log).filter((l) => l.event === 'saw_task').length === 2, 'the requeued run to start');
       const again2 = (await wakes()).find((w) => w.status === 'running');
       expect(again2?.wake_id).not.toBe(running.wake_id);
       expect((await s.api('POST', `/v1/wakes/${again2.wake_id}/stop`)).status).toBe(200);
@@ -283,13 +283,13 @@ describe('wakes over HTTP: liveness', () => {
       // Closing its last session (the client ends it: DELETE) makes it offline at once.
       await (ca.transport as StreamableHTTPClientTransport).terminateSession();
       await ca.close();
-      await waitFor(async () => (await presenceOf(s, a.plate, room)) === 'offline', 'the agent to read offline', 5000);
+      await waitFor(async () => (await presenceOf(s, a.plate, room)) === 'offline', 'the agent to read offline');
       expect((await roster()).presence).toBe('offline');
     });
   });
 
   describe('liveness: a runner that dies', () => {
-    it('SIGKILL of a task run fails its wake within 5 s with the signal and flags the task stale at once, still doing, with no re-wake', async () => {
+    it('SIGKILL of a task run fails its wake from the runner’s exit, with the signal, and flags the task stale at once, still doing, with no re-wake', async () => {
       const s = rig.s;
       const room = await s.room('Dies');
       const a = await rig.runnerAgent('Mortal');
@@ -310,10 +310,11 @@ describe('wakes over HTTP: liveness', () => {
       const failed = await waitFor(
         async () => ((await s.api('GET', `/v1/agents/${a.plate}/wakes`)).body.wakes as any[]).find((w) => w.task_id === taskId && w.status === 'failed'),
         'the wake to fail',
-        10_000,
       );
-      expect(Date.now() - killedAt).toBeLessThan(5000);
-      expect(failed.reason).toMatch(/SIGKILL/);
+      // The reason names the signal: the wake was failed from the runner's exit, not by a later sweep. How
+      // long that took is a figure (a busy machine stretches it), not a bound (docs/testing.md "On a busy machine").
+      console.log(`[figure] a SIGKILLed task run: its wake failed ${Date.now() - killedAt} ms after the kill`);
+      expect(failed.reason).toMatch(/the runner was ended by SIGKILL/);
       const t = await task();
       expect(t.status).toBe('doing');
       expect(t.lease.stale).toBe(true);
