@@ -21,7 +21,7 @@ export type HumanMemberAction = (typeof HUMAN_MEMBER_ACTIONS)[number];
 export const WAKE_ACTIONS = ['release', 'drop', 'retry', 'stop'] as const;
 export type WakeAction = (typeof WAKE_ACTIONS)[number];
 
-/** The human acts on a room's file, and on a deleted one (docs/files.md "Deleting and restoring"). */
+/** The human acts on a room's file, and on a deleted one (docs/files.md "What you may do with a file"). */
 export const FILE_ACTIONS = ['download', 'delete'] as const;
 export type FileAction = (typeof FILE_ACTIONS)[number];
 export const DELETED_FILE_ACTIONS = ['restore'] as const;

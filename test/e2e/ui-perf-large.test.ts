@@ -12,7 +12,7 @@ import { seedLarge } from '../bench/seed-large.js';
  * places of the second pass, on a large home: 10,000 tasks in 50 lanes and MESSAGES messages
  * (AR_UI_PERF_MESSAGES, default 100,000: the palette's query needs a seeded message that holds
  * both of its words, which 20,000 did not have; 1,000,000 takes minutes to seed). Prints the
- * figures (docs/ui.md, "Performance"); a benchmark, so it asserts no timing.
+ * figures (docs/ui.md, "Size and speed"); a benchmark, so it asserts no timing.
  */
 const skip = browserSkip();
 const MESSAGES = Number(process.env.AR_UI_PERF_MESSAGES ?? 100_000);

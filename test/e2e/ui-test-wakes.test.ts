@@ -6,7 +6,7 @@ import { describe, it, expect } from 'vitest';
 import { accessible, browserSkip, uiForFile, openSignedIn, TAKE_SCREENSHOTS } from '../helpers/browser.js';
 
 /**
- * Test wakes stay out of working rooms (docs/wakes.md "Test wakes", docs/ui.md "Settings"): the
+ * Test wakes stay out of working rooms (docs/wakes.md "Test wakes", docs/ui.md "Layout of `src-renderer/src`", the Test wakes panel): the
  * connect dialog's live test mentions the agent in the owner's private Test wakes room, not in
  * the room the dialog just put it in; that room is not in the room list and never counts as
  * unread; Settings lists its wakes with their outcome, live.

@@ -22,7 +22,7 @@ import { appProcessRunner } from './app-runner.js';
 import { ownerHelpers, scratchFolders, sharedValidator, type ApiResponse, type TestHarness } from './server.js';
 
 /**
- * The in-process test app (docs/testing.md "The in-process app"): the real core (SQLite, the
+ * The in-process test app (docs/testing.md "Three fixtures"): the real core (SQLite, the
  * capabilities' ports, the tool registry and the route table, assembled by
  * src-main/core/assemble.ts as the server does) driven without a listener or an MCP transport.
  * `api` goes through the human API's own dispatch (http/api.ts) with the real owner

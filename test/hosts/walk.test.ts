@@ -83,7 +83,7 @@ function watchArgv(): { stop(): string[] } {
 const mode = (file: string) => (statSync(file).mode & 0o777).toString(8);
 
 /**
- * The README path (docs/hosts.md "From clone to a woken agent"): the server runs from a PATH
+ * The README path (README.md "From clone to a woken agent"): the server runs from a PATH
  * without the host CLIs; `agent-rooms connect` runs from the user's shell, which has them; a
  * human mention then ends handled with a tool call, for each host. `doctor` and
  * `doctor --wake` report good and broken runners; re-connect revokes.

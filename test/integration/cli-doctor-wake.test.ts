@@ -49,7 +49,7 @@ await post({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'send_
 }
 
 /**
- * \`agent-rooms doctor --wake NAME\` with the real CLI (docs/hosts.md "doctor --wake"): the test
+ * \`agent-rooms doctor --wake NAME\` with the real CLI (docs/hosts.md "agent-rooms doctor"): the test
  * mention goes to the owner's own Test wakes room, found by the server by its owner. Before,
  * the CLI took the first room named "agent-rooms doctor" among yours: another owner's room of
  * that name, which she had added you to, got your agent and its wake (issue 47, item 6).

@@ -96,7 +96,7 @@ function filesUnder(dir: string): string[] {
 /**
  * Where a host's name may still be written as a literal outside its adapter, and why: the
  * specification binds the channel push and the MCP resources themselves to `claude-code` and the
- * other host-bound resources (docs/contract.md "MCP resources"), which are not host adapters.
+ * other host-bound resources (docs/hosts.md, the hosts table's MCP resource), which are not host adapters.
  */
 const ALLOWED: Record<string, string> = {
   'src-main/core/mcp/handler.ts': 'the claude-code resource declares the channel capability (specification)',

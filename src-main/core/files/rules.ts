@@ -4,7 +4,7 @@ import type { VersionRow } from './store.js';
 import { actsOf, no, yes, type Acts, type ActTable, type Permission } from '../util/acts.js';
 
 /**
- * What may be done with a room's file (docs/files.md "Deleting and restoring"): download its
+ * What may be done with a room's file (docs/files.md "What you may do with a file"): download its
  * current version, delete it, restore it once deleted. The files service and the trash ask
  * these functions before they act; the /v1 file lists carry their answers as
  * `allowed_actions` and `denied_actions`.

@@ -1,7 +1,7 @@
 /**
  * JSON as people write it in settings files: `//` and `/* *\/` comments and trailing commas are
  * accepted (Gemini CLI and Cursor read theirs that way). Used to merge an entry into a user's
- * own file without losing what else is in it (docs/hosts.md "What connect writes").
+ * own file without losing what else is in it (docs/hosts.md "`agent-rooms connect` and `agent-rooms doctor`").
  */
 
 /** The text without comments and trailing commas; strings are left exactly as they are. */

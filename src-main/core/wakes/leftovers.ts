@@ -1,7 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 
 /**
- * What a run leaves behind (docs/wakes.md "A run never outlives its wake"). A run's process group
+ * What a run leaves behind (docs/hosts.md "A run never outlives its wake"). A run's process group
  * is killed when its command ends (runners.ts); a helper that left the group (a daemon that
  * called setsid, Cline's `--cline-hub-daemon`) still carries the run's environment, whose
  * `AGENT_ROOMS_WAKE` names the wake. On Linux every process of the server's user is looked at

@@ -1,18 +1,15 @@
 import type { ApiResult } from '../api';
 import { client } from '../client';
+import type { BodyOf } from '../../../shared/contracts/contract';
+import type { contracts } from '../../../shared/contracts/index';
 import type { Board, BoardTask, Task, TaskStatus } from '../types';
 import { createRoomResource } from './room-resource';
 
 /** A lane's next page (Show more); the first page is the server's default, sized so every lane of a big board shows. */
 const LANE_PAGE = 50;
 
-export interface NewTask {
-  title: string;
-  definition_of_done: string;
-  assignee: string;
-  detail?: string;
-  depends_on?: string[];
-}
+/** What the New task form sends (the contract's body; the store adds the idempotency key). */
+export type NewTask = Omit<BodyOf<typeof contracts.tasks.create>, 'idempotency_key'>;
 
 /** `waiting` = todo tasks whose prerequisites are not done yet; `blocked` is the status an agent set. */
 export type StatusFilter = '' | TaskStatus | 'waiting';

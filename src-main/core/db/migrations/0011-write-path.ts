@@ -1,7 +1,7 @@
 import type { Migration } from '../migrate.js';
 
 /**
- * Fewer pages per write (docs/performance.md, "Fewer pages per message"):
+ * Fewer pages per write (docs/performance.md, "Fewer pages and fewer reads per message"):
  *
  * - Messages are indexed for search in batches, not by a trigger in each message's own
  *   transaction: `search_progress` holds the rowid of the last message indexed, the indexer
