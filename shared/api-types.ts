@@ -1,12 +1,9 @@
 /**
- * Shapes of the human API (/v1) as the UI reads them (docs/contract.md), derived from the zod
- * schemas of shared/schemas/ (`z.output`; `import type` only, so zod stays out of the UI's bundle).
- * The records of the use cases (rooms, members, messages, tasks, the board, files, search,
- * reservations) are the schemas the server's tools and routes use; the records of the human-only
- * routes (owners, agents, wakes and runners, feedback, backups) are declared there too, and the
- * server's own DTOs are checked against them at compile time (test/contract/api-types.check.ts),
- * so the UI and the API cannot drift apart unnoticed. What is written here by hand is only how
- * they combine: the allowed actions of a record.
+ * The window's names for the records of the human API (/v1): each is the answer of a contract
+ * (shared/contracts/, `OutputOf<typeof contracts.x.y>`) or the `z.output` of a shared schema,
+ * imported as types only, so zod stays out of the UI's bundle (docs/architecture.md "Contracts").
+ * Nothing here declares a record shape of its own; the server's record types are the `z.output`
+ * of the same schemas, so the two ends cannot drift apart.
  */
 import type { z } from 'zod';
 import type { ScopeName } from './scopes.js';
@@ -18,6 +15,7 @@ import type * as Feedback from './schemas/feedback.js';
 import type * as Backup from './schemas/backup.js';
 import type { contracts } from './contracts/index.js';
 import type { BodyOf, OutputOf } from './contracts/contract.js';
+import type { refusal } from './contracts/acts.js';
 import { TASK_STATUSES, type TaskStatus } from './task-statuses.js';
 
 export type { ScopeName };
@@ -75,16 +73,10 @@ export { TASK_STATUSES, type TaskStatus };
  * the acts the record's state allows but this caller may not, each with a stable `code` (keyed
  * on) and the `message` to show; an act in neither list does not apply now (the UI hides it).
  */
-export interface Actions<A extends string> {
-  allowed_actions?: A[];
-  denied_actions?: Partial<Record<A, Refusal>>;
-}
+export type Actions<A extends string> = { allowed_actions?: A[]; denied_actions?: Partial<Record<A, Refusal>> };
 
 /** Why an act is refused (docs/contract.md "Allowed actions" lists the codes). */
-export interface Refusal {
-  code: string;
-  message: string;
-}
+export type Refusal = z.output<typeof refusal>;
 
 export * from './acts.js';
 

@@ -2,8 +2,8 @@ import { z } from 'zod';
 
 /**
  * The owner records of the human API (/v1/me, owners, sign-in), declared once here; shared/api-types.ts
- * derives the UI's types from them (`z.output`, types only) and test/contract/api-types.check.ts
- * checks the server's answers against them at compile time.
+ * derives the UI's types from them (`z.output`, types only), and the server's `Owner` is the
+ * `z.output` of `meRecord` (docs/architecture.md "Contracts").
  */
 
 /** GET /v1/me: the signed-in owner (auth/callers.ts `Owner` is its `z.output`; GET /v1/owners lists these too). */

@@ -19,11 +19,8 @@ export interface BoardFilter {
 }
 export const NO_FILTER: BoardFilter = { assignee: '', status: '' };
 
-export interface TaskEdit {
-  title?: string;
-  detail?: string | null;
-  order?: number | null;
-}
+/** What the detail panel edits of a task: part of the update's body. */
+export type TaskEdit = Pick<BodyOf<typeof contracts.tasks.update>, 'title' | 'detail' | 'order'>;
 
 interface BoardActions {
   /** Filters belong to one room: another room's board opens unfiltered. */
