@@ -1,7 +1,8 @@
 import { useCallback, useEffect, useState } from 'react';
-import { get, post, describeError } from '../api';
+import { describeError } from '../api';
+import { client } from '../client';
 import { BACKUP_CHANGED } from '../live-events';
-import type { BackupStatus, BackupSummary } from '../types';
+import type { BackupStatus } from '../types';
 
 export function ago(iso: string, now = Date.now()): string {
   const s = Math.max(0, Math.round((now - Date.parse(iso)) / 1000));
@@ -13,7 +14,7 @@ export function ago(iso: string, now = Date.now()): string {
 
 /**
  * The last backup of this home and a "Back up now" action (primary owner only; docs/backup.md).
- * Self-contained: it loads GET /v1/backups itself and refreshes every minute and after a backup,
+ * Self-contained: it loads the backup status itself and refreshes every minute and after a backup,
  * so it can sit anywhere in the owner area.
  */
 export function BackupPanel({ isPrimary }: { isPrimary: boolean }) {
@@ -22,7 +23,7 @@ export function BackupPanel({ isPrimary }: { isPrimary: boolean }) {
   const [message, setMessage] = useState<string | null>(null);
 
   const load = useCallback(async () => {
-    const r = await get<BackupStatus>('/v1/backups');
+    const r = await client.backup.read();
     if (r.ok) setStatus(r.data);
   }, []);
 
@@ -44,7 +45,8 @@ export function BackupPanel({ isPrimary }: { isPrimary: boolean }) {
   const backUp = async () => {
     setBusy(true);
     setMessage(null);
-    const r = await post<BackupSummary>('/v1/backups', {});
+    // No body: the backup goes to <home>/backups (the client sends {}).
+    const r = await client.backup.create();
     setBusy(false);
     setMessage(r.ok ? `Backed up and verified: ${r.data.path}` : `Backup failed: ${describeError(r.error)}`);
     void load();
