@@ -2,6 +2,7 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
 import { defineUseCase } from '../../src-main/core/usecase/define.js';
+import { endpoint } from '../../shared/contracts/contract.js';
 import { ToolRegistry } from '../../src-main/core/mcp/registry.js';
 import type { ToolChecks } from '../../src-main/core/mcp/tool.js';
 import { callTool } from '../../src-main/core/mcp/call.js';
@@ -22,9 +23,14 @@ import { openMemoryCore, type MemoryCore } from '../helpers/memory-core.js';
 const ROOM = 'room_1';
 const calls: Array<{ kind: string; room?: string; role?: string }> = [];
 
+const bumpInput = z.object({ room: z.string().min(1).max(200), count: z.number().int().min(1).max(100), note: z.string().max(5).optional() });
+const bumpOutput = z.object({ room: z.string(), count: z.number().int(), by: z.enum(['agent', 'human']) });
+/** Its wire face, as a capability's shared/contracts/ file declares one: the body is the input without the room the path names. */
+const bumpContract = endpoint({ method: 'POST', path: '/v1/rooms/:id/bump', summary: 'Bumps (test).', body: bumpInput.omit({ room: true }), output: bumpOutput });
+
 const bump = defineUseCase({
-  input: z.object({ room: z.string().min(1).max(200), count: z.number().int().min(1).max(100), note: z.string().max(5).optional() }),
-  output: z.object({ room: z.string(), count: z.number().int(), by: z.enum(['agent', 'human']) }),
+  input: bumpInput,
+  output: bumpOutput,
   room: 'member',
   handler: (ctx, input) => {
     calls.push({ kind: ctx.caller.kind, room: ctx.room?.id, role: ctx.room?.role });
@@ -38,7 +44,7 @@ const bump = defineUseCase({
     scope: 'WRITE',
     description: 'A test use case.',
   },
-  route: { method: 'POST', path: '/v1/rooms/:id/bump', status: (out) => (out.count === 1 ? 201 : 200) },
+  route: { contract: bumpContract, status: (out) => (out.count === 1 ? 201 : 200) },
 });
 
 const agent: AgentIdentity = { plate: 'AAA-111', agentId: 'agt_1', ownerId: 'own_1', scopes: ALL_SCOPES_MASK, credentialId: 'cred_1', deviceId: 'dev_1', exp: 0 };
@@ -160,7 +166,8 @@ describe('defineUseCase', () => {
         scope: 'WRITE',
         description: 'A test record use case.',
       },
-      route: { method: 'POST', path: '/v1/rooms/:id/items/:itemId/touch', body: null, input: ({ params }) => ({ item_id: params.itemId }) },
+      // No input mapping: the path's :itemId is the input's item_id, and :id only the route's room check.
+      route: { contract: endpoint({ method: 'POST', path: '/v1/rooms/:id/items/:itemId/touch', summary: 'Touches (test).', output: z.object({ item_id: z.string(), room: z.string() }) }) },
     });
     // The tool's input is the record's id alone, with no room for the registry to check; the route checks the room :id.
     expect(touch.tool.room).toBeUndefined();
@@ -197,6 +204,6 @@ describe('defineUseCase', () => {
     const tool = { name: 'x', title: 'X', description: 'x', scope: 'READ' as const, annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } };
     expect(() => defineUseCase({ input: z.object({}), output, room: 'member', handler: () => ({}) })).toThrow(/names its room/);
     expect(() => defineUseCase({ input, output, room: 'admin', handler: () => ({}), tool })).toThrow(/no tool/);
-    expect(() => defineUseCase({ input, output, room: 'member', handler: () => ({}), route: { method: 'GET', path: '/v1/rooms' } })).toThrow(/:id/);
+    expect(() => defineUseCase({ input, output, room: 'member', handler: () => ({}), route: { contract: endpoint({ method: 'GET', path: '/v1/rooms', summary: 'x', output }) } })).toThrow(/:id/);
   });
 });

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { Core } from '../core.js';
 import { defineTool, type ToolAnnotations, type ToolContext, type ToolDef } from '../mcp/tool.js';
-import { defineRoute, Status, type ParamNames, type RoomAccess, type Route, type RouteContext } from '../http/router.js';
+import { defineRoute, Status, type RoomAccess, type Route, type RouteContext } from '../http/router.js';
 import type { ScopeName } from '../../../shared/scopes.js';
 import type { Owner } from '../auth/callers.js';
 import type { AnswerOf, Endpoint, ParamsOf } from '../../../shared/contracts/contract.js';
@@ -47,8 +47,8 @@ export interface ToolSide<O> {
 }
 
 /** Where a route reads the use case's input: `params` from the path, the parsed `body` and `query`. */
-export interface RouteInputs<P extends string, E extends Endpoint = Endpoint> {
-  params: { [K in ParamNames<P>]: string } & ParamsOf<E>;
+export interface RouteInputs<E extends Endpoint = Endpoint> {
+  params: ParamsOf<E>;
   body: unknown;
   query: unknown;
 }
@@ -62,22 +62,11 @@ interface RouteChecks {
 }
 
 /** The generated route: its contract (shared/contracts/) and how the request maps to the input. */
-export interface RouteSide<P extends string, E extends Endpoint, I, O> extends RouteChecks {
+export interface RouteSide<E extends Endpoint, I, O> extends RouteChecks {
   /** The endpoint's wire face: method, path, body, query, answer and auth come from it. */
-  contract?: E;
-  /** @deprecated while use cases move to contracts: the route's method without one. */
-  method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-  /** @deprecated while use cases move to contracts: the route's path without one. */
-  path?: P;
-  /**
-   * The JSON body's schema, without a contract. Default for POST, PUT and PATCH: the input without
-   * `room` (the path's `:id` gives it), so the tool and the route check the same fields with the same rules.
-   */
-  body?: z.ZodType | null;
-  /** The query string's schema without a contract (strings; coerce numbers). */
-  query?: z.ZodType;
+  contract: E;
   /** Builds the input from the request. Default: the query's and body's fields and the path's parameters (`room` from `:id`, `task_id` from `:taskId`). */
-  input?: (req: RouteInputs<P, E>) => I;
+  input?: (req: RouteInputs<E>) => I;
   /** The success status chosen from the output (e.g. 200 for a replay, 201 for a creation); default the contract's (200). */
   status?: number | ((out: O) => number);
   /** The response body, when the route shows the output differently (default: as is): the contract's answer. */
@@ -87,7 +76,7 @@ export interface RouteSide<P extends string, E extends Endpoint, I, O> extends R
 /** A use case's room rule (`UseCaseSpec.room`). */
 export type UseCaseAccess = RoomAccess | 'record';
 
-export interface UseCaseSpec<I extends z.ZodObject, O extends z.ZodType, P extends string, E extends Endpoint> {
+export interface UseCaseSpec<I extends z.ZodObject, O extends z.ZodType, E extends Endpoint> {
   /** The input, caller-neutral: a room use case names its room in `room`. */
   input: I;
   /** The output: the tool's `outputSchema`, the route's response type. */
@@ -106,7 +95,7 @@ export interface UseCaseSpec<I extends z.ZodObject, O extends z.ZodType, P exten
   /** Decides, writes in one transaction of its own and emits its events after commit; one that waits (on git, on the event loop) returns a promise. */
   handler: (ctx: UseCaseContext, input: z.output<I>) => z.input<O> | Promise<z.input<O>>;
   tool?: ToolSide<z.input<O>>;
-  route?: RouteSide<P, E, z.output<I>, z.input<O>>;
+  route?: RouteSide<E, z.output<I>, z.input<O>>;
 }
 
 /** What a human-only use case's handler reads: the path's parameters, the parsed body and query (as its contract declares them). */
@@ -169,12 +158,6 @@ export interface EndpointUseCase<E extends Endpoint = Endpoint> {
   route: Route;
 }
 
-function omitRoom(input: z.ZodObject): z.ZodObject {
-  return 'room' in input.shape ? input.omit({ room: true }) : input;
-}
-
-const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
-
 /**
  * With AGENT_ROOMS_CHECK_ANSWERS=1 (the test suite, vitest.config.ts), every answer of a route
  * with a contract is checked against the contract's output schema, so a contract that says
@@ -200,7 +183,7 @@ const snake = (k: string) => k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
  * parameters under the input's names (`:taskId` is `task_id`); `:id` is the room of a room use case
  * (`room`), and of a record's use case only the route's check (the handler gets it as `ctx.room`).
  */
-function defaultInput(req: RouteInputs<string>, inRoom: boolean): Record<string, unknown> {
+function defaultInput(req: RouteInputs, inRoom: boolean): Record<string, unknown> {
   const params: Record<string, string> = {};
   for (const [k, v] of Object.entries(req.params as Record<string, string>)) {
     if (k === 'id') {
@@ -234,10 +217,10 @@ function roomOf(ctx: RouteContext<string, 'owner', RoomAccess | undefined>): Use
 /** Declares a human-only use case from its contract (no tool: agents do not call it). */
 export function defineUseCase<E extends Endpoint>(spec: EndpointUseCaseSpec<E>): EndpointUseCase<E>;
 /** Declares a use case; `tool` and `route` are its generated adapters (each is there when its side is declared). */
-export function defineUseCase<I extends z.ZodObject, O extends z.ZodType, const P extends string = string, E extends Endpoint = Endpoint>(
-  spec: UseCaseSpec<I, O, P, E>,
+export function defineUseCase<I extends z.ZodObject, O extends z.ZodType, E extends Endpoint = Endpoint>(
+  spec: UseCaseSpec<I, O, E>,
 ): UseCase<I, O> & { tool: O extends z.ZodObject ? ToolDef : never };
-export function defineUseCase(spec: UseCaseSpec<z.ZodObject, z.ZodType, string, Endpoint> | EndpointUseCaseSpec<Endpoint>): unknown {
+export function defineUseCase(spec: UseCaseSpec<z.ZodObject, z.ZodType, Endpoint> | EndpointUseCaseSpec<Endpoint>): unknown {
   if (spec.input === undefined) return defineEndpointUseCase(spec);
   const inRoom = spec.room === 'member' || spec.room === 'admin';
   if (inRoom && !('room' in spec.input.shape)) throw new Error('a room use case names its room in its input (`room`)');
@@ -267,33 +250,25 @@ export function defineUseCase(spec: UseCaseSpec<z.ZodObject, z.ZodType, string, 
   if (spec.route) {
     const r = spec.route;
     const c = r.contract;
-    const method = c?.method ?? r.method;
-    const path = c?.path ?? r.path;
-    if (!method || !path) throw new Error('a use case route names its contract');
-    if (spec.room && !path.includes('/:id')) throw new Error(`use case route ${method} ${path}: a room use case takes its room from :id`);
-    const body = c
-      ? c.body
-      : r.body === null
-        ? undefined
-        : (r.body ?? (BODY_METHODS.has(method) ? omitRoom(spec.input) : undefined));
-    const toInput = r.input ?? ((req: RouteInputs<string>) => defaultInput(req, inRoom));
+    if (spec.room && !c.path.includes('/:id')) throw new Error(`use case route ${c.method} ${c.path}: a room use case takes its room from :id`);
+    const toInput = r.input ?? ((req: RouteInputs) => defaultInput(req, inRoom));
     out.route = defineRoute({
-      method,
-      path,
-      ...(c?.auth ? { auth: c.auth as 'owner' } : {}),
+      method: c.method,
+      path: c.path,
+      ...(c.auth ? { auth: c.auth as 'owner' } : {}),
       ...(r.notPrimary ? { notPrimary: r.notPrimary } : {}),
       ...(r.origin ? { origin: r.origin } : {}),
       // A record's route checks the human is in `:id`, as a room route does; the service matches the record to it.
       room: spec.room === 'record' ? 'member' : spec.room,
-      body,
-      query: c ? c.query : r.query,
+      body: c.body,
+      query: c.query,
       handler: (ctx: RouteContext<string, 'owner', RoomAccess | undefined>, parsed: { body: unknown; query: unknown }) => {
-        const input = toInput({ params: ctx.params as RouteInputs<string>['params'], body: parsed.body, query: parsed.query });
+        const input = toInput({ params: ctx.params, body: parsed.body, query: parsed.query });
         const uc: UseCaseContext = { core: ctx.core, caller: callerOf(ctx)!, room: roomOf(ctx) };
         return then(run(uc, input), (result) => {
-          const status = typeof r.status === 'function' ? r.status(result) : (r.status ?? c?.status ?? (c?.answer === 'empty' ? 204 : 200));
+          const status = typeof r.status === 'function' ? r.status(result) : (r.status ?? c.status ?? (c.answer === 'empty' ? 204 : 200));
           const shown = r.present ? r.present(result, { ...uc, input }) : result;
-          return answer(status, c ? checkedAnswer(c, shown) : shown);
+          return answer(status, checkedAnswer(c, shown));
         });
       },
     });
