@@ -59,30 +59,6 @@ function sessionGrant(r: Extract<ReturnType<typeof redeemLoginLink>, { ok: true 
   };
 }
 
-/**
- * The label of the browser signing in (`clientLabel` of its User-Agent), which Settings shows
- * beside the session. A request header is the transport's, not the use case's: the sign-in route
- * reads it and hands it over for the synchronous run of the use case's handler (`withBrowserLabel`),
- * as mcp/call.ts scopes `answerLeavesThisTurn` to a tool's run. The handler reads it before any
- * `await` (it has none).
- */
-let browserSigningIn = '';
-
-function withBrowserLabel(route: Route): Route {
-  return {
-    ...route,
-    handler: (ctx, input) => {
-      const before = browserSigningIn;
-      browserSigningIn = clientLabel(ctx.req.headers['user-agent']);
-      try {
-        return route.handler(ctx, input);
-      } finally {
-        browserSigningIn = before;
-      }
-    },
-  };
-}
-
 // Sign-in and sign-out change who the browser is: only a page of this very origin may ask (`origin: 'same'`).
 
 /** Who a link signs in as, and whether the page must ask first; the link stays unused. */
@@ -98,8 +74,9 @@ export const previewLoginUseCase = defineUseCase({
 /** Trades the one-time link for a window session. */
 export const signInUseCase = defineUseCase({
   route: { contract: contracts.owners.login, origin: 'same' },
-  handler: ({ core }, { body }) => {
-    const r = redeemLoginLink(core.db, body.token, browserSigningIn);
+  // Settings shows the session with the label of the browser that signed in (its User-Agent, `clientLabel`).
+  handler: ({ core, client }, { body }) => {
+    const r = redeemLoginLink(core.db, body.token, clientLabel(client));
     if (!r.ok) throw linkError(r.why);
     return sessionGrant(r);
   },
@@ -124,7 +101,7 @@ export const eventsTicketUseCase = defineUseCase({
   handler: ({ core, caller }) => createEventsTicket(core.db, caller.ownerId, caller.owner.ui_session_hash),
 });
 
-export const uiAuthRoutes: Route[] = [previewLoginUseCase.route, withBrowserLabel(signInUseCase.route), signOutUseCase.route, eventsTicketUseCase.route];
+export const uiAuthRoutes: Route[] = [previewLoginUseCase.route, signInUseCase.route, signOutUseCase.route, eventsTicketUseCase.route];
 
 /** Expired UI sessions are dropped on a schedule. */
 export function startUiSessionSweeper(core: Core): StopStep {

@@ -31,6 +31,8 @@ export interface UseCaseContext {
   core: Core;
   caller: Caller;
   room?: UseCaseRoom;
+  /** What the calling program says it is, as it said it (a browser's User-Agent on /v1): for labels, never for a decision. */
+  client?: string;
 }
 
 /** The generated tool: its MCP face, kept exactly as listed (`tools/list` is a contract). */
@@ -209,6 +211,11 @@ function callerOf(ctx: RouteContext<string, 'owner', RoomAccess | undefined>): C
   return owner ? { kind: 'human', ownerId: owner.owner_id, owner } : undefined;
 }
 
+function clientOf(ctx: RouteContext<string, 'owner', RoomAccess | undefined>): string | undefined {
+  const ua = (ctx.req as { headers?: Record<string, unknown> } | undefined)?.headers?.['user-agent'];
+  return typeof ua === 'string' ? ua : undefined;
+}
+
 function roomOf(ctx: RouteContext<string, 'owner', RoomAccess | undefined>): UseCaseRoom | undefined {
   const checked = (ctx as { room?: { id: string; role: RoomAccess } }).room;
   return checked ? { id: checked.id, role: checked.role } : undefined;
@@ -289,7 +296,7 @@ function defineEndpointUseCase(spec: EndpointUseCaseSpec<Endpoint>): EndpointUse
     body: c.body,
     query: c.query,
     handler: (ctx: RouteContext<string, 'owner', RoomAccess | undefined>, parsed: { body: unknown; query: unknown }) => {
-      const uc = { core: ctx.core, caller: callerOf(ctx), room: roomOf(ctx) } as EndpointContext<Endpoint>;
+      const uc = { core: ctx.core, caller: callerOf(ctx), room: roomOf(ctx), client: clientOf(ctx) } as EndpointContext<Endpoint>;
       const req = { params: ctx.params, body: parsed.body, query: parsed.query } as EndpointRequest<Endpoint>;
       return then(spec.handler(uc, req), (shown) => {
         const status = spec.route.status ? spec.route.status(shown) : (c.status ?? (c.answer === 'empty' ? 204 : 200));
