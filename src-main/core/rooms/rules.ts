@@ -54,17 +54,13 @@ export interface LeaveFacts {
   role: RoomRole | undefined;
   otherAdmins: number;
   otherHumans: number;
-  /** Whom a leaving admin may name as the next admin: every other human who joined the room. */
+  /** Whom a leaving admin may name as the next admin: every other human of the room. */
   nextAdmins: string[];
 }
 
-/**
- * The facts of leaving, from the room's humans: the members record and the leave itself read them
- * the same way. A human only invited (not accepted yet) counts for nothing: an invitation can be
- * declined, so a room left to an invitee would be left to nobody.
- */
-export function leaveFacts(humans: ReadonlyArray<{ owner_id: string; role: RoomRole; invited?: boolean }>, who: MemberStanding): LeaveFacts {
-  const others = humans.filter((h) => h.owner_id !== who.ownerId && !h.invited);
+/** The facts of leaving, from the room's humans: the members record and the leave itself read them the same way. */
+export function leaveFacts(humans: ReadonlyArray<{ owner_id: string; role: RoomRole }>, who: MemberStanding): LeaveFacts {
+  const others = humans.filter((h) => h.owner_id !== who.ownerId);
   return { role: who.role, otherAdmins: others.filter((h) => h.role === 'admin').length, otherHumans: others.length, nextAdmins: others.map((h) => h.owner_id) };
 }
 
@@ -96,7 +92,7 @@ export type HumanWithActions<H> = H & Acts<HumanMemberAction> & { next_admins?: 
 
 /** The members of a room, each with what the caller may do with it now. */
 export function withMemberActions<
-  H extends { owner_id: string; role: RoomRole; invited?: boolean },
+  H extends { owner_id: string; role: RoomRole },
   G extends { owner: { owner_id: string } },
 >(members: { humans: H[]; agents: G[] }, who: MemberStanding): { humans: Array<HumanWithActions<H>>; agents: Array<G & Acts<AgentMemberAction>> } {
   const facts = leaveFacts(members.humans, who);

@@ -263,8 +263,7 @@ export function leaveRoom(db: Db, roomId: string, ownerId: string, newAdmin?: st
     const role = humanRole(db, roomId, ownerId);
     if (!role) throw new AppError('NOT_FOUND', 'room not found');
     // The rule the members record lists (rules.ts leaveFacts, leavePermission, newAdminRefusal), read from the same rows.
-    const humans = stmt(db, "SELECT owner_id, role, state = 'invited' AS invited FROM room_humans WHERE room_id = ?").all(roomId) as Array<{ owner_id: string; role: RoomRole; invited: number }>;
-    const facts = leaveFacts(humans.map((h) => ({ ...h, invited: h.invited === 1 })), { ownerId, role });
+    const facts = leaveFacts(stmt(db, 'SELECT owner_id, role FROM room_humans WHERE room_id = ?').all(roomId) as Array<{ owner_id: string; role: RoomRole }>, { ownerId, role });
     if (newAdmin !== undefined) {
       // Naming an admin is an admin's act; a member leaving must not promote anyone.
       const refused = newAdminRefusal(facts, ownerId, newAdmin);
