@@ -1,4 +1,4 @@
-import { defineUseCase } from '../usecase/define.js';
+import { defineUseCase, agentCaller } from '../usecase/define.js';
 import { contracts } from '../../../shared/contracts/index.js';
 import { addDecision, getFocus, listDecisions, roomContext, setFocus } from './service.js';
 import { roomContextInput, roomContextOutput } from './schemas.js';
@@ -43,8 +43,8 @@ export const roomContextUseCase = defineUseCase({
   output: roomContextOutput,
   room: 'member',
   handler: ({ core, caller }, a) => {
-    if (caller.kind !== 'agent') throw new Error('a tool-only use case runs behind the tool registry');
-    return roomContext(core, a.room, { plate: caller.plate, ownerId: caller.ownerId }, a.since_version);
+    const agent = agentCaller(caller);
+    return roomContext(core, a.room, { plate: agent.plate, ownerId: agent.ownerId }, a.since_version);
   },
   tool: {
     name: 'get_room_context',

@@ -2,7 +2,7 @@ import { docUrl } from '../mcp/call.js';
 import { AppError, toAppError } from '../errors/app-error.js';
 import { ERROR_CODES, type ErrorCode } from '../../../shared/errors.js';
 import { contracts } from '../../../shared/contracts/index.js';
-import { defineUseCase, type Caller } from '../usecase/define.js';
+import { agentCaller, defineUseCase } from '../usecase/define.js';
 import { ownAgent } from '../agents/service.js';
 import { DIAGNOSE_FAILED } from './classify.js';
 import { getConsent, setConsent } from './consent.js';
@@ -32,11 +32,8 @@ import {
  * rule, docs/architecture.md "Use cases"), so the two pairs stay apart.
  */
 
-/** The agent calling: these use cases have a tool side only, so the caller is always an agent. */
-function agentOf(caller: Caller) {
-  if (caller.kind !== 'agent') throw new Error('an agent-only use case runs behind the tool registry');
-  return caller;
-}
+/** The agent calling: these use cases have a tool side only. */
+const agentOf = agentCaller;
 
 // ---- the agents' tools ----------------------------------------------------------------------
 

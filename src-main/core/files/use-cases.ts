@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { defineUseCase, type Caller } from '../usecase/define.js';
+import { defineUseCase, type Caller, agentCaller } from '../usecase/define.js';
 import { invalid } from '../errors/app-error.js';
 import { contracts } from '../../../shared/contracts/index.js';
 import type { listFilesQuery, versionQuery } from '../../../shared/schemas/files.js';
@@ -31,8 +31,8 @@ import {
 
 /** The agent calling a tool-only use case (the registry runs it for agents alone). */
 function agentOf(caller: Caller): FileActor {
-  if (caller.kind !== 'agent') throw new Error('a tool-only use case runs behind the tool registry');
-  return { kind: 'agent', plate: caller.plate, ownerId: caller.ownerId };
+  const a = agentCaller(caller);
+  return { kind: 'agent', plate: a.plate, ownerId: a.ownerId };
 }
 
 function toRange(r: { start: number; end?: number } | string | undefined): ByteRange | undefined {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineUseCase } from '../usecase/define.js';
+import { agentCaller, defineUseCase } from '../usecase/define.js';
 import { agentHandle, getAgentByPlate } from '../agents/store.js';
 import { pendingMentions } from '../inbox/store.js';
 import { maskToScopes } from '../../../shared/scopes.js';
@@ -13,8 +13,8 @@ import { whoamiOutput } from './schemas.js';
 export const whoamiUseCase = defineUseCase({
   input: z.object({}),
   output: whoamiOutput.omit({ host: true }),
-  handler: ({ core, caller }) => {
-    if (caller.kind !== 'agent') throw new AppError('INTERNAL', 'whoami answers agents');
+  handler: ({ core, caller: c }) => {
+    const caller = agentCaller(c);
     const a = getAgentByPlate(core.db, caller.plate);
     if (!a) throw new AppError('UNAUTHENTICATED', 'agent no longer exists');
     const s = core.sessions.get(caller.sessionId);

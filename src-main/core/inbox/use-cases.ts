@@ -1,4 +1,4 @@
-import { defineUseCase, type Caller } from '../usecase/define.js';
+import { agentCaller, defineUseCase } from '../usecase/define.js';
 import { PAGE_DEFAULT } from './store.js';
 import { ackMentions, checkMentions } from './service.js';
 import { ackMentionsInput, ackMentionsOutput, checkMentionsInput, checkMentionsOutput } from './schemas.js';
@@ -8,11 +8,8 @@ import { ackMentionsInput, ackMentionsOutput, checkMentionsInput, checkMentionsO
  * acknowledged. Agents only (a tool side, no route): inbox/tools.ts lists the tools they yield.
  */
 
-/** The agent calling: these use cases have a tool side only, so the caller is always an agent. */
-function agentOf(caller: Caller) {
-  if (caller.kind !== 'agent') throw new Error('an agent-only use case runs behind the tool registry');
-  return caller;
-}
+/** The agent calling: these use cases have a tool side only. */
+const agentOf = agentCaller;
 
 export const checkMentionsUseCase = defineUseCase({
   input: checkMentionsInput,

@@ -1,4 +1,4 @@
-import { defineUseCase, type Caller } from '../usecase/define.js';
+import { agentCaller, defineUseCase, type Caller } from '../usecase/define.js';
 import { contracts } from '../../../shared/contracts/index.js';
 import { forceRelease, listReservations, releasePaths, renewPaths, reservePaths, roomReservationsForHuman, type Holder } from './service.js';
 import {
@@ -22,8 +22,8 @@ import {
 
 /** The agent calling a tool-only use case (the registry runs it for agents alone): the holder of its reservations. */
 function holderOf(caller: Caller): Holder {
-  if (caller.kind !== 'agent') throw new Error('a tool-only use case runs behind the tool registry');
-  return { plate: caller.plate, ownerId: caller.ownerId };
+  const a = agentCaller(caller);
+  return { plate: a.plate, ownerId: a.ownerId };
 }
 
 /** Reserves paths or globs before editing them; with `wait`, queues behind the holders. */

@@ -1,4 +1,4 @@
-import { defineUseCase, type Caller, type UseCaseContext } from '../usecase/define.js';
+import { agentCaller, defineUseCase, type UseCaseContext } from '../usecase/define.js';
 import { contracts } from '../../../shared/contracts/index.js';
 import { AppError } from '../errors/app-error.js';
 import {
@@ -289,11 +289,7 @@ export const reorderLaneUseCase = defineUseCase({
 
 // ---- what agents alone do: tools only ----
 
-/** The agent calling a tool-only use case (its tool adapter is the one way in). */
-function agentOf(caller: Caller): Extract<Caller, { kind: 'agent' }> {
-  if (caller.kind !== 'agent') throw new AppError('INTERNAL', 'an agent-only use case was called by a human');
-  return caller;
-}
+const agentOf = agentCaller;
 
 const NOTHING_PENDING = 'Nothing is ever pending: a cross-owner task is created accepted when the owner Trusts the room, and refused otherwise.';
 

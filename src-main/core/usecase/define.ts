@@ -107,6 +107,15 @@ export interface EndpointRequest<E extends Endpoint> {
   query: E['query'] extends z.ZodType ? z.output<E['query']> : Record<string, never>;
 }
 
+/** The caller of a tool-only use case. */
+export type AgentCaller = Extract<Caller, { kind: 'agent' }>;
+
+/** A tool-only use case's caller: its tool is its one way in (the registry runs it for agents alone), so it is an agent. */
+export function agentCaller(caller: Caller): AgentCaller {
+  if (caller.kind !== 'agent') throw new AppError('INTERNAL', 'a tool-only use case was called without its tool');
+  return caller;
+}
+
 /** A public endpoint's context (the contract's `auth: 'public'`): nobody signed in; the use case checks the credential it is given. */
 export type PublicUseCaseContext = Omit<UseCaseContext, 'caller'> & { caller?: undefined };
 

@@ -1,4 +1,4 @@
-import { defineUseCase } from '../usecase/define.js';
+import { defineUseCase, agentCaller } from '../usecase/define.js';
 import { contracts } from '../../../shared/contracts/index.js';
 import { maskedWorkspace, readWorkspaceForAgent, setWorkspace } from './store.js';
 import { readWorkspaceInput, readWorkspaceOutput } from './schemas.js';
@@ -29,8 +29,8 @@ export const readWorkspaceForAgentUseCase = defineUseCase({
   output: readWorkspaceOutput,
   room: 'member',
   handler: ({ core, caller }, a) => {
-    if (caller.kind !== 'agent') throw new Error('a tool-only use case runs behind the tool registry');
-    return readWorkspaceForAgent(core, { plate: caller.plate, ownerId: caller.ownerId }, a.room);
+    const agent = agentCaller(caller);
+    return readWorkspaceForAgent(core, { plate: agent.plate, ownerId: agent.ownerId }, a.room);
   },
   tool: {
     name: 'read_workspace',
