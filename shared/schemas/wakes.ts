@@ -258,25 +258,24 @@ const keepEnv = z.array(z.string().regex(ENV_NAME, 'must be an environment varia
 const presetCommand = z.string().min(1).max(4096).refine(isAbsolutePath, 'must be an absolute path (the preset\'s own command name is used when it is left out)');
 /** What a run may do (docs/worktrees.md "Work policies"); null goes back to the default. */
 const work = workPolicy.nullable();
-export const presetRunnerBody = z.strictObject({
-  preset: z.string().min(1).max(40),
-  command: presetCommand.optional(),
+/** What both forms of a runner take beside what they run. */
+const runnerSettings = {
   cwd: cwd.optional(),
   timeout_ms: timeoutMs.optional(),
   env: runnerEnv.optional(),
   keep_env: keepEnv.optional(),
   coalesce: z.boolean().optional(),
   work: work.optional(),
+};
+export const presetRunnerBody = z.strictObject({
+  preset: z.string().min(1).max(40),
+  command: presetCommand.optional(),
+  ...runnerSettings,
 });
 export const commandRunnerBody = z.strictObject({
   command: z.string().min(1).max(4096),
   args: z.array(z.string().max(8192)).max(200).optional(),
-  cwd: cwd.optional(),
-  timeout_ms: timeoutMs.optional(),
-  env: runnerEnv.optional(),
-  keep_env: keepEnv.optional(),
-  coalesce: z.boolean().optional(),
-  work: work.optional(),
+  ...runnerSettings,
 });
 
 /** What a runner save sends: a preset or a command. */

@@ -32,9 +32,6 @@ import {
  * rule, docs/architecture.md "Use cases"), so the two pairs stay apart.
  */
 
-/** The agent calling: these use cases have a tool side only. */
-const agentOf = agentCaller;
-
 // ---- the agents' tools ----------------------------------------------------------------------
 
 export const diagnoseErrorUseCase = defineUseCase({
@@ -44,7 +41,7 @@ export const diagnoseErrorUseCase = defineUseCase({
     const url = (code: string) => docUrl(core, code);
     try {
       if (args.error_id) {
-        const e = ownEvidence(core.db, agentOf(caller).plate, args.error_id);
+        const e = ownEvidence(core.db, agentCaller(caller).plate, args.error_id);
         if (!e) throw diagnoseFailed('NOT_FOUND', 'no error with this error_id among your failures');
         return diagnoseEvidence(core.db, url, e);
       }
@@ -74,7 +71,7 @@ export const reportErrorUseCase = defineUseCase({
   input: reportErrorInput,
   output: reportErrorOutput,
   handler: ({ core, caller }, args) => {
-    const agent = agentOf(caller);
+    const agent = agentCaller(caller);
     return fileErrorReport(core, { plate: agent.plate, ownerId: agent.ownerId, errorId: args.error_id, taskId: args.task_id, impact: args.impact, note: args.note });
   },
   tool: {
@@ -90,7 +87,7 @@ export const getFeedbackConsentUseCase = defineUseCase({
   input: getConsentInput,
   output: consentOutput,
   handler: ({ core, caller }, args) => {
-    const { plate } = agentOf(caller);
+    const { plate } = agentCaller(caller);
     if (args.plate !== undefined && args.plate !== plate) {
       throw new AppError('FORBIDDEN', 'you may read only your own feedback consent', { reason: 'own_plate_only' });
     }
@@ -108,7 +105,7 @@ export const getFeedbackConsentUseCase = defineUseCase({
 export const setFeedbackConsentUseCase = defineUseCase({
   input: consentChange,
   output: consentOutput,
-  handler: ({ core, caller }, args) => setConsent(core.db, agentOf(caller).plate, args),
+  handler: ({ core, caller }, args) => setConsent(core.db, agentCaller(caller).plate, args),
   tool: {
     name: 'set_feedback_consent',
     title: 'Set feedback consent',
@@ -123,7 +120,7 @@ export const submitTaskFeedbackUseCase = defineUseCase({
   output: taskFeedbackOutput,
   room: 'member',
   handler: ({ core, caller }, args) => {
-    const agent = agentOf(caller);
+    const agent = agentCaller(caller);
     return fileTaskFeedback(core, {
       plate: agent.plate,
       ownerId: agent.ownerId,
@@ -153,7 +150,7 @@ export const submitProductFeedbackUseCase = defineUseCase({
   output: productFeedbackOutput,
   room: 'member',
   handler: ({ core, caller }, args) => {
-    const agent = agentOf(caller);
+    const agent = agentCaller(caller);
     return fileProductFeedback(core, {
       plate: agent.plate,
       ownerId: agent.ownerId,

@@ -8,15 +8,12 @@ import { ackMentionsInput, ackMentionsOutput, checkMentionsInput, checkMentionsO
  * acknowledged. Agents only (a tool side, no route): inbox/tools.ts lists the tools they yield.
  */
 
-/** The agent calling: these use cases have a tool side only. */
-const agentOf = agentCaller;
-
 export const checkMentionsUseCase = defineUseCase({
   input: checkMentionsInput,
   output: checkMentionsOutput,
   handler: ({ core, caller }, args) =>
     checkMentions(core, {
-      plate: agentOf(caller).plate,
+      plate: agentCaller(caller).plate,
       rooms: args.room ? [args.room, ...(args.rooms ?? [])] : args.rooms,
       sinceSeq: args.since_seq ?? 0,
       limit: args.limit ?? PAGE_DEFAULT,
@@ -34,7 +31,7 @@ export const ackMentionsUseCase = defineUseCase({
   input: ackMentionsInput,
   output: ackMentionsOutput,
   handler: ({ core, caller }, args) => {
-    const agent = agentOf(caller);
+    const agent = agentCaller(caller);
     return { acked: ackMentions(core, { plate: agent.plate, sessionId: agent.sessionId, mentionIds: args.mention_ids, lastMentionSeq: args.last_mention_seq }) };
   },
   tool: {

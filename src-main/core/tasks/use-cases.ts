@@ -289,8 +289,6 @@ export const reorderLaneUseCase = defineUseCase({
 
 // ---- what agents alone do: tools only ----
 
-const agentOf = agentCaller;
-
 const NOTHING_PENDING = 'Nothing is ever pending: a cross-owner task is created accepted when the owner Trusts the room, and refused otherwise.';
 
 /** Starts a todo task of the caller's: doing, its lease held by the instance named (default: the MCP session). */
@@ -298,7 +296,7 @@ export const claimTaskUseCase = defineUseCase({
   input: claimTaskInput,
   output: claimTaskOutput,
   handler: ({ core, caller }, a) => {
-    const agent = agentOf(caller);
+    const agent = agentCaller(caller);
     return claimTask(core, agent, a.task_id, a.instance_id ?? agent.sessionId);
   },
   tool: {
@@ -315,7 +313,7 @@ export const renewLeaseUseCase = defineUseCase({
   input: renewLeaseInput,
   output: taskRecord,
   handler: ({ core, caller }, a) => {
-    const agent = agentOf(caller);
+    const agent = agentCaller(caller);
     return renewLease(core, agent, a.task_id, a.instance_id ?? agent.sessionId);
   },
   tool: {
@@ -332,7 +330,7 @@ export const setStatusUseCase = defineUseCase({
   input: setStatusInput,
   output: taskRecord,
   handler: ({ core, caller }, a) =>
-    setStatus(core, agentOf(caller), a.task_id, {
+    setStatus(core, agentCaller(caller), a.task_id, {
       status: a.status,
       reason: a.reason,
       resultRef: a.result_ref,
@@ -354,7 +352,7 @@ export const completeTaskUseCase = defineUseCase({
   input: completeTaskInput,
   output: completeTaskOutput,
   handler: ({ core, caller }, a) =>
-    completeTask(core, agentOf(caller), a.task_id, {
+    completeTask(core, agentCaller(caller), a.task_id, {
       status: a.status,
       summary: a.summary,
       handoffNotes: a.handoff_notes,

@@ -265,28 +265,14 @@ export function defineUseCase(spec: UseCaseSpec<z.ZodObject, z.ZodType, Endpoint
   }
   if (spec.route) {
     const r = spec.route;
-    const c = r.contract;
-    if (spec.room && !c.path.includes('/:id')) throw new Error(`use case route ${c.method} ${c.path}: a room use case takes its room from :id`);
     const toInput = r.input ?? ((req: RouteInputs) => defaultInput(req, inRoom));
-    out.route = defineRoute({
-      method: c.method,
-      path: c.path,
-      ...(c.auth ? { auth: c.auth as 'owner' } : {}),
-      ...(r.notPrimary ? { notPrimary: r.notPrimary } : {}),
-      ...(r.origin ? { origin: r.origin } : {}),
-      // A record's route checks the human is in `:id`, as a room route does; the service matches the record to it.
-      room: spec.room === 'record' ? 'member' : spec.room,
-      body: c.body,
-      query: c.query,
-      handler: (ctx: RouteContext<string, 'owner', RoomAccess | undefined>, parsed: { body: unknown; query: unknown }) => {
-        const input = toInput({ params: ctx.params, body: parsed.body, query: parsed.query });
-        const uc: UseCaseContext = { core: ctx.core, caller: callerOf(ctx)!, room: roomOf(ctx) };
-        return then(run(uc, input), (result) => {
-          const status = typeof r.status === 'function' ? r.status(result) : (r.status ?? c.status ?? (c.answer === 'empty' ? 204 : 200));
-          const shown = r.present ? r.present(result, { ...uc, input }) : result;
-          return answer(status, checkedAnswer(c, shown));
-        });
-      },
+    // A record's route checks the human is in `:id`, as a room route does; the service matches the record to it.
+    out.route = contractRoute(r.contract, r, spec.room === 'record' ? 'member' : spec.room, (uc, req) => {
+      const input = toInput(req);
+      return then(run(uc as UseCaseContext, input), (result) => {
+        const status = typeof r.status === 'function' ? r.status(result) : r.status;
+        return { status, shown: r.present ? r.present(result, { ...(uc as UseCaseContext), input }) : result };
+      });
     });
   }
   return out;
@@ -294,24 +280,37 @@ export function defineUseCase(spec: UseCaseSpec<z.ZodObject, z.ZodType, Endpoint
 
 function defineEndpointUseCase(spec: EndpointUseCaseSpec<Endpoint>): EndpointUseCase {
   const c = spec.route.contract;
-  if (spec.room && !c.path.includes('/:id')) throw new Error(`use case route ${c.method} ${c.path}: a room use case takes its room from :id`);
-  const route = defineRoute({
+  const route = contractRoute(c, spec.route, spec.room, (uc, req) =>
+    then(spec.handler(uc, req), (shown) => ({ status: spec.route.status?.(shown), shown })),
+  );
+  return { contract: c, room: spec.room, run: spec.handler, route };
+}
+
+/**
+ * The route of a contract: its method, path, auth, body and query from the contract, the room
+ * check and the route's own checks; `handle` gives the answer and, when it chooses one, its
+ * status (default the contract's: 200, or 204 for an empty answer).
+ */
+function contractRoute(
+  c: Endpoint,
+  checks: RouteChecks,
+  room: RoomAccess | undefined,
+  handle: (uc: EndpointContext<Endpoint>, req: EndpointRequest<Endpoint>) => { status?: number; shown: unknown } | Promise<{ status?: number; shown: unknown }>,
+): Route {
+  if (room && !c.path.includes('/:id')) throw new Error(`use case route ${c.method} ${c.path}: a room use case takes its room from :id`);
+  return defineRoute({
     method: c.method,
     path: c.path,
     ...(c.auth ? { auth: c.auth as 'owner' } : {}),
-    ...(spec.route.notPrimary ? { notPrimary: spec.route.notPrimary } : {}),
-    ...(spec.route.origin ? { origin: spec.route.origin } : {}),
-    room: spec.room,
+    ...(checks.notPrimary ? { notPrimary: checks.notPrimary } : {}),
+    ...(checks.origin ? { origin: checks.origin } : {}),
+    room,
     body: c.body,
     query: c.query,
     handler: (ctx: RouteContext<string, 'owner', RoomAccess | undefined>, parsed: { body: unknown; query: unknown }) => {
       const uc = { core: ctx.core, caller: callerOf(ctx), room: roomOf(ctx), client: clientOf(ctx) } as EndpointContext<Endpoint>;
       const req = { params: ctx.params, body: parsed.body, query: parsed.query } as EndpointRequest<Endpoint>;
-      return then(spec.handler(uc, req), (shown) => {
-        const status = spec.route.status ? spec.route.status(shown) : (c.status ?? (c.answer === 'empty' ? 204 : 200));
-        return answer(status, checkedAnswer(c, shown));
-      });
+      return then(handle(uc, req), ({ status, shown }) => answer(status ?? c.status ?? (c.answer === 'empty' ? 204 : 200), checkedAnswer(c, shown)));
     },
   });
-  return { contract: c, room: spec.room, run: spec.handler, route };
 }
