@@ -29,10 +29,13 @@ function withActions(db: Db, ownerId: string, items: NeedItem[]) {
   }
   const shown = new Map<Task, ShownTask<Task>>();
   for (const [room, tasks] of byRoom) withTaskActions(db, room, ownerId, tasks).forEach((t, k) => shown.set(tasks[k]!, t));
+  // The wakes at once too: each room's role and each agent's owner read once.
+  const wakes = items.flatMap((i) => (i.wake ? [i.wake] : []));
+  const shownWakes = new Map(withWakeActions(db, ownerId, wakes).map((w, k) => [wakes[k]!, w]));
   // In place, so each item's keys keep their order; an absent wake or task stays absent (undefined is not sent).
   return items.map((i) => ({
     ...i,
-    wake: i.wake && withWakeActions(db, ownerId, [i.wake])[0],
+    wake: i.wake && shownWakes.get(i.wake),
     task: i.task && shown.get(i.task),
   }));
 }
