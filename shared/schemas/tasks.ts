@@ -244,8 +244,12 @@ export const reassignTaskBody = z.object({ assignee: assigneeArg });
 /** POST …/tasks/:taskId/retry: the copy goes to the same agent unless another is named. */
 export const retryTaskBody = z.strictObject({ assignee: assigneeArg.optional() });
 
-/** A lane's new order holds at most this many tasks (docs/tasks.md "Order"). */
-export const LANE_ORDER_MAX = 500;
+/**
+ * A lane's new order holds at most this many tasks (docs/tasks.md "Order"): a lane page's most
+ * (BOARD_LIMIT_MAX), which keeps one request's checks and writes well inside the 50 ms a request
+ * may hold the event loop (500 held it about 100 ms: test/security/31-lane-order.test.ts).
+ */
+export const LANE_ORDER_MAX = BOARD_LIMIT_MAX;
 /** POST /v1/rooms/:id/lanes/:assignee/order: the lane's unfinished tasks, first to last. */
 export const laneOrderBody = z.strictObject({ task_ids: z.array(taskIdArg).min(1).max(LANE_ORDER_MAX) });
 
